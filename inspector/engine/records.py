@@ -1,0 +1,273 @@
+"""Frozen dataclasses that cross the engine boundary (never construct Containers)."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from parsers import commitlog as cl
+from parsers.java import rocketmq_crc32
+from parsers.msgid import encode_offset_msg_id
+
+
+@dataclass(frozen=True)
+class Host:
+    ip: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"[{self.ip}]:{self.port}" if ":" in self.ip else f"{self.ip}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a store file: where (file relative to the store root, byte position in it) and why."""
+
+    file: str
+    offset: int
+    reason: str
+    code: str
+    severity: str = "error"  # "error" or "warning"
+
+    def __str__(self) -> str:
+        return f"{self.file} @ {self.offset}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One commitlog segment file."""
+
+    name: str
+    file: str  # path relative to the store root
+    start_offset: int
+    file_size: int
+
+    @property
+    def end_offset(self) -> int:
+        return self.start_offset + self.file_size
+
+
+@dataclass(frozen=True)
+class Blank:
+    """The BLANK end-of-segment record."""
+
+    file: str
+    position: int
+    physical_offset: int
+    total_size: int
+
+
+@dataclass(frozen=True)
+class Message:
+    """One decoded commitlog message record.
+
+    ``physical_offset`` is where the record is (segment start + position);
+    ``stored_physical_offset`` is field 7 as written, which a sane record matches.
+    """
+
+    file: str
+    position: int
+    physical_offset: int
+    total_size: int
+    magic_code: int
+    body_crc: int
+    queue_id: int
+    flag: int
+    queue_offset: int
+    stored_physical_offset: int
+    sys_flag: int
+    born_timestamp: int
+    born_host: Host
+    store_timestamp: int
+    store_host: Host
+    reconsume_times: int
+    prepared_transaction_offset: int
+    body: bytes
+    topic: str
+    properties_entries: tuple[tuple[str, str | None], ...] = ()
+    properties_terminated: bool = True
+
+    @cached_property
+    def properties(self) -> dict[str, str]:
+        return cl.Properties(list(self.properties_entries), self.properties_terminated).as_map()
+
+    @property
+    def magic_version(self) -> int:
+        return 2 if self.magic_code == cl.MAGIC_V2 else 1
+
+    @property
+    def tags(self) -> str | None:
+        return self.properties.get("TAGS") or None
+
+    @property
+    def keys(self) -> list[str]:
+        """KEYS split on single spaces, empty pieces dropped (``IndexService.buildIndex``)."""
+        return [k for k in self.properties.get("KEYS", "").split(" ") if k]
+
+    @property
+    def unique_key(self) -> str | None:
+        return self.properties.get("UNIQ_KEY") or None
+
+    @cached_property
+    def body_crc_ok(self) -> bool:
+        return rocketmq_crc32(self.body) == self.body_crc
+
+    @property
+    def msg_id(self) -> str:
+        """The offset msgId: store host + physical offset, upper-case hex."""
+        return encode_offset_msg_id(self.store_host.ip, self.store_host.port, self.stored_physical_offset)
+
+    @property
+    def transaction(self) -> str:
+        return cl.TRANSACTION_NAMES[self.sys_flag & cl.TRANSACTION_MASK]
+
+    @property
+    def compressed(self) -> bool:
+        return bool(self.sys_flag & cl.COMPRESSED_FLAG)
+
+    @property
+    def compression(self) -> str | None:
+        return cl.COMPRESSION_NAMES.get(cl.compression_type(self.sys_flag), "UNKNOWN") if self.compressed else None
+
+    @property
+    def end_offset(self) -> int:
+        return self.physical_offset + self.total_size
+
+
+@dataclass(frozen=True)
+class CqUnit:
+    """One consume-queue unit, with where it sits."""
+
+    topic: str
+    queue_id: int
+    queue_offset: int
+    physical_offset: int
+    size: int
+    tags_code: int
+    file: str
+    position: int
+
+    @property
+    def is_pre_blank(self) -> bool:
+        return self.physical_offset == 0 and self.size == 0x7FFFFFFF and self.tags_code == 0
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    topic: str
+    queue_id: int
+    min_offset: int  # first real (non pre-blank) unit
+    max_offset: int  # exclusive: next queue offset to be written
+    files: tuple[str, ...]
+    max_physical_end: int  # phyOffset + size of the last unit (0 when empty)
+
+    @property
+    def message_count(self) -> int:
+        return self.max_offset - self.min_offset
+
+
+@dataclass(frozen=True)
+class IndexHeaderInfo:
+    begin_timestamp: int
+    end_timestamp: int
+    begin_phy_offset: int
+    end_phy_offset: int
+    hash_slot_count: int
+    index_count: int
+
+    @property
+    def items_written(self) -> int:
+        return max(self.index_count, 1) - 1
+
+
+@dataclass(frozen=True)
+class IndexFileInfo:
+    name: str
+    file: str
+    file_size: int
+    slot_count: int
+    item_count: int
+    header: IndexHeaderInfo
+
+
+@dataclass(frozen=True)
+class IndexItem:
+    number: int
+    key_hash: int
+    phy_offset: int
+    time_diff: int
+    prev_index: int
+
+    def time_ms(self, begin_timestamp: int) -> int:
+        return begin_timestamp + self.time_diff * 1000
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One item visited while walking a slot's chain."""
+
+    item: IndexItem
+    time_ms: int
+    hash_matches: bool
+    key_matches: bool | None  # None: message unreadable
+    in_time_range: bool
+
+
+@dataclass(frozen=True)
+class ChainWalk:
+    """The walk of one index file for one key."""
+
+    file: str
+    key: str
+    key_hash: int
+    slot: int
+    slot_position: int
+    slot_value: int
+    steps: tuple[ChainStep, ...]
+    stop_reason: str
+    skipped_reason: str | None = None  # set when the file was not searched (time window)
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    file: str
+    file_size: int
+    physic_msg_timestamp: int
+    logics_msg_timestamp: int
+    index_msg_timestamp: int
+    master_flushed_offset: int
+    confirm_phy_offset: int
+
+
+@dataclass(frozen=True)
+class KeyHit:
+    message: Message
+    index_file: str
+    item_number: int
+    matched_by: str  # "key" or "unique_key"
+
+
+@dataclass(frozen=True)
+class IdReading:
+    """One reading of a 32/56-hex id."""
+
+    kind: str  # "offset_msg_id" or "unique_key"
+    fields: dict = field(default_factory=dict)
+    found: bool | None = None  # None when no store was given
+    physical_offset: int | None = None
+
+
+def fmt_time(ms: int) -> str:
+    """Epoch ms as an ISO local-zone string (display only)."""
+    if ms <= 0:
+        return "-"
+    try:
+        return dt.datetime.fromtimestamp(ms / 1000).astimezone().isoformat(timespec="milliseconds")
+    except (OverflowError, OSError, ValueError):
+        return f"invalid({ms})"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -1,0 +1,1 @@
+"""The ``rmq-inspect`` command line: rich tables by default, JSON with --json."""

@@ -1,0 +1,72 @@
+"""``rmq-inspect hex``: a hex dump of the commitlog with message boundaries and field names marked."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from inspector.cli.output import console, print_json
+from inspector.engine import Store
+from inspector.engine.layout import regions
+
+MAX_LENGTH = 1 << 20
+REGION_STYLES = {"message": ("on grey19", "on grey30"), "blank": ("on dark_red",), "zero": ("dim",), "damaged": ("on red",)}
+
+
+def hex_data(store: Store, offset: int, length: int) -> dict:
+    length = max(1, min(length, MAX_LENGTH))
+    data = store.commitlog.read(offset, length)
+    regs = regions(store.commitlog, offset, offset + len(data))
+    return {
+        "offset": offset,
+        "length": len(data),
+        "bytes_hex": data.hex(),
+        "regions": [
+            {"kind": r.kind, "start": r.start, "end": r.end, "label": r.label,
+             "fields": [{"number": f.number, "name": f.name, "start": f.start, "length": f.length, "value": f.value}
+                        for f in r.fields]}
+            for r in regs
+        ],
+    }
+
+
+def run(store: Store, offset: int, length: int, as_json: bool) -> int:
+    d = hex_data(store, offset, length)
+    if as_json:
+        print_json(d)
+        return 0
+    data = bytes.fromhex(d["bytes_hex"])
+    regs = d["regions"]
+    # byte -> (style, field starting here)
+    style_at: dict[int, str] = {}
+    starts: dict[int, list[str]] = {}
+    msg_n = 0
+    for r in regs:
+        styles = REGION_STYLES.get(r["kind"], ("",))
+        style = styles[msg_n % len(styles)]
+        if r["kind"] == "message":
+            msg_n += 1
+        for b in range(max(r["start"], offset), min(r["end"], offset + len(data))):
+            style_at[b] = style
+        label = f"── {r['kind']} {r['label']} [{r['start']}..{r['end']})"
+        starts.setdefault(max(r["start"], offset), []).append(label)
+        for f in r["fields"]:
+            if offset <= f["start"] < offset + len(data):
+                starts.setdefault(f["start"], []).append(f"{f['number']} {f['name']} = {f['value']}")
+    for row in range(0, len(data), 16):
+        base = offset + row
+        line = Text(f"{base:>14}  ")
+        for i in range(16):
+            if row + i < len(data):
+                line.append(f"{data[row + i]:02X}", style=style_at.get(base + i, ""))
+                line.append(" ")
+            else:
+                line.append("   ")
+        line.append(" ")
+        for i in range(min(16, len(data) - row)):
+            c = data[row + i]
+            line.append(chr(c) if 32 <= c < 127 else ".", style=style_at.get(base + i, ""))
+        notes = [n for b in range(base, base + 16) for n in starts.get(b, [])]
+        if notes:
+            line.append("  " + "; ".join(notes[:3]) + (f" (+{len(notes) - 3})" if len(notes) > 3 else ""), style="cyan")
+        console.print(line, overflow="ignore", crop=False)
+    return 0

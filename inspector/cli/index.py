@@ -1,0 +1,55 @@
+"""``rmq-inspect key`` and ``chain``: key lookups through the index files, and the hash-slot walk itself."""
+
+from __future__ import annotations
+
+from inspector.cli.output import console, esc, print_json, table, when
+from inspector.engine import NotFound, Store
+from inspector.engine.store import MAX_TIME
+from inspector.engine.views import chain_view, key_hit_view
+
+
+def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:
+    hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end)
+    if as_json:
+        print_json({"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]})
+    else:
+        t = table(f"Messages indexed under {esc(topic)}#{esc(key)}", "physical offset", "stored", "queue", "queue offset",
+                  "matched by", "index file", "item")
+        for h in hits:
+            m = h.message
+            t.add_row(str(m.physical_offset), when(m.store_timestamp), str(m.queue_id), str(m.queue_offset), h.matched_by,
+                      h.index_file, str(h.item_number))
+        console.print(t)
+    if not hits:
+        raise NotFound(f"no message indexed under {topic}#{key}")
+    return 0
+
+
+def run_chain(store: Store, topic: str, key: str, as_json: bool) -> int:
+    walks = store.chain(topic, key)
+    if as_json:
+        print_json({"topic": topic, "key": key, "key_string": f"{topic}#{key}",
+                    "key_hash": walks[0].key_hash if walks else None, "files": [chain_view(w) for w in walks]})
+        return 0 if walks else 1
+    if not walks:
+        raise NotFound("the store has no index files", "index")
+    w0 = walks[0]
+    console.print(f"key string [bold]{esc(w0.key)}[/]  hashCode→keyHash {w0.key_hash}  "
+                  f"slot {w0.slot} (slot count per file below)")
+    for w in walks:
+        t = table(f"{w.file}: slot {w.slot} at byte {w.slot_position} holds {w.slot_value}",
+                  "step", "item", "stored hash", "phy offset", "time diff (s)", "time", "prev item", "match")
+        for n, s in enumerate(w.steps, 1):
+            if not s.hash_matches:
+                match = "[dim]other hash[/]"
+            elif s.key_matches:
+                match = "[green]key matches[/]"
+            elif s.key_matches is None:
+                match = "[red]message unreadable[/]"
+            else:
+                match = "[yellow]hash collision[/]"
+            t.add_row(str(n), str(s.item.number), str(s.item.key_hash), str(s.item.phy_offset), str(s.item.time_diff),
+                      when(s.time_ms), str(s.item.prev_index), match)
+        console.print(t)
+        console.print(f"  stopped: {esc(w.skipped_reason or w.stop_reason)}")
+    return 0

@@ -1,0 +1,100 @@
+"""``rmq-inspect info``: what the store holds and what is wrong with it."""
+
+from __future__ import annotations
+
+from inspector.cli.output import console, esc, print_json, table, warn_problem, when
+from inspector.engine import Store
+from inspector.engine.views import checkpoint_view, index_file_view, problem_view, queue_view
+
+
+def info_data(store: Store) -> dict:
+    scans = store.scans()
+    problems = [*store.problems(), *(p for s in scans for p in s.problems)]
+    return {
+        "store": str(store.root),
+        "segment_size": store.commitlog.segment_size,
+        "segments": [
+            {"name": s.segment.name, "file": s.segment.file, "start_offset": s.segment.start_offset,
+             "file_size": s.segment.file_size, "valid_end": s.valid_end_offset, "data_end_position": s.data_end,
+             "messages": s.messages, "blank_position": s.blank_position, "blank_size": s.blank_size,
+             "first_store_timestamp": s.first_store_timestamp, "last_store_timestamp": s.last_store_timestamp,
+             "preallocated": s.preallocated, "problems": len(s.problems)}
+            for s in scans
+        ],
+        "min_physical_offset": store.min_offset,
+        "max_physical_offset": store.max_offset(),
+        "topics": _topics(store),
+        "index_files": [index_file_view(r.info()) for r in store.index_files()],
+        "checkpoint": checkpoint_view(_safe_checkpoint(store)),
+        "abort_file": store.abort_exists,
+        "lock_file": store.lock_exists,
+        "clean_shutdown": store.clean_shutdown,
+        "consumer_groups": store.consumer_lag(),
+        "problems": [problem_view(p) for p in problems],
+    }
+
+
+def _safe_checkpoint(store: Store):
+    from inspector.engine import StoreError
+
+    try:
+        return store.checkpoint()
+    except StoreError:
+        return None  # reported among the problems
+
+
+def _topics(store: Store) -> list[dict]:
+    by_topic: dict[str, list[dict]] = {}
+    for q in store.queue_infos():
+        by_topic.setdefault(q.topic, []).append(queue_view(q))
+    configured = store.config.topics
+    names = sorted(set(by_topic) | set(configured))
+    return [
+        {"topic": t, "configured": t in configured, "queues": by_topic.get(t, []),
+         "message_count": sum(q["message_count"] for q in by_topic.get(t, []))}
+        for t in names
+    ]
+
+
+def run(store: Store, as_json: bool) -> int:
+    data = info_data(store)
+    if as_json:
+        print_json(data)
+        return 0
+    seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")
+    for s in data["segments"]:
+        blank = "-" if s["blank_position"] is None else f"{s['blank_position']} ({s['blank_size']} B)"
+        note = " (preallocated)" if s["preallocated"] else ""
+        seg_t.add_row(s["name"] + note, str(s["start_offset"]), str(s["file_size"]), str(s["valid_end"]),
+                      str(s["messages"]), blank, when(s["first_store_timestamp"]), when(s["last_store_timestamp"]))
+    console.print(seg_t)
+    console.print(f"physical offsets: min {data['min_physical_offset']}, max {data['max_physical_offset']}; "
+                  f"segment size {data['segment_size']}")
+    q_t = table("Topics and queues", "topic", "queue", "min", "max", "count")
+    for t in data["topics"]:
+        if not t["queues"]:
+            q_t.add_row(esc(t["topic"]), "-", "-", "-", "0 (configured, no consume queue)")
+        for q in t["queues"]:
+            q_t.add_row(esc(t["topic"]), str(q["queue_id"]), str(q["min_offset"]), str(q["max_offset"]), str(q["message_count"]))
+    console.print(q_t)
+    if data["consumer_groups"]:
+        c_t = table("Consumer offsets (config/consumerOffset.json)", "group", "topic", "queue", "offset", "max", "lag")
+        for c in data["consumer_groups"]:
+            c_t.add_row(esc(c["group"]), esc(c["topic"]), str(c["queue_id"]), str(c["consumer_offset"]),
+                        "-" if c["max_offset"] is None else str(c["max_offset"]), "-" if c["lag"] is None else str(c["lag"]))
+        console.print(c_t)
+    i_t = table("Index files", "file", "slots x items", "begin", "end", "begin phy", "end phy", "used slots", "indexCount")
+    for i in data["index_files"]:
+        i_t.add_row(i["name"], f"{i['slot_count']} x {i['item_count']}", when(i["begin_timestamp"]), when(i["end_timestamp"]),
+                    str(i["begin_phy_offset"]), str(i["end_phy_offset"]), str(i["hash_slot_count"]),
+                    f"{i['index_count']} ({i['items_written']} items)")
+    console.print(i_t)
+    cp = data["checkpoint"]
+    if cp:
+        console.print(f"checkpoint: physicMsgTimestamp {when(cp['physic_msg_timestamp'])}, "
+                      f"logicsMsgTimestamp {when(cp['logics_msg_timestamp'])}, indexMsgTimestamp {when(cp['index_msg_timestamp'])}")
+    console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[red]unclean (abort file present)[/]"))
+    console.print(f"problems: {len(data['problems'])}")
+    for p in store.problems() + [p for s in store.scans() for p in s.problems]:
+        warn_problem(p)
+    return 0

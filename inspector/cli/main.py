@@ -1,0 +1,159 @@
+"""Entry point of ``rmq-inspect``: argument parsing, one-line errors, documented exit codes.
+
+Exit codes: 0 success; 1 the thing asked for was not found; 2 bad input (arguments, a path
+that is not a store, an id that is not an id); 3 a store file could not be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from inspector.engine import BadInput, NotFound, Store, StoreError
+
+EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 0, 1, 2, 3
+SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's default exits 2 with usage; keep the code, shorten the text
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"rmq-inspect: error: {message}\n")
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _store_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
+    g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
+    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
+    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
+    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
+    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rmq-inspect", description="See what is really in an Apache RocketMQ store.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("info", help="segments, topics and queues, index files, checkpoint, shutdown state, problems")
+    _store_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
+    _store_args(p)
+    p.add_argument("--topic")
+    p.add_argument("--queue", type=_int)
+    p.add_argument("--from", dest="start", type=_int, help="physical offset, or queue offset with --topic/--queue")
+    p.add_argument("--limit", type=_int, default=100)
+    p.add_argument("--decompress", action="store_true", help="also give the decompressed body")
+    p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
+
+    p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
+    _store_args(p)
+    p.add_argument("ref")
+    p.add_argument("--decompress", action="store_true")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("key", help="all messages indexed under a key")
+    _store_args(p)
+    p.add_argument("topic")
+    p.add_argument("key")
+    p.add_argument("--begin", type=_int, help="store time lower bound, epoch ms")
+    p.add_argument("--end", type=_int, help="store time upper bound, epoch ms")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("chain", help="the hash-slot walk for topic#key in every index file")
+    _store_args(p)
+    p.add_argument("topic")
+    p.add_argument("key")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("decode-id", help="decode an offset msgId / unique key")
+    p.add_argument("id")
+    p.add_argument("--store", help="check which reading finds a message in this store")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
+    _store_args(p)
+    p.add_argument("offset", type=_int)
+    p.add_argument("--length", type=_int, default=256)
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def _open(args) -> Store:
+    return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
+                 index_slots=args.index_slots, index_items=args.index_items)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "decode-id":
+        from inspector.cli import ids
+
+        store = Store(args.store) if args.store else None
+        return ids.run(args.id, store, args.json)
+    with _open(args) as store:
+        if args.command == "info":
+            from inspector.cli import info
+
+            return info.run(store, args.json)
+        if args.command == "messages":
+            from inspector.cli import messages
+
+            return messages.run_messages(store, args.topic, args.queue, args.start, args.limit, args.json, args.decompress)
+        if args.command == "show":
+            from inspector.cli import messages
+
+            return messages.run_show(store, args.ref, args.json, args.decompress)
+        if args.command == "key":
+            from inspector.cli import index
+
+            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json)
+        if args.command == "chain":
+            from inspector.cli import index
+
+            return index.run_chain(store, args.topic, args.key, args.json)
+        if args.command == "hex":
+            from inspector.cli import hexdump
+
+            return hexdump.run(store, args.offset, args.length, args.json)
+    raise BadInput(f"unknown command {args.command}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
+        argv = ["info", *argv]  # bare `rmq-inspect STORE`: the overview (the terminal UI replaces this once it exists)
+    if not argv:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except NotFound as e:
+        sys.stderr.write(f"rmq-inspect: not found: {e}\n")
+        return EXIT_NOT_FOUND
+    except BadInput as e:
+        sys.stderr.write(f"rmq-inspect: {e}\n")
+        return EXIT_BAD_INPUT
+    except StoreError as e:
+        sys.stderr.write(f"rmq-inspect: {e}\n")
+        return EXIT_STORE_ERROR
+    except BrokenPipeError:  # `rmq-inspect messages ... | head`
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

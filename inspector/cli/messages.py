@@ -1,0 +1,105 @@
+"""``rmq-inspect messages`` and ``show``: messages in commitlog or queue order, and one message in full."""
+
+from __future__ import annotations
+
+from rich.panel import Panel
+from rich.table import Table
+
+from inspector.cli.output import console, esc, print_json, print_json_line, table, warn_problem, when
+from inspector.engine import Message, Problem, Store
+from inspector.engine.body import decompress_body
+from inspector.engine.errors import StoreError
+from inspector.engine.views import message_view
+
+
+def _commitlog_order(store: Store, topic: str | None, start: int | None):
+    for entry in store.entries(start):
+        if isinstance(entry, Problem):
+            yield entry
+        elif isinstance(entry, Message) and (topic is None or entry.topic == topic):
+            yield entry
+
+
+def _queue_order(store: Store, topic: str, queue_id: int, start: int | None):
+    for _unit, item in store.queue_messages(topic, queue_id, start or 0):
+        yield item
+
+
+def run_messages(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
+                 as_json: bool, decompress: bool) -> int:
+    if queue_id is not None and topic is None:
+        from inspector.engine import BadInput
+
+        raise BadInput("--queue needs --topic")
+    if topic is not None and queue_id is not None:
+        stream = _queue_order(store, topic, queue_id, start)
+    else:
+        stream = _commitlog_order(store, topic, start)
+    t = None if as_json else table(
+        "Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags", "keys", "size", "body"
+    )
+    shown = 0
+    for item in stream:
+        if isinstance(item, Problem):
+            warn_problem(item)
+            if t is not None:
+                t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "", esc(item.file))
+            continue
+        if shown >= limit:
+            break
+        shown += 1
+        if as_json:
+            print_json_line(message_view(item, decompress=decompress))
+        else:
+            t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
+                      when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
+                      esc(_body_preview(item)))
+    if t is not None:
+        console.print(t)
+        console.print(f"{shown} message(s)")
+    return 0
+
+
+def _body_preview(msg: Message, limit: int = 40) -> str:
+    try:
+        body = decompress_body(msg)
+    except StoreError:
+        return f"<{msg.compression} body, does not decompress>"
+    text = body[:limit].decode("utf-8", "replace")
+    text = "".join(c if c.isprintable() else "." for c in text)
+    return text + ("…" if len(body) > limit else "")
+
+
+def run_show(store: Store, ref: str, as_json: bool, decompress: bool) -> int:
+    msg = store.find(ref)
+    if as_json:
+        print_json(message_view(msg, decompress=decompress))
+        return 0
+    print_message(msg, decompress)
+    return 0
+
+
+def print_message(msg: Message, decompress: bool = True) -> None:
+    v = message_view(msg, decompress=decompress)
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column(overflow="fold")
+    for name in ("file", "position", "physical_offset", "total_size", "magic_version", "body_crc", "body_crc_ok",
+                 "queue_id", "flag", "queue_offset", "stored_physical_offset", "sys_flag", "transaction", "compression",
+                 "born_timestamp", "born_host", "store_timestamp", "store_host", "reconsume_times",
+                 "prepared_transaction_offset", "topic", "tags", "keys", "unique_key", "msg_id", "body_length"):
+        value = v[name]
+        if name.endswith("timestamp"):
+            value = f"{value} ({when(value)})"
+        t.add_row(name, esc(value))
+    console.print(Panel(t, title=f"message @ {msg.physical_offset}", title_align="left"))
+    props = table("properties", "name", "value")
+    for k, val in msg.properties.items():
+        props.add_row(esc(k), esc(val))
+    console.print(props)
+    try:
+        body = decompress_body(msg) if decompress else msg.body
+        console.print(Panel(esc(body[:4096].decode("utf-8", "replace")) + ("\n… (truncated)" if len(body) > 4096 else ""),
+                            title="body", title_align="left"))
+    except StoreError as e:
+        console.print(f"[red]body: {esc(e.reason)}[/]")

@@ -1,0 +1,47 @@
+"""Printing: one JSON document, JSON Lines, or rich tables; problems as one-line warnings on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from inspector.engine.records import Problem, fmt_time
+
+console = Console(highlight=False, soft_wrap=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def print_json(value: object) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def print_json_line(value: object) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def warn_problem(p: Problem) -> None:
+    err_console.print(f"[yellow]{p.severity}[/]: {p.file} @ {p.offset}: {p.reason} [dim]({p.code})[/]", markup=True)
+
+
+def table(title: str, *columns: str, **kw) -> Table:
+    t = Table(title=title, title_justify="left", title_style="bold", **kw)
+    for c in columns:
+        justify = "right" if c.endswith(("offset", "size", "count", "#", "end", "start", "min", "max", "lag")) else "left"
+        t.add_column(c, justify=justify, overflow="fold")
+    return t
+
+
+def when(ms: int) -> str:
+    """Compact local time for tables ('2021-09-28 09:25:59.372'); --json carries the raw ms."""
+    full = fmt_time(ms)
+    return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
+
+
+def esc(text: object) -> str:
+    """Untrusted store text shown in rich markup: escape brackets."""
+    from rich.markup import escape
+
+    return escape(str(text))

@@ -1,0 +1,60 @@
+"""Message bodies: decompression per the sysFlag codec (spec §2.5)."""
+
+from __future__ import annotations
+
+import zlib
+
+from inspector.engine.errors import StoreError
+from inspector.engine.records import Message
+
+MAX_DECOMPRESSED = 64 << 20  # a hostile body must not exhaust memory
+
+
+def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
+    """The body as the producer sent it; the stored bytes when the body is not compressed.
+
+    Raises StoreError naming the record when the codec is unknown, missing, or the data is corrupt.
+    """
+    if not msg.compressed:
+        return msg.body
+    codec = msg.compression
+    try:
+        if codec == "ZLIB":
+            d = zlib.decompressobj()
+            out = d.decompress(msg.body, limit)
+            if d.unconsumed_tail:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
+        if codec == "LZ4":
+            try:
+                import lz4.frame
+            except ImportError:
+                raise StoreError("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
+            return lz4.frame.decompress(msg.body)
+        if codec == "ZSTD":
+            try:
+                import zstandard
+            except ImportError:
+                raise StoreError("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
+            return zstandard.ZstdDecompressor().decompress(msg.body, max_output_size=limit)
+    except StoreError:
+        raise
+    except Exception as e:  # noqa: BLE001 - codec libraries raise their own types
+        raise StoreError(f"{codec} body does not decompress: {e}", msg.file, msg.position) from None
+    raise StoreError(f"unknown compression type {codec}", msg.file, msg.position)
+
+
+def compress_body(data: bytes, codec: str) -> bytes:
+    """The inverse, as RocketMQ's compressors write it: zlib stream (level 5), LZ4 frame, zstd frame."""
+    codec = codec.upper()
+    if codec == "ZLIB":
+        return zlib.compress(data, 5)
+    if codec == "LZ4":
+        import lz4.frame
+
+        return lz4.frame.compress(data)
+    if codec == "ZSTD":
+        import zstandard
+
+        return zstandard.ZstdCompressor().compress(data)
+    raise ValueError(f"unknown codec {codec}")

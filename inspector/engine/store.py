@@ -23,6 +23,7 @@ from inspector.engine.records import (
     Problem,
     QueueInfo,
 )
+from inspector.engine.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.java import index_key
@@ -69,6 +70,11 @@ class Store:
         self.commitlog = CommitLog(self.root, segment_size)
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
+        self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
+        if is_rocksdb_dir(self.root / "consumequeue"):
+            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root)
+            known = set(self._queue_ids)
+            self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._config: ConfigSet | None = None
@@ -82,6 +88,9 @@ class Store:
             q.close()
         for r in self._index_readers or []:
             r.close()
+        if self.rocksdb_cq is not None:
+            self.rocksdb_cq.close()
+            self.rocksdb_cq = None
 
     def __enter__(self) -> Store:
         return self
@@ -198,12 +207,15 @@ class Store:
         names = {t for t, _ in self._queue_ids} | set(self.config.topics)
         return sorted(names)
 
-    def queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue:
         key = (topic, queue_id)
         if key not in self._queue_ids:
             raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
         q = self._queues.get(key)
         if q is None:
+            file_dir = self.root / "consumequeue" / topic / str(queue_id)
+            if self.rocksdb_cq is not None and not file_dir.is_dir():
+                return self.rocksdb_cq.queue(topic, queue_id)
             q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size)
             self._queues[key] = q
         return q

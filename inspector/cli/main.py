@@ -1,7 +1,8 @@
 """Entry point of ``rmq-inspect``: argument parsing, one-line errors, documented exit codes.
 
 Exit codes: 0 success; 1 the thing asked for was not found; 2 bad input (arguments, a path
-that is not a store, an id that is not an id); 3 a store file could not be read at all.
+that is not a store, an id that is not an id); 3 a store file could not be read at all;
+4 verify found problems.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from inspector.engine import BadInput, NotFound, Store, StoreError
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 0, 1, 2, 3
-SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex")
+SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -86,7 +87,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("offset", type=_int)
     p.add_argument("--length", type=_int, default=256)
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("write", help="write a new store from JSON Lines messages, laid out as a broker would")
+    p.add_argument("out", help="new store directory (must not exist or be empty)")
+    p.add_argument("input", nargs="?", help="JSON Lines file (default: standard input)")
+    _geometry_args(p)
+    p.add_argument("--store-host", default="127.0.0.1:10911")
+    p.add_argument("--producer-ip", default="127.0.0.1")
+    p.add_argument("--consumer-offsets", help='JSON file {"topic@group": {"0": 5, ...}} for consumerOffset.json')
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")
+    _store_args(p)
+    p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", help="new directory for the rebuilt consumequeue/ and index/")
+    where.add_argument("--in-place", action="store_true",
+                       help="replace the store's own consumequeue/ and index/ (old ones kept as a backup)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("verify", help="check every record and every cross-file reference; exit 4 on problems")
+    _store_args(p)
+    p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
+    p.add_argument("--json", action="store_true")
     return parser
+
+
+def _geometry_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("geometry (defaults: the broker's)")
+    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
+    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
+    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
+    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+    g.add_argument("--delay-levels", help="messageDelayLevel")
 
 
 def _open(args) -> Store:
@@ -100,7 +133,15 @@ def run(args: argparse.Namespace) -> int:
 
         store = Store(args.store) if args.store else None
         return ids.run(args.id, store, args.json)
+    if args.command == "write":
+        from inspector.cli import maintenance
+
+        return maintenance.run_write(args)
     with _open(args) as store:
+        if args.command in ("rebuild", "verify"):
+            from inspector.cli import maintenance
+
+            return (maintenance.run_rebuild if args.command == "rebuild" else maintenance.run_verify)(store, args)
         if args.command == "info":
             from inspector.cli import info
 

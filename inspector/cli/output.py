@@ -10,7 +10,8 @@ from rich.table import Table
 
 from inspector.engine.records import Problem, fmt_time
 
-console = Console(highlight=False, soft_wrap=False)
+# piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
+console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
 
 

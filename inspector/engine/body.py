@@ -43,18 +43,3 @@ def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
         raise StoreError(f"{codec} body does not decompress: {e}", msg.file, msg.position) from None
     raise StoreError(f"unknown compression type {codec}", msg.file, msg.position)
 
-
-def compress_body(data: bytes, codec: str) -> bytes:
-    """The inverse, as RocketMQ's compressors write it: zlib stream (level 5), LZ4 frame, zstd frame."""
-    codec = codec.upper()
-    if codec == "ZLIB":
-        return zlib.compress(data, 5)
-    if codec == "LZ4":
-        import lz4.frame
-
-        return lz4.frame.compress(data)
-    if codec == "ZSTD":
-        import zstandard
-
-        return zstandard.ZstdCompressor().compress(data)
-    raise ValueError(f"unknown codec {codec}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from inspector.engine.records import (
 from inspector.engine.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
+from parsers.indexfile import infer_geometry
 from parsers.java import index_key
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
@@ -267,15 +269,36 @@ class Store:
             self._index_readers = []
             base = self.root / "index"
             names = sorted(p.name for p in base.iterdir() if INDEX_NAME.match(p.name)) if base.is_dir() else []
+            slots, items = self._index_geometry(base, names)
             for name in names:
                 try:
-                    reader = IndexFileReader(self.root, f"index/{name}", self.index_slots, self.index_items)
+                    reader = IndexFileReader(self.root, f"index/{name}", slots, items)
                 except StoreError as e:
                     self._index_problems.append(Problem(e.file or f"index/{name}", e.offset or 0, e.reason, "bad-index-file"))
                     continue
                 self._index_problems.extend(reader.problems)
                 self._index_readers.append(reader)
         return self._index_readers
+
+    def _index_geometry(self, base: Path, names: list[str]) -> tuple[int | None, int | None]:
+        """Slots and items are one broker setting for all files: the geometry most file sizes agree on.
+
+        A single truncated file then reads with its siblings' geometry (and is reported as too short)
+        instead of being unreadable.
+        """
+        if self.index_slots or self.index_items:
+            return self.index_slots, self.index_items
+        votes: Counter[tuple[int, int]] = Counter()
+        for name in names:
+            try:
+                fitted = infer_geometry((base / name).stat().st_size)
+            except OSError:
+                continue
+            if fitted is not None:
+                votes[fitted] += 1
+        if not votes:
+            return None, None
+        return votes.most_common(1)[0][0]
 
     def index_problems(self) -> list[Problem]:
         self.index_files()

@@ -1,0 +1,116 @@
+"""``rmq-inspect write``, ``rebuild`` and ``verify``: make stores, rebuild their queues and indexes, check them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from inspector.cli.output import console, esc, print_json, table, warn_problem
+from inspector.cli.progress import byte_progress
+from inspector.engine import BadInput, Store
+from inspector.engine.geometry import Geometry
+from inspector.engine.rebuild import rebuild, rebuild_in_place, store_geometry
+from inspector.engine.verify import verify
+from inspector.engine.views import problem_view
+
+EXIT_PROBLEMS = 4
+
+
+def _geometry(args, base: Geometry) -> Geometry:
+    values = {k: getattr(args, k, None) for k in ("segment_size", "cq_file_size", "index_slots", "index_items",
+                                                   "delay_levels")}
+    return Geometry(**{**base.__dict__, **{k: v for k, v in values.items() if v is not None}})
+
+
+def run_write(args) -> int:
+    from inspector.engine.writer import MessageSpec, StoreWriter
+
+    source = sys.stdin if args.input in (None, "-") else open(args.input, encoding="utf-8")  # noqa: SIM115
+    offsets = {}
+    if args.consumer_offsets:
+        try:
+            raw = json.loads(Path(args.consumer_offsets).read_text(encoding="utf-8"))
+            for key, queues in raw.items():
+                topic, _, group = key.partition("@")
+                offsets[(topic, group)] = {int(q): int(o) for q, o in queues.items()}
+        except (OSError, ValueError, AttributeError) as e:
+            raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
+    geometry = _geometry(args, Geometry())
+    results = []
+    with source, StoreWriter(args.out, geometry, store_host=args.store_host, producer_ip=args.producer_ip,
+                             consumer_offsets=offsets) as writer:
+        for n, line in enumerate(source, 1):
+            if not line.strip():
+                continue
+            try:
+                spec = MessageSpec.from_json(json.loads(line))
+                if spec.transaction == "commit":
+                    results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))
+                elif spec.transaction == "rollback":
+                    results.append(writer.rollback(spec.half_ref, store_timestamp=spec.store_timestamp))
+                else:
+                    results.append(writer.append(spec))
+            except json.JSONDecodeError as e:
+                raise BadInput(f"line {n}: not JSON: {e.msg}", args.input or "<stdin>") from None
+            except BadInput as e:
+                raise BadInput(f"line {n}: {e.reason}", args.input or "<stdin>") from None
+    summary = {"out": str(args.out), "messages": len(results),
+               "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
+                            "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
+                           for r in results]}
+    if args.json:
+        print_json(summary)
+    else:
+        console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
+    return 0
+
+
+def run_rebuild(store: Store, args) -> int:
+    geometry = _geometry(args, store_geometry(store))
+    with byte_progress("rebuilding", None if not args.json else False) as update:
+        if args.in_place:
+            result, backup = rebuild_in_place(store, geometry, progress=update)
+        else:
+            if not args.out:
+                raise BadInput("give --out DIR (a new directory), or --in-place to replace the store's own files")
+            result, backup = rebuild(store, args.out, geometry, progress=update), None
+    data = result.as_dict()
+    data["backup"] = None if backup is None else str(backup)
+    if args.json:
+        print_json(data)
+        return 0
+    r = data["recovery"]
+    console.print(f"recovery ({r['mode']}): the log ends at {r['end_offset']}: {esc(r['reason'])}")
+    console.print(f"dispatched {data['messages']} record(s): {data['cq_units']} consume-queue unit(s) in "
+                  f"{len(data['cq_files'])} file(s), {data['index_items']} index item(s) in {len(data['index_files'])} "
+                  f"file(s) -> {esc(data['out'])}")
+    if backup is not None:
+        console.print(f"replaced files kept in {esc(str(backup))}")
+    for p in result.skipped:
+        warn_problem(p)
+    return 0
+
+
+def run_verify(store: Store, args) -> int:
+    with byte_progress("verifying", None if not args.json else False) as update:
+        report = verify(store, _geometry(args, store_geometry(store)),
+                        progress=lambda phase, done, total: update(done, total))
+    errors = report.errors
+    if args.json:
+        print_json({"ok": not errors, "messages": report.messages, "cq_units": report.cq_units,
+                    "index_items": report.index_items, "errors": len(errors),
+                    "warnings": len(report.problems) - len(errors),
+                    "problems": [problem_view(p) for p in report.problems]})
+    else:
+        t = table("Problems", "file", "offset", "code", "reason")
+        for p in report.problems:
+            style = "red" if p.severity == "error" else "yellow"
+            t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
+        if report.problems:
+            console.print(t)
+        console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
+                      f"{report.index_items} index item(s): "
+                      + ("[green]no problems[/]" if not report.problems else
+                         f"{len(errors)} error(s), {len(report.problems) - len(errors)} warning(s)"))
+    return EXIT_PROBLEMS if errors else 0

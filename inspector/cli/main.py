@@ -177,7 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         parser.print_help()
         return EXIT_BAD_INPUT
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2): return the code instead of exiting
+        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     try:
         return run(args)
     except NotFound as e:

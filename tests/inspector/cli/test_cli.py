@@ -1,0 +1,222 @@
+"""The rmq-inspect command in both output modes, exit codes, and the installed console script."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from inspector.cli.main import main
+from inspector.engine import Store
+
+SPEC_MSG_ID = "0A6C73D900002A9F0000000000004010"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_decode_id_gives_the_spec_vector(capsys):
+    code, out, _ = run(capsys, "decode-id", SPEC_MSG_ID, "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert (doc["kind"], doc["ip"], doc["port"], doc["offset"]) == ("offset_msg_id", "10.108.115.217", 10911, 16400)
+    assert doc["unique_key"]["kind"] == "unique_key"
+    assert doc["unique_key"]["counter"] == 0x4010
+
+
+def test_decode_id_table_and_bad_input(capsys):
+    code, out, _ = run(capsys, "decode-id", SPEC_MSG_ID)
+    assert code == 0 and "10.108.115.217:10911" in out and "16400" in out
+    code, _, err = run(capsys, "decode-id", "not-an-id")
+    assert code == 2 and "hex" in err and "Traceback" not in err
+
+
+def test_decode_id_against_a_store_says_which_reading_finds_a_message(pristine_store, capsys):
+    root, facts = pristine_store
+    with Store(root) as s:
+        msg = s.message_at(facts["offsets"][5])
+    code, out, _ = run(capsys, "decode-id", msg.msg_id, "--store", str(root), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["found_as"] == ["offset_msg_id"] and doc["physical_offset"] == msg.physical_offset
+    code, out, _ = run(capsys, "decode-id", msg.unique_key, "--store", str(root), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["found_as"] == ["unique_key"] and doc["physical_offset"] == msg.physical_offset
+    assert doc["unique_key"]["ip"] == "10.0.0.7" and doc["unique_key"]["pid"] == 4242
+    code, _, _ = run(capsys, "decode-id", "0A0000070000000000000000000FFFFF", "--store", str(root), "--json")
+    assert code == 1
+
+
+def test_info_json(pristine_store, capsys):
+    root, facts = pristine_store
+    code, out, _ = run(capsys, "info", str(root), "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert [s["name"] for s in doc["segments"]] == ["00000000000000000000", "00000000000000004096",
+                                                    "00000000000000008192"]
+    assert doc["segments"][0]["blank_position"] is not None and doc["segments"][0]["valid_end"] == \
+        doc["segments"][0]["blank_position"]
+    assert doc["max_physical_offset"] > facts["last"]
+    topics = {t["topic"]: t for t in doc["topics"]}
+    assert {"OrderEvents", "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC"} <= set(topics)
+    assert len(topics["OrderEvents"]["queues"]) == 4
+    assert len(doc["index_files"]) >= 2 and doc["index_files"][0]["index_count"] == 64
+    assert doc["clean_shutdown"] is True and doc["problems"] == []
+    assert {"group": "order_consumer", "topic": "OrderEvents", "queue_id": 0, "consumer_offset": 3} .items() <= \
+        doc["consumer_groups"][0].items()
+    assert doc["checkpoint"]["physic_msg_timestamp"] > 0
+
+
+def test_info_table(pristine_store, capsys):
+    root, _ = pristine_store
+    code, out, _ = run(capsys, "info", str(root))
+    assert code == 0
+    for text in ("CommitLog segments", "00000000000000004096", "OrderEvents", "Index files", "clean (no abort file)"):
+        assert text in out
+
+
+def test_bare_store_argument_shows_the_overview(pristine_store, capsys):
+    root, _ = pristine_store
+    code, out, _ = run(capsys, str(root))
+    assert code == 0 and "CommitLog segments" in out
+
+
+def test_messages_json_lines_in_commitlog_order(pristine_store, capsys):
+    root, facts = pristine_store
+    code, out, _ = run(capsys, "messages", str(root), "--json", "--limit", "5")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [m["physical_offset"] for m in lines] == facts["offsets"][:5]
+    m = lines[0]
+    for field in ("physical_offset", "total_size", "magic_version", "body_crc", "body_crc_ok", "queue_id", "flag",
+                  "queue_offset", "sys_flag", "born_timestamp", "born_host", "store_timestamp", "store_host",
+                  "reconsume_times", "prepared_transaction_offset", "topic", "properties", "tags", "keys",
+                  "unique_key", "msg_id", "body_length", "body_base64"):
+        assert field in m
+    assert m["keys"] == ["order-1000", "cust-0"] and m["tags"] == "created"
+    assert base64.b64decode(m["body_base64"]) == b'{"n":0}'
+    assert m["store_host"] == "192.168.0.10:10911" and m["msg_id"] == m["msg_id"].upper()
+
+
+def test_messages_in_queue_order_from_a_queue_offset(pristine_store, capsys):
+    root, _ = pristine_store
+    code, out, _ = run(capsys, "messages", str(root), "--topic", "OrderEvents", "--queue", "0", "--from", "1", "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [m["queue_offset"] for m in lines] == [1, 2, 3]
+    assert {m["topic"] for m in lines} == {"OrderEvents"} and {m["queue_id"] for m in lines} == {0}
+
+
+def test_messages_by_topic_in_commitlog_order_and_table(pristine_store, capsys):
+    root, _ = pristine_store
+    code, out, _ = run(capsys, "messages", str(root), "--topic", "PaymentEvents", "--limit", "3")
+    assert code == 0 and out.count("PaymentEvents") == 3 and "3 message(s)" in out
+    code, _, err = run(capsys, "messages", str(root), "--queue", "1")
+    assert code == 2 and "--topic" in err
+
+
+def test_show_by_offset_msg_id_and_unique_key(pristine_store, capsys):
+    root, facts = pristine_store
+    off = facts["offsets"][9]
+    code, out, _ = run(capsys, "show", str(root), str(off), "--json")
+    by_offset = json.loads(out)
+    assert code == 0 and by_offset["physical_offset"] == off
+    for ref in (by_offset["msg_id"], by_offset["unique_key"]):
+        code, out, _ = run(capsys, "show", str(root), ref, "--json")
+        assert code == 0 and json.loads(out)["physical_offset"] == off
+    code, out, _ = run(capsys, "show", str(root), str(off))
+    assert code == 0 and "properties" in out and '{"n":9}' in out
+
+
+def test_show_errors_are_one_line(pristine_store, capsys):
+    root, facts = pristine_store
+    code, _, err = run(capsys, "show", str(root), str(facts["offsets"][1] + 3))
+    assert code == 3 and err.count("\n") == 1 and "commitlog/00000000000000000000" in err
+    code, _, err = run(capsys, "show", str(root), "99999999")
+    assert code == 1 and "Traceback" not in err
+    code, _, err = run(capsys, "show", str(root / "nope"), "0")
+    assert code == 2 and "nope" in err
+
+
+def test_key_and_chain(pristine_store, capsys):
+    root, facts = pristine_store
+    expected = sorted(facts["keys"][("OrderEvents", "cust-0")])
+    code, out, _ = run(capsys, "key", str(root), "OrderEvents", "cust-0", "--json")
+    doc = json.loads(out)
+    assert code == 0 and sorted(m["physical_offset"] for m in doc["messages"]) == expected
+    code, out, _ = run(capsys, "chain", str(root), "OrderEvents", "cust-0", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["key_string"] == "OrderEvents#cust-0"
+    walked = [i for f in doc["files"] for i in f["items"] if i["key_matches"]]
+    assert sorted(i["phy_offset"] for i in walked) == expected
+    for f in doc["files"]:
+        assert f["slot"] == doc["key_hash"] % 16
+        numbers = [i["item"] for i in f["items"]]
+        assert numbers == sorted(numbers, reverse=True)  # newest first, links point to older items
+    code, out, _ = run(capsys, "chain", str(root), "OrderEvents", "cust-0")
+    assert code == 0 and "key matches" in out
+    code, _, err = run(capsys, "key", str(root), "OrderEvents", "no-such-key")
+    assert code == 1 and "not found" in err
+
+
+def test_key_time_window(pristine_store, capsys):
+    root, facts = pristine_store
+    t0 = 1_758_272_400_000
+    code, out, _ = run(capsys, "key", str(root), "OrderEvents", "cust-0", "--begin", str(t0 + 20_000), "--json")
+    doc = json.loads(out)
+    assert code == 0 and all(m["store_timestamp"] >= t0 + 20_000 for m in doc["messages"])
+    assert len(doc["messages"]) < len(facts["keys"][("OrderEvents", "cust-0")])
+
+
+def test_hex_marks_boundaries_and_fields(pristine_store, capsys):
+    root, facts = pristine_store
+    code, out, _ = run(capsys, "hex", str(root), str(facts["offsets"][1] - 16), "--length", "64", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["length"] == 64
+    kinds = [(r["kind"], r["start"]) for r in doc["regions"]]
+    assert ("message", facts["offsets"][0]) in kinds and ("message", facts["offsets"][1]) in kinds
+    second = next(r for r in doc["regions"] if r["start"] == facts["offsets"][1])
+    assert [f["name"] for f in second["fields"]][:2] == ["TOTALSIZE", "MAGICCODE"]
+    code, out, _ = run(capsys, "hex", str(root), "4000", "--length", "96")
+    assert code == 0 and "BLANK" in out and "MAGICCODE" in out
+
+
+def test_write_verify_rebuild_round_trip(tmp_path, capsys):
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(json.dumps(m) for m in [
+        {"topic": "T", "queue_id": 1, "tags": "a", "keys": ["k1", "k2"], "body": "one", "store_timestamp": 1000},
+        {"topic": "T", "queue_id": 1, "tags": "b", "keys": ["k1"], "body": "two", "store_timestamp": 2000},
+    ]) + "\n")
+    code, out, _ = run(capsys, "write", str(tmp_path / "s"), str(src), "--segment-size", "4096", "--json")
+    assert code == 0 and json.loads(out)["messages"] == 2
+    assert run(capsys, "verify", str(tmp_path / "s"))[0] == 0
+    code, out, _ = run(capsys, "rebuild", str(tmp_path / "s"), "--out", str(tmp_path / "r"), "--json")
+    assert code == 0 and json.loads(out)["cq_units"] == 2
+    assert (tmp_path / "r/consumequeue/T/1/00000000000000000000").read_bytes() == \
+        (tmp_path / "s/consumequeue/T/1/00000000000000000000").read_bytes()
+    code, _, err = run(capsys, "rebuild", str(tmp_path / "s"))
+    assert code == 2 and "--out" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"topic": "T", "nonsense": 1}\n')
+    code, _, err = run(capsys, "write", str(tmp_path / "s2"), str(bad))
+    assert code == 2 and "line 1" in err and "nonsense" in err
+
+
+def test_argument_errors_exit_2(capsys):
+    assert run(capsys, "hex")[0] == 2
+    assert run(capsys, "messages", "x", "--limit", "ten")[0] == 2
+    assert run(capsys)[0] == 2
+
+
+@pytest.mark.skipif(shutil.which("rmq-inspect") is None, reason="console script not installed")
+def test_installed_console_script(pristine_store):
+    root, _ = pristine_store
+    proc = subprocess.run(["rmq-inspect", "info", str(root), "--json"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["segment_size"] == 4096
+    proc = subprocess.run([sys.executable, "-m", "inspector.cli.main", "decode-id", SPEC_MSG_ID, "--json"],
+                          capture_output=True, text=True, check=False)
+    assert json.loads(proc.stdout)["offset"] == 16400

@@ -93,7 +93,8 @@ class Properties:
 
     @classmethod
     def from_map(cls, mapping: dict[str, str]) -> Properties:
-        return cls([(k, v) for k, v in mapping.items() if v is not None], True)
+        entries = [(k, v) for k, v in mapping.items() if v is not None]
+        return cls(entries, bool(entries))
 
     @classmethod
     def from_text(cls, text: str) -> Properties:

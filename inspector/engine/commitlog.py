@@ -48,12 +48,21 @@ class SegmentScan:
         return self.segment.start_offset + self.data_end
 
 
-def infer_segment_size(sizes: list[int]) -> int | None:
-    """The configured segment size: the most common non-zero file size (ties: the largest)."""
+def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int | None:
+    """The configured segment size.
+
+    The most common non-zero file size, if every gap between consecutive names (names are offsets) is a
+    multiple of it: a missing middle segment leaves a double gap. Otherwise (a grown or cut file made the
+    sizes disagree) the most common gap. Ties go to the smaller value.
+    """
     counts = Counter(s for s in sizes if s > 0)
-    if not counts:
-        return None
-    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0]
+    size = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else None
+    gaps = Counter(b - a for a, b in zip(starts or [], (starts or [])[1:], strict=False) if b > a)
+    if size and all(g % size == 0 for g in gaps):
+        return size
+    if gaps:
+        return min(gaps.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return size
 
 
 class CommitLog:
@@ -71,7 +80,7 @@ class CommitLog:
                 raise StoreError(f"cannot stat: {e.strerror}", f"{directory}/{path.name}") from e
             self.segments.append(Segment(path.name, f"{directory}/{path.name}", start, size))
         self._starts = [s.start_offset for s in self.segments]
-        inferred = infer_segment_size([s.file_size for s in self.segments])
+        inferred = infer_segment_size([s.file_size for s in self.segments], self._starts)
         self.segment_size: int = segment_size or inferred or 0
         self.segment_size_inferred = segment_size is None
         self._maps: dict[int, MappedFile] = {}
@@ -186,11 +195,12 @@ class CommitLog:
         if from_offset is not None and self.segments:
             seg = self.segment_for(from_offset)
             if seg is None:
-                if from_offset < self.min_offset:
-                    from_offset = self.min_offset
-                    seg = self.segments[0]
-                else:
+                # before the log: start at its beginning; in a missing segment's gap: at the next segment
+                later = bisect.bisect_right(self._starts, from_offset)
+                if later >= len(self.segments):
                     return
+                seg = self.segments[later]
+                from_offset = seg.start_offset
             start_index = self.segments.index(seg)
             start_pos = from_offset - seg.start_offset
         for i in range(start_index, len(self.segments)):
@@ -230,7 +240,8 @@ class CommitLog:
                             "no-blank",
                         )
                     return  # the normal end of the log (zero tail of the active segment)
-                resync = self._resync(buf, nonzero, limit, seg)
+                # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
+                resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
                 if resync is None:
                     yield Problem(
                         seg.file, pos,

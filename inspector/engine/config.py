@@ -50,13 +50,26 @@ class ConfigSet:
         for key, queues in table.items():
             if not isinstance(key, str) or "@" not in key or not isinstance(queues, dict):
                 continue
-            result[split_topic_group(key)] = {int(q): int(o) for q, o in queues.items() if isinstance(o, int)}
+            result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
+                                              if q is not None and isinstance(o, int) and not isinstance(o, bool)}
         return result
 
     @property
     def delay_offsets(self) -> dict[int, int]:
         table = self.value("delayOffset.json").get("offsetTable", {})
-        return {int(k): int(v) for k, v in table.items()} if isinstance(table, dict) else {}
+        if not isinstance(table, dict):
+            return {}
+        return {k: v for k, v in ((_as_int(k), v) for k, v in table.items())
+                if k is not None and isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _as_int(key: object) -> int | None:
+    """A map key that should be an integer (fastjson writes them bare; a quoted one is accepted too)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and key.lstrip("-").isdigit():
+        return int(key)
+    return None
 
 
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:

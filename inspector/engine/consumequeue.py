@@ -18,8 +18,10 @@ _UNIT = struct.Struct(">qiq")
 class ConsumeQueue:
     """One (topic, queue id): its files, units by queue offset, min/max offsets."""
 
-    def __init__(self, root: Path, topic: str, queue_id: int, file_size: int | None = None, directory: str = "consumequeue"):
+    def __init__(self, root: Path, topic: str, queue_id: int, file_size: int | None = None,
+                 directory: str = "consumequeue", log_min_offset: int = 0):
         self.root = root
+        self.log_min_offset = log_min_offset  # units pointing below it are expired (correctMinOffset)
         self.topic = topic
         self.queue_id = queue_id
         self.rel_dir = f"{directory}/{topic}/{queue_id}"
@@ -140,6 +142,15 @@ class ConsumeQueue:
             if not (phy == 0 and size == PRE_BLANK_SIZE and tags == 0):
                 break
             min_offset += 1
+        # correctMinOffset: the first unit whose message is still in the commitlog (units are in phy order)
+        lo, hi = min_offset, max_offset
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.unit(mid).physical_offset < self.log_min_offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        min_offset = lo
         max_end = 0
         if max_offset > min_offset:
             try:

@@ -60,6 +60,10 @@ def decode_message(buf, pos: int, limit: int, *, file: str, segment_start: int) 
         raise RecordError("torn-record", f"TOTALSIZE {total} runs past the end of the data ({limit - pos} bytes left)")
     end = pos + total
     (_, _, body_crc, queue_id, flag, queue_offset, phys, sys_flag, born_ts) = _HEAD.unpack_from(buf, pos)
+    smallest = cl.record_length(0, 0, 0, sys_flag, magic)
+    if total < smallest:  # hosts are 20 bytes each with the IPv6 bits: check before reading them
+        raise RecordError("bad-size", f"TOTALSIZE {total} is smaller than the smallest record with sysFlag "
+                                      f"0x{sys_flag & 0xFFFFFFFF:X} ({smallest})")
     p = pos + 48
     born_host, p = _host(buf, p, bool(sys_flag & cl.BORNHOST_V6_FLAG))
     (store_ts,) = _I64.unpack_from(buf, p)

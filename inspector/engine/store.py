@@ -218,7 +218,7 @@ class Store:
             file_dir = self.root / "consumequeue" / topic / str(queue_id)
             if self.rocksdb_cq is not None and not file_dir.is_dir():
                 return self.rocksdb_cq.queue(topic, queue_id)
-            q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size)
+            q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size, log_min_offset=self.commitlog.min_offset)
             self._queues[key] = q
         return q
 
@@ -362,12 +362,16 @@ class Store:
     def find(self, ref: str) -> Message:
         """A message by physical offset (decimal), offset msgId or unique key."""
         ref = ref.strip()
+        if ref.isdigit() and len(ref) not in (32, 56):
+            return self.message_at(int(ref))
+        if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
+            for reading in decode_id(ref, self):
+                if reading.found and reading.physical_offset is not None:
+                    return self.message_at(reading.physical_offset)
         if ref.isdigit():
             return self.message_at(int(ref))
-        readings = decode_id(ref, self)
-        for reading in readings:
-            if reading.found and reading.physical_offset is not None:
-                return self.message_at(reading.physical_offset)
+        if len(ref) not in (32, 56):
+            raise BadInput(f"{ref!r} is neither a physical offset nor a 32/56-hex message id")
         raise NotFound(f"no message with id {ref} in this store")
 
     # -- consumers ----------------------------------------------------------------------------------------------

@@ -1,0 +1,164 @@
+"""Shared test helpers: commitlog records and segments built with the construct schemas, real-data paths.
+
+Nothing here uses the engine: the bytes come from ``parsers.commitlog.MessageRecord.build`` so the
+engine is checked against an independent encoder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+
+# hypothesis keeps its example database under ./.hypothesis unless told otherwise; keep the repo clean.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "rmq-inspect-hypothesis"))
+
+# When a hypothesis test fails, its pytest plugin imports libcst to suggest a patch; that import emits a
+# DeprecationWarning which filterwarnings=error turns into an INTERNALERROR hiding the real failure.
+# Import it once here, warnings silenced, so the later import is a cache hit.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: E402, F401
+
+from parsers import commitlog as cl  # noqa: E402
+from parsers.java import rocketmq_crc32  # noqa: E402
+
+REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+REAL_COMMITLOG_STORES = {
+    "apache": REALDATA / "apache_rocketmq/4e25b97910b143ad43d56a8392116183eba3244d/store",
+    "shaoxubao": REALDATA / "Shaoxubao_rocketmq-study/c4dcaab0cdafbf7a2e984e1997730955f21da476/store/unit_test_store",
+}
+REAL_STORE_HOSTS = {"apache": "192.168.71.1:8123", "shaoxubao": "10.1.30.38:8123"}
+
+SPEC_BORN_TS = 1_700_000_000_000
+SPEC_STORE_TS = 1_700_000_000_123
+
+
+def _build_record(
+    physical_offset: int,
+    *,
+    topic: str = "TopicTest",
+    body: bytes = b"Hello world",
+    properties: dict[str, str] | cl.Properties | str | None = None,
+    queue_id: int = 0,
+    queue_offset: int = 0,
+    flag: int = 0,
+    sys_flag: int = 0,
+    magic_code: int = cl.MAGIC_V1,
+    born_timestamp: int = SPEC_BORN_TS,
+    born_host: tuple[str, int] = ("192.168.1.10", 52314),
+    store_timestamp: int = SPEC_STORE_TS,
+    store_host: tuple[str, int] = ("10.108.115.217", 10911),
+    reconsume_times: int = 0,
+    prepared_transaction_offset: int = 0,
+    body_crc: int | None = None,
+    total_size: int | None = None,
+) -> bytes:
+    """One message record with the right TOTALSIZE and body CRC (unless overridden) for ``physical_offset``."""
+    if properties is None:
+        properties = {}
+    if isinstance(properties, str):
+        properties = cl.Properties.from_text(properties)
+    elif isinstance(properties, dict):
+        properties = cl.Properties.from_map(properties)
+    topic_bytes = topic.encode("utf-8", "surrogateescape")
+    props_bytes = properties.to_text().encode("utf-8", "surrogateescape")
+    size = cl.record_length(len(body), len(topic_bytes), len(props_bytes), sys_flag, magic_code)
+    value = dict(
+        total_size=size if total_size is None else total_size,
+        magic_code=magic_code,
+        body_crc=rocketmq_crc32(body) if body_crc is None else body_crc,
+        queue_id=queue_id,
+        flag=flag,
+        queue_offset=queue_offset,
+        physical_offset=physical_offset,
+        sys_flag=sys_flag,
+        born_timestamp=born_timestamp,
+        born_host=dict(ip=born_host[0], port=born_host[1]),
+        store_timestamp=store_timestamp,
+        store_host=dict(ip=store_host[0], port=store_host[1]),
+        reconsume_times=reconsume_times,
+        prepared_transaction_offset=prepared_transaction_offset,
+        body=body,
+        topic=topic,
+        properties=properties,
+    )
+    data = cl.MessageRecord.build(value)
+    assert len(data) == size, "record_length disagrees with the schema"
+    return data
+
+
+def _blank_record(size: int) -> bytes:
+    return cl.BlankRecord.build(dict(total_size=size))
+
+
+def _write_commitlog(
+    root: Path,
+    specs: list[dict],
+    segment_size: int = 4096,
+    *,
+    extra_zero_segments: int = 0,
+) -> list[int]:
+    """Lay out ``specs`` (``build_record`` keyword arguments) as a broker would: a record goes into the
+    current segment only if it leaves 8 spare bytes, else an 8-byte BLANK closes the segment. Every
+    segment file is exactly ``segment_size`` bytes (zero tail). Returns each record's physical offset."""
+    directory = root / "commitlog"
+    directory.mkdir(parents=True, exist_ok=True)
+    segments: list[bytearray] = [bytearray()]
+    offsets = []
+    for spec in specs:
+        start = (len(segments) - 1) * segment_size
+        probe = _build_record(0, **spec)
+        if len(probe) + cl.END_FILE_MIN_BLANK_LENGTH > segment_size - len(segments[-1]):
+            segments[-1] += _blank_record(segment_size - len(segments[-1]))
+            segments.append(bytearray())
+            start += segment_size
+        offset = start + len(segments[-1])
+        segments[-1] += _build_record(offset, **spec)
+        offsets.append(offset)
+    segments.extend(bytearray() for _ in range(extra_zero_segments))
+    for i, seg in enumerate(segments):
+        (directory / f"{i * segment_size:020d}").write_bytes(bytes(seg.ljust(segment_size, b"\0")))
+    return offsets
+
+
+# Helpers are handed out as session fixtures (usable from hypothesis tests) rather than imported from
+# this module, because "conftest" in sys.modules is whichever conftest pytest loaded last.
+
+
+@pytest.fixture(scope="session")
+def build_record():
+    return _build_record
+
+
+@pytest.fixture(scope="session")
+def blank_record():
+    return _blank_record
+
+
+@pytest.fixture(scope="session")
+def write_commitlog():
+    return _write_commitlog
+
+
+@pytest.fixture(scope="session")
+def realdata() -> Path:
+    """Root of /work/shared/realdata (files real brokers wrote); skips when absent."""
+    if not REALDATA.is_dir():
+        pytest.skip(f"no real data under {REALDATA}")
+    return REALDATA
+
+
+@pytest.fixture(scope="session")
+def real_commitlog_stores(realdata) -> dict[str, Path]:
+    """The two real store roots that hold a commitlog, by short name."""
+    return dict(REAL_COMMITLOG_STORES)
+
+
+@pytest.fixture(scope="session")
+def real_store_hosts() -> dict[str, str]:
+    return dict(REAL_STORE_HOSTS)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from inspector.engine import BadInput, NotFound, Store, StoreError
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 0, 1, 2, 3
-SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify")
+SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
+               "web", "spark")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,6 +89,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--length", type=_int, default=256)
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
+    _store_args(p)
+
+    p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
+    _store_args(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_int, default=8080)
+
+    p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
+                       add_help=False)
+    p.add_argument("spark_args", nargs=argparse.REMAINDER, help="a job and its arguments; see `rmq-inspect spark --help`")
+
     p = sub.add_parser("write", help="write a new store from JSON Lines messages, laid out as a broker would")
     p.add_argument("out", help="new store directory (must not exist or be empty)")
     p.add_argument("input", nargs="?", help="JSON Lines file (default: standard input)")
@@ -133,11 +146,23 @@ def run(args: argparse.Namespace) -> int:
 
         store = Store(args.store) if args.store else None
         return ids.run(args.id, store, args.json)
+    if args.command == "spark":
+        from inspector.spark.cli import main as spark_main  # imports pyspark only here
+
+        return spark_main(args.spark_args)
     if args.command == "write":
         from inspector.cli import maintenance
 
         return maintenance.run_write(args)
     with _open(args) as store:
+        if args.command == "tui":
+            from inspector.tui.app import run as run_tui  # Textual only for this command
+
+            return run_tui(store)
+        if args.command == "web":
+            from web.app import serve  # Flask only for this command: the terminal UI never loads it
+
+            return serve(store, host=args.host, port=args.port)
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 
@@ -169,11 +194,17 @@ def run(args: argparse.Namespace) -> int:
     raise BadInput(f"unknown command {args.command}")
 
 
+def _tui_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("inspector.tui.app") is not None and sys.stdout.isatty()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
-        argv = ["info", *argv]  # bare `rmq-inspect STORE`: the overview (the terminal UI replaces this once it exists)
+        argv = ["tui" if _tui_available() else "info", *argv]  # bare `rmq-inspect STORE`
     if not argv:
         parser.print_help()
         return EXIT_BAD_INPUT

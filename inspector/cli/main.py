@@ -195,9 +195,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tui_available() -> bool:
+    if not sys.stdout.isatty():
+        return False
     import importlib.util
 
-    return importlib.util.find_spec("inspector.tui.app") is not None and sys.stdout.isatty()
+    try:
+        return importlib.util.find_spec("inspector.tui.app") is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

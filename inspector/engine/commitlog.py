@@ -84,6 +84,7 @@ class CommitLog:
         self.segment_size: int = segment_size or inferred or 0
         self.segment_size_inferred = segment_size is None
         self._maps: dict[int, MappedFile] = {}
+        self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
         self.problems: list[Problem] = self._layout_problems()
         self._last_data_index = self._find_last_data_index()
 
@@ -168,6 +169,37 @@ class CommitLog:
         if seg is None:
             raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory)
         return self.map(seg).read(offset - seg.start_offset, length)
+
+    MARK_EVERY = 1024
+
+    def boundary_before(self, offset: int) -> int:
+        """A record start at or before ``offset`` in its segment: the start of the record holding it when the
+        bytes before it are sound, else the last sound boundary before the damage (walk on with entries()).
+
+        Walks record headers only (TOTALSIZE, magic, PHYSICALOFFSET) from the nearest remembered boundary and
+        remembers every MARK_EVERY-th one, so a jump deep into a 1 GiB segment is paid for once.
+        """
+        seg = self.segment_for(offset)
+        if seg is None:
+            raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
+        marks = self._marks.setdefault(seg.start_offset, [0])
+        target = offset - seg.start_offset
+        cur = marks[bisect.bisect_right(marks, target) - 1]
+        mf = self.map(seg)
+        buf, limit = mf.buf, mf.size
+        walked = 0
+        while limit - cur >= 8:
+            total, magic = peek_head(buf, cur)
+            if (magic not in cl.MESSAGE_MAGICS or total < MIN_RECORD_SIZE or total > limit - cur
+                    or limit - cur < 36 or stored_physical_offset(buf, cur) != seg.start_offset + cur):
+                break  # a BLANK, the zero tail or damage: the caller's entries() walk takes over here
+            if cur + total > target:
+                break
+            cur += total
+            walked += 1
+            if walked % self.MARK_EVERY == 0:
+                bisect.insort(marks, cur)
+        return seg.start_offset + cur
 
     def message_at(self, offset: int) -> Message:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""

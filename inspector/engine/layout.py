@@ -97,9 +97,9 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
     end = min(end, seg.start_offset + seg.file_size)
     mf = commitlog.map(seg)
     result: list[Region] = []
-    cursor = seg.start_offset  # where the last region ended
+    cursor = commitlog.boundary_before(start)  # where the last region ended
     pending: Problem | None = None
-    for entry in commitlog.entries(seg.start_offset):
+    for entry in commitlog.entries(cursor):
         if isinstance(entry, Problem):
             if entry.file != seg.file:
                 break

@@ -81,9 +81,9 @@ def test_info_table(pristine_store, capsys):
         assert text in out
 
 
-def test_bare_store_argument_shows_the_overview(pristine_store, capsys):
+def test_bare_store_argument_shows_the_overview_when_not_on_a_terminal(pristine_store, capsys):
     root, _ = pristine_store
-    code, out, _ = run(capsys, str(root))
+    code, out, _ = run(capsys, str(root))  # stdout is captured, not a TTY: the overview instead of the UI
     assert code == 0 and "CommitLog segments" in out
 
 

@@ -407,7 +407,8 @@ class Day:
 
         def deliver(t: int) -> None:
             # ScheduleMessageService.messageTimeUp: the same message again, now in %RETRY%group, DELAY cleared
-            copy = self.append(MessageSpec(topic=RETRY_TOPIC, queue_id=0, store_timestamp=self.store_time(t), **common))
+            copy = self.append(MessageSpec(topic=RETRY_TOPIC, queue_id=0, store_timestamp=self.store_time(t),
+                                           real_topic=RETRY_TOPIC, real_queue_id=0, **common))
             self.delivered_levels[level] += 1
             if reconsume_times + 2 <= fails:  # the next attempt fails as well
                 self.at(t + self.rng.randrange(150, 900), lambda t2: self.consume_failed(copy, t2, fails))
@@ -527,7 +528,8 @@ class Day:
             copy = self.append(MessageSpec(
                 topic=ORDER_TOPIC, queue_id=order.queue, body=src.body, tags=src.tags, keys=src.keys,
                 born_host=src.born_host, born_timestamp=src.born_timestamp, unique_key=src.unique_key,
-                wait_store_msg_ok=True, cluster=CLUSTER, store_timestamp=self.store_time(t)))
+                wait_store_msg_ok=True, cluster=CLUSTER, store_timestamp=self.store_time(t),
+                real_topic=ORDER_TOPIC, real_queue_id=order.queue))
             self.delivered_levels[3] += 1
             self.facts.results["delayed_delivered"] = copy
 

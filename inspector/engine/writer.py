@@ -420,6 +420,9 @@ class MessageSpec:
       ``topic``/``queue_id`` with that transaction type in its sysFlag (PREPARED and ROLLBACK records get
       QUEUEOFFSET 0 and no consume-queue unit; ``prepared_transaction_offset`` is written as given).
 
+    ``real_topic`` / ``real_queue_id`` write REAL_TOPIC / REAL_QID on an ordinary, non-delayed record: what a
+    copy delivered by ``ScheduleMessageService.messageTimeUp`` (delayed message or consumer retry) keeps.
+
     ``unique_key=None`` generates a UNIQ_KEY like ``MessageClientIDSetter``; ``""`` writes none (old
     clients). ``born_host``/``store_host`` are ``"ip:port"`` or ``"[ipv6]:port"`` (None: the writer's
     producer address with port 0 / the writer's store host). Timestamps are ms; ``store_timestamp=None``
@@ -448,12 +451,14 @@ class MessageSpec:
     wait_store_msg_ok: bool | None = None
     cluster: str | None = "DefaultCluster"
     prepared_transaction_offset: int = 0
+    real_topic: str | None = None
+    real_queue_id: int | None = None
 
     _JSON_FIELDS = (
         "topic", "body", "body_base64", "queue_id", "tags", "keys", "properties", "born_host", "store_host",
         "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
         "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
-        "prepared_transaction_offset",
+        "prepared_transaction_offset", "real_topic", "real_queue_id",
     )  # fmt: skip
 
     @classmethod
@@ -468,7 +473,8 @@ class MessageSpec:
         ``transaction`` ("half"|"commit"|"rollback"|"raw_prepared"|"raw_commit"|"raw_rollback"|null),
         ``half_ref`` (int index or str unique key of the half message), ``delay_level`` (int),
         ``unique_key`` (str|null; "" = none), ``producer_group`` (str), ``wait_store_msg_ok`` (bool),
-        ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only).
+        ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only), ``real_topic`` /
+        ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered).
         Unknown fields are an error.
         """
         if not isinstance(obj, Mapping):
@@ -519,6 +525,8 @@ class MessageSpec:
             wait_store_msg_ok=_typed(obj, "wait_store_msg_ok", bool, None, nullable=True),
             cluster=_typed(obj, "cluster", str, "DefaultCluster", nullable=True),
             prepared_transaction_offset=_typed(obj, "prepared_transaction_offset", int, 0),
+            real_topic=_typed(obj, "real_topic", str, None, nullable=True),
+            real_queue_id=_typed(obj, "real_queue_id", int, None, nullable=True),
         )
 
 
@@ -880,6 +888,12 @@ class StoreWriter:
             broker += [(P_REAL_TOPIC, topic), (P_REAL_QID, str(queue_id))]
             topic, queue_id = SCHEDULE_TOPIC, level - 1
             self._delay_levels.add(level)
+        elif spec.real_topic is not None:  # a delivered copy keeps REAL_TOPIC / REAL_QID (messageTimeUp)
+            if kind is not None:
+                raise BadInput("real_topic is only for ordinary messages (copies delivered by the schedule service)")
+            real_qid = queue_id if spec.real_queue_id is None else spec.real_queue_id
+            _check_int(real_qid, "real_queue_id", 0, INT32_MAX)
+            broker += [(P_REAL_TOPIC, spec.real_topic), (P_REAL_QID, str(real_qid))]
         elif kind == "half":  # TransactionalMessageBridge.parseHalfMessageInner
             check_path_component(topic, "topic")
             real = (topic, queue_id)

@@ -813,3 +813,19 @@ def test_refused_message_consumes_no_generated_id(tmp_path: Path) -> None:
     assert first.unique_key and second.unique_key
     assert decode_uniq_key(second.unique_key).counter == decode_uniq_key(first.unique_key).counter + 1
     assert second.index == first.index + 1
+
+
+def test_delivered_copy_keeps_real_topic_and_queue(tmp_path):
+    """ScheduleMessageService.messageTimeUp keeps REAL_TOPIC / REAL_QID on the copy it delivers."""
+    from inspector.engine import Store
+    from inspector.engine.writer import MessageSpec, StoreWriter
+
+    with StoreWriter(tmp_path / "s") as w:
+        r = w.append(MessageSpec(topic="%RETRY%g", body=b"x", store_timestamp=1000, real_topic="%RETRY%g",
+                                 real_queue_id=0))
+        with pytest.raises(BadInput):
+            w.append(MessageSpec(topic="T", body=b"x", transaction="half", real_topic="T"))
+    with Store(tmp_path / "s") as s:
+        props = s.message_at(r.physical_offset).properties
+    assert (props["REAL_TOPIC"], props["REAL_QID"]) == ("%RETRY%g", "0")
+    assert list(props)[-2:] == ["REAL_TOPIC", "REAL_QID"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
 from inspector.engine import Store
+from inspector.engine.recovery import recover
 from inspector.engine.views import checkpoint_view, index_file_view, problem_view, queue_view
 
 
@@ -29,6 +30,7 @@ def info_data(store: Store) -> dict:
         "abort_file": store.abort_exists,
         "lock_file": store.lock_exists,
         "clean_shutdown": store.clean_shutdown,
+        "recovery": recover(store).as_dict(),
         "consumer_groups": store.consumer_lag(),
         "problems": [problem_view(p) for p in problems],
     }
@@ -94,6 +96,8 @@ def run(store: Store, as_json: bool) -> int:
         console.print(f"checkpoint: physicMsgTimestamp {when(cp['physic_msg_timestamp'])}, "
                       f"logicsMsgTimestamp {when(cp['logics_msg_timestamp'])}, indexMsgTimestamp {when(cp['index_msg_timestamp'])}")
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[red]unclean (abort file present)[/]"))
+    r = data["recovery"]
+    console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
     console.print(f"problems: {len(data['problems'])}")
     for p in store.problems() + [p for s in store.scans() for p in s.problems]:
         warn_problem(p)

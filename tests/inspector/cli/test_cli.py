@@ -220,3 +220,41 @@ def test_installed_console_script(pristine_store):
     proc = subprocess.run([sys.executable, "-m", "inspector.cli.main", "decode-id", SPEC_MSG_ID, "--json"],
                           capture_output=True, text=True, check=False)
     assert json.loads(proc.stdout)["offset"] == 16400
+
+
+def _damage(root, facts):
+    """A zeroed region, a bad magic and a torn tail, as in issue 2's 'done means'."""
+    segs = sorted((root / "commitlog").iterdir())
+    first = bytearray(segs[0].read_bytes())
+    a, b = facts["offsets"][2], facts["offsets"][3]
+    first[a:b] = bytes(b - a)  # zeroed region: record 2 gone
+    c = facts["offsets"][5]
+    first[c + 4 : c + 8] = b"\x12\x34\x56\x78"  # bad magic on record 5
+    segs[0].write_bytes(bytes(first))
+    last = bytearray(segs[-1].read_bytes())
+    pos = facts["last"] - int(segs[-1].name)
+    last[pos + 30 : pos + 90] = bytes(60)  # torn tail
+    segs[-1].write_bytes(bytes(last))
+    return segs, a, c, pos
+
+
+def test_info_and_messages_report_damage_with_file_and_offset_and_carry_on(store_copy, capsys):
+    root, facts = store_copy
+    segs, zeroed, bad_magic, torn = _damage(root, facts)
+    code, out, _ = run(capsys, "info", str(root), "--json")
+    doc = json.loads(out)
+    assert code == 0
+    found = {(p["file"], p["offset"], p["code"]) for p in doc["problems"]}
+    seg0, segn = f"commitlog/{segs[0].name}", f"commitlog/{segs[-1].name}"
+    assert (seg0, zeroed, "zeroed-region") in found
+    assert (seg0, bad_magic, "bad-magic") in found
+    assert any(f == segn and o == torn for f, o, _ in found)
+    assert doc["recovery"]["end_offset"] == zeroed  # the broker's recovery would truncate at the first damage
+    code, out, err = run(capsys, "messages", str(root), "--json", "--limit", "1000")
+    offsets = [json.loads(line)["physical_offset"] for line in out.splitlines()]
+    assert code == 0
+    assert facts["offsets"][2] not in offsets and facts["offsets"][5] not in offsets
+    assert facts["offsets"][6] in offsets and facts["offsets"][-1] in offsets  # carried on past the damage
+    assert f"{seg0} @ {zeroed}" in err and f"{seg0} @ {bad_magic}" in err and f"{segn} @ {torn}" in err
+    code, out, err = run(capsys, "info", str(root))
+    assert code == 0 and "zeroed-region" in err and "recovery (normal) would end the log at" in out

@@ -2,38 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import time
-
 from inspector.cli.output import console, print_json, table, when
-from inspector.engine import Store, decode_id
-from inspector.engine.views import id_reading_view
-from parsers.msgid import uniq_key_nearly_time
-
-
-def id_data(text: str, store: Store | None) -> dict:
-    readings = decode_id(text, store)
-    offset_r, uniq_r = (id_reading_view(r) for r in readings)
-    tz = dt.datetime.now().astimezone().tzinfo
-    uniq_r["approximate_timestamp"] = uniq_key_nearly_time(uniq_r["time_since_month_start"], int(time.time() * 1000), tz)
-    data = {
-        "id": text.strip().upper(),
-        "kind": "offset_msg_id",
-        "ip": offset_r["ip"],
-        "port": offset_r["port"],
-        "offset": offset_r["offset"],
-        "offset_msg_id": offset_r,
-        "unique_key": uniq_r,
-    }
-    if store is not None:
-        found = [r for r in (offset_r, uniq_r) if r["found"]]
-        data["found_as"] = [r["kind"] for r in found]
-        data["physical_offset"] = found[0]["physical_offset"] if found else None
-    return data
+from inspector.engine import Store
+from inspector.engine.overview import id_overview
 
 
 def run(text: str, store: Store | None, as_json: bool) -> int:
-    data = id_data(text, store)
+    data = id_overview(text, store)
     if as_json:
         print_json(data)
     else:

@@ -4,62 +4,11 @@ from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
 from inspector.engine import Store
-from inspector.engine.recovery import recover
-from inspector.engine.views import checkpoint_view, index_file_view, problem_view, queue_view
-
-
-def info_data(store: Store) -> dict:
-    scans = store.scans()
-    problems = [*store.problems(), *(p for s in scans for p in s.problems)]
-    return {
-        "store": str(store.root),
-        "segment_size": store.commitlog.segment_size,
-        "segments": [
-            {"name": s.segment.name, "file": s.segment.file, "start_offset": s.segment.start_offset,
-             "file_size": s.segment.file_size, "valid_end": s.valid_end_offset, "data_end_position": s.data_end,
-             "messages": s.messages, "blank_position": s.blank_position, "blank_size": s.blank_size,
-             "first_store_timestamp": s.first_store_timestamp, "last_store_timestamp": s.last_store_timestamp,
-             "preallocated": s.preallocated, "problems": len(s.problems)}
-            for s in scans
-        ],
-        "min_physical_offset": store.min_offset,
-        "max_physical_offset": store.max_offset(),
-        "topics": _topics(store),
-        "index_files": [index_file_view(r.info()) for r in store.index_files()],
-        "checkpoint": checkpoint_view(_safe_checkpoint(store)),
-        "abort_file": store.abort_exists,
-        "lock_file": store.lock_exists,
-        "clean_shutdown": store.clean_shutdown,
-        "recovery": recover(store).as_dict(),
-        "consumer_groups": store.consumer_lag(),
-        "problems": [problem_view(p) for p in problems],
-    }
-
-
-def _safe_checkpoint(store: Store):
-    from inspector.engine import StoreError
-
-    try:
-        return store.checkpoint()
-    except StoreError:
-        return None  # reported among the problems
-
-
-def _topics(store: Store) -> list[dict]:
-    by_topic: dict[str, list[dict]] = {}
-    for q in store.queue_infos():
-        by_topic.setdefault(q.topic, []).append(queue_view(q))
-    configured = store.config.topics
-    names = sorted(set(by_topic) | set(configured))
-    return [
-        {"topic": t, "configured": t in configured, "queues": by_topic.get(t, []),
-         "message_count": sum(q["message_count"] for q in by_topic.get(t, []))}
-        for t in names
-    ]
+from inspector.engine.overview import store_overview
 
 
 def run(store: Store, as_json: bool) -> int:
-    data = info_data(store)
+    data = store_overview(store)
     if as_json:
         print_json(data)
         return 0

@@ -51,7 +51,7 @@ __all__ = [
     "ConsumeQueueBuilder",
     "DispatchRequest",
     "IndexBuilder",
-    "IndexFileInfo",
+    "WrittenIndexFile",
     "check_path_component",
     "cq_unit_bytes",
     "dispatch_request",
@@ -350,7 +350,7 @@ def index_file_name(timestamp_ms: int, tz: dt.tzinfo) -> str:
 
 
 @dataclass(frozen=True)
-class IndexFileInfo:
+class WrittenIndexFile:
     """An index file as written: its name and final header values."""
 
     name: str
@@ -431,8 +431,8 @@ class _IndexFile:
             }
         )
 
-    def info(self) -> IndexFileInfo:
-        return IndexFileInfo(
+    def info(self) -> WrittenIndexFile:
+        return WrittenIndexFile(
             name=self.path.name,
             path=self.path,
             begin_timestamp=self.begin_timestamp,
@@ -487,7 +487,7 @@ class IndexBuilder:
             raise BadInput(f"index geometry needs slots > 0 and items > 1, not {self.slots}/{self.items}")
         self.clock = clock
         self.tz = tz
-        self._closed_files: list[IndexFileInfo] = []
+        self._closed_files: list[WrittenIndexFile] = []
         self._current: _IndexFile | None = None
         self._last_name_ms: int | None = None
         self.index_msg_timestamp = 0  # checkpoint.indexMsgTimestamp, see the property docs
@@ -552,7 +552,7 @@ class IndexBuilder:
         self._closed = True
 
     @property
-    def files(self) -> list[IndexFileInfo]:
+    def files(self) -> list[WrittenIndexFile]:
         """Every index file so far, oldest first, with its header values."""
         result = list(self._closed_files)
         if self._current is not None:

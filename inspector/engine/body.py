@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import zlib
 
 from inspector.engine.errors import StoreError
@@ -30,13 +31,21 @@ def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
                 import lz4.frame
             except ImportError:
                 raise StoreError("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
-            return lz4.frame.decompress(msg.body)
+            out = lz4.frame.LZ4FrameDecompressor().decompress(msg.body, max_length=limit + 1)
+            if len(out) > limit:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
         if codec == "ZSTD":
             try:
                 import zstandard
             except ImportError:
                 raise StoreError("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
-            return zstandard.ZstdDecompressor().decompress(msg.body, max_output_size=limit)
+            # a frame that declares its size is decoded to that size whatever max_output_size says: read a stream
+            with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(msg.body)) as reader:
+                out = reader.read(limit + 1)
+            if len(out) > limit:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
     except StoreError:
         raise
     except Exception as e:  # noqa: BLE001 - codec libraries raise their own types

@@ -98,7 +98,8 @@ class IndexFileReader:
         key_hash, phy, diff, prev = _ITEM.unpack_from(self.mf.buf, pos)
         return IndexItem(number, key_hash, phy, diff, prev)
 
-    def walk(self, key: str, begin: int = 0, end: int = (1 << 63) - 1, key_check: KeyCheck | None = None) -> ChainWalk:
+    def walk(self, key: str, begin: int = 0, end: int = (1 << 63) - 1, key_check: KeyCheck | None = None,
+             limit: int | None = None) -> ChainWalk:
         """Follow the chain of ``key``'s slot as ``IndexFile.selectPhyOffset`` does, recording every item visited.
 
         Unlike the broker we do not stop at 64 results, and a visited-set guards against looping links.
@@ -120,6 +121,9 @@ class IndexFileReader:
         while True:
             if number in seen:
                 stop = f"loop: item {number} was already visited"
+                break
+            if limit is not None and len(steps) >= limit:
+                stop = f"stopped after {limit} items (limit)"
                 break
             seen.add(number)
             item = self.item(number)

@@ -314,8 +314,11 @@ class Store:
 
         return check
 
-    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[ChainWalk]:
-        """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them."""
+    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None) -> list[ChainWalk]:
+        """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them.
+
+        ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains.
+        """
         full_key = index_key(topic, key)
         walks = []
         for reader in reversed(self.index_files()):
@@ -326,7 +329,7 @@ class Store:
                               "not searched", "file time range is outside the query window")
                 )
                 continue
-            walks.append(reader.walk(full_key, begin, end, self._key_checker(topic, key)))
+            walks.append(reader.walk(full_key, begin, end, self._key_checker(topic, key), limit))
         return walks
 
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:

@@ -590,3 +590,35 @@ def test_store_opens_with_a_truncated_cq_file(main_copy: Built) -> None:
             (main_copy.cq_files[("TopicA", 0)][1], 20, "partial-cq-unit"),
         ]
         assert s.queue("TopicA", 0).info().max_offset == 11
+
+
+def test_chain_walk_limit_stops_and_says_so():
+    from pathlib import Path
+
+    from inspector.engine import Store
+
+    sample = Path(__file__).resolve().parents[3] / "sample_store"
+    with Store(sample) as s:
+        full = s.chain("OrderEvents", "order-1147")
+        limited = s.chain("OrderEvents", "order-1147", limit=2)
+    assert max(len(w.steps) for w in full) > 2
+    assert all(len(w.steps) <= 2 for w in limited)
+    assert any("limit" in w.stop_reason for w in limited)
+
+
+def test_decompression_is_bounded_for_every_codec(tmp_path):
+    import pytest
+
+    from inspector.engine import Store, StoreError
+    from inspector.engine.body import decompress_body
+    from inspector.engine.writer import MessageSpec, StoreWriter
+
+    with StoreWriter(tmp_path / "s") as w:
+        offsets = [w.append(MessageSpec(topic="T", body=bytes(100_000), compression=c, store_timestamp=1)).physical_offset
+                   for c in ("zlib", "lz4", "zstd")]
+    with Store(tmp_path / "s") as s:
+        for off in offsets:
+            msg = s.message_at(off)
+            assert decompress_body(msg) == bytes(100_000)
+            with pytest.raises(StoreError, match="exceeds"):
+                decompress_body(msg, limit=1000)

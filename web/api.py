@@ -1,0 +1,91 @@
+"""JSON API: the data behind each page, with the CLI's ``--json`` field names, under ``/api/``.
+
+64-bit offsets are strings (see ``web.offsets`` for the list of fields). Errors are JSON too:
+``{"status": 400, "error": "Bad Request", "message": "..."}`` with that HTTP status.
+
+| route | data |
+| --- | --- |
+| ``/api/`` | overview: ``info --json`` fields |
+| ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from`` |
+| ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped) |
+| ``/api/hex?offset=&length=`` | ``hex --json`` fields plus ``current``, ``prev_offset``, ``next_offset`` |
+| ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind`` |
+| ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
+| ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
+| ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify
+
+from web import data
+from web.offsets import stringify_offsets
+from web.params import (
+    chain_args,
+    get_limits,
+    get_store,
+    hex_args,
+    list_args,
+    offset_value,
+    slot_args,
+    teach_args,
+    text_arg,
+)
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def send(value, status: int = 200):
+    return jsonify(stringify_offsets(value)), status
+
+
+@bp.route("/")
+def overview():
+    return send(data.overview(get_store(), get_limits()))
+
+
+@bp.route("/messages")
+def messages():
+    return send(data.message_list(get_store(), limits=get_limits(), **list_args()))
+
+
+@bp.route("/message/<offset>")
+def message(offset: str):
+    return send(data.message_detail(get_store(), offset_value(offset), get_limits(), "text")["message"])
+
+
+@bp.route("/hex")
+def hex_view():
+    return send(data.hex_page(get_store(), *hex_args()))
+
+
+@bp.route("/chain")
+def chain():
+    topic, key = chain_args()
+    if topic is None:
+        abort(400, description="topic and key are required")
+    return send(data.chain_data(get_store(), topic, key, get_limits()))
+
+
+@bp.route("/slot")
+def slot():
+    name, slot_no = slot_args()
+    if name is None:
+        return send({"index_files": [r.name for r in get_store().index_files()]})
+    return send(data.slot_data(get_store(), name, slot_no, get_limits()))
+
+
+@bp.route("/teach")
+def teach():
+    return send(data.teach_data(*teach_args()))
+
+
+@bp.route("/resolve")
+def resolve():
+    text = text_arg("id", required=True)
+    d = data.resolve_data(get_store(), text)
+    if not d["found_as"]:
+        return send(d | {"status": 404, "error": "Not Found", "message": f"no message with id {d['id']} in this store"},
+                    404)
+    return send(d)

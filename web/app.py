@@ -1,0 +1,128 @@
+"""The Flask application factory and the server ``rmq-inspect web`` runs.
+
+``create_app(store_or_path)`` keeps one open, read-only ``Store`` in ``app.extensions["rmq_store"]``; every
+request reads from it and none names a file path. Only GET (and HEAD) routes exist. Errors never surface as
+a 500 page from the engine: ``BadInput`` is a 400, ``NotFound`` and any other ``StoreError`` (nothing
+readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+from inspector.engine import BadInput, NotFound, Store, StoreError
+from web.data import Limits
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+
+def create_app(store_or_path: Store | str | Path, test_config: dict | None = None) -> Flask:
+    """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only)."""
+    app = Flask(__name__)
+    app.config.from_mapping(LIMITS=Limits())
+    app.json.sort_keys = False
+    if test_config is not None:
+        app.config.update(test_config)
+    store = store_or_path if isinstance(store_or_path, Store) else Store(store_or_path)
+    app.extensions["rmq_store"] = store
+    app.extensions["rmq_limits"] = app.config["LIMITS"]
+
+    from web import api, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(StoreError, _store_error)
+    app.register_error_handler(InternalServerError, _http_error)
+    app.after_request(_headers)
+    return app
+
+
+def _wants_json() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def _error(status: int, title: str, message: str):
+    if _wants_json():
+        return jsonify({"status": status, "error": title, "message": message}), status
+    return render_template("error.html", status=status, title=title, message=message), status
+
+
+def _http_error(e: HTTPException):
+    if e.code == 405:
+        response = _error(405, e.name, "this viewer is read-only: only GET requests")
+        return response[0], 405, {"Allow": "GET, HEAD"}
+    return _error(e.code or 500, e.name, e.description or "")
+
+
+def _store_error(e: StoreError):
+    if isinstance(e, BadInput):
+        return _error(400, "Bad Request", str(e))
+    if isinstance(e, NotFound):
+        return _error(404, "Not Found", str(e))
+    return _error(404, "Not Found", f"nothing readable here: {e}")
+
+
+def _headers(response):
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    if response.mimetype == "text/html":
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+class _OneAtATime:
+    """WSGI wrapper running one request at a time through the app (the store's caches are not thread-safe),
+    while the threaded server still accepts connections, so an idle browser socket cannot block it."""
+
+    def __init__(self, wsgi_app):
+        self.wsgi_app = wsgi_app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        with self.lock:
+            result = self.wsgi_app(environ, start_response)
+            try:
+                return list(result)
+            finally:
+                if hasattr(result, "close"):
+                    result.close()
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, *args, **kwargs) -> None:  # tests and embedding callers do not want access logs
+        pass
+
+
+def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False) -> BaseWSGIServer:
+    """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``)."""
+    handler = _QuietHandler if quiet else None
+    return make_server(host, port, _OneAtATime(app), threaded=True, request_handler=handler)
+
+
+def serve(store: Store, host: str = "127.0.0.1", port: int = 8080) -> int:
+    """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``)."""
+    app = create_app(store)
+    try:
+        server = make_web_server(app, host, port)
+    except (OSError, SystemExit) as e:  # werkzeug prints the reason and exits on a busy port
+        reason = getattr(e, "strerror", None) or "see above"
+        print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
+        return 2
+    print(f"rmq-inspect web: serving {store.root} read-only on http://{host}:{server.server_port}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,397 @@
+"""What each page shows, as plain dicts built from engine results (shared by the HTML pages and the JSON API).
+
+No Flask here and no byte parsing: every value comes from an engine method or an engine view
+(``inspector.engine.views``), so the field names are the CLI's ``--json`` names. Integers stay integers;
+``web.api`` turns the 64-bit offsets into strings on the way to the browser.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from inspector.engine import BadInput, Message, NotFound, Problem, Store, StoreError
+from inspector.engine.body import decompress_body
+from inspector.engine.indexfile import IndexFileReader
+from inspector.engine.layout import Region, regions
+from inspector.engine.overview import id_overview, store_overview
+from inspector.engine.slots import busiest_slots, slot_occupancy, walk_slot
+from inspector.engine.teaching import build_steps, lookup
+from inspector.engine.views import chain_view, index_file_view, message_view, problem_view, queue_view
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps that keep every response bounded, whatever the store holds."""
+
+    page_size: int = 50  # messages per list page (default)
+    max_page_size: int = 500
+    list_body_bytes: int = 256  # body bytes per message in a list (API base64, page preview)
+    body_bytes: int = 64 * 1024  # body bytes of one message shown or sent
+    hex_length: int = 768  # default hex page
+    max_hex_length: int = 8192
+    max_chain_items: int = 200  # items drawn / sent per index file
+    max_problems: int = 200
+    scan_entries: int = 20_000  # commitlog entries one list page may walk to fill itself
+
+
+# -- overview ---------------------------------------------------------------------------------------------------
+
+
+def overview(store: Store, limits: Limits) -> dict:
+    """``store_overview``: what the CLI's ``info --json`` gives, same field names; the problem list capped
+    (``problem_count`` is the full number)."""
+    d = store_overview(store)
+    d["problem_count"] = len(d["problems"])
+    d["problems"] = d["problems"][: limits.max_problems]
+    return d
+
+
+# -- messages ----------------------------------------------------------------------------------------------------
+
+
+def body_preview(msg: Message, limit: int = 80) -> str:
+    if msg.compressed:
+        return f"[{msg.compression} compressed, {len(msg.body)} bytes]"
+    text = msg.body[:limit].decode("utf-8", "replace")
+    text = "".join(ch if ch.isprintable() else "." for ch in text)
+    return text + ("…" if len(msg.body) > limit else "")
+
+
+def _list_row(msg: Message, limits: Limits) -> dict:
+    view = message_view(msg, body_limit=limits.list_body_bytes)
+    view["body_preview"] = body_preview(msg)
+    return view
+
+
+def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
+                 limits: Limits) -> dict:
+    """One page of messages: queue order with topic+queue (``from`` = queue offset), else commitlog order
+    (``from`` = physical offset; with a topic, only that topic's messages, walking at most ``scan_entries``)."""
+    rows: list[dict] = []
+    problems: list[dict] = []
+    result = {"topic": topic, "queue_id": queue_id, "from": start, "limit": limit, "messages": rows,
+              "problems": problems, "next_from": None, "prev_from": None}
+    if topic is not None and queue_id is not None:
+        info = store.queue(topic, queue_id).info()  # NotFound for an unknown queue
+        first = max(start or 0, info.min_offset)
+        result.update(order="queue", queue=queue_view(info), **{"from": first})
+        last = None
+        for unit, item in store.queue_messages(topic, queue_id, first):
+            if isinstance(item, Problem):
+                problems.append(problem_view(item))
+                if len(problems) >= limits.max_problems:
+                    break
+                continue
+            if len(rows) >= limit:
+                result["next_from"] = unit.queue_offset
+                break
+            rows.append(_list_row(item, limits) | {"cq_queue_offset": unit.queue_offset})
+            last = unit.queue_offset
+        if result["next_from"] is None and last is not None and last + 1 < info.max_offset:
+            result["next_from"] = last + 1
+        if first > info.min_offset:
+            result["prev_from"] = max(info.min_offset, first - limit)
+        return result
+    result["order"] = "commitlog"
+    result["from"] = store.min_offset if start is None else start
+    scanned = 0
+    for entry in store.entries(start):
+        scanned += 1
+        if isinstance(entry, Problem):
+            if len(problems) < limits.max_problems:
+                problems.append(problem_view(entry))
+        elif isinstance(entry, Message) and (topic is None or entry.topic == topic):
+            if len(rows) >= limit:
+                result["next_from"] = entry.physical_offset
+                break
+            rows.append(_list_row(entry, limits))
+        if scanned >= limits.scan_entries and not isinstance(entry, Problem):
+            result["next_from"] = entry.physical_offset + entry.total_size  # after this message or BLANK
+            result["scan_stopped"] = f"stopped after walking {scanned} records"
+            break
+    return result
+
+
+def message_detail(store: Store, offset: int, limits: Limits, body_format: str) -> dict:
+    """One message, every field (``message_view`` with the decompressed body), plus the body shown as text,
+    JSON or hex (capped at ``body_bytes``)."""
+    msg = get_message_or_404(store, offset)
+    view = message_view(msg, decompress=True, body_limit=limits.body_bytes)
+    try:
+        plain, body_error = decompress_body(msg), None
+    except StoreError as e:
+        plain, body_error = msg.body, e.reason
+    shown = plain[: limits.body_bytes]
+    return {
+        "message": view,
+        "next_offset": msg.end_offset if store.commitlog.segment_for(msg.end_offset) else None,
+        "body_format": body_format,
+        "body_error": body_error,
+        "body_shown": len(shown),
+        "body_total": len(plain),
+        "body_text": _body_as(shown, body_format, complete=len(shown) == len(plain)),
+    }
+
+
+def _body_as(data: bytes, fmt: str, *, complete: bool) -> str:
+    if fmt == "hex":
+        return "\n".join(
+            f"{i:08x}  {data[i:i + 16].hex(' '):<47}  " + "".join(chr(b) if 32 <= b < 127 else "." for b in data[i:i + 16])
+            for i in range(0, len(data), 16)
+        )
+    text = data.decode("utf-8", "replace")
+    if fmt == "json":
+        if not complete:
+            return "(body is larger than the display cap; shown as text)\n" + text
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        except ValueError as e:
+            return f"(not JSON: {e})\n{text}"
+    return text
+
+
+def get_message_or_404(store: Store, offset: int) -> Message:
+    """The message starting at ``offset``; NotFound when none starts there (or it cannot be read)."""
+    try:
+        return store.message_at(offset)
+    except NotFound:
+        raise
+    except StoreError as e:
+        raise NotFound(f"no readable message starts at physical offset {offset}: {e.reason}", e.file, e.offset) from None
+
+
+# -- hex ----------------------------------------------------------------------------------------------------------
+
+
+def _region_dict(r: Region) -> dict:
+    return {"kind": r.kind, "start": r.start, "end": r.end, "label": r.label,
+            "fields": [{"number": f.number, "name": f.name, "start": f.start, "length": f.length, "value": f.value}
+                       for f in r.fields]}
+
+
+def _region_at(store: Store, offset: int) -> Region | None:
+    if store.commitlog.segment_for(offset) is None:
+        return None
+    found = regions(store.commitlog, offset, offset + 1)
+    return found[0] if found else None
+
+
+def hex_page(store: Store, offset: int, length: int) -> dict:
+    """A page of the log around ``offset`` (within its segment) with the regions it overlaps.
+
+    ``current`` is the region holding ``offset`` (the record the page is about); ``prev_offset`` and
+    ``next_offset`` are the starts of the regions before and after it, across segments.
+    """
+    seg = store.commitlog.segment_for(offset)
+    if seg is None:
+        raise NotFound(f"physical offset {offset} is in no commitlog segment", store.commitlog.directory, offset)
+    seg_end = seg.start_offset + seg.file_size
+    start = max(seg.start_offset, min((offset - length // 4) // 16 * 16, seg_end - length))
+    end = min(seg_end, start + length)
+    data = store.commitlog.read(start, end - start)
+    end = start + len(data)
+    regs = regions(store.commitlog, start, end) if data else []
+    current = next((r for r in regs if r.start <= offset < r.end), None)
+    prev_offset = next_offset = None
+    if current is not None:
+        before = next((r for r in reversed(regs) if r.end == current.start), None) or (
+            _region_at(store, current.start - 1) if current.start > 0 else None)
+        prev_offset = before.start if before is not None else None
+        next_offset = current.end if store.commitlog.segment_for(current.end) is not None else None
+    return {
+        "offset": offset,
+        "window_start": start,
+        "window_end": end,
+        "length": len(data),
+        "segment": {"name": seg.name, "file": seg.file, "start_offset": seg.start_offset, "end_offset": seg_end},
+        "bytes_hex": data.hex(),
+        "regions": [_region_dict(r) for r in regs],
+        "current": None if current is None else {"kind": current.kind, "start": current.start, "end": current.end,
+                                                 "label": current.label},
+        "prev_offset": prev_offset,
+        "next_offset": next_offset,
+    }
+
+
+def hex_rows(page: dict, data: bytes) -> list[dict]:
+    """Rows of 16 bytes, each a list of spans: a run of bytes of one field (or one region without fields)."""
+    start = page["window_start"]
+    owner: list[tuple[int, int | None]] = [(-1, None)] * len(data)  # byte -> (region index, field index)
+    for ri, r in enumerate(page["regions"]):
+        a, b = max(r["start"], start), min(r["end"], start + len(data))
+        for pos in range(a, b):
+            owner[pos - start] = (ri, None)
+        for fi, f in enumerate(r["fields"]):
+            for pos in range(max(f["start"], a), min(f["start"] + f["length"], b)):
+                owner[pos - start] = (ri, fi)
+    cur = page["current"]
+    message_number = {}
+    n = 0
+    for ri, r in enumerate(page["regions"]):
+        if r["kind"] == "message":
+            message_number[ri] = n
+            n += 1
+    rows = []
+    for row_start in range(0, len(data), 16):
+        spans = []
+        i = row_start
+        while i < min(row_start + 16, len(data)):
+            key = owner[i]
+            j = i + 1
+            while j < min(row_start + 16, len(data)) and owner[j] == key:
+                j += 1
+            spans.append(_span(page, data, start, i, j, key, cur, message_number))
+            i = j
+        rows.append({"offset": start + row_start, "spans": spans, "pad": 16 - (min(row_start + 16, len(data)) - row_start)})
+    return rows
+
+
+def _span(page, data, base, i, j, key, cur, message_number) -> dict:
+    ri, fi = key
+    chunk = data[i:j]
+    classes = []
+    title = "outside any known region"
+    first = base + i
+    last = base + j - 1
+    if ri >= 0:
+        r = page["regions"][ri]
+        classes.append(f"r-{r['kind']}")
+        if ri in message_number:
+            classes.append(f"tint{message_number[ri] % 2}")
+        if cur is not None and r["start"] == cur["start"]:
+            classes.append("current")
+        if first == r["start"]:
+            classes.append("rstart")
+        if last == r["end"] - 1:
+            classes.append("rend")
+        title = f"{r['kind']} {r['label']} [{r['start']}..{r['end']})"
+        if fi is not None:
+            f = r["fields"][fi]
+            value = f["value"] if len(f["value"]) <= 160 else f["value"][:160] + "…"
+            title = f"#{f['number']} {f['name']} = {value}\n{title}"
+            classes.append("field")
+    return {
+        "offset": first,
+        "region": ri,
+        "field": fi,
+        "classes": " ".join(classes),
+        "title": title,
+        "hex": chunk.hex(" "),
+        "ascii": "".join(chr(b) if 32 <= b < 127 else "." for b in chunk),
+    }
+
+
+# -- index chains ---------------------------------------------------------------------------------------------------
+
+
+def step_kind(hash_matches: bool, key_matches: bool | None) -> str:
+    """match: the key's own item; collision: same hash, another key; other: another hash in the slot;
+    unreadable: same hash but the message could not be read to compare keys."""
+    if not hash_matches:
+        return "other"
+    if key_matches is None:
+        return "unreadable"
+    return "match" if key_matches else "collision"
+
+
+def chain_data(store: Store, topic: str, key: str, limits: Limits) -> dict:
+    """``Store.chain`` for topic#key in every index file (newest first), items capped per file."""
+    walks = store.chain(topic, key)
+    readers = {r.rel: r for r in store.index_files()}
+    files = []
+    for walk in walks:
+        view = chain_view(walk)
+        reader = readers.get(walk.file)
+        items = view["items"]
+        for it in items:
+            it["kind"] = step_kind(it["hash_matches"], it["key_matches"])
+        view.update(
+            name=reader.name if reader else walk.file.rsplit("/", 1)[-1],
+            slot_count=reader.slot_count if reader else None,
+            item_total=len(items),
+            counts={k: sum(1 for it in items if it["kind"] == k) for k in ("match", "collision", "other", "unreadable")},
+            items=items[: limits.max_chain_items],
+            items_truncated=len(items) > limits.max_chain_items,
+        )
+        files.append(view)
+    return {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
+            "key_hash": walks[0].key_hash if walks else None, "files": files}
+
+
+def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:
+    """The index file called ``name`` among the store's own (a name, never a path)."""
+    for reader in store.index_files():
+        if reader.name == name:
+            return reader
+    raise NotFound(f"no index file named {name!r} in this store", "index")
+
+
+def slot_data(store: Store, name: str, slot: int | None, limits: Limits, bins: int = 128) -> dict:
+    """One index file's slot occupancy strip and busiest slots, and with ``slot`` that slot's chain."""
+    reader = get_index_file_or_404(store, name)
+    result = {
+        "index_file": index_file_view(reader.info()),
+        "occupancy": slot_occupancy(reader, bins),
+        "busiest": [{"slot": s, "items": n} for s, n in busiest_slots(reader, 20)],
+        "slot": None,
+    }
+    if slot is None:
+        return result
+    if not 0 <= slot < reader.slot_count:
+        raise NotFound(f"{name} has {reader.slot_count} slots; there is no slot {slot}", reader.rel)
+    chain = walk_slot(reader, slot, limit=limits.max_chain_items + 1)
+    items = [
+        {"item": it.number, "key_hash": it.key_hash, "phy_offset": it.phy_offset, "time_diff": it.time_diff,
+         "time": it.time_ms(reader.header.begin_timestamp), "prev_index": it.prev_index}
+        for it in chain.items
+    ]
+    result["slot"] = {
+        "file": chain.file, "slot": chain.slot, "slot_position": chain.slot_position, "slot_value": chain.slot_value,
+        "stop_reason": chain.stop_reason, "items": items[: limits.max_chain_items],
+        "items_truncated": len(items) > limits.max_chain_items,
+    }
+    return result
+
+
+# -- teaching ----------------------------------------------------------------------------------------------------
+
+
+def teach_data(hashes: list[int], slot_count: int, step: int, lookup_hash: int | None) -> dict:
+    """The index after ``step`` inserts (0: empty), what the last insert changed, and a lookup's walk."""
+    steps = build_steps(hashes, slot_count)
+    if not 0 <= step <= len(steps):
+        raise BadInput(f"step must be in [0, {len(steps)}], not {step}")
+    if step == 0:
+        state = {"number": 0, "key_hash": None, "slot": None, "old_slot_value": None, "slots": [0] * slot_count,
+                 "items": [], "hash_slot_count": 0, "index_count": 1,
+                 "explanation": f"An empty index: {slot_count} slots all 0, indexCount 1 (item 0 is never used)."}
+    else:
+        s = steps[step - 1]
+        state = {"number": s.number, "key_hash": s.key_hash, "slot": s.slot, "old_slot_value": s.old_slot_value,
+                 "slots": list(s.slots), "items": [{"item": i.number, "key_hash": i.key_hash, "prev_index": i.prev_index}
+                                                   for i in s.items],
+                 "hash_slot_count": s.hash_slot_count, "index_count": s.index_count, "explanation": s.explanation}
+    if lookup_hash is None:
+        lookup_hash = state["key_hash"] if state["key_hash"] is not None else (abs(hashes[0]) if hashes else 0)
+    walk = lookup(steps[:step], lookup_hash)
+    return {
+        "hashes": [abs(h) for h in hashes],
+        "slot_count": slot_count,
+        "step": step,
+        "steps": len(steps),
+        "prev_step": step - 1 if step > 0 else None,
+        "next_step": step + 1 if step < len(steps) else None,
+        "state": state,
+        "lookup": {"key_hash": walk.key_hash, "slot": walk.slot, "visited": list(walk.visited),
+                   "matches": list(walk.matches)},
+    }
+
+
+# -- ids -----------------------------------------------------------------------------------------------------------
+
+
+def resolve_data(store: Store, text: str) -> dict:
+    """``id_overview``: both readings of a 32/56-hex id (the CLI's ``decode-id --json`` fields), each checked
+    against the store; ``found_as`` is empty when neither is in it."""
+    return id_overview(text, store)

@@ -1,0 +1,100 @@
+"""HTML pages. Each view reads its arguments, calls one ``web.data`` function (one engine call) and renders."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template, request, url_for
+
+from inspector.engine.records import fmt_time
+from web import data, svg
+from web.offsets import stringify_offsets
+from web.params import (
+    body_format_arg,
+    chain_args,
+    get_limits,
+    get_store,
+    hex_args,
+    list_args,
+    offset_value,
+    slot_args,
+    teach_args,
+    text_arg,
+)
+
+bp = Blueprint("pages", __name__)
+
+
+def message_link(offset: int) -> str:
+    return url_for("pages.message", offset=offset)
+
+
+@bp.app_template_filter("when")
+def when(ms: int | None) -> str:
+    """Compact local time for tables; the JSON API carries the raw ms."""
+    if not ms:
+        return "-"
+    full = fmt_time(ms)
+    return full[:23].replace("T", " ") if not full.startswith("invalid") else full
+
+
+@bp.route("/")
+def overview():
+    return render_template("overview.html", d=data.overview(get_store(), get_limits()))
+
+
+@bp.route("/messages")
+def messages():
+    d = data.message_list(get_store(), limits=get_limits(), **list_args())
+    return render_template("messages.html", d=d)
+
+
+@bp.route("/message/<offset>")
+def message(offset: str):
+    d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
+    return render_template("message.html", d=d, m=d["message"])
+
+
+@bp.route("/hex")
+def hex_view():
+    d = data.hex_page(get_store(), *hex_args())
+    rows = data.hex_rows(d, bytes.fromhex(d["bytes_hex"]))
+    script_data = stringify_offsets({"current": d["current"], "regions": d["regions"]})
+    return render_template("hex.html", d=d, rows=rows, script_data=script_data)
+
+
+@bp.route("/chain")
+def chain():
+    topic, key = chain_args()
+    d = data.chain_data(get_store(), topic, key, get_limits()) if topic is not None else None
+    drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
+    return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
+                           legend=svg.legend(("match", "collision", "other", "unreadable")))
+
+
+@bp.route("/slot")
+def slot():
+    name, slot_no = slot_args()
+    if name is None:
+        return render_template("slot.html", d=None, files=[r.info() for r in get_store().index_files()])
+    d = data.slot_data(get_store(), name, slot_no, get_limits())
+    f = d["index_file"]
+    strip = svg.heat_strip(d["occupancy"], f["slot_count"], lambda s: url_for("pages.slot", file=f["name"], slot=s),
+                           slot_no)
+    drawing = svg.slot_svg(d["slot"], message_link) if d["slot"] else None
+    return render_template("slot.html", d=d, strip=strip, drawing=drawing, files=None)
+
+
+@bp.route("/teach")
+def teach():
+    hashes, slots, step, lookup_hash = teach_args()
+    d = data.teach_data(hashes, slots, step, lookup_hash)
+    return render_template("teach.html", d=d, drawing=svg.teach_svg(d), hashes_text=",".join(map(str, hashes)),
+                           lookup_arg=request.args.get("lookup", ""))
+
+
+@bp.route("/resolve")
+def resolve():
+    text = text_arg("id")
+    if text is None:
+        return render_template("resolve.html", d=None, id_text="")
+    d = data.resolve_data(get_store(), text)
+    return render_template("resolve.html", d=d, id_text=text), (200 if d["found_as"] else 404)

@@ -1,0 +1,129 @@
+"""Request arguments: parsed strictly, a bad one is a 400 naming it (never a 500 further down)."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, current_app, request
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT = re.compile(r"^[+-]?[0-9]{1,19}$")
+MAX_TEXT = 4096  # no argument we take is longer (topics are <= 32767 bytes in theory; in practice < 256)
+
+
+def parse_int(text: str, name: str, low: int = INT64_MIN, high: int = INT64_MAX) -> int:
+    """A decimal integer in [low, high]; 400 otherwise."""
+    text = text.strip()
+    if not _INT.fullmatch(text):
+        abort(400, description=f"{name} must be a decimal integer, not {text[:40]!r}")
+    value = int(text)
+    if not low <= value <= high:
+        abort(400, description=f"{name} must be in [{low}, {high}], not {value}")
+    return value
+
+
+def int_arg(name: str, default: int | None = None, *, low: int = INT64_MIN, high: int = INT64_MAX,
+            required: bool = False) -> int | None:
+    """Query argument ``name`` as an int; an empty value counts as absent."""
+    text = request.args.get(name, "")
+    if not text.strip():
+        if required:
+            abort(400, description=f"{name} is required")
+        return default
+    return parse_int(text, name, low, high)
+
+
+def text_arg(name: str, *, required: bool = False) -> str | None:
+    """Query argument ``name`` as text (bounded length, no control characters other than tab)."""
+    text = request.args.get(name)
+    if text is None or text == "":
+        if required:
+            abort(400, description=f"{name} is required")
+        return None
+    if len(text) > MAX_TEXT:
+        abort(400, description=f"{name} is longer than {MAX_TEXT} characters")
+    if any(ord(c) < 32 and c != "\t" for c in text):
+        abort(400, description=f"{name} contains control characters")
+    return text
+
+
+def int_list_arg(name: str, default: tuple[int, ...], *, max_items: int, low: int, high: int) -> list[int]:
+    """Comma- or space-separated integers."""
+    text = request.args.get(name, "")
+    if not text.strip():
+        return list(default)
+    parts = [p for p in re.split(r"[\s,]+", text.strip()) if p]
+    if len(parts) > max_items:
+        abort(400, description=f"{name} takes at most {max_items} values, not {len(parts)}")
+    return [parse_int(p, name, low, high) for p in parts]
+
+
+# -- the arguments of each page (the HTML page and its /api/ twin take the same) ---------------------------------
+
+BODY_FORMATS = ("text", "json", "hex")
+INDEX_NAME_LENGTH = 17  # yyyyMMddHHmmssSSS
+
+
+def get_store():
+    """The store opened at start (``create_app``); requests never name a path."""
+    return current_app.extensions["rmq_store"]
+
+
+def get_limits():
+    return current_app.extensions["rmq_limits"]
+
+
+def list_args() -> dict:
+    limits = get_limits()
+    topic = text_arg("topic")
+    queue_id = int_arg("queue", low=0, high=(1 << 31) - 1)
+    if queue_id is not None and topic is None:
+        abort(400, description="queue needs a topic")
+    return {"topic": topic, "queue_id": queue_id, "start": int_arg("from", low=0),
+            "limit": int_arg("limit", limits.page_size, low=1, high=limits.max_page_size)}
+
+
+def offset_value(text: str) -> int:
+    return parse_int(text, "offset", 0)
+
+
+def body_format_arg() -> str:
+    fmt = request.args.get("body", "text")
+    if fmt not in BODY_FORMATS:
+        abort(400, description=f"body must be one of {', '.join(BODY_FORMATS)}")
+    return fmt
+
+
+def hex_args() -> tuple[int, int]:
+    limits = get_limits()
+    offset = int_arg("offset", get_store().min_offset, low=0)
+    length = int_arg("length", limits.hex_length, low=16, high=limits.max_hex_length)
+    return offset, length
+
+
+def chain_args() -> tuple[str | None, str | None]:
+    topic, key = text_arg("topic"), text_arg("key")
+    if (topic is None) != (key is None):
+        abort(400, description="a chain needs both topic and key")
+    return topic, key
+
+
+def slot_args() -> tuple[str | None, int | None]:
+    """``file`` is an index file NAME, checked against the store's own list later; never a path."""
+    name = text_arg("file")
+    slot = int_arg("slot", low=0, high=(1 << 31) - 1)
+    if name is not None and not (len(name) == INDEX_NAME_LENGTH and name.isascii() and name.isdigit()):
+        abort(400, description="file must be an index file name (17 digits, e.g. 20250919090000196), not a path")
+    if name is None and slot is not None:
+        abort(400, description="slot needs file")
+    return name, slot
+
+
+def teach_args() -> tuple[list[int], int, int, int | None]:
+    from inspector.engine.teaching import DEFAULT_HASHES, DEFAULT_SLOTS
+
+    hashes = int_list_arg("hashes", DEFAULT_HASHES, max_items=32, low=-(1 << 31), high=(1 << 31) - 1)
+    slots = int_arg("slots", DEFAULT_SLOTS, low=1, high=64)
+    step = int_arg("step", 0, low=0, high=len(hashes))
+    lookup_hash = int_arg("lookup", low=-(1 << 31), high=(1 << 31) - 1)
+    return hashes, slots, step, lookup_hash

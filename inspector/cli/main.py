@@ -15,7 +15,7 @@ from inspector.engine import BadInput, NotFound, Store, StoreError
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 0, 1, 2, 3
 SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark")
+               "web", "spark", "tour", "exercises", "templates")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
     p.add_argument("--json", action="store_true")
+
+    from inspector.cli import workshop  # tour, exercises, templates
+
+    workshop.add_parsers(sub, _store_args, _int)
     return parser
 
 
@@ -154,6 +158,10 @@ def run(args: argparse.Namespace) -> int:
         from inspector.cli import maintenance
 
         return maintenance.run_write(args)
+    if args.command in ("tour", "exercises", "templates"):
+        from inspector.cli import workshop
+
+        return workshop.run(args, _open)
     with _open(args) as store:
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command

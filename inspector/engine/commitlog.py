@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import os
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.engine import bulk
 from inspector.engine.decode import (
     MIN_RECORD_SIZE,
     RecordError,
@@ -16,11 +19,12 @@ from inspector.engine.decode import (
     stored_physical_offset,
 )
 from inspector.engine.errors import NotFound, StoreError
-from inspector.engine.mapped import MappedFile, first_nonzero, is_all_zero, offset_named_files
+from inspector.engine.mapped import MappedFile, PageReleaser, first_nonzero, is_all_zero, offset_named_files
 from inspector.engine.records import Blank, Message, Problem, Segment
 from parsers import commitlog as cl
 
 Entry = Message | Blank | Problem
+Item = Message | Blank | Problem | bulk.MessageBatch | bulk.Run
 
 _PATTERNS = {
     "v1": cl.MAGIC_V1.to_bytes(4, "big", signed=True),
@@ -85,6 +89,7 @@ class CommitLog:
         self.segment_size_inferred = segment_size is None
         self._maps: dict[int, MappedFile] = {}
         self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
+        self._scans: dict[tuple[int, bool], SegmentScan] = {}  # (segment start, check_crc) -> its walk
         self.problems: list[Problem] = self._layout_problems()
         self._last_data_index = self._find_last_data_index()
 
@@ -171,6 +176,7 @@ class CommitLog:
         return self.map(seg).read(offset - seg.start_offset, length)
 
     MARK_EVERY = 1024
+    STEP = 4 << 20  # sequential walks release the pages behind them every STEP bytes (flat resident memory)
 
     def boundary_before(self, offset: int) -> int:
         """A record start at or before ``offset`` in its segment: the start of the record holding it when the
@@ -186,20 +192,22 @@ class CommitLog:
         target = offset - seg.start_offset
         cur = marks[bisect.bisect_right(marks, target) - 1]
         mf = self.map(seg)
-        buf, limit = mf.buf, mf.size
         walked = 0
-        while limit - cur >= 8:
-            total, magic = peek_head(buf, cur)
-            if (magic not in cl.MESSAGE_MAGICS or total < MIN_RECORD_SIZE or total > limit - cur
-                    or limit - cur < 36 or stored_physical_offset(buf, cur) != seg.start_offset + cur):
-                break  # a BLANK, the zero tail or damage: the caller's entries() walk takes over here
-            if cur + total > target:
-                break
-            cur += total
-            walked += 1
-            if walked % self.MARK_EVERY == 0:
-                bisect.insort(marks, cur)
-        return seg.start_offset + cur
+        chunk = 1 << 16
+        while True:
+            starts, end = bulk.walk_boundaries(mf.array if mf.size else b"", cur, mf.size,
+                                               segment_start=seg.start_offset, stop_at=target, max_records=chunk)
+            n = len(starts)
+            # remember the start of every MARK_EVERY-th record walked (or the end when that is where it falls)
+            for k in range(self.MARK_EVERY - walked % self.MARK_EVERY, n + 1, self.MARK_EVERY):
+                mark = int(starts[k]) if k < n else end
+                i = bisect.bisect_left(marks, mark)
+                if i == len(marks) or marks[i] != mark:
+                    marks.insert(i, mark)
+            walked += n
+            cur = end
+            if n < chunk:
+                return seg.start_offset + cur
 
     def message_at(self, offset: int) -> Message:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""
@@ -240,74 +248,152 @@ class CommitLog:
             yield from self._segment_entries(seg, start_pos if i == start_index else 0, check_crc, i)
 
     def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int) -> Iterator[Entry]:
+        for item in self._segment_items(seg, pos, check_crc, index, "batches"):
+            if isinstance(item, bulk.MessageBatch):
+                yield from item.messages()
+            else:
+                yield item
+
+    def segment_batches(self, segment: Segment, position: int = 0, *, check_crc: bool = True,
+                        batch_size: int = 1 << 15) -> Iterator[bulk.MessageBatch | Blank | Problem | Message]:
+        """One segment from ``position`` as :meth:`entries` walks it, clean records decoded in columnar batches.
+
+        Yields :class:`~inspector.engine.bulk.MessageBatch` (runs of records with nothing to report, at most
+        ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
+        in log order: expanding each batch with ``batch.messages()`` gives exactly ``entries()``.
+        """
+        return self._segment_items(segment, position, check_crc, self.segments.index(segment), "batches",
+                                   batch_size=batch_size)
+
+    def _segment_items(self, seg: Segment, pos: int, check_crc: bool, index: int, mode: str, *,
+                       batch_size: int = 1 << 15, crc_property: bool = False, stop_at: int | None = None,
+                       on_message=None) -> Iterator[Item]:
+        """The walk of one segment: runs of clean records the fast way, every other record the careful way.
+
+        ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as bulk.Run figures only) or "tables"
+        (each bulk.Run followed by its bulk.VerifyTable, for verify). The careful
+        step (_careful_step) decides everything about a record that is not clean, so both modes see
+        the same Blanks and Problems as a record-by-record walk. ``on_message`` is called with each Message
+        of a careful step and returns extra Problems (verify's __CRC32# check). ``stop_at``: stop at the
+        first record boundary at or past it (without the careful step there).
+        """
         try:
             mf = self.map(seg)
         except StoreError as e:
             yield Problem(seg.file, 0, e.reason, "unreadable-file")
             return
         buf, limit = mf.buf, mf.size
+        arr = mf.array
         is_last = index >= self._last_data_index
-        while True:
-            if limit - pos < 8:
-                if pos < limit and not is_all_zero(buf, pos, limit):
-                    yield Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")
-                elif not is_last:
-                    yield Problem(seg.file, pos, "segment ends without a BLANK record", "no-blank")
-                return
-            total, magic = peek_head(buf, pos)
-            if magic == cl.MAGIC_BLANK:
-                yield Blank(seg.file, pos, seg.start_offset + pos, total)
-                expected = (self.segment_size or limit) - pos
-                if total != expected:
-                    yield Problem(
-                        seg.file, pos, f"BLANK record says {total} bytes but {expected} remain", "blank-size", "warning"
-                    )
-                return
-            if total == 0 and magic == 0:
-                nonzero = first_nonzero(buf, pos, limit)
-                if nonzero >= limit:
-                    if not is_last:
-                        yield Problem(
-                            seg.file, pos, f"data ends at {pos} with {limit - pos} zero bytes and no BLANK record",
-                            "no-blank",
-                        )
-                    return  # the normal end of the log (zero tail of the active segment)
-                # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
-                resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
-                if resync is None:
-                    yield Problem(
-                        seg.file, pos,
-                        f"end of data at {pos}; {limit - nonzero} bytes after it (from {nonzero}) hold no readable record",
-                        "garbage-after-end" if is_last else "unreadable-bytes",
-                    )
+        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
+        end_at = limit if stop_at is None else stop_at
+        pages = PageReleaser(mf, pos)
+        step = self.STEP
+        try:
+            while True:
+                soft = pos + step
+                if mode == "runs":
+                    run = bulk.check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at, flags=flags,
+                                         soft_stop=soft)
+                    if run.count:
+                        yield run
+                        pos = run.end
+                    if soft <= pos < end_at:
+                        pages.advance(pos)
+                        continue
+                elif mode == "tables":
+                    run, table, cut = bulk.verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at,
+                                                      flags=flags, soft_stop=soft)
+                    if run.count:
+                        yield run
+                        if table is not None:
+                            yield table
+                        pos = run.end
+                    if cut:
+                        pages.advance(pos)
+                        continue
+                else:
+                    batch = bulk.decode_batch(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at,
+                                              max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
+                    if len(batch):
+                        yield batch
+                        pos = batch.end
+                    if batch.cut:
+                        pages.advance(pos)
+                        continue
+                pages.advance(pos)
+                if stop_at is not None and pos >= stop_at:
                     return
-                yield Problem(
-                    seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
-                    "zeroed-region",
-                )
-                pos = resync
-                continue
-            try:
-                msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
-            except RecordError as e:
-                resync = self._resync(buf, pos + 1, limit, seg)
-                if resync is None:
-                    tail = " (torn tail: the log ends here)" if is_last else ""
-                    yield Problem(seg.file, pos, f"{e.reason}{tail}", e.code)
+                found, nxt = self._careful_step(buf, pos, limit, seg, is_last, check_crc)
+                for entry in found:
+                    yield entry
+                    if on_message is not None and isinstance(entry, Message):
+                        yield from on_message(entry)
+                if nxt is None:
                     return
-                yield Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}", e.code)
-                pos = resync
-                continue
-            if msg.stored_physical_offset != msg.physical_offset:
-                yield Problem(
+                pos = nxt
+        finally:
+            pages.finish(pos)
+
+    def _careful_step(self, buf, pos: int, limit: int, seg: Segment, is_last: bool,
+                      check_crc: bool) -> tuple[list[Entry], int | None]:
+        """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop)."""
+        if limit - pos < 8:
+            if pos < limit and not is_all_zero(buf, pos, limit):
+                return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None
+            if not is_last:
+                return [Problem(seg.file, pos, "segment ends without a BLANK record", "no-blank")], None
+            return [], None
+        total, magic = peek_head(buf, pos)
+        if magic == cl.MAGIC_BLANK:
+            found: list[Entry] = [Blank(seg.file, pos, seg.start_offset + pos, total)]
+            expected = (self.segment_size or limit) - pos
+            if total != expected:
+                found.append(Problem(
+                    seg.file, pos, f"BLANK record says {total} bytes but {expected} remain", "blank-size", "warning"
+                ))
+            return found, None
+        if total == 0 and magic == 0:
+            nonzero = first_nonzero(buf, pos, limit)
+            if nonzero >= limit:
+                if not is_last:
+                    return [Problem(
+                        seg.file, pos, f"data ends at {pos} with {limit - pos} zero bytes and no BLANK record",
+                        "no-blank",
+                    )], None
+                return [], None  # the normal end of the log (zero tail of the active segment)
+            # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
+            resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
+            if resync is None:
+                return [Problem(
                     seg.file, pos,
-                    f"PHYSICALOFFSET field is {msg.stored_physical_offset} but the record is at {msg.physical_offset}",
-                    "offset-mismatch",
-                )
-            if check_crc and not msg.body_crc_ok:
-                yield Problem(seg.file, pos, f"body CRC {msg.body_crc} does not match the body", "crc-mismatch")
-            yield msg
-            pos += msg.total_size
+                    f"end of data at {pos}; {limit - nonzero} bytes after it (from {nonzero}) hold no readable record",
+                    "garbage-after-end" if is_last else "unreadable-bytes",
+                )], None
+            return [Problem(
+                seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
+                "zeroed-region",
+            )], resync
+        try:
+            msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
+        except RecordError as e:
+            resync = self._resync(buf, pos + 1, limit, seg)
+            if resync is None:
+                tail = " (torn tail: the log ends here)" if is_last else ""
+                return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
+            return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",
+                            e.code)], resync
+        found = []
+        if msg.stored_physical_offset != msg.physical_offset:
+            found.append(Problem(
+                seg.file, pos,
+                f"PHYSICALOFFSET field is {msg.stored_physical_offset} but the record is at {msg.physical_offset}",
+                "offset-mismatch",
+            ))
+        if check_crc and not msg.body_crc_ok:
+            found.append(Problem(seg.file, pos, f"body CRC {msg.body_crc} does not match the body", "crc-mismatch"))
+        found.append(msg)
+        return found, pos + msg.total_size
 
     def _resync(self, buf, start: int, limit: int, seg: Segment) -> int | None:
         """First position >= start where a plausible record begins (bounded: each candidate is checked once)."""
@@ -336,25 +422,178 @@ class CommitLog:
             return False
         return True
 
-    def scan_segment(self, segment: Segment, *, check_crc: bool = True) -> SegmentScan:
-        """Walk one segment and summarise it (used by info and verify)."""
+    def scan_segment(self, segment: Segment, *, check_crc: bool = True, workers: int | None = None) -> SegmentScan:
+        """Walk one segment and summarise it (used by info and verify); remembered until close().
+
+        ``workers``: threads walking parts of the segment at once (default: up to 2 when the fast path is
+        compiled); the result is the same for any number.
+        """
+        key = (segment.start_offset, check_crc)
+        scan = self._scans.get(key)
+        if scan is None:
+            scan = self.summarise_segment(segment, check_crc=check_crc, workers=workers).scan
+        return scan
+
+    def summarise_segment(self, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,
+                          on_message=None, on_table=None, workers: int | None = None) -> SegmentSummary:
+        """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
+        and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
+        each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
+        with a :class:`~inspector.engine.bulk.VerifyTable` of every run of clean records (verify's
+        cross-checks); the tables are not kept.
+        """
         index = self.segments.index(segment)
         messages = 0
         data_end = 0
         blank_pos = blank_size = None
-        first_ts = last_ts = 0
+        first_ts = last_ts = max_ts = 0
         problems: list[Problem] = []
-        for entry in self._segment_entries(segment, 0, check_crc, index):
-            if isinstance(entry, Message):
-                messages += 1
-                data_end = entry.position + entry.total_size
+        every: list[Problem] = []
+        extra_ids: set[int] = set()
+
+        def extras(msg: Message) -> Iterator[Problem]:
+            for p in on_message(msg):
+                extra_ids.add(id(p))
+                yield p
+
+        for item in self._summary_items(segment, index, check_crc, crc_property,
+                                        extras if on_message is not None else None, workers, on_table is not None):
+            if isinstance(item, bulk.Run):
+                messages += item.count
+                data_end = item.end
                 if not first_ts:
-                    first_ts = entry.store_timestamp
-                last_ts = entry.store_timestamp
-            elif isinstance(entry, Blank):
-                blank_pos, blank_size = entry.position, entry.total_size
-                data_end = entry.position
+                    first_ts = item.first_store_timestamp
+                last_ts = item.last_store_timestamp
+                max_ts = max(max_ts, item.max_store_timestamp)
+            elif isinstance(item, bulk.VerifyTable):
+                on_table(item)
+            elif isinstance(item, Message):
+                messages += 1
+                data_end = item.position + item.total_size
+                if not first_ts:
+                    first_ts = item.store_timestamp
+                last_ts = item.store_timestamp
+                max_ts = max(max_ts, item.store_timestamp)
+            elif isinstance(item, Blank):
+                blank_pos, blank_size = item.position, item.total_size
+                data_end = item.position
             else:
-                problems.append(entry)
+                every.append(item)
+                if id(item) not in extra_ids:
+                    problems.append(item)
         preallocated = index > self._last_data_index and messages == 0 and not problems
-        return SegmentScan(segment, messages, data_end, blank_pos, blank_size, first_ts, last_ts, tuple(problems), preallocated)
+        scan = SegmentScan(segment, messages, data_end, blank_pos, blank_size, first_ts, last_ts, tuple(problems),
+                           preallocated)
+        self._scans[(segment.start_offset, check_crc)] = scan
+        return SegmentSummary(scan, max_ts, tuple(every))
+
+    PARALLEL_MIN_BYTES = 64 << 20  # smaller segments are walked by one thread
+    PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
+
+    def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
+                       workers: int | None, tables: bool = False) -> Iterator[Item | bulk.VerifyTable]:
+        """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
+        mode = "tables" if tables else "runs"
+        workers = default_workers() if workers is None else max(1, workers)
+        if workers < 2 or not bulk.numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
+            yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
+                                           on_message=on_message)
+            return
+        try:
+            mf = self.map(seg)
+        except StoreError:
+            yield from self._segment_items(seg, 0, check_crc, index, mode)
+            return
+        arr, limit = mf.array, mf.size
+        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
+        starts = [0]
+        pieces = max(workers, -(-limit // self.PARALLEL_CHUNK))
+        for k in range(1, pieces):
+            at = k * limit // pieces
+            found = bulk.find_clean(arr, at, limit, segment_start=seg.start_offset, flags=flags)
+            mf.release(at - EDGE, max(found, at) + EDGE)  # a fault may map a large folio (MBs) around it
+            if found > starts[-1]:
+                starts.append(found)
+        bounds = list(zip(starts, [*starts[1:], limit], strict=True))
+
+        def walk(bound: tuple[int, int]) -> list:
+            start, stop = bound
+            out: list = []
+            pos = start
+            while True:
+                soft = pos + self.STEP
+                if tables:
+                    run, table, cut = bulk.verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop,
+                                                      flags=flags, soft_stop=soft)
+                    out.append(run)
+                    if table is not None and len(table):
+                        out.append(table)
+                else:
+                    run = bulk.check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop, flags=flags,
+                                         soft_stop=soft)
+                    cut = soft <= run.end < stop
+                    out.append(run)
+                mf.release(pos, run.end)
+                pos = run.end
+                if not cut or pos >= stop:
+                    return out
+
+        pool = _pool(workers)
+        pending = [pool.submit(walk, b) for b in bounds[: workers + 1]]
+        submitted = len(pending)
+        pos = 0
+        broken = False
+        for start, stop in bounds:
+            future = pending.pop(0)
+            if submitted < len(bounds):
+                pending.append(pool.submit(walk, bounds[submitted]))
+                submitted += 1
+            items = future.result()
+            if broken:
+                continue
+            if pos != start:
+                broken = True
+                continue
+            for item in items:
+                if isinstance(item, bulk.Run):
+                    if item.count:
+                        yield item
+                    pos = item.end
+                else:
+                    yield item
+            mf.release(max(0, start - EDGE), pos)  # what faults mapped around the chunk's edges
+            if pos != stop:
+                broken = True
+        # the rest (the end of the segment, or damage) record by record from where the runs left off
+        yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
+                                       on_message=on_message)
+
+
+@dataclass(frozen=True)
+class SegmentSummary:
+    """``CommitLog.summarise_segment``: the SegmentScan, the largest store timestamp, every Problem in order."""
+
+    scan: SegmentScan
+    max_store_timestamp: int
+    problems: tuple[Problem, ...]
+
+
+EDGE = 2 << 20  # a page fault can map this much around it (large page-cache folios)
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    key = (os.getpid(), workers)  # a forked child must not use its parent's threads (they are not there)
+    pool = _pools.get(key)
+    if pool is None:
+        pool = _pools[key] = ThreadPoolExecutor(workers, thread_name_prefix="rmq-scan")
+    return pool
+
+
+def default_workers() -> int:
+    """Threads for the fast path: the CPUs this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))

@@ -1,0 +1,423 @@
+"""The speed targets of issue 8, measured: ``python benchmarks/run.py [--quick]``.
+
+Generates its stores once under ``benchmarks/data/`` (see datagen.py: records our own writer encodes,
+replicated to full segments, with their consume queues and index files), runs each target several times and
+prints a table of medians with min/max, the target beside each figure, and the machine. ``--quick`` uses
+128 MiB segments instead of 1 GiB (throughputs are per byte or per message, so the figures compare; the
+index file stays full-size) and finishes in about a minute once the data exists.
+
+Memory is measured in a fresh process per row (peak resident set, VmHWM). The Spark targets are measured
+by benchmarks/spark_vs_single.py, the terminal UI's hex/list/scroll targets by the TUI's own benchmarks;
+this suite times the TUI's first screen when ``inspector.tui.app.create_app`` is importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+import datagen  # noqa: E402
+
+from inspector.engine import Store, bulk  # noqa: E402
+from inspector.engine.records import Problem  # noqa: E402
+from inspector.engine.verify import verify  # noqa: E402
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+@dataclass
+class Row:
+    name: str
+    unit: str
+    values: list[float] = field(default_factory=list)
+    target: str = ""
+    met: bool | None = None  # None: no target (for information)
+    note: str = ""
+
+    def cells(self) -> list[str]:
+        if not self.values:
+            return [self.name, "-", "-", "-", self.unit, self.target, "skipped", self.note]
+        med = statistics.median(self.values)
+        met = "" if self.met is None else ("yes" if self.met else "NO")
+        return [self.name, _fmt(med), _fmt(min(self.values)), _fmt(max(self.values)), self.unit, self.target, met,
+                self.note]
+
+
+def _fmt(x: float) -> str:
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3f}"
+
+
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = "?"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                ram = f"{int(line.split()[1]) / (1 << 20):.1f} GiB"
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    try:
+        import numba
+
+        numba_version = numba.__version__ if bulk.numba_enabled() else f"{numba.__version__} (disabled)"
+    except ImportError:
+        numba_version = "no"
+    import numpy
+
+    return {
+        "cpu": cpu, "cores": f"{os.cpu_count()} ({usable} usable)", "ram": ram,
+        "python": platform.python_version(), "numpy": numpy.__version__, "numba": numba_version,
+        "crc": bulk.CRC_BACKEND, "os": platform.platform(),
+        "load average": " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
+    }
+
+
+def timed(fn, repeat: int) -> list[float]:
+    """Wall seconds of ``fn()`` per run; one untimed warm-up run first (kernels loaded, pages cached)."""
+    fn()
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+# --- the targets -----------------------------------------------------------------------------------------------
+
+
+def bench_walk(root: Path, repeat: int) -> Row:
+    with Store(root) as store:
+        seg = store.segments[0]
+        mf = store.commitlog.map(seg)
+        count = [0]
+
+        def walk() -> None:
+            pos, n = 0, 0
+            while True:
+                starts, end = bulk.walk_boundaries(mf.array, pos, mf.size, segment_start=seg.start_offset,
+                                                   max_records=1 << 16)
+                n += len(starts)
+                if len(starts) < 1 << 16:
+                    break
+                pos = end
+            count[0] = n
+
+        secs = timed(walk, repeat)
+    rates = [count[0] / s / 1e6 for s in secs]
+    return Row("boundary walk, one segment, 1 core", "M msgs/s", rates, ">= 3", statistics.median(rates) >= 3,
+               f"{count[0]:,} records, {seg.file_size / GiB:.3g} GiB")
+
+
+def bench_decode(root: Path, repeat: int) -> list[Row]:
+    with Store(root) as store:
+        seg = store.segments[0]
+        count = [0]
+
+        def decode() -> None:
+            n = 0
+            for item in store.commitlog.segment_batches(seg, check_crc=False):
+                if isinstance(item, bulk.MessageBatch):
+                    n += len(item)
+            count[0] = n
+
+        secs = timed(decode, repeat)
+        rates = [count[0] / s / 1e6 for s in secs]
+        rows = [Row("bulk decode (all header fields, topic, raw properties), 1 core", "M msgs/s", rates, ">= 1",
+                    statistics.median(rates) >= 1, "CommitLog.segment_batches; properties split on demand")]
+
+        sample = [0]
+
+        def with_maps() -> None:  # decode, then split the properties of every record into its map
+            n = 0
+            for item in store.commitlog.segment_batches(seg, check_crc=False):
+                if isinstance(item, bulk.MessageBatch):
+                    for i in range(len(item)):
+                        item.properties(i)
+                    n += len(item)
+                    if n >= 200_000:
+                        break
+            sample[0] = n
+
+        secs = timed(with_maps, max(1, repeat // 2))
+        rows.append(Row("  ... and every properties map parsed", "M msgs/s", [sample[0] / s / 1e6 for s in secs],
+                        note="first 200k records; for comparison"))
+
+        def messages() -> None:
+            n = 0
+            for _ in store.commitlog.entries(seg.start_offset, check_crc=False):
+                n += 1
+                if n >= 200_000:
+                    break
+            sample[0] = n
+
+        secs = timed(messages, max(1, repeat // 2))
+        rows.append(Row("  ... as Message objects (entries())", "M msgs/s", [sample[0] / s / 1e6 for s in secs],
+                        note="first 200k records; for comparison"))
+    return rows
+
+
+def bench_verify(root: Path, repeat: int) -> list[Row]:
+    size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
+    reports = []
+
+    def run() -> None:
+        with Store(root) as store:
+            reports.append(verify(store))
+
+    secs = timed(run, repeat)
+    report = reports[-1]
+    rates = [size / s / 1e9 for s in secs]
+    rows = [Row("verify (walk + decode + body CRC + cross-file), 2 cores", "GB/s", rates, ">= 1",
+                statistics.median(rates) >= 1,
+                f"{report.messages:,} msgs, {report.cq_units:,} units, {report.index_items:,} items, "
+                f"{len(report.problems)} problems")]
+
+    def cli() -> None:
+        subprocess.run([sys.executable, "-m", "inspector.cli.main", "verify", str(root)], cwd=ROOT, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    secs = timed(cli, max(1, repeat // 2))
+    rows.append(Row("  `rmq-inspect verify` command, cold process", "GB/s", [size / s / 1e9 for s in secs],
+                    note="includes interpreter start, imports, kernel load"))
+    return rows
+
+
+def bench_consume_queues(root: Path, repeat: int) -> list[Row]:
+    with Store(root) as store:
+        queues = [store.queue(t, q) for t, q in store.queue_ids()]
+        count = [0]
+
+        def arrays() -> None:
+            n = 0
+            for cq in queues:
+                for run in cq.unit_runs(0):
+                    if not isinstance(run, Problem):
+                        n += int(run.column("physical_offset").size)
+            count[0] = n
+
+        secs = timed(arrays, repeat)
+        rates = [count[0] / s / 1e6 for s in secs]
+        rows = [Row("consume-queue reads (numpy arrays over the mmap)", "M units/s", rates, ">= 10",
+                    statistics.median(rates) >= 10, f"{count[0]:,} units in {len(queues)} queues; "
+                                                     "ConsumeQueue.unit_runs")]
+
+        def objects() -> None:
+            n = 0
+            for _ in queues[0].units(0):
+                n += 1
+            count[0] = n
+
+        secs = timed(objects, max(1, repeat // 2))
+        rows.append(Row("  ... as CqUnit objects (units())", "M units/s", [count[0] / s / 1e6 for s in secs],
+                        note="for comparison"))
+    return rows
+
+
+def bench_index(root: Path, facts: dict, repeat: int) -> list[Row]:
+    def open_index() -> None:
+        with Store(root) as store:
+            store.index_files()
+
+    opens = [s * 1000 for s in timed(open_index, repeat)]
+    rows = [Row("open store + full-size index file", "ms", opens, "< 50", statistics.median(opens) < 50,
+                f"{facts['index_slots']:,} slots, {facts['index_items']:,} items")]
+    keys = [tuple(k) for k in facts["sample_keys"]]
+    random.Random(8).shuffle(keys)
+    keys = keys[:200]
+    with Store(root) as store:
+        store.index_files()
+        hits = [0]
+
+        def lookups() -> None:
+            n = 0
+            for topic, key in keys:
+                n += len(store.lookup_key(topic, key))
+            hits[0] = n
+
+        per = [s / len(keys) * 1000 for s in timed(lookups, repeat)]
+        rows.append(Row("key lookup (chain walk + message read)", "ms/lookup", per, "< 1", statistics.median(per) < 1,
+                        f"{len(keys)} keys, {hits[0]} hits"))
+        offsets = facts["sample_offsets"][:300]
+        ids = [store.message_at(o).msg_id for o in offsets[:100]]
+
+        def message_at() -> None:
+            for o in offsets:
+                store.message_at(o)
+
+        per = [s / len(offsets) * 1000 for s in timed(message_at, repeat)]
+        rows.append(Row("message at offset", "ms", per, "< 1", statistics.median(per) < 1,
+                        f"{len(offsets)} offsets across the segment"))
+
+        def resolve() -> None:
+            for text in ids:
+                readings = store.resolve_id(text)
+                assert readings[0].found
+
+        per = [s / len(ids) * 1000 for s in timed(resolve, repeat)]
+        rows.append(Row("msgId resolve (both readings, every topic)", "ms", per, "< 1", statistics.median(per) < 1,
+                        f"{len(ids)} offset msgIds"))
+    return rows
+
+
+_MEMORY_CHILD = r"""
+import sys, time
+sys.path[:0] = [sys.argv[1]]
+from inspector.engine import Store, bulk
+from inspector.engine.verify import verify
+root, what = sys.argv[2], sys.argv[3]
+def rss(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+    return 0
+t = time.perf_counter()
+n = 0
+with Store(root) as store:
+    if what == "scan":
+        n = sum(store.scan_segment(i).messages for i in range(len(store.segments)))
+    elif what == "batches":
+        for seg in store.segments:
+            for item in store.commitlog.segment_batches(seg, check_crc=False):
+                n += len(item) if isinstance(item, bulk.MessageBatch) else 0
+    elif what == "entries":
+        for e in store.entries(check_crc=False):
+            n += 1
+    elif what == "verify":
+        n = verify(store).messages
+print(rss("VmHWM"), n, time.perf_counter() - t)
+"""
+
+
+def bench_memory(root: Path, facts: dict, include_entries: bool) -> list[Row]:
+    size = facts["segments"] * facts["segment_size"]
+    rows = []
+    kinds = [("scan", "scan every segment (info)"), ("batches", "bulk decode every segment"),
+             ("verify", "verify")]
+    if include_entries:
+        kinds.insert(2, ("entries", "entries() over the store (Message objects)"))
+    for what, label in kinds:
+        out = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(ROOT), str(root), what], capture_output=True,
+                             text=True, check=True).stdout.split()
+        peak, n, secs = int(out[0]) / MiB, int(out[1]), float(out[2])
+        rows.append(Row(f"peak RSS: {label}, {size / GiB:.3g} GiB store", "MB", [peak * MiB / 1e6], "< 250",
+                        peak * MiB / 1e6 < 250, f"{n:,} msgs in {secs:.1f} s"))
+    return rows
+
+
+def bench_tui(root: Path, repeat: int) -> list[Row]:
+    try:
+        from inspector.tui.app import create_app
+    except ImportError:
+        return [Row("TUI first screen", "s", [], "< 1", None, "inspector.tui.app.create_app not importable")]
+
+    async def first_screen() -> None:
+        with Store(root) as store:
+            app = create_app(store)
+            async with app.run_test(size=(160, 48)) as pilot:
+                await pilot.pause()
+
+    secs = timed(lambda: asyncio.run(first_screen()), repeat)
+    return [Row("TUI first screen (store with one segment)", "s", secs, "< 1", statistics.median(secs) < 1,
+                "create_app + headless run_test until idle; hex/list/scroll: TUI benchmarks")]
+
+
+# --- data and output -----------------------------------------------------------------------------------------
+
+
+def stores(data: Path, quick: bool) -> dict[str, tuple[Path, dict]]:
+    seg = 128 * MiB if quick else GiB
+    # quick: the index geometry of the segment and memory stores shrinks with the data (a full-size slot table
+    # is a fixed cost verify would pay for 1/8 of the records); the lookup store keeps the full-size file
+    index = dict(index_slots=625_000, index_items=2_500_000) if quick else {}
+    spec = {
+        "segment": dict(segments=1, segment_size=seg, **index),
+        "memory": dict(segments=4, segment_size=seg, **index),
+        "lookup": dict(segments=1, segment_size=seg, fill_index=True),
+    }
+    out = {}
+    for name, kwargs in spec.items():
+        root = data / ("quick" if quick else "full") / name
+        t = time.perf_counter()
+        facts = datagen.cached_store(root, workdir=data, **kwargs)
+        took = time.perf_counter() - t
+        if took > 1:
+            print(f"generated {root} ({facts['records']:,} records) in {took:.0f} s", file=sys.stderr)
+        out[name] = (root, facts)
+    return out
+
+
+def table(rows: list[Row]) -> str:
+    head = ["target", "median", "min", "max", "unit", "goal", "met", "notes"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="128 MiB segments, fewer runs (about a minute)")
+    parser.add_argument("--data", type=Path, default=HERE / "data", help="where generated stores are kept")
+    parser.add_argument("--repeat", type=int, help="timed runs per target (default 5, quick 3)")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (3 if args.quick else 5)
+    t0 = time.perf_counter()
+    info = machine()
+    data = stores(args.data, args.quick)
+    seg_root, seg_facts = data["segment"]
+    rows: list[Row] = []
+    rows.append(bench_walk(seg_root, repeat))
+    rows += bench_decode(seg_root, repeat)
+    rows += bench_verify(seg_root, repeat)
+    rows += bench_consume_queues(data["memory"][0], repeat)
+    rows += bench_index(data["lookup"][0], data["lookup"][1], repeat)
+    rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
+    rows += bench_tui(seg_root, repeat)
+    print(f"rmq-inspect benchmarks ({'quick: 128 MiB segments' if args.quick else 'full: 1 GiB segments'}, "
+          f"{repeat} runs each, medians)")
+    for key, value in info.items():
+        print(f"  {key}: {value}")
+    print()
+    print(table(rows))
+    print(f"\n{time.perf_counter() - t0:.0f} s in all")
+    if args.json:
+        args.json.write_text(json.dumps(dict(machine=info, quick=args.quick, rows=[r.__dict__ for r in rows]),
+                                        indent=1))
+    return 0 if all(r.met is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,330 @@
+"""The rmq-inspect terminal UI: one app factory (``create_app``) used by the command and by the tests.
+
+The app holds the open ``Store``, one screen per view (each a Textual mode, so every view keeps its state),
+the problems found so far (from the store, the background walk of the commitlog, and ``verify``), and the
+actions every key binding and every command-palette entry calls.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from inspector.engine import Store
+from inspector.engine.commitlog import SegmentScan
+from inspector.engine.records import Problem
+from inspector.tui.fmt import commitlog_offset, parse_int
+from inspector.tui.messages import ScanProgress, SegmentScanned
+from inspector.tui.screens.browser import BrowserScreen
+from inspector.tui.screens.chain import ChainScreen
+from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
+from inspector.tui.screens.exercises import ExercisesScreen
+from inspector.tui.screens.hexscreen import HexScreen
+from inspector.tui.screens.overview import OverviewScreen
+from inspector.tui.screens.problems import ProblemsScreen
+from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.tour import TourScreen
+
+SCREEN_CLASSES = {
+    "overview": OverviewScreen,
+    "hex": HexScreen,
+    "messages": BrowserScreen,
+    "chain": ChainScreen,
+    "ids": ResolverScreen,
+    "problems": ProblemsScreen,
+    "tour": TourScreen,
+    "exercises": ExercisesScreen,
+}
+SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
+                 "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
+                 "tour": "Guided tour", "exercises": "Exercises"}
+
+
+def store_name(store: Store) -> str:
+    """The store's directory name (never an absolute path: screenshots must not depend on the machine)."""
+    root = Path(store.root)
+    return root.name or root.resolve().name or str(root)
+
+
+class RmqInspectApp(App):
+    CSS_PATH = "rmq_inspect.tcss"
+    TITLE = "rmq-inspect"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("1", "go('overview')", "Overview", show=False),
+        Binding("2", "go('hex')", "Hex", show=False),
+        Binding("3", "go('messages')", "Messages", show=False),
+        Binding("4", "go('chain')", "Chain", show=False),
+        Binding("5", "go('ids')", "msgId", show=False),
+        Binding("6", "go('problems')", "Problems", show=False),
+        Binding("7", "go('tour')", "Tour", show=False),
+        Binding("8", "go('exercises')", "Exercises", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("f1", "help", "Help", show=False),
+        Binding("q", "quit", "Quit", show=False),
+    ]
+
+    def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview") -> None:
+        super().__init__()
+        if screen not in SCREEN_CLASSES:
+            raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
+        self.first_screen = screen
+        self.store = store
+        self.store_name = store_name(store)
+        self.sub_title = self.store_name
+        self.background_scan = background_scan
+        self.views: dict[str, Screen] = {}
+        self.scans: dict[int, SegmentScan] = {}
+        self.scan_complete = False
+        self.problem_sources: dict[str, list[Problem]] = {}
+        for mode in SCREEN_CLASSES:
+            self.add_mode(mode, self._factory(mode))
+
+    def _factory(self, mode: str):
+        def make() -> Screen:
+            screen = SCREEN_CLASSES[mode]()
+            self.views[mode] = screen
+            return screen
+
+        return make
+
+    def view(self, mode: str) -> Screen:
+        """The screen of ``mode``, made active."""
+        self.switch_mode(mode)
+        return self.views[mode]
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.switch_mode(self.first_screen)
+        try:
+            self.problem_sources["store"] = list(self.store.problems())
+        except Exception as e:  # noqa: BLE001 - a broken store must still open
+            self.notify(f"reading the store's problems failed: {e}", severity="error")
+        if self.background_scan:
+            self.scan_segments()
+
+    # -- background walk of the commitlog ------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="segment-scan", exit_on_error=False)
+    def scan_segments(self) -> None:
+        worker = get_current_worker()
+        segments = self.store.segments
+        total = max(1, sum(s.file_size for s in segments))
+        done = 0
+        for i, seg in enumerate(segments):
+            self.post_message(ScanProgress("segments", f"walking {seg.name} ({i + 1}/{len(segments)})", done, total))
+            try:
+                scan = self.store.scan_segment(i)
+            except Exception as e:  # noqa: BLE001 - report, keep the UI alive
+                self.post_message(ScanProgress("segments", f"walk failed at {seg.name}: {e}", done, total, True))
+                return
+            self.post_message(SegmentScanned(i, scan))
+            done += seg.file_size
+            if worker.is_cancelled:
+                self.post_message(ScanProgress("segments", "walk stopped", done, total, True))
+                return
+        self.post_message(ScanProgress("segments", "walk complete", total, total, True))
+
+    def cancel_scan(self) -> None:
+        cancelled = self.workers.cancel_group(self, "segment-scan")
+        if cancelled:
+            self.notify("stopped walking the commitlog; segments not walked yet show no valid end", severity="warning")
+
+    def on_segment_scanned(self, message: SegmentScanned) -> None:
+        self.scans[message.index] = message.scan
+        self.set_problems(f"scan:{message.index}", list(message.scan.problems))
+        overview = self.views.get("overview")
+        if overview is not None:
+            overview.segment_scanned(message.index, message.scan, message.complete)
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        if message.task == "segments" and message.finished:
+            self.scan_complete = message.label == "walk complete"
+        for screen in self.views.values():
+            handler = getattr(screen, "scan_progress", None)
+            if handler is not None:
+                handler(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The safety net: a worker that failed in a way it did not report itself becomes a notification."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name or 'worker'} failed",
+                        severity="error")
+
+    # -- problems ----------------------------------------------------------------------------------------------
+
+    def set_problems(self, source: str, problems: Iterable[Problem]) -> None:
+        self.problem_sources[source] = list(problems)
+        for screen in self.views.values():
+            handler = getattr(screen, "problems_changed", None)
+            if handler is not None:
+                handler()
+
+    def all_problems(self) -> list[Problem]:
+        seen: set[tuple[str, int, str]] = set()
+        found = []
+        for problems in self.problem_sources.values():
+            for p in problems:
+                key = (p.file, p.offset, p.code)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(p)
+        return found
+
+    def problem_offsets(self) -> list[int]:
+        return sorted({o for p in self.all_problems() if (o := commitlog_offset(p)) is not None})
+
+    def next_problem_after(self, offset: int) -> int | None:
+        offsets = self.problem_offsets()
+        i = bisect.bisect_right(offsets, offset)
+        return offsets[i] if i < len(offsets) else None
+
+    # -- navigation (what bindings and commands call) --------------------------------------------------------------
+
+    def action_go(self, mode: str) -> None:
+        self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def show_hex(self, offset: int) -> None:
+        self.view("hex").goto(offset)
+
+    def show_message(self, offset: int) -> None:
+        self.push_screen(MessageScreen(offset))
+
+    def show_messages(self, **filters) -> None:
+        self.view("messages").apply(**filters)
+
+    def show_chain(self, topic: str, key: str) -> None:
+        self.view("chain").walk(topic, key)
+
+    def show_busiest(self, file: str) -> None:
+        self.view("chain").busiest(file)
+
+    def show_slot(self, file: str, slot: int) -> None:
+        self.view("chain").browse_slot(file, slot)
+
+    def resolve(self, text: str) -> None:
+        self.view("ids").resolve(text)
+
+    def ask(self, title: str, placeholder: str, then) -> None:
+        """Prompt for one value and call ``then(value)`` unless cancelled or empty."""
+
+        def done(value: str | None) -> None:
+            if value:
+                then(value)
+
+        self.push_screen(PromptScreen(title, placeholder), done)
+
+    def action_jump_prompt(self) -> None:
+        def jump(text: str) -> None:
+            try:
+                offset = parse_int(text)
+            except ValueError:
+                try:
+                    offset = self.store.find(text).physical_offset
+                except Exception as e:  # noqa: BLE001 - any failure is the user's to read
+                    self.notify(str(e), title="jump", severity="error")
+                    return
+            self.show_hex(offset)
+
+        self.ask("Jump to a physical offset (decimal or 0x hex), an offset msgId or a unique key",
+                 "e.g. 14924 or 0A14000500002A9F0000000000000000", jump)
+
+    def action_chain_prompt(self) -> None:
+        def walk(text: str) -> None:
+            topic, _, key = text.strip().partition(" ")
+            if not key.strip():
+                self.notify("type a topic and a key separated by a space", severity="error")
+                return
+            self.show_chain(topic, key.strip())
+
+        self.ask("Walk an index chain: topic and key", "OrderEvents order-1108", walk)
+
+    def action_resolve_prompt(self) -> None:
+        self.ask("Resolve a message id (offset msgId or unique key)", "32 or 56 hex digits", self.resolve)
+
+    def action_slot_prompt(self) -> None:
+        def browse(text: str) -> None:
+            screen = self.view("chain")
+            try:
+                screen.browse_slot(screen.selected_file(), parse_int(text))
+            except ValueError:
+                self.notify(f"not a slot number: {text!r}", severity="error")
+
+        self.ask("Browse a slot of the selected index file", "slot number", browse)
+
+    def action_tour_prompt(self) -> None:
+        self.view("tour").action_jump()
+
+    # -- command palette ----------------------------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for mode, title in SCREEN_TITLES.items():
+            yield SystemCommand(f"Go to {title}", f"switch to the {title.lower()} screen",
+                                lambda mode=mode: self.switch_mode(mode))
+        yield SystemCommand("Help", "keys of every screen", self.action_help)
+        yield SystemCommand("Hex: jump to offset / msgId / unique key", "put the hex cursor on a record",
+                            self.action_jump_prompt)
+        yield SystemCommand("Hex: next message", "cursor to the next record", lambda: self.view("hex").action_next_message())
+        yield SystemCommand("Hex: previous message", "cursor to the previous record",
+                            lambda: self.view("hex").action_prev_message())
+        yield SystemCommand("Hex: next problem", "cursor to the next damaged place",
+                            lambda: self.view("hex").action_next_problem())
+        yield SystemCommand("Hex: next segment", "start of the next commitlog file", lambda: self.view("hex").action_segment(1))
+        yield SystemCommand("Hex: previous segment", "start of the previous commitlog file",
+                            lambda: self.view("hex").action_segment(-1))
+        yield SystemCommand("Messages: all in commitlog order", "clear the filters",
+                            lambda: self.show_messages())
+        yield SystemCommand("Messages: edit filters", "topic, queue, tag, key, time range",
+                            lambda: self.view("messages").action_filters())
+        yield SystemCommand("Messages: cycle body view", "text, pretty JSON, hex",
+                            lambda: self.view("messages").action_body())
+        yield SystemCommand("Messages: cancel scan", "stop the scan behind the list",
+                            lambda: self.view("messages").action_cancel())
+        yield SystemCommand("Chain: walk topic + key", "hash, slot and every hop of the chain", self.action_chain_prompt)
+        yield SystemCommand("Chain: browse slot", "every item of one slot of the selected index file",
+                            self.action_slot_prompt)
+        yield SystemCommand("Chain: busiest slots", "slots with the most items in the selected index file",
+                            lambda: self.view("chain").action_busiest())
+        yield SystemCommand("Resolve message id", "both readings of an offset msgId / unique key",
+                            self.action_resolve_prompt)
+        yield SystemCommand("Problems: run verify", "check every record and cross-file reference",
+                            lambda: self.view("problems").action_verify())
+        yield SystemCommand("Problems: cancel verify", "stop a running verify", lambda: self.view("problems").action_cancel())
+        yield SystemCommand("Tour: next step", "the next step of the guided tour",
+                            lambda: self.view("tour").action_step(1))
+        yield SystemCommand("Tour: previous step", "the previous step of the guided tour",
+                            lambda: self.view("tour").action_step(-1))
+        yield SystemCommand("Tour: jump to step", "any step of the guided tour by number", self.action_tour_prompt)
+        yield SystemCommand("Exercises: another seed", "another variant of every question",
+                            lambda: self.view("exercises").action_seed())
+        yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
+
+
+def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview") -> RmqInspectApp:
+    """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
+
+    ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises);
+    ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
+    problems).
+    """
+    return RmqInspectApp(store, background_scan=background_scan, screen=screen)
+
+
+def run(store: Store) -> int:
+    app = create_app(store)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,117 @@
+"""Messages the thread workers post back to the UI (plain dataclasses; workers never touch widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from inspector.engine.commitlog import SegmentScan
+from inspector.engine.layout import Region
+from inspector.engine.records import ChainWalk, IdReading, Problem
+
+
+@dataclass
+class OverviewLoaded(Message):
+    """Everything the overview shows that needs no walk of the commitlog."""
+
+    data: object  # inspector.tui.screens.overview.OverviewData
+
+
+@dataclass
+class SegmentScanned(Message):
+    """One commitlog segment walked (``complete`` False when the walk was cancelled part way)."""
+
+    index: int
+    scan: SegmentScan
+    complete: bool = True
+
+
+@dataclass
+class ScanProgress(Message):
+    """Progress of a long walk: ``done`` of ``total`` (bytes, items...), with what is being done."""
+
+    task: str
+    label: str
+    done: int
+    total: int
+    finished: bool = False
+
+
+@dataclass
+class RegionsReady(Message):
+    """The engine's regions for a window of one segment (or why they could not be read)."""
+
+    segment_start: int
+    start: int
+    end: int
+    regions: tuple[Region, ...]
+    error: str | None = None
+
+
+@dataclass
+class JumpTo(Message):
+    """Move the hex cursor here (found by a worker: next/previous message...)."""
+
+    offset: int
+
+
+@dataclass
+class RowsFound(Message):
+    """A batch of message offsets for the message browser (``generation`` tells stale scans apart)."""
+
+    generation: int
+    offsets: list[int]
+    done: int
+    total: int
+    finished: bool = False
+    cancelled: bool = False
+
+
+@dataclass
+class ChainReady(Message):
+    topic: str
+    key: str
+    walks: list[ChainWalk]
+    java_hash: int
+    keys_by_item: dict[tuple[str, int], str] = field(default_factory=dict)  # (file, item) -> key string it indexes
+
+
+@dataclass
+class SlotReady(Message):
+    file: str
+    slot: int
+    chain: object  # inspector.engine.slots.SlotChain
+    begin_timestamp: int
+    keys_by_item: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class BusiestReady(Message):
+    file: str
+    slots: list[tuple[int, int]]
+
+
+@dataclass
+class IdResolved(Message):
+    text: str
+    readings: list[IdReading]
+    store_hosts: list[str]
+    approx_time: int | None
+    approx_basis: str
+
+
+@dataclass
+class VerifyDone(Message):
+    problems: tuple[Problem, ...] | None  # None when cancelled
+    messages: int = 0
+    cq_units: int = 0
+    index_items: int = 0
+
+
+@dataclass
+class WorkerFailed(Message):
+    """A worker hit an error it could not show by itself."""
+
+    what: str
+    error: str

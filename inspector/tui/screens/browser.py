@@ -1,0 +1,332 @@
+"""Message browser: a virtual list of messages (commitlog order, or one queue through its consume queue),
+filters by topic, queue, tag, key and store-time range, and the selected message in full below."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Label, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from inspector.engine.errors import StoreError
+from inspector.engine.records import Message
+from inspector.engine.store import MAX_TIME
+from inspector.tui.background import matching_offsets
+from inspector.tui.fmt import num, parse_int, parse_time, when
+from inspector.tui.messages import RowsFound, WorkerFailed
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.forminput import FormInput
+from inspector.tui.widgets.messagedetail import MessageDetail
+from inspector.tui.widgets.messagelist import MessageList, OffsetRows, QueueRows, header_text
+from inspector.tui.widgets.navbar import NavBar
+
+BATCH_SECONDS = 0.1
+FILTERS = ("topic", "queue", "tag", "key", "from", "to")
+
+
+@dataclass(frozen=True)
+class Query:
+    topic: str | None = None
+    queue: int | None = None
+    tag: str | None = None
+    key: str | None = None
+    begin: int | None = None
+    end: int | None = None
+
+    def matches(self, m: Message) -> bool:
+        if self.topic is not None and m.topic != self.topic:
+            return False
+        if self.queue is not None and m.queue_id != self.queue:
+            return False
+        if self.tag is not None and self.tag not in (m.tags or "").split("||"):
+            return False
+        if self.key is not None and self.key not in m.keys and self.key != m.unique_key:
+            return False
+        if self.begin is not None and m.store_timestamp < self.begin:
+            return False
+        return self.end is None or m.store_timestamp <= self.end
+
+    def describe(self) -> str:
+        parts = []
+        for name, value in (("topic", self.topic), ("queue", self.queue), ("tag", self.tag), ("key", self.key)):
+            if value is not None:
+                parts.append(f"{name}={value}")
+        if self.begin is not None:
+            parts.append(f"from {when(self.begin)}")
+        if self.end is not None:
+            parts.append(f"to {when(self.end)}")
+        return " ".join(parts) or "no filter"
+
+
+class BrowserScreen(ViewScreen):
+    BINDINGS = [
+        Binding("slash", "filters", "Filter"),
+        Binding("c", "clear", "Clear filters"),
+        Binding("x", "hex", "Hex"),
+        Binding("b", "body", "Body view"),
+        Binding("escape", "cancel", "Cancel scan"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.generation = 0
+        self.query_state = Query()
+        self.mode_text = ""
+        self.scanning = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NavBar("messages")
+        with Horizontal(id="browser-filters"):
+            for name, placeholder in zip(FILTERS, ("any topic", "any", "any tag", "key or UNIQ_KEY", "store time ≥",
+                                                   "store time ≤"), strict=True):
+                yield Label(name, classes="filter-label")
+                yield FormInput(placeholder=placeholder, id=f"f-{name}", classes=f"filter filter-{name}")
+        with Horizontal(id="browser-statusbar"):
+            yield Static("", id="browser-status")
+            yield ProgressBar(total=100, show_eta=False, id="browser-progress")
+        yield Static(header_text(120), id="browser-header")
+        yield MessageList(self.app.store, id="browser-list")
+        yield MessageDetail(id="browser-detail")
+        yield Footer()
+
+    def focus_main(self) -> None:
+        self.query_one(MessageList).focus()
+
+    def on_mount(self) -> None:
+        if self.focused is None:  # a key typed while mounting may have focused a field
+            self.query_one(MessageList).focus()
+        if not self.has_pending:
+            self._run(Query())
+        self.ready()
+
+    def on_resize(self) -> None:
+        self.query_one("#browser-header", Static).update(header_text(self.query_one(MessageList).size.width or 120))
+
+    @property
+    def message_list(self) -> MessageList:
+        return self.query_one(MessageList)
+
+    # -- filters ----------------------------------------------------------------------------------------------
+
+    def apply(self, *, topic: str | None = None, queue: int | None = None, tag: str | None = None,
+              key: str | None = None, begin: int | None = None, end: int | None = None, start: int | None = None) -> None:
+        """Show the messages matching these filters (all in commitlog order when none is given)."""
+        if self.later(lambda: self.apply(topic=topic, queue=queue, tag=tag, key=key, begin=begin, end=end, start=start)):
+            return
+        values = {"topic": topic or "", "queue": "" if queue is None else str(queue), "tag": tag or "",
+                  "key": key or "", "from": when(begin) if begin else "", "to": when(end) if end else ""}
+        for name, value in values.items():
+            self.query_one(f"#f-{name}", FormInput).value = value
+        self._run(Query(topic or None, queue, tag or None, key or None, begin, end), start=start)
+        self.message_list.focus()
+
+    def _read_filters(self) -> Query | None:
+        raw = {name: self.query_one(f"#f-{name}", FormInput).value.strip() for name in FILTERS}
+        try:
+            queue = parse_int(raw["queue"]) if raw["queue"] else None
+            begin = parse_time(raw["from"]) if raw["from"] else None
+            end = parse_time(raw["to"]) if raw["to"] else None
+        except ValueError as e:
+            self.notify(str(e), title="filter", severity="error")
+            return None
+        return Query(raw["topic"] or None, queue, raw["tag"] or None, raw["key"] or None, begin, end)
+
+    @on(FormInput.Submitted, ".filter")
+    def _submitted(self, event: FormInput.Submitted) -> None:
+        event.stop()
+        query = self._read_filters()
+        if query is not None:
+            self._run(query)
+            self.message_list.focus()
+
+    def action_filters(self) -> None:
+        if self.later(self.action_filters):
+            return
+        self.query_one("#f-topic", FormInput).focus()
+
+    def action_clear(self) -> None:
+        self.apply()
+
+    def action_body(self) -> None:
+        if self.later(self.action_body):
+            return
+        self.query_one(MessageDetail).cycle_body()
+
+    def action_hex(self) -> None:
+        lst = self.message_list
+        offset = lst.source.offset(lst.cursor) if len(lst.source) else None
+        if offset is not None:
+            self.app.show_hex(offset)
+
+    def action_cancel(self) -> None:
+        if self.scanning:
+            self.app.workers.cancel_group(self, "rows")
+
+    # -- running a query ------------------------------------------------------------------------------------------
+
+    def _run(self, query: Query, start: int | None = None) -> None:
+        store = self.app.store
+        self.generation += 1
+        self.query_state = query
+        self.app.workers.cancel_group(self, "rows")
+        lst = self.message_list
+        if query.queue is not None:
+            if query.topic is None:
+                self.notify("a queue needs a topic", title="filter", severity="error")
+                return
+            try:
+                cq = store.queue(query.topic, query.queue)
+                info = cq.info()
+                lo, hi = info.min_offset, info.max_offset
+                if query.begin is not None:
+                    lo = max(lo, store.queue_offset_by_time(query.topic, query.queue, query.begin))
+                if query.end is not None:
+                    hi = min(hi, store.queue_offset_by_time(query.topic, query.queue, query.end + 1))
+            except StoreError as e:
+                self.notify(str(e), title="queue", severity="error")
+                lst.set_source(OffsetRows())
+                self._status(f"queue {query.topic}/{query.queue}: {e.reason}", 0, finished=True)
+                return
+            self.mode_text = f"queue {query.topic}/{query.queue} through its consume queue"
+            if query.tag is None and query.key is None:
+                source = QueueRows(cq, lo, hi)
+                lst.set_source(source, cursor=0 if start is None else start - lo)
+                self.scanning = False
+                self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)
+                self._show_current()
+                return
+            self._start_scan("queue", query, lo, hi)
+        elif query.key is not None and query.topic is not None:
+            self.mode_text = f"index lookup {query.topic}#{query.key}"
+            self._start_scan("key", query)
+        else:
+            self.mode_text = "commitlog order"
+            self._start_scan("log", query)
+
+    def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0) -> None:
+        source = OffsetRows()
+        self.message_list.set_source(source)
+        self.scanning = True
+        self._status("scanning…", 0)
+        self.query_one(MessageDetail).show(None, "scanning…")
+        self._scan(self.generation, mode, query, lo, hi)
+
+    @work(thread=True, exclusive=True, group="rows", exit_on_error=False)
+    def _scan(self, generation: int, mode: str, query: Query, lo: int, hi: int) -> None:
+        worker = get_current_worker()
+        store = self.app.store
+        batch: list[int] = []
+        last = time.monotonic()
+        try:
+            if mode == "key":
+                hits = store.lookup_key(query.topic, query.key, query.begin or 0,
+                                        MAX_TIME if query.end is None else query.end)
+                offsets = sorted({h.message.physical_offset for h in hits if query.matches(h.message)})
+                self.post_message(RowsFound(generation, offsets, 1, 1, True))
+                return
+            if mode == "queue":
+                total = max(1, hi - lo)
+                for unit, m in store.queue_messages(query.topic, query.queue, lo):
+                    if unit is not None and unit.queue_offset >= hi:
+                        break
+                    if unit is not None and isinstance(m, Message) and query.matches(m):
+                        batch.append(unit.physical_offset)
+                    now = time.monotonic()
+                    if now - last > BATCH_SECONDS:
+                        last = now
+                        done = (unit.queue_offset - lo) if unit is not None else 0
+                        self.post_message(RowsFound(generation, batch, done, total))
+                        batch = []
+                        if worker.is_cancelled:
+                            self.post_message(RowsFound(generation, [], done, total, True, True))
+                            return
+                self.post_message(RowsFound(generation, batch, total, total, True))
+                return
+            total = max(1, sum(s.file_size for s in store.segments))
+            needs_properties = query.tag is not None or query.key is not None
+            for offsets, done in matching_offsets(store, query.matches, topic=query.topic, queue=query.queue,
+                                                  begin=query.begin, end=query.end,
+                                                  needs_properties=needs_properties):
+                batch.extend(offsets)
+                now = time.monotonic()
+                if now - last > BATCH_SECONDS:
+                    last = now
+                    self.post_message(RowsFound(generation, batch, done, total))
+                    batch = []
+                    if worker.is_cancelled:
+                        self.post_message(RowsFound(generation, [], done, total, True, True))
+                        return
+            self.post_message(RowsFound(generation, batch, total, total, True))
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(RowsFound(generation, batch, 0, 1, True, True))
+            self.post_message(WorkerFailed("scan", str(e)))
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self.notify(message.error, title=message.what, severity="error")
+
+    def on_rows_found(self, message: RowsFound) -> None:
+        message.stop()
+        if message.generation != self.generation:
+            return
+        lst = self.message_list
+        source = lst.source
+        if isinstance(source, OffsetRows):
+            source.extend(message.offsets)
+            if message.finished:
+                source.complete = True
+            lst.rows_added()
+        if message.finished:
+            self.scanning = False
+            word = "stopped" if message.cancelled else "done"
+            self._status(word, len(source), finished=True)
+            if message.cancelled:
+                self.notify(f"scan stopped: {num(len(source))} messages listed", severity="warning")
+        else:
+            self._status(f"scanning {100 * message.done // max(1, message.total)}% (escape cancels)", len(source),
+                         message.done, message.total)
+        if len(source) and lst.cursor == 0:
+            self._show_current()
+
+    def _status(self, state: str, count: int, done: int = 1, total: int = 1, finished: bool = False) -> None:
+        t = Text()
+        t.append(self.mode_text or "commitlog order", style="bold")
+        t.append(f" · {self.query_state.describe()} · ")
+        t.append(f"{num(count)} messages", style="bold cyan")
+        t.append(f" · {state}", style="dim" if finished else "yellow")
+        self.query_one("#browser-status", Static).update(t)
+        bar = self.query_one("#browser-progress", ProgressBar)
+        bar.update(total=max(1, total), progress=total if finished else done)
+
+    # -- selection ---------------------------------------------------------------------------------------------
+
+    def _show_current(self) -> None:
+        lst = self.message_list
+        self._show(lst.cursor)
+
+    def _show(self, index: int) -> None:
+        detail = self.query_one(MessageDetail)
+        got = self.message_list.message(index)
+        if got is None:
+            detail.show(None, "no message")
+        elif isinstance(got, str):
+            detail.show(None, got)
+        else:
+            detail.show(got)
+
+    def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
+        event.stop()
+        self._show(event.index)
+
+    def on_message_list_selected(self, event: MessageList.Selected) -> None:
+        event.stop()
+        if event.offset is not None:
+            self.app.show_hex(event.offset)

@@ -1,0 +1,323 @@
+"""Index-chain walker: topic + key → key string, Java hash, slot, and the chain hop by hop in every index file;
+any slot of a file browsed directly; the busiest slots of a file."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Label, Select, Static
+
+from inspector.engine.errors import StoreError
+from inspector.engine.records import ChainStep, ChainWalk
+from inspector.engine.slots import busiest_slots, walk_slot
+from inspector.tui.fmt import num, parse_int, when
+from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.forminput import FormInput
+from inspector.tui.widgets.navbar import NavBar
+from parsers.java import index_key, index_key_hash, java_string_hash
+
+STEP_COLUMNS = ("file", "item", "stored hash", "phy offset", "stored at", "prev", "verdict", "indexed key")
+LEGEND = ("✔ match: the message has this key   ✘ collision: same hash, another key   "
+          "· other hash: another key in the same slot")
+BUSIEST = 20
+
+
+def verdict(step: ChainStep) -> Text:
+    if not step.hash_matches:
+        t = Text("· other hash", style="dim")
+    elif step.key_matches is None:
+        t = Text("? unreadable", style="bold red")
+    elif step.key_matches:
+        t = Text("✔ match", style="bold green")
+    else:
+        t = Text("✘ collision", style="bold yellow")
+    if not step.in_time_range:
+        t.append(" (outside time window)", style="dim")
+    return t
+
+
+def indexed_key(store, item) -> str:
+    """Which key string of the message at the item's offset has the item's hash (what was indexed)."""
+    try:
+        msg = store.message_at(item.phy_offset)
+    except StoreError:
+        return "(message unreadable)"
+    candidates = ([msg.unique_key] if msg.unique_key else []) + msg.keys
+    for k in candidates:
+        full = index_key(msg.topic, k)
+        if index_key_hash(full) == item.key_hash:
+            return full
+    return f"{msg.topic}#? (no key of the message has this hash)"
+
+
+class ChainScreen(ViewScreen):
+    BINDINGS = [
+        Binding("slash", "edit", "Edit topic/key"),
+        Binding("w", "walk", "Walk key"),
+        Binding("s", "slot", "Browse slot"),
+        Binding("t", "busiest", "Busiest slots"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._row_offsets: dict[str, int] = {}
+        self._slot_counts: dict[str, int] = {}
+
+    def compose(self) -> ComposeResult:
+        files = [(r.name, r.rel) for r in self.app.store.index_files()]
+        yield Header()
+        yield NavBar("chain")
+        with Horizontal(id="chain-form"):
+            yield Label("topic", classes="filter-label")
+            yield FormInput(placeholder="OrderEvents", id="c-topic", classes="chain-input")
+            yield Label("key", classes="filter-label")
+            yield FormInput(placeholder="order-1108", id="c-key", classes="chain-input")
+            yield Label("index file", classes="filter-label")
+            yield Select(files, id="c-file", compact=True, allow_blank=not files,
+                         value=files[-1][1] if files else Select.NULL)
+            yield Label("slot", classes="filter-label")
+            yield FormInput(placeholder="slot #", id="c-slot", classes="chain-input")
+        yield Static(Text("type a topic and a key and press enter (or w); s browses a slot, t lists the busiest slots",
+                          style="dim"), id="chain-summary")
+        with Horizontal(id="chain-main"):
+            yield DataTable(id="chain-steps", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="chain-side"):
+                yield Label("busiest slots", id="chain-busiest-title")
+                yield DataTable(id="chain-busiest", cursor_type="row")
+        yield Footer()
+
+    def focus_main(self) -> None:
+        self.query_one("#chain-steps", DataTable).focus()
+
+    def on_mount(self) -> None:
+        self._slot_counts = {r.rel: r.slot_count for r in self.app.store.index_files()}
+        steps = self.query_one("#chain-steps", DataTable)
+        steps.add_columns(*STEP_COLUMNS)
+        self.query_one("#chain-busiest", DataTable).add_columns("slot", "items")
+        if self.focused is None:  # a key typed while mounting may have focused a field
+            self.focus_main()
+        file = self.selected_file()
+        if file is not None:
+            self._busiest(file)
+        self.ready()
+
+    def selected_file(self) -> str | None:
+        value = self.query_one("#c-file", Select).value
+        return value if isinstance(value, str) else None
+
+    # -- actions ----------------------------------------------------------------------------------------------
+
+    def action_edit(self) -> None:
+        self.query_one("#c-topic", FormInput).focus()
+
+    def action_walk(self) -> None:
+        topic = self.query_one("#c-topic", FormInput).value.strip()
+        key = self.query_one("#c-key", FormInput).value.strip()
+        if not topic or not key:
+            self.notify("type a topic and a key", title="chain", severity="error")
+            self.query_one("#c-topic" if not topic else "#c-key", FormInput).focus()
+            return
+        self.walk(topic, key)
+
+    def action_slot(self) -> None:
+        text = self.query_one("#c-slot", FormInput).value.strip()
+        if not text:
+            self.query_one("#c-slot", FormInput).focus()
+            return
+        try:
+            slot = parse_int(text)
+        except ValueError:
+            self.notify(f"not a slot number: {text!r}", severity="error")
+            return
+        self.browse_slot(self.selected_file(), slot)
+
+    def action_busiest(self) -> None:
+        if self.later(self.action_busiest):
+            return
+        self.busiest(self.selected_file())
+
+    @on(FormInput.Submitted, ".chain-input")
+    def _submitted(self, event: FormInput.Submitted) -> None:
+        event.stop()
+        if event.input.id == "c-slot":
+            self.action_slot()
+        else:
+            self.action_walk()
+
+    @on(Select.Changed, "#c-file")
+    def _file_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if isinstance(event.value, str):
+            self._busiest(event.value)
+
+    # -- public API (also used by the overview and the command palette) ------------------------------------------------
+
+    def walk(self, topic: str, key: str) -> None:
+        if self.later(lambda: self.walk(topic, key)):
+            return
+        self.query_one("#c-topic", FormInput).value = topic
+        self.query_one("#c-key", FormInput).value = key
+        self.query_one("#chain-summary", Static).update(Text(f"walking {topic}#{key}…", style="dim"))
+        self._walk(topic, key)
+
+    def browse_slot(self, file: str | None, slot: int) -> None:
+        if self.later(lambda: self.browse_slot(file, slot)):
+            return
+        if file is None:
+            self.notify("the store has no index file", severity="error")
+            return
+        self.query_one("#c-file", Select).value = file
+        self.query_one("#c-slot", FormInput).value = str(slot)
+        self._slot(file, slot)
+
+    def busiest(self, file: str | None) -> None:
+        if self.later(lambda: self.busiest(file)):
+            return
+        if file is None:
+            self.notify("the store has no index file", severity="error")
+            return
+        select = self.query_one("#c-file", Select)
+        if select.value != file:
+            select.value = file  # Select.Changed lists the busiest slots
+        else:
+            self._busiest(file)
+        self.query_one("#chain-busiest", DataTable).focus()
+
+    # -- workers -------------------------------------------------------------------------------------------------
+
+    def _reader(self, file: str):
+        for r in self.app.store.index_files():
+            if r.rel == file:
+                return r
+        raise StoreError("no such index file", file)
+
+    @work(thread=True, exclusive=True, group="chain", exit_on_error=False)
+    def _walk(self, topic: str, key: str) -> None:
+        store = self.app.store
+        try:
+            walks = store.chain(topic, key)
+            keys = {(w.file, s.item.number): indexed_key(store, s.item) for w in walks for s in w.steps}
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(WorkerFailed("chain", str(e)))
+            return
+        self.post_message(ChainReady(topic, key, walks, java_string_hash(index_key(topic, key)), keys))
+
+    @work(thread=True, exclusive=True, group="chain", exit_on_error=False)
+    def _slot(self, file: str, slot: int) -> None:
+        store = self.app.store
+        try:
+            reader = self._reader(file)
+            chain = walk_slot(reader, slot)
+            keys = {item.number: indexed_key(store, item) for item in chain.items}
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(WorkerFailed("slot", str(e)))
+            return
+        self.post_message(SlotReady(file, slot, chain, reader.header.begin_timestamp, keys))
+
+    @work(thread=True, exclusive=True, group="busiest", exit_on_error=False)
+    def _busiest(self, file: str) -> None:
+        try:
+            slots = busiest_slots(self._reader(file), BUSIEST)
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(WorkerFailed("busiest slots", str(e)))
+            return
+        self.post_message(BusiestReady(file, slots))
+
+    # -- results ---------------------------------------------------------------------------------------------------
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self.notify(message.error, title=message.what, severity="error")
+
+    def on_chain_ready(self, message: ChainReady) -> None:
+        message.stop()
+        walks: list[ChainWalk] = message.walks
+        full = index_key(message.topic, message.key)
+        t = Text()
+        t.append("key string  ", style="bold")
+        t.append(full, style="cyan")
+        t.append("\nJava hash   ", style="bold")
+        t.append(f"String.hashCode() = {message.java_hash}")
+        key_hash = walks[0].key_hash if walks else index_key_hash(full)
+        t.append(f"   keyHash = |hashCode| = {key_hash}")
+        if not walks:
+            t.append("\nthe store has no index files", style="yellow")
+        for n, w in enumerate(walks, 1):
+            slots = self._slot_counts.get(w.file)
+            t.append(f"\n[{n}] {w.file}", style="bold")
+            t.append(f"  slot {w.slot}" + (f" = {key_hash} % {slots}" if slots else ""))
+            t.append(f" at byte {w.slot_position} → item {w.slot_value}")
+            matches = sum(1 for s in w.steps if s.hash_matches and s.key_matches)
+            collisions = sum(1 for s in w.steps if s.hash_matches and s.key_matches is False)
+            t.append(f" · {len(w.steps)} hop(s), {matches} match(es)")
+            if collisions:
+                t.append(f", {collisions} collision(s)", style="bold yellow")
+            t.append(f" · {w.skipped_reason or w.stop_reason}", style="dim")
+        t.append("\n" + LEGEND, style="dim")
+        self.query_one("#chain-summary", Static).update(t)
+        table = self.query_one("#chain-steps", DataTable)
+        table.clear()
+        self._row_offsets.clear()
+        for number, w in enumerate(walks, 1):
+            name = f"[{number}]"
+            if not w.steps:
+                table.add_row(name, "-", "-", "-", "-", "-", Text(w.skipped_reason or w.stop_reason, style="dim"), "")
+                continue
+            for n, s in enumerate(w.steps):
+                key = f"{w.file}:{s.item.number}"
+                self._row_offsets[key] = s.item.phy_offset
+                table.add_row(name if n == 0 else "", str(s.item.number), str(s.item.key_hash), num(s.item.phy_offset),
+                              when(s.time_ms)[:19], str(s.item.prev_index), verdict(s),
+                              message.keys_by_item.get((w.file, s.item.number), ""), key=key)
+        table.move_cursor(row=0)
+        table.focus()
+
+    def on_slot_ready(self, message: SlotReady) -> None:
+        message.stop()
+        chain = message.chain
+        t = Text()
+        t.append(f"{message.file}", style="bold")
+        t.append(f"  slot {message.slot} at byte {chain.slot_position} → item {chain.slot_value}")
+        t.append(f" · {len(chain.items)} item(s) · {chain.stop_reason}", style="dim")
+        t.append("\nevery item chained from this slot, whatever its key (newest first)", style="dim")
+        self.query_one("#chain-summary", Static).update(t)
+        table = self.query_one("#chain-steps", DataTable)
+        table.clear()
+        self._row_offsets.clear()
+        name = "slot"
+        for n, item in enumerate(chain.items):
+            key = f"{message.file}:{item.number}"
+            self._row_offsets[key] = item.phy_offset
+            table.add_row(name if n == 0 else "", str(item.number), str(item.key_hash), num(item.phy_offset),
+                          when(item.time_ms(message.begin_timestamp))[:19], str(item.prev_index),
+                          Text("in slot", style="dim"),
+                          message.keys_by_item.get(item.number, ""), key=key)
+        table.move_cursor(row=0)
+        table.focus()
+
+    def on_busiest_ready(self, message: BusiestReady) -> None:
+        message.stop()
+        self.query_one("#chain-busiest-title", Label).update(f"busiest slots of\n{message.file.split('/')[-1]}")
+        table = self.query_one("#chain-busiest", DataTable)
+        table.clear()
+        for slot, items in message.slots:
+            table.add_row(str(slot), str(items), key=f"slot:{slot}")
+
+    @on(DataTable.RowSelected, "#chain-steps")
+    def _open_step(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        offset = self._row_offsets.get(str(event.row_key.value))
+        if offset is not None:
+            self.app.show_message(offset)
+
+    @on(DataTable.RowSelected, "#chain-busiest")
+    def _open_slot(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        value = str(event.row_key.value)
+        if value.startswith("slot:"):
+            self.browse_slot(self.selected_file(), int(value[5:]))

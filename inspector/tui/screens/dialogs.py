@@ -1,0 +1,143 @@
+"""Small modal screens: a one-line prompt, the help text, and a window showing one message."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, Static
+
+from inspector.engine.errors import StoreError
+from inspector.tui.widgets.messagedetail import MessageDetail
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Ask for one value; dismisses with the text, or None on Escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
+        super().__init__()
+        self.prompt_title = title
+        self.placeholder = placeholder
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt-box"):
+            yield Label(self.prompt_title, id="prompt-title")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class MessageScreen(ModalScreen[None]):
+    """One message in full; ``x`` shows its bytes in the hex view."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Close"),
+        Binding("x", "hex", "Show in hex view"),
+        Binding("b", "body", "Body text/JSON/hex"),
+    ]
+
+    def __init__(self, offset: int) -> None:
+        super().__init__()
+        self.phy_offset = offset
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="message-box"):
+            yield Label(f"Message at physical offset {self.phy_offset:,}", id="message-title")
+            yield MessageDetail(id="message-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        detail = self.query_one(MessageDetail)
+        try:
+            detail.show(self.app.store.message_at(self.phy_offset))
+        except StoreError as e:
+            detail.show(None, f"no message at {self.phy_offset:,}: {e.reason}")
+            self.notify(str(e), severity="error")
+        detail.focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_hex(self) -> None:
+        offset = self.phy_offset
+        self.dismiss(None)
+        self.app.show_hex(offset)
+
+    def action_body(self) -> None:
+        self.query_one(MessageDetail).cycle_body()
+
+
+HELP = [
+    ("everywhere", [
+        ("1 … 8", "overview, hex view, messages, index chain, msgId, problems, guided tour, exercises (or click the tabs)"),
+        ("ctrl+p", "command palette: every action by name"),
+        ("?  /  f1", "this help"),
+        ("q  /  ctrl+q", "quit"),
+        ("escape", "in a text field: back to the screen's list or view"),
+    ]),
+    ("overview", [
+        ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
+        ("space", "expand or collapse"),
+        ("escape", "stop the background walk of the commitlog"),
+    ]),
+    ("hex view", [
+        ("arrows pgup pgdn", "move the byte cursor; home/end: segment start/end; long zero runs are folded"),
+        (".  ,", "next / previous field"),
+        ("n  p", "next / previous message record"),
+        ("e", "next problem"),
+        ("g", "jump to a physical offset (decimal or 0x), an offset msgId or a unique key"),
+        ("]  [", "next / previous segment"),
+        ("enter", "open the message under the cursor; click a field in the panel to go to its bytes"),
+    ]),
+    ("messages", [
+        ("/", "edit the filters: topic, queue, tag, key, store time from/to (enter applies)"),
+        ("c", "clear the filters: every message in commitlog order"),
+        ("enter / x", "show the selected message in the hex view"),
+        ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
+        ("escape", "cancel the scan"),
+    ]),
+    ("index chain", [
+        ("/", "edit topic and key; enter or w walks the chain in every index file"),
+        ("s  t", "browse a slot of the selected index file / list its busiest slots"),
+        ("enter", "open the message of the selected hop (or browse the selected busy slot)"),
+    ]),
+    ("msgId", [("/", "paste an id; enter resolves it; enter on a reading opens its message")]),
+    ("problems", [
+        ("enter", "show the selected problem's place in the hex view"),
+        ("v / escape", "run verify (every record and cross-file reference) / cancel it"),
+    ]),
+]
+
+
+def help_text() -> Text:
+    t = Text()
+    t.append("rmq-inspect", style="bold")
+    t.append(": a read-only look inside an Apache RocketMQ store. The mouse works too.\n", style="dim")
+    for section, keys in HELP:
+        t.append(f"\n{section}\n", style="bold underline")
+        for key, what in keys:
+            t.append(f"  {key:<18}", style="bold yellow")
+            t.append(what + "\n")
+    return t
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(help_text())
+            yield Label(Text("escape closes", style="dim"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,184 @@
+"""CommitLog hex view: the bytes, the field under the cursor, and the decoded record in a side panel."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspector.engine.layout import Region
+from inspector.tui.fmt import clip, num
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.hexview import CursorInfo, HexView
+from inspector.tui.widgets.navbar import NavBar
+
+KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segment)", "zero": "zero bytes",
+              "damaged": "unreadable bytes"}
+
+
+class HexScreen(ViewScreen):
+    BINDINGS = [
+        Binding("g", "app.jump_prompt", "Jump"),
+        Binding("n", "next_message", "Next msg"),
+        Binding("p", "prev_message", "Prev msg"),
+        Binding("e", "next_problem", "Next problem"),
+        Binding("right_square_bracket", "segment(1)", "Next seg"),
+        Binding("left_square_bracket", "segment(-1)", "Prev seg", show=False),
+        Binding("enter", "open_message", "Message"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._panel_region: tuple[int, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NavBar("hex")
+        with Horizontal(id="hex-main"):
+            yield HexView(self.app.store, id="hex-view")
+            with Vertical(id="hex-side"):
+                yield Static("", id="hex-side-title")
+                yield OptionList(id="hex-fields")
+        yield Static("", id="hex-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.focused is None:
+            self.query_one(HexView).focus()
+        self.ready()
+
+    @property
+    def hex_view(self) -> HexView:
+        return self.query_one(HexView)
+
+    def goto(self, offset: int) -> None:
+        if self.later(lambda: self.goto(offset)):
+            return
+        self.hex_view.goto(offset)
+        self.hex_view.focus()
+
+    # -- actions -----------------------------------------------------------------------------------------------
+
+    def action_next_message(self) -> None:
+        if self.later(self.action_next_message):
+            return
+        self.hex_view.find_message(1)
+
+    def action_prev_message(self) -> None:
+        if self.later(self.action_prev_message):
+            return
+        self.hex_view.find_message(-1)
+
+    def action_next_problem(self) -> None:
+        if self.later(self.action_next_problem):
+            return
+        target = self.app.next_problem_after(self.hex_view.cursor)
+        if target is None:
+            more = "" if self.app.scan_complete else " (the commitlog walk has not finished: run verify or wait)"
+            self.notify("no problem after this offset" + more, severity="warning")
+            return
+        self.goto(target)
+        reasons = [p.reason for p in self.app.all_problems() if _offset(p) == target]
+        if reasons:
+            self.notify(reasons[0], title=f"problem at {target:,}", severity="warning")
+
+    def action_segment(self, step: int) -> None:
+        if self.later(lambda: self.action_segment(step)):
+            return
+        self.hex_view.next_segment(step)
+
+    def action_open_message(self) -> None:
+        if self.later(self.action_open_message):
+            return
+        info = self.hex_view.cursor_info()
+        if info is None or info.region is None or info.region.kind != "message":
+            self.notify("the cursor is not on a message record", severity="warning")
+            return
+        self.app.show_message(info.region.start)
+
+    # -- cursor → status line and side panel ----------------------------------------------------------------------
+
+    def on_hex_view_cursor_moved(self, message: HexView.CursorMoved) -> None:
+        info = message.info
+        self._update_status(info)
+        self._update_panel(info)
+
+    def _update_status(self, info: CursorInfo) -> None:
+        seg = info.segment
+        t = Text()
+        t.append(f"offset {num(info.offset)}", style="bold")
+        t.append(f"  ({seg.file} + {num(info.offset - seg.start_offset)})", style="dim")
+        if info.region is None:
+            t.append("  layout pending…", style="dim italic")
+        else:
+            t.append(f"  {KIND_NAMES.get(info.region.kind, info.region.kind)} {num(info.region.start)}"
+                     f"…{num(info.region.end)}")
+            if info.region.label:
+                t.append(f"  {info.region.label}", style="cyan")
+        t.append("\n")
+        if info.field is not None:
+            f = info.field
+            t.append(f"field {f.number} {f.name}", style="bold yellow")
+            t.append(f"  [{num(f.start)}, +{f.length}]  = ", style="dim")
+            t.append(clip(f.value, 160))
+        elif info.region is not None:
+            t.append(info.region.label or "", style="dim")
+        self.query_one("#hex-status", Static).update(t)
+
+    def _update_panel(self, info: CursorInfo) -> None:
+        panel = self.query_one("#hex-fields", OptionList)
+        title = self.query_one("#hex-side-title", Static)
+        region = info.region
+        key = (region.start, region.end) if region else None
+        if key != self._panel_region:
+            self._panel_region = key
+            panel.clear_options()
+            if region is None:
+                title.update(Text("layout pending…", style="dim"))
+            else:
+                title.update(_panel_title(region))
+                width = max(12, (panel.size.width or 40) - 7)
+                panel.add_options([_field_option(i, f, width) for i, f in enumerate(region.fields)])
+        if info.field_index is not None and info.field_index < panel.option_count:
+            panel.highlighted = info.field_index
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        info = self.hex_view.cursor_info()
+        if info is None or info.region is None:
+            return
+        index = event.option_index
+        if 0 <= index < len(info.region.fields):
+            self.hex_view.goto(info.region.fields[index].start)
+
+
+def _offset(problem) -> int | None:
+    from inspector.tui.fmt import commitlog_offset
+
+    return commitlog_offset(problem)
+
+
+def _panel_title(region: Region) -> Text:
+    t = Text()
+    t.append(KIND_NAMES.get(region.kind, region.kind), style="bold")
+    t.append(f" @ {num(region.start)}\n", style="bold")
+    t.append(f"{num(region.end - region.start)} bytes", style="dim")
+    if region.label:
+        t.append(f" · {region.label}", style="cyan")
+    if not region.fields:
+        t.append("\n(no fields)", style="dim")
+    return t
+
+
+def _field_option(i: int, f, width: int) -> Option:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(f"{f.number:>3} ", style="dim")
+    size = f"  {f.length} B"
+    t.append(clip(f.name, max(4, width - len(size))), style="bold")
+    t.append(size + "\n", style="dim")
+    t.append(f"    {clip(f.value, width)}")
+    return Option(t, id=f"field-{i}")

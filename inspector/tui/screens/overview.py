@@ -1,0 +1,329 @@
+"""Overview: the store as a tree. Selecting a node opens the matching view."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from inspector.engine.commitlog import SegmentScan
+from inspector.engine.errors import StoreError
+from inspector.engine.records import CheckpointInfo, IndexFileInfo, QueueInfo, Segment
+from inspector.tui.fmt import num, size, when
+from inspector.tui.messages import OverviewLoaded, ScanProgress
+from inspector.tui.widgets.navbar import NavBar
+
+
+@dataclass(frozen=True)
+class Node:
+    """What a tree node stands for (its ``data``)."""
+
+    kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, problems
+    value: object = None
+
+
+@dataclass
+class OverviewData:
+    segments: list[Segment]
+    segment_size: int
+    queues: list[QueueInfo]
+    lag: list[dict]
+    index_files: list[IndexFileInfo]
+    checkpoint: CheckpointInfo | None
+    checkpoint_error: str | None
+    clean_shutdown: bool
+    lock_exists: bool
+    errors: list[str] = field(default_factory=list)
+
+
+def load_overview(store) -> OverviewData:
+    """Everything but the walk of the commitlog (cheap: headers, consume-queue ends, config)."""
+    errors: list[str] = []
+    queues: list[QueueInfo] = []
+    for topic, qid in store.queue_ids():
+        try:
+            queues.append(store.queue(topic, qid).info())
+        except StoreError as e:
+            errors.append(f"{topic}/{qid}: {e}")
+    try:
+        lag = store.consumer_lag()
+    except StoreError as e:
+        lag, _ = [], errors.append(f"consumer offsets: {e}")
+    index_files = [r.info() for r in store.index_files()]
+    try:
+        checkpoint, cp_error = store.checkpoint(), None
+    except StoreError as e:
+        checkpoint, cp_error = None, str(e)
+    return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
+                        cp_error, store.clean_shutdown, store.lock_exists, errors)
+
+
+def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
+    t = Text()
+    t.append(seg.name, style="bold")
+    t.append(f"  start {num(seg.start_offset)}")
+    if seg.file_size != segment_size:
+        t.append(f"  {size(seg.file_size)}", style="yellow")
+    if scan is None:
+        t.append("  walking…", style="dim italic")
+        return t
+    if scan.preallocated:
+        t.append("  preallocated (all zero)", style="dim")
+        return t
+    t.append(f"  valid end {num(scan.valid_end_offset)}")
+    if scan.blank_position is not None:
+        t.append(f"  BLANK {num(scan.blank_size)} B @ {num(scan.blank_position)}", style="magenta")
+    else:
+        t.append("  no BLANK (zero tail)", style="dim")
+    t.append(f"  {num(scan.messages)} msgs")
+    if scan.messages:
+        t.append(f"  {when(scan.first_store_timestamp)[11:19]}–{when(scan.last_store_timestamp)[11:19]}", style="dim")
+    if scan.problems:
+        t.append(f"  {len(scan.problems)} problem(s)", style="bold red")
+    if not complete:
+        t.append("  (walk stopped)", style="yellow")
+    return t
+
+
+class StoreTree(Tree):
+    """The overview tree: enter opens the node's view, space expands it."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open"), Binding("space", "toggle_node", "Expand")]
+
+
+class OverviewScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "stop_walk", "Stop walk"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: OverviewData | None = None
+        self._segment_nodes: dict[int, TreeNode] = {}
+        self._commitlog_node: TreeNode | None = None
+        self._problems_node: TreeNode | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NavBar("overview")
+        tree: Tree[Node] = StoreTree(self.app.store_name, data=Node("store"), id="overview-tree")
+        tree.show_root = True
+        tree.auto_expand = False
+        yield tree
+        with Horizontal(id="overview-status"):
+            yield Static("loading…", id="overview-walk")
+            yield ProgressBar(total=100, show_eta=False, id="overview-progress")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Tree).root.expand()
+        self.query_one(Tree).focus()
+        self._load()
+
+    @work(thread=True, group="overview-load", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            data = load_overview(self.app.store)
+        except Exception as e:  # noqa: BLE001 - keep the app alive, say what failed
+            self.app.call_from_thread(self.notify, f"overview: {e}", severity="error")
+            return
+        self.post_message(OverviewLoaded(data))
+
+    def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        self.data = message.data
+        self._build(message.data)
+
+    # -- the tree ---------------------------------------------------------------------------------------------
+
+    def _build(self, d: OverviewData) -> None:
+        app = self.app
+        tree = self.query_one(Tree)
+        root = tree.root
+        root.remove_children()
+        shutdown = Text()
+        shutdown.append(app.store_name, style="bold")
+        shutdown.append("  last shutdown: ")
+        shutdown.append("clean (no abort file)" if d.clean_shutdown else "UNCLEAN (abort file present)",
+                        style="green" if d.clean_shutdown else "bold red")
+        if d.lock_exists:
+            shutdown.append("  · lock file present", style="dim")
+        root.set_label(shutdown)
+
+        cl = root.add(self._commitlog_label(d), data=Node("commitlog"), expand=True)
+        self._commitlog_node = cl
+        for i, seg in enumerate(d.segments):
+            self._segment_nodes[i] = cl.add_leaf(segment_label(seg, app.scans.get(i), segment_size=d.segment_size), data=Node("segment", i))
+
+        by_topic: dict[str, list[QueueInfo]] = defaultdict(list)
+        for q in d.queues:
+            by_topic[q.topic].append(q)
+        lag_by_queue: dict[tuple[str, int], list[dict]] = defaultdict(list)
+        for row in d.lag:
+            lag_by_queue[(row["topic"], row["queue_id"])].append(row)
+        topics = root.add(Text.assemble(("Topics", "bold"), f"  {len(by_topic)} topics, {len(d.queues)} queues"),
+                          data=Node("topics"), expand=True)
+        lag_of = {t: sum(r["lag"] or 0 for r in d.lag if r["topic"] == t) for t in by_topic}
+        most_lagging = max(lag_of, key=lambda t: (lag_of[t], t)) if any(lag_of.values()) else None
+        for topic in sorted(by_topic):
+            queues = sorted(by_topic[topic], key=lambda q: q.queue_id)
+            total = sum(q.message_count for q in queues)
+            lag_total = sum(r["lag"] or 0 for q in queues for r in lag_by_queue.get((topic, q.queue_id), []))
+            label = Text.assemble((topic, "bold cyan"), f"  {len(queues)} queue(s), {num(total)} messages")
+            if lag_total:
+                label.append(f"  lag {num(lag_total)}", style="yellow")
+            tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging)
+            for q in queues:
+                groups = lag_by_queue.get((topic, q.queue_id), [])
+                qlabel = Text.assemble(f"queue {q.queue_id}", f"  offsets {num(q.min_offset)}…{num(q.max_offset)}",
+                                       f"  {num(q.message_count)} msgs", (f"  {len(q.files)} file(s)", "dim"))
+                for r in groups:
+                    lag = "?" if r["lag"] is None else num(r["lag"])
+                    qlabel.append(f"  {r['group']} lag {lag}", style="yellow" if r["lag"] else "green")
+                qnode = tnode.add(qlabel, data=Node("queue", (topic, q.queue_id)), expand=False, allow_expand=bool(groups))
+                for r in groups:
+                    glabel = Text.assemble((r["group"], "bold"), f"  committed {num(r['consumer_offset'])}",
+                                           f"  max {num(r['max_offset'])}", f"  lag {num(r['lag'])}")
+                    qnode.add_leaf(glabel, data=Node("group", (topic, q.queue_id, r["group"], r["consumer_offset"])))
+
+        groups = sorted({r["group"] for r in d.lag})
+        if groups:
+            gnode = root.add(Text.assemble(("Consumer groups", "bold"), f"  {len(groups)} in consumerOffset.json"),
+                             data=Node("groups"))
+            for g in groups:
+                rows = [r for r in d.lag if r["group"] == g]
+                lag = sum(r["lag"] or 0 for r in rows)
+                topics_of = sorted({r["topic"] for r in rows})
+                gnode.add_leaf(Text.assemble((g, "bold"), f"  {', '.join(topics_of)}", f"  lag {num(lag)}"),
+                               data=Node("groupsum", g))
+
+        inode = root.add(Text.assemble(("Index files", "bold"), f"  {len(d.index_files)}"), data=Node("index"),
+                         expand=True)
+        for info in d.index_files:
+            h = info.header
+            label = Text.assemble((info.name, "bold"), f"  {when(h.begin_timestamp)} … {when(h.end_timestamp)[11:]}",
+                                  f"  used slots {num(h.hash_slot_count)}", f"  items {num(h.items_written)}")
+            fnode = inode.add(label, data=Node("indexfile", info.file))
+            for text in (
+                f"beginTimestamp  {when(h.begin_timestamp)}  ({h.begin_timestamp})",
+                f"endTimestamp    {when(h.end_timestamp)}  ({h.end_timestamp})",
+                f"beginPhyOffset  {num(h.begin_phy_offset)}",
+                f"endPhyOffset    {num(h.end_phy_offset)}",
+                f"hashSlotCount   {num(h.hash_slot_count)} used of {num(info.slot_count)} slots",
+                f"indexCount      {num(h.index_count)} ({num(h.items_written)} items of {num(info.item_count - 1)})",
+                f"file            {info.file}, {num(info.file_size)} bytes",
+            ):
+                fnode.add_leaf(text, data=Node("indexfile", info.file))
+
+        cp = d.checkpoint
+        if cp is not None:
+            cnode = root.add(Text.assemble(("Checkpoint", "bold"), f"  {cp.file}, {cp.file_size} bytes"),
+                             data=Node("checkpoint"), expand=True)
+            for text in (
+                f"physicMsgTimestamp   {when(cp.physic_msg_timestamp)}",
+                f"logicsMsgTimestamp   {when(cp.logics_msg_timestamp)}",
+                f"indexMsgTimestamp    {when(cp.index_msg_timestamp)}",
+                f"masterFlushedOffset  {num(cp.master_flushed_offset)}",
+                f"confirmPhyOffset     {num(cp.confirm_phy_offset)}",
+            ):
+                cnode.add_leaf(text, data=Node("checkpoint"))
+        else:
+            root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + (d.checkpoint_error or "no checkpoint file")),
+                          data=Node("checkpoint"))
+        self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
+        for err in d.errors:
+            self.notify(err, severity="error")
+
+    def _commitlog_label(self, d: OverviewData) -> Text:
+        app = self.app
+        ends = [s.valid_end_offset for s in app.scans.values() if s.messages or s.blank_position is not None]
+        label = Text.assemble(("CommitLog", "bold"), f"  {len(d.segments)} segment(s) of {size(d.segment_size)}")
+        if d.segments:
+            label.append(f"  offsets {num(d.segments[0].start_offset)}…{num(max(ends)) if ends else '?'}")
+        walked = sum(1 for s in app.scans.values())
+        if walked < len(d.segments):
+            label.append(f"  ({walked}/{len(d.segments)} walked)", style="dim")
+        return label
+
+    def _problems_label(self) -> Text:
+        n = len(self.app.all_problems())
+        label = Text.assemble(("Problems", "bold"), "  ")
+        label.append(f"{n} found", style="bold red" if n else "green")
+        if not self.app.scan_complete:
+            label.append(" so far (commitlog walk not finished)", style="dim")
+        return label
+
+    # -- updates from the app ----------------------------------------------------------------------------------
+
+    def segment_scanned(self, index: int, scan: SegmentScan, complete: bool) -> None:
+        node = self._segment_nodes.get(index)
+        if node is not None and self.data is not None:
+            node.set_label(segment_label(self.data.segments[index], scan, complete, self.data.segment_size))
+        if self._commitlog_node is not None and self.data is not None:
+            self._commitlog_node.set_label(self._commitlog_label(self.data))
+
+    def problems_changed(self) -> None:
+        if self._problems_node is not None:
+            self._problems_node.set_label(self._problems_label())
+
+    def scan_progress(self, message: ScanProgress) -> None:
+        if message.task != "segments" or not self.query("#overview-walk"):
+            return
+        bar = self.query_one(ProgressBar)
+        bar.update(total=message.total, progress=message.done)
+        status = self.query_one("#overview-walk", Static)
+        if message.finished:
+            status.update(Text(f"commitlog: {message.label}", style="dim"))
+            self.problems_changed()
+            if self.data is not None and self._commitlog_node is not None:
+                self._commitlog_node.set_label(self._commitlog_label(self.data))
+        else:
+            status.update(Text(f"commitlog: {message.label} (escape stops)"))
+
+    # -- selection ---------------------------------------------------------------------------------------------
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        node = event.node.data
+        if isinstance(node, Node) and not self.open(node):
+            event.node.toggle()
+
+    def action_open(self) -> None:
+        tree = self.query_one(Tree)
+        if tree.cursor_node is not None and isinstance(tree.cursor_node.data, Node):
+            if not self.open(tree.cursor_node.data):
+                tree.cursor_node.toggle()
+
+    def open(self, node: Node) -> bool:
+        """Open the view of ``node``; False when it has none (the caller toggles it instead)."""
+        app = self.app
+        if node.kind == "segment" and self.data is not None:
+            app.show_hex(self.data.segments[node.value].start_offset)
+        elif node.kind == "commitlog":
+            app.show_messages()
+        elif node.kind == "topic":
+            app.show_messages(topic=node.value)
+        elif node.kind == "queue":
+            topic, qid = node.value
+            app.show_messages(topic=topic, queue=qid)
+        elif node.kind == "group":
+            topic, qid, _group, offset = node.value
+            app.show_messages(topic=topic, queue=qid, start=offset)
+        elif node.kind == "indexfile":
+            app.show_busiest(node.value)
+        elif node.kind == "problems":
+            app.switch_mode("problems")
+        else:
+            return False
+        return True
+
+    def action_stop_walk(self) -> None:
+        self.app.cancel_scan()

@@ -1,0 +1,189 @@
+"""Problems: what the engine found (store layout, the commitlog walk, verify); each opens its place in the hex view."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from inspector.engine.errors import StoreError
+from inspector.engine.records import Problem
+from inspector.engine.verify import verify
+from inspector.tui.background import Cancelled
+from inspector.tui.fmt import clip, commitlog_offset, num
+from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.navbar import NavBar
+
+
+class ProblemsScreen(ViewScreen):
+    BINDINGS = [
+        Binding("v", "verify", "Run verify"),
+        Binding("escape", "cancel", "Cancel verify"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.verifying = False
+        self.verified: VerifyDone | None = None
+        self._rows: dict[str, Problem] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NavBar("problems")
+        with Horizontal(id="problems-bar"):
+            yield Static("", id="problems-status")
+            yield ProgressBar(total=100, show_eta=False, id="problems-progress")
+        yield DataTable(id="problems-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="problems-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("severity", "code", "phy offset", "reason", "file @ offset")
+        if self.focused is None:
+            table.focus()
+        self.ready()
+        self.problems_changed()
+
+    # -- the list ----------------------------------------------------------------------------------------------
+
+    def problems_changed(self) -> None:
+        if not self._ready:
+            return
+        problems = self.app.all_problems()
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        self._rows.clear()
+        for i, p in enumerate(problems):
+            key = f"p{i}"
+            self._rows[key] = p
+            phy = commitlog_offset(p)
+            sev = Text(p.severity, style="bold red" if p.severity == "error" else "yellow")
+            table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(p.reason, 60), f"{p.file} @ {num(p.offset)}",
+                          key=key)
+        if problems:
+            table.move_cursor(row=min(row, len(problems) - 1))
+        else:
+            self.query_one("#problems-detail", Static).update(Text("nothing found so far", style="dim"))
+        self._status()
+
+    @on(DataTable.RowHighlighted, "#problems-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        p = self._rows.get(str(event.row_key.value))
+        if p is None:
+            return
+        t = Text()
+        t.append(f"{p.severity} {p.code}", style="bold red" if p.severity == "error" else "bold yellow")
+        t.append(f"  {p.file} @ {num(p.offset)}\n", style="bold")
+        t.append(p.reason)
+        phy = commitlog_offset(p)
+        t.append("\nenter shows this place in the hex view" if phy is not None else
+                 "\nnot in the commitlog: the hex view shows commitlog bytes only", style="dim")
+        self.query_one("#problems-detail", Static).update(t)
+
+    def _status(self, extra: str = "") -> None:
+        problems = self.app.all_problems()
+        errors = sum(1 for p in problems if p.severity == "error")
+        t = Text()
+        t.append(f"{num(len(problems))} problem(s)", style="bold red" if errors else "bold green")
+        t.append(f", {num(errors)} error(s)")
+        sources = ["store layout"]
+        if any(k.startswith("scan:") for k in self.app.problem_sources):
+            sources.append("commitlog walk" + ("" if self.app.scan_complete else " (not finished)"))
+        if self.verified is not None:
+            v = self.verified
+            sources.append(f"verify ({num(v.messages)} records, {num(v.cq_units)} queue units, "
+                           f"{num(v.index_items)} index items)")
+        t.append(" · from " + ", ".join(sources), style="dim")
+        if self.verified is None and not self.verifying:
+            t.append(" · v runs verify", style="dim")
+        if extra:
+            t.append(f" · {extra}", style="yellow")
+        self.query_one("#problems-status", Static).update(t)
+
+    @on(DataTable.RowSelected, "#problems-table")
+    def _jump(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        p = self._rows.get(str(event.row_key.value))
+        if p is None:
+            return
+        phy = commitlog_offset(p)
+        if phy is None:
+            self.notify(f"{p.file} is not in the commitlog: the hex view shows commitlog bytes only",
+                        title=p.code, severity="warning")
+            return
+        self.app.show_hex(phy)
+
+    # -- verify ------------------------------------------------------------------------------------------------
+
+    def action_verify(self) -> None:
+        if self.later(self.action_verify):
+            return
+        if self.verifying:
+            self.notify("verify is already running (escape cancels)", severity="warning")
+            return
+        self.verifying = True
+        self._status("verifying… (escape cancels)")
+        self._verify()
+
+    def action_cancel(self) -> None:
+        if self.verifying:
+            self.app.workers.cancel_group(self, "verify")
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def _verify(self) -> None:
+        worker = get_current_worker()
+
+        def progress(phase: str, done: int, total: int) -> None:
+            self.post_message(ScanProgress("verify", phase, done, total))
+            if worker.is_cancelled:
+                raise Cancelled
+
+        try:
+            report = verify(self.app.store, progress=progress)
+        except Cancelled:
+            self.post_message(VerifyDone(None))
+            return
+        except StoreError as e:
+            self.post_message(WorkerFailed("verify", str(e)))
+            return
+        except Exception as e:  # noqa: BLE001 - report, never crash the app
+            self.post_message(WorkerFailed("verify", f"{type(e).__name__}: {e}"))
+            return
+        self.post_message(VerifyDone(report.problems, report.messages, report.cq_units, report.index_items))
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        if message.task != "verify":
+            return
+        message.stop()
+        self.query_one(ProgressBar).update(total=max(1, message.total), progress=message.done)
+        self._status(f"verifying {message.label} {100 * message.done // max(1, message.total)}% (escape cancels)")
+
+    def on_verify_done(self, message: VerifyDone) -> None:
+        message.stop()
+        self.verifying = False
+        bar = self.query_one(ProgressBar)
+        if message.problems is None:
+            self._status("verify cancelled")
+            self.notify("verify cancelled", severity="warning")
+            return
+        bar.update(total=1, progress=1)
+        self.verified = message
+        self.app.set_problems("verify", message.problems)
+        n = len(message.problems)
+        self.notify(f"verify found {n} problem(s)" if n else "verify found no problem",
+                    severity="warning" if n else "information")
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self.verifying = False
+        self._status(f"{message.what} failed")
+        self.notify(message.error, title=message.what, severity="error")

@@ -1,0 +1,174 @@
+"""msgId resolver: both readings of a 32/56-hex id, whether its host is this store's broker, and its message."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from inspector.engine.records import IdReading
+from inspector.tui.background import store_hosts
+from inspector.tui.fmt import num, when
+from inspector.tui.messages import IdResolved, WorkerFailed
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.forminput import FormInput
+from inspector.tui.widgets.navbar import NavBar
+from parsers.msgid import uniq_key_nearly_time
+
+KIND_TITLES = {"offset_msg_id": "offset msgId", "unique_key": "unique key (UNIQ_KEY)"}
+
+
+def approximate_time(span_ms: int, basis_ms: int | None) -> tuple[int, str]:
+    """The producer's time from a UNIQ_KEY's ms-since-month-start: the month is guessed from ``basis_ms``
+    (the message's born time when the key was found) or from today, as RocketMQ's client does."""
+    tz = dt.datetime.now().astimezone().tzinfo
+    if basis_ms is not None:
+        return uniq_key_nearly_time(span_ms, basis_ms + 60_000, tz), "month of the message's born time"
+    return uniq_key_nearly_time(span_ms, int(time.time() * 1000), tz), "month guessed from today's date"
+
+
+class ResolverScreen(ViewScreen):
+    BINDINGS = [
+        Binding("slash", "edit", "Edit id"),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: IdResolved | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NavBar("ids")
+        with Horizontal(id="resolver-form"):
+            yield Label("message id", classes="filter-label")
+            yield FormInput(placeholder="paste an offset msgId or a unique key (32 or 56 hex digits) and press enter",
+                        id="r-id")
+        yield Static(Text("An id of 32 hex digits reads two ways: as an offset msgId (store host + physical offset) "
+                          "and as a producer's unique key. Both readings are tried against this store.", style="dim"),
+                     id="resolver-summary")
+        yield DataTable(id="resolver-readings", cursor_type="row")
+        yield Static("", id="resolver-detail")
+        yield Footer()
+
+    def focus_main(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def on_mount(self) -> None:
+        if self.focused is None:  # a key typed while mounting may have focused a field
+            self.focus_main()
+        self.query_one(DataTable).add_columns("reading", "in this store", "host", "our broker?", "decoded")
+        self.ready()
+
+    def action_edit(self) -> None:
+        self.query_one("#r-id", FormInput).focus()
+
+    @on(FormInput.Submitted, "#r-id")
+    def _submitted(self, event: FormInput.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.resolve(event.value)
+
+    def resolve(self, text: str) -> None:
+        if self.later(lambda: self.resolve(text)):
+            return
+        self.query_one("#r-id", FormInput).value = text.strip()
+        self.query_one("#resolver-summary", Static).update(Text(f"resolving {text.strip()}…", style="dim"))
+        self._resolve(text.strip())
+
+    @work(thread=True, exclusive=True, group="resolve", exit_on_error=False)
+    def _resolve(self, text: str) -> None:
+        store = self.app.store
+        try:
+            readings = store.resolve_id(text)
+            hosts = store_hosts(store)
+            uniq = next(r for r in readings if r.kind == "unique_key")
+            basis = None
+            if uniq.found and uniq.physical_offset is not None:
+                basis = store.message_at(uniq.physical_offset).born_timestamp
+            approx, why = approximate_time(uniq.fields["time_since_month_start"], basis)
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(WorkerFailed("resolve", str(e)))
+            return
+        self.post_message(IdResolved(text.upper(), readings, hosts, approx, why))
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self.query_one("#resolver-summary", Static).update(Text(message.error, style="bold red"))
+        self.notify(message.error, title=message.what, severity="error")
+
+    def on_id_resolved(self, message: IdResolved) -> None:
+        message.stop()
+        self.result = message
+        hosts = set(message.store_hosts)
+        host_ips = {h.rsplit(":", 1)[0].strip("[]") for h in hosts}
+        summary = Text()
+        summary.append(message.text, style="bold")
+        summary.append(f"  ({len(message.text)} hex digits)\n")
+        summary.append("this store's broker: ", style="dim")
+        summary.append(", ".join(sorted(hosts)) or "unknown (no readable record)", style="cyan")
+        found = [r for r in message.readings if r.found]
+        summary.append("\n")
+        if found:
+            names = " and ".join(KIND_TITLES[r.kind] for r in found)
+            summary.append(f"found as {names}", style="bold green")
+            summary.append(" · enter opens the message", style="dim")
+        else:
+            summary.append("neither reading finds a message in this store", style="bold yellow")
+        self.query_one("#resolver-summary", Static).update(summary)
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in message.readings:
+            table.add_row(*self._row(r, hosts, host_ips, message), key=r.kind)
+        table.move_cursor(row=next((i for i, r in enumerate(message.readings) if r.found), 0))
+        table.focus()
+        self._detail(message)
+
+    def _row(self, r: IdReading, hosts: set[str], host_ips: set[str], message: IdResolved) -> tuple:
+        f = r.fields
+        if r.kind == "offset_msg_id":
+            host = f"[{f['ip']}]:{f['port']}" if ":" in f["ip"] else f"{f['ip']}:{f['port']}"
+            decoded = f"physical offset {num(f['offset'])}"
+            ours = Text("yes", style="green") if host in hosts else Text("no (another host)", style="yellow")
+        else:
+            host = f["ip"]
+            decoded = f"pid {f['pid']}, counter {f['counter']}"
+            ours = (Text("- (broker's ip)", style="dim") if host in host_ips
+                    else Text("- (producer ip)", style="dim"))
+        where = (Text(f"yes, at {num(r.physical_offset)}", style="bold green") if r.found
+                 else Text("no", style="dim"))
+        return Text(KIND_TITLES[r.kind], style="bold"), where, host, ours, decoded
+
+    def _detail(self, message: IdResolved) -> None:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold")
+        grid.add_column()
+        for r in message.readings:
+            f = r.fields
+            if r.kind == "offset_msg_id":
+                grid.add_row("offset msgId", f"ip {f['ip']}  port {f['port']}  physical offset {num(f['offset'])}")
+            else:
+                grid.add_row("unique key", f"ip {f['ip']}  pid {f['pid']}  class-loader hash "
+                             f"{f['class_loader_hash'] & 0xFFFFFFFF:08X}  counter {f['counter']}")
+                grid.add_row("", f"time since month start {num(f['time_since_month_start'])} ms ≈ "
+                             f"{when(message.approx_time)} ({message.approx_basis})")
+        self.query_one("#resolver-detail", Static).update(grid)
+
+    @on(DataTable.RowSelected, "#resolver-readings")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if self.result is None:
+            return
+        for r in self.result.readings:
+            if r.kind == event.row_key.value:
+                if r.found and r.physical_offset is not None:
+                    self.app.show_message(r.physical_offset)
+                else:
+                    self.notify(f"the {KIND_TITLES[r.kind]} reading finds no message in this store", severity="warning")

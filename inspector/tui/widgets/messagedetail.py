@@ -1,0 +1,143 @@
+"""Every field of one message, its properties, and its body as text, pretty JSON or hex."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Group, RenderableType
+from rich.highlighter import JSONHighlighter
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from inspector.engine.body import decompress_body
+from inspector.engine.errors import StoreError
+from inspector.engine.records import Message
+from inspector.engine.views import message_view
+from inspector.tui.fmt import when
+
+BODY_MODES = ("text", "json", "hex")
+_CONTROLS = {c: "·" for c in [*range(0, 32), *range(127, 160)] if chr(c) not in "\n\t"}
+TEXT_LIMIT = 8192
+HEX_LIMIT = 2048
+
+
+def body_bytes(msg: Message) -> tuple[bytes, str]:
+    """The body to show (decompressed when compressed) and a note saying what it is."""
+    if not msg.compressed:
+        return msg.body, f"{len(msg.body):,} bytes"
+    try:
+        plain = decompress_body(msg)
+    except StoreError as e:
+        return msg.body, f"{len(msg.body):,} bytes stored, {msg.compression}; shown as stored: {e.reason}"
+    return plain, f"{msg.compression}: {len(msg.body):,} bytes stored, {len(plain):,} decompressed"
+
+
+def hex_lines(data: bytes) -> Text:
+    out = Text()
+    for pos in range(0, len(data), 16):
+        chunk = data[pos : pos + 16]
+        hexpart = " ".join(f"{b:02X}" for b in chunk)
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        out.append(f"{pos:>6}  ", style="dim")
+        out.append(f"{hexpart:<47}  ")
+        out.append(text + "\n", style="dim")
+    return out
+
+
+def render_body(msg: Message, mode: str) -> tuple[str, RenderableType]:
+    """(title, renderable) of the body in ``mode``; a truncation marker when not all of it is shown."""
+    data, note = body_bytes(msg)
+    limit = HEX_LIMIT if mode == "hex" else TEXT_LIMIT
+    parts: list[RenderableType] = []
+    shown_len = min(len(data), limit)
+    if mode == "hex":
+        parts.append(hex_lines(data[:limit]))
+    elif mode == "json":
+        try:
+            pretty = json.dumps(json.loads(data.decode("utf-8")), indent=2, ensure_ascii=False)
+        except (UnicodeDecodeError, ValueError) as e:
+            parts.append(Text(f"not JSON ({e.__class__.__name__}); shown as text", style="yellow"))
+            pretty = data[:limit].decode("utf-8", "replace")
+        shown = pretty[:limit]
+        shown_len = len(shown.encode("utf-8")) if len(pretty) > limit else len(data)
+        text = Text(shown)
+        JSONHighlighter().highlight(text)
+        parts.append(text)
+        if len(pretty) > limit:
+            parts.append(Text(f"… truncated: showing {limit:,} of {len(pretty):,} characters", style="bold yellow"))
+            return f"Body ({mode}, {note})", Group(*parts)
+    else:
+        text = data[:limit].decode("utf-8", "replace")
+        parts.append(Text(text.translate(_CONTROLS)))
+    if len(data) > shown_len:
+        parts.append(Text(f"… truncated: showing {shown_len:,} of {len(data):,} bytes", style="bold yellow"))
+    return f"Body ({mode}, {note})", Group(*parts)
+
+
+def render_message(msg: Message, mode: str = "text") -> RenderableType:
+    v = message_view(msg, body_limit=0)
+    grid = Table.grid(padding=(0, 1))
+    for _ in range(2):
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+    crc = "ok" if msg.body_crc_ok else "MISMATCH"
+    flags = ", ".join(k for k, on in v["sys_flag_parts"].items() if on is True)
+    rows = [
+        ("physical offset", f"{msg.physical_offset:,}", "total size", f"{msg.total_size:,} bytes"),
+        ("topic", msg.topic, "queue / offset", f"{msg.queue_id} / {msg.queue_offset:,}"),
+        ("tags", msg.tags or "-", "keys", " ".join(msg.keys) or "-"),
+        ("msgId", msg.msg_id, "UNIQ_KEY", msg.unique_key or "-"),
+        ("stored", when(msg.store_timestamp), "born", when(msg.born_timestamp)),
+        ("store host", str(msg.store_host), "born host", str(msg.born_host)),
+        ("sysFlag", f"0x{msg.sys_flag & 0xFFFFFFFF:X}" + (f" ({flags})" if flags else ""), "flag", str(msg.flag)),
+        ("magic", f"v{msg.magic_version} ({msg.magic_code & 0xFFFFFFFF:08X})", "body CRC", f"{msg.body_crc} ({crc})"),
+        ("reconsume", str(msg.reconsume_times), "prepared tx offset", f"{msg.prepared_transaction_offset:,}"),
+        ("transaction", msg.transaction, "compression", msg.compression or "-"),
+        ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
+    ]
+    for a, b, c, d in rows:
+        grid.add_row(a, Text(b), c, Text(d))
+    props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
+    for k, val in msg.properties.items():
+        props.add_row(Text(k), Text("" if val is None else val))
+    title, body = render_body(msg, mode)
+    return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
+                 Text(title, style="bold reverse"), body)
+
+
+class MessageDetail(VerticalScroll, can_focus=True):
+    """The detail pane (message browser, message window): ``show`` a message, ``b`` cycles the body view."""
+
+    body_mode: reactive[str] = reactive("text")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.message: Message | None = None
+        self._note = "no message selected"
+
+    def compose(self):
+        yield Static(Text(self._note, style="dim"), classes="detail-content")
+
+    def show(self, msg: Message | None, note: str = "no message selected") -> None:
+        self.message = msg
+        self._note = note
+        self._render_content()
+        self.scroll_home(animate=False)
+
+    def cycle_body(self) -> None:
+        self.body_mode = BODY_MODES[(BODY_MODES.index(self.body_mode) + 1) % len(BODY_MODES)]
+
+    def watch_body_mode(self) -> None:
+        self._render_content()
+
+    def _render_content(self) -> None:
+        if not self.is_mounted:
+            return
+        static = self.query_one(".detail-content", Static)
+        if self.message is None:
+            static.update(Text(self._note, style="dim"))
+        else:
+            static.update(render_message(self.message, self.body_mode))

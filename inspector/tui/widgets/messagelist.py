@@ -1,0 +1,255 @@
+"""A virtual list of messages: one ScrollView drawing only the visible rows, with LRU caches.
+
+Rows come from a ``RowSource``: offsets found by a scan (growing while the scan runs) or the units of one
+consume queue (known at once, read on demand). A row is decoded only when it is drawn.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from inspector.engine.errors import StoreError
+from inspector.engine.records import Message as StoreMessage
+from inspector.tui.fmt import when
+
+COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
+           ("q-offset", 8, "right"), ("tags", 12, "left"), ("keys", 0, "left"))
+
+
+class RowSource:
+    """Rows of the list: ``len`` and the physical offset of row ``i``."""
+
+    complete = True
+
+    def __len__(self) -> int:
+        return 0
+
+    def offset(self, index: int) -> int | None:
+        return None
+
+
+class OffsetRows(RowSource):
+    """Offsets found by a scan; grows while the scan runs."""
+
+    def __init__(self) -> None:
+        self.offsets = array("q")
+        self.complete = False
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def offset(self, index: int) -> int | None:
+        return self.offsets[index] if 0 <= index < len(self.offsets) else None
+
+    def extend(self, offsets: list[int]) -> None:
+        self.offsets.extend(offsets)
+
+
+class QueueRows(RowSource):
+    """Queue offsets [lo, hi) of one consume queue: the physical offset is read from the unit when drawn."""
+
+    def __init__(self, queue, lo: int, hi: int) -> None:
+        self.queue = queue
+        self.lo = lo
+        self.hi = max(lo, hi)
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def offset(self, index: int) -> int | None:
+        if not 0 <= index < len(self):
+            return None
+        try:
+            unit = self.queue.unit(self.lo + index)
+        except StoreError:
+            return None
+        return None if unit is None else unit.physical_offset
+
+
+def header_text(width: int) -> Text:
+    return Text(_cells([c[0] for c in COLUMNS], width), no_wrap=True, overflow="ellipsis")
+
+
+def _cells(values: list[str], width: int) -> str:
+    out = []
+    used = 0
+    for (_, w, justify), v in zip(COLUMNS, values, strict=True):
+        if w == 0:
+            w = max(4, width - used)
+        v = v if len(v) <= w else v[: w - 1] + "…"
+        out.append(v.rjust(w) if justify == "right" else v.ljust(w))
+        used += w + 1
+    return " ".join(out)
+
+
+class MessageList(ScrollView, can_focus=True):
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("enter", "select", "Open in hex", show=False),
+    ]
+
+    COMPONENT_CLASSES = {"messagelist--cursor", "messagelist--error", "messagelist--dim"}
+
+    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+
+    class Highlighted(Message):
+        def __init__(self, index: int, offset: int | None) -> None:
+            super().__init__()
+            self.index = index
+            self.offset = offset
+
+    class Selected(Message):
+        def __init__(self, index: int, offset: int | None) -> None:
+            super().__init__()
+            self.index = index
+            self.offset = offset
+
+    def __init__(self, store, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.store = store
+        self.source: RowSource = RowSource()
+        self._messages: LRUCache[int, StoreMessage | str] = LRUCache(4096)
+        self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
+        self._last_posted: tuple | None = None
+
+    # -- data --------------------------------------------------------------------------------------------------
+
+    def set_source(self, source: RowSource, cursor: int = 0) -> None:
+        self.source = source
+        self._strips.clear()
+        self._last_posted = None
+        self._update_size()
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.cursor = max(0, min(cursor, len(source) - 1)) if len(source) else 0
+        self.refresh()
+
+    def rows_added(self) -> None:
+        """The source grew: resize, redraw, and announce the first row when the list was empty."""
+        self._update_size()
+        self.refresh()
+        if self._last_posted is None or self._last_posted[1] is None:
+            self._post()
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(max(40, self.size.width), len(self.source))
+
+    def message(self, index: int) -> StoreMessage | str | None:
+        """The message of row ``index`` (decoded once, cached), or why it cannot be read."""
+        offset = self.source.offset(index)
+        if offset is None:
+            return None if not 0 <= index < len(self.source) else "consume-queue unit unreadable"
+        got = self._messages.get(offset)
+        if got is None:
+            try:
+                got = self.store.message_at(offset)
+            except StoreError as e:
+                got = f"{offset}: {e.reason}"
+            self._messages[offset] = got
+        return got
+
+    # -- cursor ---------------------------------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        n = len(self.source)
+        return 0 if n == 0 else max(0, min(value, n - 1))
+
+    def watch_cursor(self, value: int) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        top = self.scroll_offset.y
+        if value < top:
+            self.scroll_to(y=value, animate=False, immediate=True)
+        elif value >= top + height:
+            self.scroll_to(y=value - height + 1, animate=False, immediate=True)
+        self.refresh()
+        self._post()
+
+    def _post(self) -> None:
+        offset = self.source.offset(self.cursor) if len(self.source) else None
+        key = (self.cursor, offset, id(self.source))
+        if key != self._last_posted:
+            self._last_posted = key
+            self.post_message(self.Highlighted(self.cursor, offset))
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor += step
+
+    def action_page(self, direction: int) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        self.scroll_to(y=self.scroll_offset.y + direction * height, animate=False, immediate=True)
+        self.cursor += direction * height
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self._update_size()
+        self.cursor = len(self.source) - 1
+
+    def action_select(self) -> None:
+        if len(self.source):
+            self.post_message(self.Selected(self.cursor, self.source.offset(self.cursor)))
+
+    def on_click(self, event: events.Click) -> None:
+        where = event.get_content_offset(self)
+        if where is None:
+            return
+        index = self.scroll_offset.y + where.y
+        if index < len(self.source):
+            self.focus()
+            if index == self.cursor and event.chain >= 2:
+                self.action_select()
+            self.cursor = index
+
+    def on_resize(self) -> None:
+        self._strips.clear()
+        self._update_size()
+
+    # -- rendering ----------------------------------------------------------------------------------------------
+
+    def row_text(self, index: int, width: int) -> str:
+        got = self.message(index)
+        if got is None:
+            return ""
+        if isinstance(got, str):
+            offset = self.source.offset(index)
+            return _cells([str(offset) if offset is not None else "?", "unreadable", got, "", "", "", ""], width)
+        m = got
+        return _cells([str(m.physical_offset), when(m.store_timestamp), m.topic, str(m.queue_id), str(m.queue_offset),
+                       m.tags or "", " ".join(m.keys)], width)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        index = self.scroll_offset.y + y
+        if index >= len(self.source):
+            return Strip.blank(width, base)
+        selected = index == self.cursor
+        key = (id(self.source), index, self.source.offset(index), selected, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            text = self.row_text(index, width)
+            style = base
+            if isinstance(self.message(index), str):
+                style = base + self.get_component_rich_style("messagelist--error", partial=True)
+            if selected:
+                style = style + self.get_component_rich_style("messagelist--cursor", partial=True)
+            strip = Strip([Segment(text.ljust(width)[:width], style)]).crop_extend(0, width, Style())
+            self._strips[key] = strip
+        return strip

@@ -1,0 +1,105 @@
+"""The look of every screen at 120x36, fixed by pytest-textual-snapshot.
+
+Update the baselines with ``pytest tests/inspector/tui --snapshot-update`` after a deliberate change, look at
+them (``snapshot_report.html`` when a test fails), and copy the hex view's to ``docs/tui-screenshot.svg``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tui_helpers import REPO, SIZE, settle
+
+from inspector.engine.layout import message_fields
+from inspector.engine.records import Message
+from inspector.tui.app import create_app
+
+SNAPSHOTS = REPO / "tests" / "inspector" / "tui" / "__snapshots__" / "test_snapshots"
+README_SCREENSHOT = REPO / "docs" / "tui-screenshot.svg"
+
+
+async def _quiet(pilot) -> None:
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_overview(snap_compare, store):
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=_quiet)
+
+
+def test_hex_view(snap_compare, store):
+    """The end of the log: the last message (cursor on its topic field) and the folded zero tail after it."""
+    last = [e for e in store.entries() if isinstance(e, Message)][-1]
+    topic = next(f for f in message_fields(last) if f.name == "TOPIC")
+
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.show_hex(topic.start + 2)
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_message_browser(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.show_messages(topic="InventoryEvents")
+        await settle(pilot)
+        await pilot.press("down", "down", "down")
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_chain_walker_with_a_collision(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.show_chain("OrderEvents", "coupon-Aa7K")
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_msgid_resolver(snap_compare, store):
+    first = next(e for e in store.entries() if isinstance(e, Message))
+
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.resolve(first.unique_key)
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_problems_after_verify(snap_compare, damaged_store):
+    store, _ = damaged_store
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("6")
+        await settle(pilot)
+        await pilot.press("v")
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def _normalized(svg: str) -> str:
+    return re.sub(r"terminal-\d+-", "terminal-", svg)
+
+
+def test_readme_screenshot_is_the_hex_view_snapshot():
+    """docs/tui-screenshot.svg is a copy of the hex view's snapshot, so the README shows the real thing."""
+    snapshot = SNAPSHOTS / "test_hex_view.svg"
+    assert snapshot.exists() and README_SCREENSHOT.exists()
+    assert _normalized(README_SCREENSHOT.read_text()) == _normalized(snapshot.read_text())

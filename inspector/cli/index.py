@@ -25,6 +25,31 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
     return 0
 
 
+def run_key_index(keyindex_dir: str, store_path: str | None, topic: str, key: str, begin: int | None,
+                  end: int | None, as_json: bool) -> int:
+    """``key --keyindex DIR``: the same question answered from a table written by ``rmq-inspect spark keyindex``."""
+    from pathlib import Path
+
+    from inspector.spark.keyindex import lookup  # pyarrow (Spark only without it); imports no pyspark itself
+
+    rows = lookup(keyindex_dir, topic, key, begin, end)
+    if store_path is not None:
+        wanted = str(Path(store_path).resolve())
+        rows = [r for r in rows if r["store"] == wanted]
+    if as_json:
+        print_json({"topic": topic, "key": key, "keyindex": str(keyindex_dir), "messages": rows})
+    else:
+        t = table(f"Messages indexed under {esc(topic)}#{esc(key)} (key index {esc(str(keyindex_dir))})",
+                  "store", "physical offset", "stored", "queue", "queue offset", "matched by", "msgId")
+        for r in rows:
+            t.add_row(esc(r["store"]), str(r["physical_offset"]), when(r["store_timestamp"]), str(r["queue_id"]),
+                      str(r["queue_offset"]), r["kind"], r["msg_id"])
+        console.print(t)
+    if not rows:
+        raise NotFound(f"no message indexed under {topic}#{key} in {keyindex_dir}")
+    return 0
+
+
 def run_chain(store: Store, topic: str, key: str, as_json: bool) -> int:
     walks = store.chain(topic, key)
     if as_json:

@@ -32,8 +32,12 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
-def _store_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
+def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    if optional:
+        p.add_argument("store", nargs="?", help="store root directory (the broker's storePathRootDir); with "
+                       "--keyindex optional, and then it only selects that store's rows")
+    else:
+        p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
     g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
     g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
@@ -65,11 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
-    _store_args(p)
+    _store_args(p, optional=True)
     p.add_argument("topic")
     p.add_argument("key")
     p.add_argument("--begin", type=_int, help="store time lower bound, epoch ms")
     p.add_argument("--end", type=_int, help="store time upper bound, epoch ms")
+    p.add_argument("--keyindex", metavar="DIR",
+                   help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("chain", help="the hash-slot walk for topic#key in every index file")
@@ -162,6 +168,12 @@ def run(args: argparse.Namespace) -> int:
         from inspector.cli import workshop
 
         return workshop.run(args, _open)
+    if args.command == "key" and args.keyindex:
+        from inspector.cli import index
+
+        return index.run_key_index(args.keyindex, args.store, args.topic, args.key, args.begin, args.end, args.json)
+    if args.store is None:
+        raise BadInput("give a STORE (or, for key, --keyindex DIR)")
     with _open(args) as store:
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command

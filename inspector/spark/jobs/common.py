@@ -1,0 +1,237 @@
+"""What every job shares: the command line, the segment stage, the report channel, output paths."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pyspark.accumulators import AccumulatorParam
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructType
+from rich.console import Console
+from rich.markup import escape
+
+from inspector.engine.errors import BadInput, StoreError
+from inspector.engine.geometry import Geometry
+from inspector.engine.rebuild import store_geometry
+from inspector.spark import plan
+from inspector.spark.schemas import SEGMENT
+from inspector.spark.session import build_session
+from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef
+
+EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
+
+# tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+
+
+# --- command line -----------------------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _conf(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    return key.strip(), value
+
+
+def job_parser(job: str, description: str, *, out_required: bool) -> argparse.ArgumentParser:
+    p = _Parser(prog=f"rmq-inspect spark {job}", description=description)
+    p.add_argument("stores", nargs="+", metavar="STORE",
+                   help="store root directories; every executor must see them at the same (absolute) path")
+    p.add_argument("--master", help="Spark master URL (default local[*]; spark://HOST:7077, yarn, k8s://...)")
+    p.add_argument("--out", required=out_required, help="output directory (local path or any Hadoop URL)")
+    p.add_argument("--conf", action="append", type=_conf, default=[], metavar="KEY=VALUE",
+                   help="a Spark setting (repeatable), e.g. --conf spark.executor.memory=4g")
+    p.add_argument("--overwrite", action="store_true", help="replace existing output tables")
+    p.add_argument("--no-progress", action="store_true", help="no console progress bar")
+    g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
+    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
+    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
+    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
+    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+    return p
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
+    """Parsed arguments, or the exit code of --help (0) / a usage error (2)."""
+    try:
+        return parser.parse_args(list(argv))
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+
+
+def geometry_for(store, args: argparse.Namespace) -> Geometry:
+    """The store's geometry (its files first, then the broker defaults) with the command line's overrides,
+    as ``rmq-inspect rebuild`` / ``verify`` compute it."""
+    base = store_geometry(store)
+    values = {k: getattr(args, k, None) for k in ("segment_size", "cq_file_size", "index_slots", "index_items",
+                                                   "delay_levels")}
+    return Geometry(**{**base.__dict__, **{k: v for k, v in values.items() if v is not None}})
+
+
+def refs_from_args(args: argparse.Namespace) -> list[StoreRef]:
+    return plan.store_refs(args.stores, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
+                           index_slots=args.index_slots, index_items=args.index_items)
+
+
+@contextmanager
+def session_for(args: argparse.Namespace, spark: SparkSession | None, app: str) -> Iterator[SparkSession]:
+    """The given session, else the active one (a job run inside a Spark application), else one built from the
+    arguments and stopped at the end."""
+    spark = spark or SparkSession.getActiveSession()
+    if spark is not None:
+        yield spark
+        return
+    session = build_session(args.master, app_name=f"rmq-inspect {app}", conf=dict(args.conf),
+                            progress=not args.no_progress)
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def run_job(body: Callable[[], int]) -> int:
+    """Run a job body, turning the engine's exceptions into the CLI's exit codes and one-line messages."""
+    try:
+        return body()
+    except BadInput as e:
+        err.print(f"rmq-inspect spark: {escape(str(e))}")
+        return EXIT_BAD_INPUT
+    except StoreError as e:
+        err.print(f"rmq-inspect spark: {escape(str(e))}")
+        return EXIT_STORE_ERROR
+
+
+# --- output ----------------------------------------------------------------------------------------------------
+
+
+def is_local_path(path: str) -> bool:
+    return urlparse(path).scheme in ("", "file")
+
+
+def check_out(out: str | None, tables: Iterable[str], overwrite: bool) -> None:
+    """Refuse to run for an hour and then fail on an existing table (local paths; Spark checks the others)."""
+    if out is None or overwrite or not is_local_path(out):
+        return
+    base = Path(urlparse(out).path if out.startswith("file:") else out)
+    existing = [t for t in tables if (base / t).exists()]
+    if existing:
+        raise BadInput(f"output table(s) {', '.join(existing)} exist under {out} (use --overwrite)")
+
+
+def table_path(out: str, name: str) -> str:
+    return out.rstrip("/") + "/" + name
+
+
+def write_mode(args: argparse.Namespace) -> str:
+    return "overwrite" if args.overwrite else "errorifexists"
+
+
+# --- the report channel ----------------------------------------------------------------------------------------
+
+
+class _ListParam(AccumulatorParam):
+    def zero(self, value):
+        return []
+
+    def addInPlace(self, value1, value2):
+        value1.extend(value2)
+        return value1
+
+
+class Collector:
+    """Small side results of the tasks (segment reports, counters), sent to the driver with the task results.
+
+    An accumulator updated in a transformation may see a task's update twice if the task is re-run, so
+    every item carries a key and :meth:`latest` keeps one item per key.
+    """
+
+    def __init__(self, spark: SparkSession):
+        self._acc = spark.sparkContext.accumulator([], _ListParam())
+
+    @property
+    def sink(self) -> Callable[[object], None]:
+        acc = self._acc
+
+        def add(item: object) -> None:
+            acc.add([item])
+
+        return add
+
+    def items(self) -> list:
+        return list(self._acc.value)
+
+    def reports(self) -> dict[str, list[SegmentReport]]:
+        return plan.latest_reports(i for i in self.items() if isinstance(i, SegmentReport))
+
+    def counters(self, name: str) -> dict[str, int]:
+        """Per store, the sum of counter ``name`` over tasks (one value per task key)."""
+        per_task: dict[tuple[str, int], int] = {}
+        for item in self.items():
+            if isinstance(item, tuple) and item[0] == name:
+                per_task[(item[1], item[2])] = item[3]
+        totals: dict[str, int] = {}
+        for (store, _), n in per_task.items():
+            totals[store] = totals.get(store, 0) + n
+        return totals
+
+
+# --- the segment stage -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SegmentStage:
+    """One task per commitlog segment: ``fn(tasks, sink)`` yields rows of ``schema``."""
+
+    spark: SparkSession
+    tasks: list[SegmentTask]
+    collector: Collector = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.collector = Collector(self.spark)
+
+    def frame(self, fn: Callable, schema: StructType, **kwargs) -> DataFrame:
+        sink = self.collector.sink
+        rdd = self.spark.sparkContext.parallelize(self.tasks, max(1, len(self.tasks)))
+        rows = rdd.mapPartitions(lambda part: fn(part, sink, **kwargs))
+        return self.spark.createDataFrame(rows, schema, verifySchema=False)
+
+    def reports(self) -> dict[str, list[SegmentReport]]:
+        return self.collector.reports()
+
+    def segments_frame(self) -> DataFrame:
+        rows = [r.row() for reports in self.reports().values() for r in reports]
+        return self.spark.createDataFrame(rows, SEGMENT)
+
+
+def report_damage(reports: dict[str, list[SegmentReport]], *, quiet: bool = False) -> int:
+    """Print segment failures and a damage summary on stderr; EXIT_STORE_ERROR if a segment task failed."""
+    failed = [(store, r) for store, rs in reports.items() for r in rs if r.error]
+    damaged = sum(len(r.problems) for rs in reports.values() for r in rs)
+    for store, r in failed:
+        err.print(f"[red]segment failed[/] {escape(store)}/{escape(r.file)}: {escape(r.error or '')}")
+    if damaged and not quiet:
+        err.print(f"[yellow]{damaged} problem(s) found in the commitlog[/] (the segments table lists them; "
+                  "`rmq-inspect spark verify` explains them)")
+    return EXIT_STORE_ERROR if failed else EXIT_OK

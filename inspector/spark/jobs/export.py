@@ -1,0 +1,100 @@
+"""``export``: every message of one or more stores into Parquet (and JSON Lines), one row per message.
+
+Tables under ``--out``:
+
+* ``messages/``: Parquet, partitioned by ``topic`` and ``store_date`` (UTC day of the store time); the
+  columns are :data:`inspector.spark.schemas.EXPORT` (the ``message_view`` fields, body as bytes, plus
+  ``store`` and ``segment``). Read it back with ``spark.read.parquet(...)`` or :func:`read_messages`.
+* ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines, body as
+  ``body_base64`` like ``rmq-inspect messages --json``.
+* ``segments/``: one row per commitlog segment: records, BLANK tail, problems found, task failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from inspector.spark import plan
+from inspector.spark.jobs import common
+from inspector.spark.schemas import EXPORT, EXPORT_PARTITIONS, MESSAGE
+from inspector.spark.tasks import StoreRef, message_rows
+
+TABLES = {"parquet": ("messages", "segments"), "jsonl": ("messages-jsonl", "segments"),
+          "both": ("messages", "messages-jsonl", "segments")}
+DAY_MS = 86_400_000
+
+
+# --- pure transforms -------------------------------------------------------------------------------------------
+
+
+def store_date(ts_ms: Column | str) -> Column:
+    """The UTC calendar day of an epoch-ms column (independent of the session time zone)."""
+    days = F.floor(F.col(ts_ms) / DAY_MS) if isinstance(ts_ms, str) else F.floor(ts_ms / DAY_MS)
+    return F.date_add(F.lit("1970-01-01").cast("date"), days.cast("int"))
+
+
+def with_store_date(messages: DataFrame) -> DataFrame:
+    """MESSAGE rows -> EXPORT rows (adds ``store_date``)."""
+    return messages.withColumn("store_date", store_date("store_timestamp"))
+
+
+def as_json_lines(messages: DataFrame) -> DataFrame:
+    """EXPORT rows -> the JSON Lines layout: ``body`` becomes ``body_base64`` (as in ``message_view``)."""
+    # Spark's base64() may break lines every 76 characters (spark.sql.chunkBase64String.enabled): undo that
+    return messages.withColumn("body_base64", F.regexp_replace(F.base64("body"), "[\r\n]", "")).drop("body")
+
+
+def read_messages(spark: SparkSession, path: str) -> DataFrame:
+    """The ``messages`` table with its declared types (partition columns included)."""
+    return spark.read.schema(EXPORT).parquet(path)
+
+
+# --- job -------------------------------------------------------------------------------------------------------
+
+
+def parser():
+    p = common.job_parser("export", "Every message into Parquet (partitioned by topic and store date) and/or "
+                          "JSON Lines.", out_required=True)
+    p.add_argument("--format", choices=sorted(TABLES), default="parquet",
+                   help="parquet (default), jsonl, or both")
+    return p
+
+
+def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
+    tables = TABLES[args.format]
+    stage = common.SegmentStage(spark, plan.plan_segments(refs))
+    messages = with_store_date(stage.frame(message_rows, MESSAGE))
+    mode = common.write_mode(args)
+    parquet_path = common.table_path(args.out, "messages")
+    if "messages" in tables:
+        messages.write.mode(mode).partitionBy(*EXPORT_PARTITIONS).parquet(parquet_path)
+        source = read_messages(spark, parquet_path) if "messages-jsonl" in tables else None
+    else:
+        source = messages
+    if source is not None:
+        as_json_lines(source).write.mode(mode).option("ignoreNullFields", False).json(
+            common.table_path(args.out, "messages-jsonl"))
+    reports = stage.reports()
+    stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))
+    count = sum(r.messages for rs in reports.values() for r in rs)
+    segments = sum(len(rs) for rs in reports.values())
+    common.console.print(f"exported {count} message(s) from {segments} segment(s) of {len(reports)} store(s) "
+                         f"-> {args.out} ({', '.join(tables)})")
+    return common.report_damage(reports)
+
+
+def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
+    args = common.parse(parser(), argv)
+    if isinstance(args, int):
+        return args
+
+    def body() -> int:
+        refs = common.refs_from_args(args)
+        common.check_out(args.out, TABLES[args.format], args.overwrite)
+        with common.session_for(args, spark, "export") as session:
+            return run(session, args, refs)
+
+    return common.run_job(body)

@@ -1,0 +1,189 @@
+"""``verify``: the checks of ``rmq-inspect verify`` in parallel, with the same findings (file, offset, code,
+severity, reason) in the same order.
+
+Stages: (1) one task per commitlog segment runs the record-level checks and reports what the segment
+holds; the driver derives the end of the log and the newest store time from the reports; (2) one task per
+consume queue and one per index file run the cross-file checks; (3) the driver adds the checks that read
+no data (layout, index headers, checkpoint, consumer offsets, config). The three sets are unioned and
+de-duplicated exactly as the single-process command does (first finding per file, offset and code).
+
+``--out DIR`` writes the findings as Parquet (``findings/``, :data:`~inspector.spark.schemas.FINDING`) and
+the segment table (``segments/``). Exit code 4 when an error was found, as ``rmq-inspect verify``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from rich.markup import escape
+from rich.table import Table
+
+from inspector.engine.records import Problem
+from inspector.engine.verify import _check_checkpoint, _check_consumer_offsets
+from inspector.spark import plan
+from inspector.spark.jobs import common
+from inspector.spark.schemas import FINDING
+from inspector.spark.tasks import (
+    PHASE_LAYOUT,
+    PHASE_REST,
+    StoreRef,
+    finding_row,
+    verify_index_files,
+    verify_queues,
+    verify_segments,
+)
+
+ORDER = ["store", "phase", "task", "seq"]
+TABLES = ("findings", "segments")
+
+
+# --- pure transforms -------------------------------------------------------------------------------------------
+
+
+def first_findings(findings: DataFrame) -> DataFrame:
+    """Keep the first finding per (store, file, offset, code) in report order (``verify._dedupe``)."""
+    first = Window.partitionBy("store", "file", "offset", "code").orderBy(*ORDER)
+    return (findings.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n")
+            .orderBy(*ORDER))
+
+
+def summary(findings: DataFrame) -> DataFrame:
+    """Errors and warnings per store."""
+    return findings.groupBy("store").agg(
+        F.sum((F.col("severity") == "error").cast("long")).alias("errors"),
+        F.sum((F.col("severity") != "error").cast("long")).alias("warnings"),
+    )
+
+
+# --- driver-side checks (no data read) ------------------------------------------------------------------------------
+
+
+def layout_findings(ref: StoreRef, store) -> list[tuple]:
+    return [finding_row(ref.path, PHASE_LAYOUT, 0, i, p) for i, p in enumerate(store.commitlog.problems)]
+
+
+def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
+    found: list[Problem] = [*store.index_problems(), *store.checkpoint_problems(), *_check_checkpoint(store, last_ts),
+                            *_check_consumer_offsets(store), *store.config.problems]
+    return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
+
+
+# --- job -------------------------------------------------------------------------------------------------------
+
+
+def parser():
+    p = common.job_parser("verify", "The checks of `rmq-inspect verify`, run in parallel.", out_required=False)
+    p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
+    p.add_argument("--json", action="store_true", help="one JSON document per store, as `rmq-inspect verify --json`")
+    return p
+
+
+@dataclass
+class Found:
+    """What :func:`find` found: the findings frame (de-duplicated, in report order), per-store counts
+    (messages, cq_units, index_items), and the segment stage (its reports). ``release()`` frees the cache."""
+
+    findings: DataFrame
+    counts: dict[str, dict]
+    stage: common.SegmentStage
+    cached: list[DataFrame]
+
+    def release(self) -> None:
+        for df in self.cached:
+            df.unpersist()
+
+
+def find(spark: SparkSession, refs: list[StoreRef], args) -> Found:
+    """Run the three stages of verify over ``refs``."""
+    sc = spark.sparkContext
+    stage = common.SegmentStage(spark, plan.plan_segments(refs))
+    records = stage.frame(verify_segments, FINDING).persist()
+    records.count()  # runs the segment stage: the reports give the end of each log
+    reports = stage.reports()
+    driver_rows: list[tuple] = []
+    queue_tasks, index_tasks = [], []
+    counts: dict[str, dict] = {}
+    for ref in refs:
+        with ref.open() as store:
+            rs = reports.get(ref.path, [])
+            end = plan.log_end(store, rs, strict=False)  # a failed segment is a finding already
+            queue_tasks += plan.plan_queues(ref, store, common.geometry_for(store, args), end)
+            index_tasks += plan.plan_index_files(ref, store)
+            driver_rows += layout_findings(ref, store)
+            driver_rows += rest_findings(ref, store, plan.last_store_timestamp(rs))
+            counts[ref.path] = {"messages": sum(r.messages for r in rs)}
+    collector = common.Collector(spark)
+    sink = collector.sink
+    parallel = max(1, sc.defaultParallelism * 2)
+    queues = sc.parallelize(queue_tasks, max(1, min(len(queue_tasks), parallel))).mapPartitions(
+        lambda part: verify_queues(part, sink))
+    index = sc.parallelize(index_tasks, max(1, min(len(index_tasks), parallel))).mapPartitions(
+        lambda part: verify_index_files(part, sink))
+    cross = spark.createDataFrame(queues.union(index), FINDING, verifySchema=False).persist()
+    cross.count()
+    for name in ("cq_units", "index_items"):
+        for store, n in collector.counters(name).items():
+            counts[store][name] = n
+    for c in counts.values():
+        c.setdefault("cq_units", 0)
+        c.setdefault("index_items", 0)
+    findings = first_findings(records.unionByName(cross).unionByName(spark.createDataFrame(driver_rows, FINDING)))
+    return Found(findings, counts, stage, [records, cross])
+
+
+def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
+    found = find(spark, refs, args)
+    try:
+        rows = found.findings.collect()
+    finally:
+        found.release()
+    counts = found.counts
+    if args.out:
+        mode = common.write_mode(args)
+        spark.createDataFrame(rows, FINDING).coalesce(1).write.mode(mode).parquet(
+            common.table_path(args.out, "findings"))
+        found.stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))
+    any_error = False
+    for ref in refs:
+        mine = [r for r in rows if r.store == ref.path]
+        errors = [r for r in mine if r.severity == "error"]
+        any_error = any_error or bool(errors)
+        c = counts[ref.path]
+        if args.json:
+            sys.stdout.write(json.dumps({
+                "store": ref.path, "ok": not errors, **c, "errors": len(errors), "warnings": len(mine) - len(errors),
+                "problems": [{"file": r.file, "offset": r.offset, "code": r.code, "severity": r.severity,
+                              "reason": r.reason} for r in mine]}) + "\n")
+            continue
+        if mine:
+            t = Table(title=f"Problems in {escape(ref.path)}")
+            for name in ("file", "offset", "code", "reason"):
+                t.add_column(name, overflow="fold")
+            for r in mine:
+                style = "red" if r.severity == "error" else "yellow"
+                t.add_row(escape(r.file), str(r.offset), f"[{style}]{r.code}[/]", escape(r.reason))
+            common.console.print(t)
+        common.console.print(
+            f"{escape(ref.path)}: checked {c['messages']} message(s), {c['cq_units']} consume-queue unit(s), "
+            f"{c['index_items']} index item(s): "
+            + ("[green]no problems[/]" if not mine else f"{len(errors)} error(s), {len(mine) - len(errors)} warning(s)"))
+    return common.EXIT_PROBLEMS if any_error else common.EXIT_OK
+
+
+def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
+    args = common.parse(parser(), argv)
+    if isinstance(args, int):
+        return args
+
+    def body() -> int:
+        refs = common.refs_from_args(args)
+        common.check_out(args.out, TABLES, args.overwrite)
+        with common.session_for(args, spark, "verify") as session:
+            return run(session, args, refs)
+
+    return common.run_job(body)

@@ -1,0 +1,80 @@
+"""Key lookups in a table written by ``rmq-inspect spark keyindex`` (the back end of ``rmq-inspect key --keyindex``).
+
+Reads the Parquet files with pyarrow when it is installed (a filter on topic and key, pushed down to the
+row groups of the sorted table); without pyarrow it falls back to Spark (a local session, or the active one).
+Importing this module imports neither.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FIELDS = ("store", "topic", "key", "kind", "physical_offset", "store_timestamp", "queue_id", "queue_offset", "msg_id")
+
+
+def lookup(keyindex_dir: str | Path, topic: str, key: str, begin: int | None = None, end: int | None = None, *,
+           engine: str | None = None) -> list[dict]:
+    """Messages indexed under ``topic`` / ``key``, one dict per message (fields :data:`FIELDS`).
+
+    Like ``Store.lookup_key``: one entry per message even if the key is both its unique key and one of its
+    KEYS (``kind`` is then ``unique_key``). ``begin`` / ``end`` bound the store time (epoch ms, inclusive);
+    the index files' own check is coarser (their items keep seconds). Sorted by store, then physical offset.
+    ``engine``: ``"pyarrow"`` or ``"spark"``; default pyarrow if importable, else Spark.
+    """
+    path = str(keyindex_dir)
+    if not Path(path).is_dir():
+        from inspector.engine.errors import BadInput
+
+        raise BadInput("not a key index directory (written by `rmq-inspect spark keyindex`)", path)
+    if engine is None:
+        try:
+            import pyarrow.dataset  # noqa: F401
+        except ImportError:
+            engine = "spark"
+        else:
+            engine = "pyarrow"
+    rows = _pyarrow(path, topic, key, begin, end) if engine == "pyarrow" else _spark(path, topic, key, begin, end)
+    return _one_per_message(rows)
+
+
+def _one_per_message(rows: list[dict]) -> list[dict]:
+    best: dict[tuple[str, int], dict] = {}
+    for row in rows:
+        k = (row["store"], row["physical_offset"])
+        if k not in best or row["kind"] == "unique_key":
+            best[k] = {f: row[f] for f in FIELDS}
+    return [best[k] for k in sorted(best)]
+
+
+def _pyarrow(path: str, topic: str, key: str, begin: int | None, end: int | None) -> list[dict]:
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(path, format="parquet")
+    condition = (ds.field("topic") == topic) & (ds.field("key") == key)
+    if begin is not None:
+        condition = condition & (ds.field("store_timestamp") >= begin)
+    if end is not None:
+        condition = condition & (ds.field("store_timestamp") <= end)
+    return dataset.to_table(columns=list(FIELDS), filter=condition).to_pylist()
+
+
+def _spark(path: str, topic: str, key: str, begin: int | None, end: int | None) -> list[dict]:
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    from inspector.spark.schemas import KEYINDEX
+    from inspector.spark.session import build_session
+
+    active = SparkSession.getActiveSession()
+    spark = active or build_session("local[1]", app_name="rmq-inspect key", progress=False, ship=False,
+                                    conf={"spark.ui.enabled": "false"})
+    try:
+        df = spark.read.schema(KEYINDEX).parquet(path).where((F.col("topic") == topic) & (F.col("key") == key))
+        if begin is not None:
+            df = df.where(F.col("store_timestamp") >= begin)
+        if end is not None:
+            df = df.where(F.col("store_timestamp") <= end)
+        return [row.asDict() for row in df.select(*FIELDS).collect()]
+    finally:
+        if active is None:
+            spark.stop()

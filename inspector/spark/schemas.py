@@ -1,0 +1,181 @@
+"""Every Spark schema of the pipeline, in one place.
+
+Column names are the JSON field names of :func:`inspector.engine.views.message_view` (what ``rmq-inspect
+messages --json`` and the web API print) wherever a column is one of those fields; ``body`` holds the raw
+bytes (JSON Lines output carries ``body_base64`` instead, as the views do). Columns added by the pipeline:
+``store`` (the store root as the executors opened it) and ``segment`` (the commitlog file name).
+
+Rows built on the executors are plain tuples in schema order (see :mod:`inspector.spark.tasks`), so
+``createDataFrame(..., verifySchema=False)`` can skip the per-row type check.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DateType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+
+def _fields(*spec: tuple[str, object, bool]) -> StructType:
+    return StructType([StructField(name, kind, nullable) for name, kind, nullable in spec])
+
+
+S, INT, L, B = StringType(), IntegerType(), LongType(), BooleanType()
+
+# parsers.commitlog.sys_flag_parts, field for field
+SYS_FLAG_PARTS = _fields(
+    ("compressed", B, False),
+    ("compression_type", S, True),
+    ("multi_tags", B, False),
+    ("transaction", S, False),
+    ("born_host_v6", B, False),
+    ("store_host_v6", B, False),
+    ("need_unwrap", B, False),
+    ("inner_batch", B, False),
+    ("unused_bits", INT, False),
+)
+
+# One row per commitlog message (inspector.spark.tasks.message_row builds it).
+MESSAGE = _fields(
+    ("store", S, False),
+    ("segment", S, False),
+    ("file", S, False),
+    ("position", L, False),
+    ("physical_offset", L, False),
+    ("total_size", INT, False),
+    ("magic_version", INT, False),
+    ("body_crc", L, False),
+    ("body_crc_ok", B, False),
+    ("queue_id", INT, False),
+    ("flag", INT, False),
+    ("queue_offset", L, False),
+    ("stored_physical_offset", L, False),
+    ("sys_flag", INT, False),
+    ("sys_flag_parts", SYS_FLAG_PARTS, False),
+    ("born_timestamp", L, False),
+    ("born_host", S, False),
+    ("store_timestamp", L, False),
+    ("store_host", S, False),
+    ("reconsume_times", INT, False),
+    ("prepared_transaction_offset", L, False),
+    ("topic", S, False),
+    ("properties", MapType(S, S, True), False),
+    ("tags", S, True),
+    ("keys", ArrayType(S, False), False),
+    ("unique_key", S, True),
+    ("msg_id", S, False),
+    ("transaction", S, False),
+    ("compression", S, True),
+    ("body_length", INT, False),
+    ("body", BinaryType(), True),  # None when a job asked for rows without bodies (stats, keyindex)
+)
+MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())
+
+# export: MESSAGE plus the UTC calendar day of the store time (a partition column with ``topic``)
+EXPORT = StructType([*MESSAGE.fields, StructField("store_date", DateType(), False)])
+EXPORT_PARTITIONS = ("topic", "store_date")
+
+# inspector.engine.views.problem_view plus the store
+PROBLEM = _fields(("file", S, False), ("offset", L, False), ("code", S, False), ("severity", S, False),
+                  ("reason", S, False))
+
+# One row per commitlog segment walked (inspector.spark.tasks.SegmentReport.row)
+SEGMENT = _fields(
+    ("store", S, False),
+    ("segment_index", INT, False),
+    ("segment", S, False),
+    ("start_offset", L, False),
+    ("file_size", L, False),
+    ("messages", L, False),
+    ("data_end", L, False),  # position after the last good record
+    ("blank_position", L, True),  # where the BLANK end-of-segment record is (None: no BLANK)
+    ("blank_size", L, True),
+    ("free_tail_bytes", L, False),  # file size - data_end: BLANK tail or the zero tail of the active segment
+    ("first_store_timestamp", L, False),
+    ("last_store_timestamp", L, False),
+    ("problem_count", INT, False),
+    ("problems", ArrayType(PROBLEM, False), False),
+    ("error", S, True),  # the task itself failed on this segment (the job went on without it)
+)
+
+# verify: one finding; (phase, task, seq) is the order the single-process verify reports it in
+FINDING = _fields(
+    ("store", S, False),
+    ("phase", INT, False),  # 0 commitlog layout, 1 records, 2 consume queues, 3 index files, 4 the rest
+    ("task", INT, False),  # segment / queue / index file number within the phase
+    ("seq", L, False),
+    ("file", S, False),
+    ("offset", L, False),
+    ("code", S, False),
+    ("severity", S, False),
+    ("reason", S, False),
+)
+
+# keyindex: one row per (message, key) the broker's IndexService would index
+KEYINDEX = _fields(
+    ("topic", S, False),
+    ("key", S, False),
+    ("kind", S, False),  # "key" or "unique_key" (KeyHit.matched_by)
+    ("physical_offset", L, False),
+    ("store_timestamp", L, False),
+    ("store", S, False),
+    ("queue_id", INT, False),
+    ("queue_offset", L, False),
+    ("msg_id", S, False),
+)
+KEYINDEX_COLUMNS = tuple(KEYINDEX.fieldNames())
+
+# rebuild-cq: what the dispatcher needs of one record (CommitLogDispatcherBuildConsumeQueue)
+DISPATCH = _fields(
+    ("store", S, False),
+    ("topic", S, False),
+    ("queue_id", INT, False),
+    ("read_offset", L, False),  # where the record is: the commitlog order the builder must see
+    ("physical_offset", L, False),  # the PHYSICALOFFSET field: what the unit stores
+    ("total_size", INT, False),
+    ("tags_code", L, False),
+    ("store_timestamp", L, False),
+    ("queue_offset", L, False),
+    ("sys_flag", INT, False),
+    ("prepared_transaction_offset", L, False),
+)
+
+# stats
+TOP_KEY = _fields(("key", S, False), ("count", L, False))
+QUEUE_STATS = _fields(
+    ("store", S, False),
+    ("topic", S, False),
+    ("queue_id", INT, False),
+    ("messages", L, False),
+    ("bytes", L, False),  # sum of TOTALSIZE
+    ("body_bytes", L, False),
+    ("first_store_timestamp", L, False),
+    ("last_store_timestamp", L, False),
+    ("latency_p50_ms", L, True),  # born -> store
+    ("latency_p90_ms", L, True),
+    ("latency_p99_ms", L, True),
+    ("latency_max_ms", L, True),
+    ("distinct_tags", L, False),
+    ("distinct_keys", L, False),
+    ("top_keys", ArrayType(TOP_KEY, False), False),
+    ("compressed", L, False),
+    ("compressed_share", DoubleType(), False),
+)
+HOURLY = _fields(
+    ("store", S, False),
+    ("topic", S, False),
+    ("queue_id", INT, False),
+    ("hour", TimestampType(), False),  # start of the hour (UTC)
+    ("messages", L, False),
+)

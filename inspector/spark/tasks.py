@@ -1,0 +1,439 @@
+"""What runs on the executors: open a store read-only with our engine and walk one unit of work.
+
+Plain Python, no Spark: every function here takes task descriptions planned on the driver
+(:mod:`inspector.spark.plan`) and yields plain tuples in the order of a schema of
+:mod:`inspector.spark.schemas`, so it is tested without a session. Nothing but a store path and a
+segment / queue / index-file number crosses the wire; the bytes are read here, through the engine's
+read-only mmap.
+
+Failures stay local: a segment whose walk raises is reported (``SegmentReport.error``) with whatever it
+produced before the failure, and the job goes on with the other segments.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.engine import Store
+from inspector.engine.commitlog import Entry
+from inspector.engine.dispatch import (
+    ConsumeQueueBuilder,
+    DispatchRequest,
+    check_path_component,
+    dispatch_request,
+)
+from inspector.engine.errors import BadInput, StoreError
+from inspector.engine.geometry import Geometry
+from inspector.engine.records import Blank, Message, Problem
+from inspector.engine.recovery import _NOT_FATAL as RECOVERY_NOT_FATAL
+from inspector.engine.verify import _check_index, _check_queue, _crc_property
+from parsers.commitlog import sys_flag_parts
+
+Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
+
+# --- task descriptions (planned on the driver, pickled to the executors) -------------------------------------
+
+
+@dataclass(frozen=True)
+class StoreRef:
+    """A store as every executor opens it: an absolute path plus the geometry options given on the command line."""
+
+    path: str
+    segment_size: int | None = None
+    cq_file_size: int | None = None
+    index_slots: int | None = None
+    index_items: int | None = None
+
+    def open(self) -> Store:
+        return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
+                     index_slots=self.index_slots, index_items=self.index_items)
+
+
+@dataclass(frozen=True)
+class SegmentTask:
+    store: StoreRef
+    index: int  # position in store.commitlog.segments
+    name: str  # file name (20-digit start offset)
+    file: str  # path relative to the store root
+    start_offset: int
+    file_size: int
+
+
+@dataclass(frozen=True)
+class QueueTask:
+    store: StoreRef
+    index: int  # position in store.queue_ids()
+    topic: str
+    queue_id: int
+    geometry: Geometry
+    log_end: int  # Store.max_offset(), computed on the driver from the segment reports
+
+
+@dataclass(frozen=True)
+class IndexTask:
+    store: StoreRef
+    index: int  # position in store.index_files()
+    file: str  # "index/<name>"
+
+
+# --- one segment ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SegmentReport:
+    """What the walk of one segment found: the figures of ``CommitLog.scan_segment`` plus what recovery needs."""
+
+    store: str
+    index: int
+    name: str
+    file: str
+    start_offset: int
+    file_size: int
+    messages: int = 0
+    data_end: int = 0
+    blank_position: int | None = None
+    blank_size: int | None = None
+    first_store_timestamp: int = 0
+    last_store_timestamp: int = 0
+    max_store_timestamp: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)  # job-specific findings (e.g. records not dispatched)
+    error: str | None = None
+    # recovery (inspector.engine.recovery.recover): entries before the first fatal problem
+    fatal: Problem | None = None
+    last_record_offset: int | None = None
+    last_record_end: int | None = None
+    blank_offset: int | None = None  # physical offset of a BLANK seen before any fatal problem
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.store, self.index
+
+    @property
+    def has_data(self) -> bool:
+        return bool(self.messages) or self.blank_position is not None
+
+    @property
+    def valid_end_offset(self) -> int:
+        return self.start_offset + self.data_end
+
+    def row(self) -> tuple:
+        """A row of :data:`inspector.spark.schemas.SEGMENT`."""
+        return (self.store, self.index, self.name, self.start_offset, self.file_size, self.messages, self.data_end,
+                self.blank_position, self.blank_size, max(0, self.file_size - self.data_end),
+                self.first_store_timestamp, self.last_store_timestamp, len(self.problems),
+                [problem_row(p) for p in self.problems], self.error)
+
+
+def problem_row(p: Problem) -> tuple:
+    return (p.file, p.offset, p.code, p.severity, p.reason)
+
+
+class SegmentWalk:
+    """Walks one segment's entries (messages, BLANK, problems) and fills a :class:`SegmentReport`.
+
+    ``entries()`` yields what ``CommitLog.entries`` yields for this segment; the consumer may call
+    :meth:`fail` if its own handling of an entry raises. The store stays open (``self.store``) while the
+    walk runs and is closed when it ends.
+    """
+
+    def __init__(self, task: SegmentTask, *, check_crc: bool = True):
+        self.task = task
+        self.check_crc = check_crc
+        self.store: Store | None = None
+        self.report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset,
+                                    task.file_size)
+
+    def entries(self) -> Iterator[Entry]:
+        try:
+            self.store = self.task.store.open()
+            yield from self._walk(self.store)
+        except Exception as e:  # noqa: BLE001 - one segment's failure is reported, not fatal to the job
+            self.fail(e)
+        finally:
+            if self.store is not None:
+                self.store.close()
+
+    def _walk(self, store: Store) -> Iterator[Entry]:
+        _planned_segment(store, self.task)
+        for entry in segment_entries(store, self.task.index, check_crc=self.check_crc):
+            self._observe(entry)
+            yield entry
+
+    def _observe(self, entry: Entry) -> None:
+        r = self.report
+        if isinstance(entry, Message):
+            r.messages += 1
+            r.data_end = entry.position + entry.total_size
+            if not r.first_store_timestamp:
+                r.first_store_timestamp = entry.store_timestamp
+            r.last_store_timestamp = entry.store_timestamp
+            r.max_store_timestamp = max(r.max_store_timestamp, entry.store_timestamp)
+            if r.fatal is None:
+                r.last_record_offset, r.last_record_end = entry.physical_offset, entry.end_offset
+        elif isinstance(entry, Blank):
+            r.blank_position, r.blank_size = entry.position, entry.total_size
+            r.data_end = entry.position
+            if r.fatal is None:
+                r.blank_offset = entry.physical_offset
+        else:
+            r.problems.append(entry)
+            if r.fatal is None and entry.code not in RECOVERY_NOT_FATAL:
+                r.fatal = entry
+
+    def fail(self, e: BaseException) -> None:
+        if self.report.error is None:
+            self.report.error = f"{type(e).__name__}: {e}"
+
+
+def segment_entries(store: Store, index: int, *, check_crc: bool = True) -> Iterator[Entry]:
+    """The entries of one segment, exactly as ``CommitLog.entries`` / ``scan_segment`` see them."""
+    commitlog = store.commitlog
+    return commitlog._segment_entries(commitlog.segments[index], 0, check_crc, index)
+
+
+# --- rows ----------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _sys_flag_parts(sys_flag: int) -> tuple:
+    p = sys_flag_parts(sys_flag)
+    return (p["compressed"], p["compression_type"], p["multi_tags"], p["transaction"], p["born_host_v6"],
+            p["store_host_v6"], p["need_unwrap"], p["inner_batch"], p["unused_bits"])
+
+
+def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
+    """A row of :data:`inspector.spark.schemas.MESSAGE` (the fields of ``message_view``, body as bytes)."""
+    return (
+        store, segment, msg.file, msg.position, msg.physical_offset, msg.total_size, msg.magic_version,
+        msg.body_crc, msg.body_crc_ok, msg.queue_id, msg.flag, msg.queue_offset, msg.stored_physical_offset,
+        msg.sys_flag, _sys_flag_parts(msg.sys_flag), msg.born_timestamp, str(msg.born_host), msg.store_timestamp,
+        str(msg.store_host), msg.reconsume_times, msg.prepared_transaction_offset, msg.topic, dict(msg.properties),
+        msg.tags, msg.keys, msg.unique_key, msg.msg_id, msg.transaction, msg.compression, len(msg.body),
+        msg.body if with_body else None,
+    )
+
+
+def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True) -> Iterator[tuple]:
+    """Every message of the segments, one MESSAGE row each; each segment's report goes to ``sink``."""
+    for task in tasks:
+        walk = SegmentWalk(task)
+        for entry in walk.entries():
+            if isinstance(entry, Message):
+                try:
+                    row = message_row(entry, task.store.path, task.name, with_body=with_body)
+                except Exception as e:  # noqa: BLE001
+                    walk.fail(e)
+                    break
+                yield row
+        sink(walk.report)
+
+
+# --- verify ----------------------------------------------------------------------------------------------------
+
+
+def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tuple:
+    """A row of :data:`inspector.spark.schemas.FINDING`."""
+    return (store, phase, task, seq, p.file, p.offset, p.code, p.severity, p.reason)
+
+
+PHASE_LAYOUT, PHASE_RECORDS, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(5)
+
+
+def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]:
+    """Record-level checks of ``verify`` (every entry's problems, the ``__CRC32#`` property), per segment.
+
+    The segment is summarised as ``verify`` does it (``CommitLog.summarise_segment``: clean runs checked in
+    bulk, every other record one by one), on one thread: Spark runs the segments in parallel.
+    """
+    for task in tasks:
+        report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
+        found: list[Problem] = []
+        try:
+            with task.store.open() as store:
+                seg = _planned_segment(store, task)
+                summary = store.commitlog.summarise_segment(
+                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: _crc_property(s, m),
+                    workers=1)
+            scan = summary.scan
+            report.messages, report.data_end = scan.messages, scan.data_end
+            report.blank_position, report.blank_size = scan.blank_position, scan.blank_size
+            report.first_store_timestamp, report.last_store_timestamp = scan.first_store_timestamp, scan.last_store_timestamp
+            report.max_store_timestamp = summary.max_store_timestamp
+            report.problems = list(scan.problems)
+            found = list(summary.problems)
+        except Exception as e:  # noqa: BLE001 - one segment's failure is reported, not fatal to the job
+            report.error = f"{type(e).__name__}: {e}"
+            found = [Problem(task.file, 0, f"the segment could not be checked: {report.error}", "check-failed")]
+        for seq, p in enumerate(found):
+            yield finding_row(task.store.path, PHASE_RECORDS, task.index, seq, p)
+        sink(report)
+
+
+def _planned_segment(store: Store, task: SegmentTask):
+    segments = store.commitlog.segments
+    seg = segments[task.index] if task.index < len(segments) else None
+    if seg is None or seg.name != task.name:
+        raise StoreError("the commitlog changed since the job was planned", task.file)
+    return seg
+
+
+# The engine's verify checks one queue / one index file in private functions; these two adapters are the only
+# places that call them (cross=None: every unit and item is checked against its record, which gives the same
+# report as verify's bulk path, whose tables come from one walk of the whole log in one process).
+
+
+def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int) -> tuple[list[Problem], int]:
+    """(problems, units checked) of one consume queue, as ``verify`` reports them."""
+    return _check_queue(store, topic, queue_id, geometry, log_end, None)
+
+
+def index_findings(store: Store, reader) -> tuple[list[Problem], int]:
+    """(problems, items checked) of one index file, as ``verify`` reports them."""
+    return _check_index(store, reader, None)
+
+
+def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:
+    """Consume queues against the records they point at (``verify``'s queue phase), one queue at a time."""
+    stores: dict[StoreRef, Store] = {}
+    try:
+        for task in tasks:
+            units = 0
+            try:
+                store = stores.get(task.store) or stores.setdefault(task.store, task.store.open())
+                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end)
+            except Exception as e:  # noqa: BLE001
+                found = [Problem(f"consumequeue/{task.topic}/{task.queue_id}", 0,
+                                 f"the queue could not be checked: {type(e).__name__}: {e}", "check-failed")]
+            for seq, p in enumerate(found):
+                yield finding_row(task.store.path, PHASE_QUEUES, task.index, seq, p)
+            sink(("cq_units", task.store.path, task.index, units))
+    finally:
+        for s in stores.values():
+            s.close()
+
+
+def verify_index_files(tasks: Iterable[IndexTask], sink: Sink) -> Iterator[tuple]:
+    """Index files against the messages their items point at (``verify``'s index phase), one file at a time."""
+    stores: dict[StoreRef, Store] = {}
+    try:
+        for task in tasks:
+            items = 0
+            try:
+                store = stores.get(task.store) or stores.setdefault(task.store, task.store.open())
+                readers = store.index_files()
+                reader = readers[task.index] if task.index < len(readers) else None
+                if reader is None or reader.rel != task.file:
+                    raise StoreError("the index directory changed since the job was planned", task.file)
+                found, items = index_findings(store, reader)
+            except Exception as e:  # noqa: BLE001
+                found = [Problem(task.file, 0, f"the index file could not be checked: {type(e).__name__}: {e}",
+                                 "check-failed")]
+            for seq, p in enumerate(found):
+                yield finding_row(task.store.path, PHASE_INDEX, task.index, seq, p)
+            sink(("index_items", task.store.path, task.index, items))
+    finally:
+        for s in stores.values():
+            s.close()
+
+
+# --- rebuild-cq ------------------------------------------------------------------------------------------------
+
+
+def dispatch_rows(tasks: Iterable[SegmentTask], sink: Sink, geometries: dict[str, Geometry]) -> Iterator[tuple]:
+    """DISPATCH rows of every message, as ``rebuild`` hands them to ``ConsumeQueueBuilder`` (CRC not checked
+    there, but recovery's view of the segment needs it, so the walk checks it)."""
+    for task in tasks:
+        walk = SegmentWalk(task, check_crc=True)
+        geometry = geometries[task.store.path]
+        for entry in walk.entries():
+            if not isinstance(entry, Message):
+                continue
+            try:
+                req = dispatch_request(entry.topic, entry.queue_id, entry.stored_physical_offset, entry.total_size,
+                                       entry.store_timestamp, entry.queue_offset, entry.sys_flag,
+                                       entry.prepared_transaction_offset, entry.properties, geometry)
+            except BadInput as e:
+                walk.report.notes.append(Problem(entry.file, entry.position, f"not dispatched: {e}", "undispatchable"))
+                continue
+            except Exception as e:  # noqa: BLE001
+                walk.fail(e)
+                break
+            yield (task.store.path, req.topic, req.queue_id, entry.physical_offset, req.physical_offset,
+                   req.total_size, req.tags_code, req.store_timestamp, req.queue_offset, req.sys_flag,
+                   req.prepared_transaction_offset)
+        sink(walk.report)
+
+
+@dataclass(frozen=True)
+class QueueWritten:
+    store: str
+    topic: str
+    queue_id: int
+    units: int  # consume-queue units written
+    records: int  # records dispatched (a PREPARED or ROLLBACK one gets no unit)
+    files: tuple[str, ...]  # relative to the output directory
+    warnings: tuple[str, ...]
+    error: str | None = None
+
+
+def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]]) -> Iterator[QueueWritten]:
+    """Feed DISPATCH rows, sorted by (store, topic, queue_id, read_offset), to one ``ConsumeQueueBuilder`` per
+    queue and write its files under the store's output directory.
+
+    A queue's units depend only on its own records in commitlog order (a unit's position follows from its
+    queue offset), so any partitioning by queue gives the single-process builder's bytes. A retried task
+    first removes what an earlier attempt wrote for the queue.
+    """
+    current: tuple | None = None
+    builder: ConsumeQueueBuilder | None = None
+    units = records = 0
+    error: str | None = None
+
+    def finish() -> QueueWritten | None:
+        if current is None:
+            return None
+        files: tuple[str, ...] = ()
+        warnings: tuple[str, ...] = ()
+        if builder is not None:
+            builder.close()
+            out = Path(targets[current[0]][0])
+            files = tuple(str(p.relative_to(out)) for p in builder.files)
+            warnings = tuple(builder.warnings)
+        return QueueWritten(current[0], current[1], current[2], units, records, files, warnings, error)
+
+    for row in rows:
+        store, topic, queue_id = row[0], row[1], row[2]
+        key = (store, topic, queue_id)
+        if key != current:
+            done = finish()
+            if done is not None:
+                yield done
+            current, builder, units, records, error = key, None, 0, 0, None
+            out, geometry = targets[store]
+            try:
+                check_path_component(topic, "topic")
+                shutil.rmtree(Path(out) / "consumequeue" / topic / str(queue_id), ignore_errors=True)
+                builder = ConsumeQueueBuilder(out, geometry)
+            except Exception as e:  # noqa: BLE001 - this queue is reported, the others are written
+                error = f"{type(e).__name__}: {e}"
+        if builder is None:
+            continue
+        (_, _, _, _, physical_offset, total_size, tags_code, store_timestamp, queue_offset, sys_flag,
+         prepared_transaction_offset) = row
+        request = DispatchRequest(topic, queue_id, physical_offset, total_size, tags_code, store_timestamp,
+                                  queue_offset, "", None, sys_flag, prepared_transaction_offset)
+        try:
+            records += 1
+            units += int(builder.put(request))
+        except Exception as e:  # noqa: BLE001
+            error = f"{type(e).__name__}: {e}"
+            builder.close()
+            builder = None
+    done = finish()
+    if done is not None:
+        yield done

@@ -1,0 +1,60 @@
+"""``rmq-inspect spark ...``: usage, errors before any session starts, and a job run through the real entry point."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.cli.main import main as rmq_inspect
+from inspector.spark import cli
+
+
+def test_usage_and_unknown_jobs(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "rebuild-cq" in capsys.readouterr().out
+    assert cli.main([]) == 2
+    assert cli.main(["frobnicate", "x"]) == 2
+    assert "unknown job" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("job", ["export", "stats", "verify", "keyindex", "rebuild-cq"])
+def test_every_job_has_help(job, capsys):
+    assert cli.main([job, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert f"rmq-inspect spark {job}" in out and "--master" in out and "--conf" in out
+
+
+def test_bad_arguments_fail_before_a_session_starts(tmp_path, capsys):
+    assert cli.main(["export", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert "cannot open store" in capsys.readouterr().err
+    assert cli.main(["export", str(tmp_path)]) == 2  # --out is required
+    assert cli.main(["stats", str(tmp_path), "--conf", "no-equals-sign"]) == 2
+
+
+def test_a_job_through_rmq_inspect_reuses_the_active_session(spark, sample_store, capsys):
+    assert rmq_inspect(["spark", "verify", str(sample_store)]) == 0
+    assert "checked 402 message(s), 402 consume-queue unit(s)" in capsys.readouterr().out
+    assert spark.range(3).count() == 3  # the job did not stop the session it did not build
+
+
+def test_the_lookup_and_the_dispatcher_load_no_spark():
+    """``rmq-inspect key --keyindex`` and ``rmq-inspect spark --help`` must not start a JVM or import pyspark."""
+    import subprocess
+    import sys
+
+    code = ("import sys, inspector.spark.keyindex, inspector.spark.cli, inspector.spark.tasks, inspector.spark.plan;"
+            "print(sorted(m for m in ('pyspark', 'py4j') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_local_workers_import_the_drivers_files(spark):
+    """Local mode ships no zip: the Python workers import this checkout (and reuse numba's on-disk cache)."""
+    import inspector
+
+    def where(_):
+        import inspector as mod
+
+        return mod.__file__
+
+    assert spark.sparkContext.parallelize([0], 1).map(where).collect() == [inspector.__file__]

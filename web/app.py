@@ -34,10 +34,11 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.extensions["rmq_store"] = store
     app.extensions["rmq_limits"] = app.config["LIMITS"]
 
-    from web import api, pages
+    from web import api, pages, workshop
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(workshop.bp)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(InternalServerError, _http_error)

@@ -1,0 +1,201 @@
+"""The guided tour and the exercises, as pages and as JSON (``inspector.engine.tour`` / ``.exercises``).
+
+| route | shows |
+| --- | --- |
+| ``/tour?step=N`` | step N (1-based) of the tour: text, the view at the right place, prev/next, every step |
+| ``/exercises?seed=N`` | the questions of variant N; ``&id=..&answer=..`` checks one answer (GET, nothing stored) |
+| ``/api/tour`` | every step (``step_view``) |
+| ``/api/tour/<n>`` | step n |
+| ``/api/exercises?seed=N`` | the questions (no answers); ``&id=..&answer=..``: that exercise and ``result_view`` |
+
+The tour is computed once per app (it reads a few thousand records); exercises once per seed (a few kept).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, render_template, request, url_for
+
+from inspector.engine import NotFound
+from inspector.engine.layout import regions
+from web import data, svg
+from web.offsets import stringify_offsets
+from web.params import MAX_TEXT, get_limits, get_store, int_arg, parse_int, text_arg
+
+bp = Blueprint("workshop", __name__)
+
+MAX_HEX = 1024  # bytes of one hex view drawn on a tour page
+EXERCISE_COUNT = 12
+MAX_SEED = (1 << 31) - 1
+KEEP_SEEDS = 8
+HEX_KINDS = ("hex", "recovery")
+
+
+# -- cached engine results -------------------------------------------------------------------------------------------
+
+
+def tour() -> list:
+    steps = current_app.extensions.get("rmq_tour")
+    if steps is None:
+        from inspector.engine.tour import tour_steps
+
+        steps = current_app.extensions["rmq_tour"] = tour_steps(get_store())
+    return steps
+
+
+def exercises(seed: int) -> list:
+    from inspector.engine.exercises import generate
+
+    cache: dict[int, list] = current_app.extensions.setdefault("rmq_exercises", {})
+    found = cache.get(seed)
+    if found is None:
+        if len(cache) >= KEEP_SEEDS:
+            cache.pop(next(iter(cache)))
+        found = cache[seed] = generate(get_store(), seed, EXERCISE_COUNT)
+    return found
+
+
+def step_or_404(number: int):
+    steps = tour()
+    if not 1 <= number <= len(steps):
+        raise NotFound(f"the tour has steps 1 to {len(steps)}, not {number}")
+    return steps[number - 1]
+
+
+def exercise_args() -> tuple[int, str | None, str | None]:
+    """seed, and the exercise id and answer being checked (both or neither; an empty answer is allowed)."""
+    seed = int_arg("seed", 0, low=0, high=MAX_SEED)
+    ex_id = text_arg("id")
+    answer = request.args.get("answer")
+    if answer is not None:
+        if len(answer) > MAX_TEXT:
+            abort(400, description=f"answer is longer than {MAX_TEXT} characters")
+        if any(ord(c) < 32 and c != "\t" for c in answer):
+            abort(400, description="answer contains control characters")
+    if (ex_id is None) != (answer is None):
+        abort(400, description="checking an answer needs both id and answer")
+    return seed, ex_id, answer
+
+
+def find_exercise(found: list, ex_id: str):
+    e = next((e for e in found if e.id == ex_id), None)
+    if e is None:
+        raise NotFound(f"no exercise {ex_id!r} in this set")
+    return e
+
+
+# -- views of a step's targets ---------------------------------------------------------------------------------------
+
+
+def cursor_offset(target) -> int:
+    """The focused field's start (the byte a hex view puts its cursor on), else the target's start."""
+    focus = getattr(target, "focus", None)
+    if focus:
+        for span in target.highlights:
+            if span.label.endswith(focus):
+                return span.start
+    return target.start
+
+
+def hex_fragment(store, target) -> dict:
+    """The bytes of a hex-like target (at most MAX_HEX, around the focus) as ``web.data.hex_rows`` rows, each span
+    also marked ``hl`` (in a highlighted span) and ``hl-focus`` (in the focused one), with its label."""
+    focus_at = cursor_offset(target)
+    start = target.start
+    if target.end - start > MAX_HEX and focus_at - start > MAX_HEX // 2:
+        start = max(start, (focus_at - MAX_HEX // 2) // 16 * 16)
+    end = min(target.end, start + MAX_HEX)
+    raw = store.commitlog.read(start, end - start)
+    end = start + len(raw)
+    regs = regions(store.commitlog, start, end) if raw else []
+    cur = next((r for r in regs if r.start <= focus_at < r.end), None)
+    page = {"window_start": start, "regions": [data._region_dict(r) for r in regs],
+            "current": None if cur is None else {"kind": cur.kind, "start": cur.start, "end": cur.end,
+                                                 "label": cur.label}}
+    rows = data.hex_rows(page, raw)
+    focus = getattr(target, "focus", None)
+    for row in rows:
+        for s in row["spans"]:
+            width = len(s["ascii"])
+            hits = [sp for sp in target.highlights if sp.start < s["offset"] + width and s["offset"] < sp.end]
+            if hits:
+                s["classes"] += " hl"
+                if focus and any(sp.label.endswith(focus) for sp in hits):
+                    s["classes"] += " hl-focus"
+                s["title"] = "; ".join(sp.label for sp in hits) + "\n" + s["title"]
+    return {"start": start, "end": end, "cut": target.end - target.start > len(raw), "rows": rows,
+            "cursor": focus_at, "spans": target.highlights, "focus": focus}
+
+
+def chain_drawings(store, target) -> list:
+    d = data.chain_data(store, target.topic, target.key, get_limits())
+    files = [f for f in d["files"] if f["file"] == target.file] or d["files"]
+    return [(f, svg.chain_svg(f, lambda o: url_for("pages.message", offset=o))) for f in files]
+
+
+def view_of(store, target) -> dict:
+    view = {"target": target, "kind": target.kind}
+    if target.kind in HEX_KINDS:
+        view["hex"] = hex_fragment(store, target)
+    elif target.kind == "chain":
+        view["drawings"] = chain_drawings(store, target)
+    return view
+
+
+# -- pages -------------------------------------------------------------------------------------------------------------
+
+
+@bp.route("/tour")
+def tour_page():
+    number = int_arg("step", 1, low=-(1 << 31), high=1 << 31)
+    step = step_or_404(number)
+    steps = tour()
+    store = get_store()
+    views = [view_of(store, t) for t in ([step.target, *step.extra] if step.available and step.target else [])]
+    return render_template("tour.html", step=step, steps=steps, views=views, total=len(steps),
+                           legend=svg.legend(("match", "collision", "other", "unreadable")))
+
+
+@bp.route("/exercises")
+def exercises_page():
+    seed, ex_id, answer = exercise_args()
+    found = exercises(seed)
+    checked = None
+    if ex_id is not None:
+        e = find_exercise(found, ex_id)
+        checked = (e.id, e.check(answer or ""))
+    return render_template("exercises.html", seed=seed, exercises=found, checked=checked)
+
+
+# -- JSON ----------------------------------------------------------------------------------------------------------------
+
+
+def send(value, status: int = 200):
+    from flask import jsonify
+
+    return jsonify(stringify_offsets(value)), status
+
+
+@bp.route("/api/tour")
+def api_tour():
+    from inspector.engine.tour import step_view
+
+    return send({"steps": [step_view(s) for s in tour()]})
+
+
+@bp.route("/api/tour/<number>")
+def api_tour_step(number: str):
+    from inspector.engine.tour import step_view
+
+    return send(step_view(step_or_404(parse_int(number, "step", -(1 << 31), 1 << 31))))
+
+
+@bp.route("/api/exercises")
+def api_exercises():
+    from inspector.engine.exercises import exercise_view, result_view
+
+    seed, ex_id, answer = exercise_args()
+    found = exercises(seed)
+    if ex_id is None:
+        return send({"seed": seed, "exercises": [exercise_view(e) for e in found]})
+    e = find_exercise(found, ex_id)
+    return send({"seed": seed, "exercise": exercise_view(e), "result": result_view(e.check(answer or ""))})

@@ -235,3 +235,25 @@ def report_damage(reports: dict[str, list[SegmentReport]], *, quiet: bool = Fals
         err.print(f"[yellow]{damaged} problem(s) found in the commitlog[/] (the segments table lists them; "
                   "`rmq-inspect spark verify` explains them)")
     return EXIT_STORE_ERROR if failed else EXIT_OK
+
+
+def job_main(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str],
+    spark: SparkSession | None,
+    app: str,
+    run: Callable[[SparkSession, argparse.Namespace, list[StoreRef]], int],
+    check: Callable[[argparse.Namespace, list[StoreRef]], None],
+) -> int:
+    """Every job's ``main``: parse, check the output before Spark starts, run in a session, map errors to exit codes."""
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
+
+    def body() -> int:
+        refs = refs_from_args(args)
+        check(args, refs)
+        with session_for(args, spark, app) as session:
+            return run(session, args, refs)
+
+    return run_job(body)

@@ -59,18 +59,12 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     return common.report_damage(reports)
 
 
+def _check(args, refs) -> None:
+    if not args.overwrite and common.is_local_path(args.out):
+        out = Path(args.out.removeprefix("file:"))
+        if out.exists() and any(out.iterdir()):
+            raise BadInput(f"{args.out} exists and is not empty (use --overwrite)")
+
+
 def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
-    args = common.parse(parser(), argv)
-    if isinstance(args, int):
-        return args
-
-    def body() -> int:
-        refs = common.refs_from_args(args)
-        if not args.overwrite and common.is_local_path(args.out):
-            out = Path(args.out.removeprefix("file:"))
-            if out.exists() and any(out.iterdir()):
-                raise BadInput(f"{args.out} exists and is not empty (use --overwrite)")
-        with common.session_for(args, spark, "keyindex") as session:
-            return run(session, args, refs)
-
-    return common.run_job(body)
+    return common.job_main(parser(), argv, spark, "keyindex", run, _check)

@@ -139,17 +139,11 @@ def summarize(refs, targets, recoveries, reports, written, as_json: bool) -> int
     return common.EXIT_STORE_ERROR if failed else common.EXIT_OK
 
 
+def _check(args, refs) -> None:
+    if not common.is_local_path(args.out) or args.out.startswith("file:"):
+        raise BadInput("rebuild-cq writes files on the workers: --out must be a plain (shared) directory path")
+    check_out_dirs(refs, args.out)
+
+
 def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
-    args = common.parse(parser(), argv)
-    if isinstance(args, int):
-        return args
-
-    def body() -> int:
-        refs = common.refs_from_args(args)
-        if not common.is_local_path(args.out) or args.out.startswith("file:"):
-            raise BadInput("rebuild-cq writes files on the workers: --out must be a plain (shared) directory path")
-        check_out_dirs(refs, args.out)
-        with common.session_for(args, spark, "rebuild-cq") as session:
-            return run(session, args, refs)
-
-    return common.run_job(body)
+    return common.job_main(parser(), argv, spark, "rebuild-cq", run, _check)

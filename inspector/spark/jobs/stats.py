@@ -168,14 +168,5 @@ def _read_table(spark: SparkSession, out: str, name: str) -> DataFrame:
 
 
 def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
-    args = common.parse(parser(), argv)
-    if isinstance(args, int):
-        return args
-
-    def body() -> int:
-        refs = common.refs_from_args(args)
-        common.check_out(args.out, TABLES, args.overwrite)
-        with common.session_for(args, spark, "stats") as session:
-            return run(session, args, refs)
-
-    return common.run_job(body)
+    return common.job_main(parser(), argv, spark, "stats", run,
+                           lambda args, refs: common.check_out(args.out, TABLES, args.overwrite))

@@ -176,14 +176,5 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
 
 
 def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
-    args = common.parse(parser(), argv)
-    if isinstance(args, int):
-        return args
-
-    def body() -> int:
-        refs = common.refs_from_args(args)
-        common.check_out(args.out, TABLES, args.overwrite)
-        with common.session_for(args, spark, "verify") as session:
-            return run(session, args, refs)
-
-    return common.run_job(body)
+    return common.job_main(parser(), argv, spark, "verify", run,
+                           lambda args, refs: common.check_out(args.out, TABLES, args.overwrite))

@@ -54,19 +54,26 @@ def run(store: Store, offset: int, length: int, as_json: bool) -> int:
                 starts.setdefault(f["start"], []).append(f"{f['number']} {f['name']} = {f['value']}")
     for row in range(0, len(data), 16):
         base = offset + row
-        line = Text(f"{base:>14}  ")
-        for i in range(16):
-            if row + i < len(data):
-                line.append(f"{data[row + i]:02X}", style=style_at.get(base + i, ""))
-                line.append(" ")
-            else:
-                line.append("   ")
-        line.append(" ")
-        for i in range(min(16, len(data) - row)):
-            c = data[row + i]
-            line.append(chr(c) if 32 <= c < 127 else ".", style=style_at.get(base + i, ""))
+        line = hex_row(data, offset, row, style_at)
         notes = [n for b in range(base, base + 16) for n in starts.get(b, [])]
         if notes:
             line.append("  " + "; ".join(notes[:3]) + (f" (+{len(notes) - 3})" if len(notes) > 3 else ""), style="cyan")
         console.print(line, overflow="ignore", crop=False)
     return 0
+
+
+def hex_row(data: bytes, offset: int, row: int, style_at: dict[int, str]) -> Text:
+    """One 16-byte row: offset, hex and ASCII columns, each byte styled by its physical offset."""
+    base = offset + row
+    line = Text(f"{base:>14}  ")
+    for i in range(16):
+        if row + i < len(data):
+            line.append(f"{data[row + i]:02X}", style=style_at.get(base + i, ""))
+            line.append(" ")
+        else:
+            line.append("   ")
+    line.append(" ")
+    for i in range(min(16, len(data) - row)):
+        c = data[row + i]
+        line.append(chr(c) if 32 <= c < 127 else ".", style=style_at.get(base + i, ""))
+    return line

@@ -14,7 +14,6 @@ from pathlib import Path
 from rich.markup import escape
 from rich.panel import Panel
 from rich.rule import Rule
-from rich.text import Text
 
 from inspector.cli.output import console, esc, print_json, table
 from inspector.engine import BadInput, NotFound, Store
@@ -217,17 +216,7 @@ def print_hex(store: Store, start: int, end: int, highlights, focus: str | None)
             continue
         elided = False
         base = start + row
-        line = Text(f"{base:>14}  ")
-        for i in range(16):
-            if row + i < len(data):
-                line.append(f"{data[row + i]:02X}", style=style_at.get(base + i, ""))
-                line.append(" ")
-            else:
-                line.append("   ")
-        line.append(" ")
-        for i in range(min(16, len(data) - row)):
-            c = data[row + i]
-            line.append(chr(c) if 32 <= c < 127 else ".", style=style_at.get(base + i, ""))
+        line = hexdump.hex_row(data, start, row, style_at)
         row_notes = []
         for b in range(base, base + 16):
             for label in notes.get(b, []):

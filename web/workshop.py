@@ -17,6 +17,7 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 
 from inspector.engine import NotFound
 from inspector.engine.layout import regions
+from inspector.engine.tour import cursor_offset
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import MAX_TEXT, get_limits, get_store, int_arg, parse_int, text_arg
@@ -85,15 +86,6 @@ def find_exercise(found: list, ex_id: str):
 
 # -- views of a step's targets ---------------------------------------------------------------------------------------
 
-
-def cursor_offset(target) -> int:
-    """The focused field's start (the byte a hex view puts its cursor on), else the target's start."""
-    focus = getattr(target, "focus", None)
-    if focus:
-        for span in target.highlights:
-            if span.label.endswith(focus):
-                return span.start
-    return target.start
 
 
 def hex_fragment(store, target) -> dict:

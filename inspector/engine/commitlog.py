@@ -247,6 +247,10 @@ class CommitLog:
             seg = self.segments[i]
             yield from self._segment_entries(seg, start_pos if i == start_index else 0, check_crc, i)
 
+    def segment_entries(self, index: int, position: int = 0, *, check_crc: bool = True) -> Iterator[Entry]:
+        """Messages, BLANKs and Problems of segment ``index`` only (one segment is one task for bulk jobs)."""
+        return self._segment_entries(self.segments[index], position, check_crc, index)
+
     def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int) -> Iterator[Entry]:
         for item in self._segment_items(seg, pos, check_crc, index, "batches"):
             if isinstance(item, bulk.MessageBatch):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from inspector.engine.records import Blank, Message, Problem
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
-_NOT_FATAL = {"offset-mismatch", "blank-size"}
+NOT_FATAL = {"offset-mismatch", "blank-size"}
 CHECKPOINT_SLACK_MS = 3000
 
 
@@ -35,12 +35,10 @@ class Recovery:
 
 def recover(store, mode: str | None = None) -> Recovery:
     """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says."""
-    mode = mode or ("normal" if store.clean_shutdown else "abnormal")
-    segments = store.commitlog.segments
-    if not segments:
+    mode, start_index = recovery_start(store, mode)
+    if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
-    start_index = _normal_start(segments) if mode == "normal" else _abnormal_start(store)
-    start = segments[start_index]
+    start = store.commitlog.segments[start_index]
     end = start.start_offset
     last = None
     for entry in store.commitlog.entries(start.start_offset, check_crc=True):
@@ -51,17 +49,26 @@ def recover(store, mode: str | None = None) -> Recovery:
             seg_start = entry.physical_offset - entry.position
             nxt = store.commitlog.segment_for(seg_start + (store.commitlog.segment_size or 1))
             end = nxt.start_offset if nxt is not None else entry.physical_offset
-        elif isinstance(entry, Problem) and entry.code not in _NOT_FATAL:
+        elif isinstance(entry, Problem) and entry.code not in NOT_FATAL:
             return Recovery(mode, start.file, end, last, f"{entry.reason} ({entry.file} @ {entry.offset})", entry)
     return Recovery(mode, start.file, end, last, "end of data (zero bytes follow)", None)
 
 
-def _normal_start(segments) -> int:
+def recovery_start(store, mode: str | None = None) -> tuple[str, int | None]:
+    """(mode, index of the segment recovery starts in); the mode defaults to what the abort file says."""
+    mode = mode or ("normal" if store.clean_shutdown else "abnormal")
+    segments = store.commitlog.segments
+    if not segments:
+        return mode, None
+    return mode, normal_start(segments) if mode == "normal" else abnormal_start(store)
+
+
+def normal_start(segments) -> int:
     """4.9.x - 5.3.1: the third-to-last segment (or the first)."""
     return max(0, len(segments) - 3)
 
 
-def _abnormal_start(store) -> int:
+def abnormal_start(store) -> int:
     """Newest segment whose first record is a message stored no later than the checkpoint's bound."""
     try:
         cp = store.checkpoint()

@@ -929,3 +929,13 @@ __all__ = [
     "IdsTarget", "IndexHeaderTarget", "RebuildTarget", "RecoveryTarget", "Span", "Target", "TourStep", "find_collisions",
     "step_view", "tour_steps",
 ]
+
+
+def cursor_offset(target) -> int:
+    """Where a hex view puts its cursor for a hex-like target: the focused field's start, else the target's start."""
+    focus = getattr(target, "focus", None)
+    if focus:
+        for span in target.highlights:
+            if span.label.endswith(focus):
+                return span.start
+    return target.start

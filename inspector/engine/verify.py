@@ -72,7 +72,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
-                seg, check_crc=True, crc_property=True, on_message=lambda m: _crc_property(store, m),
+                seg, check_crc=True, crc_property=True, on_message=lambda m: crc_property_problems(store, m),
                 on_table=cross.add if cross is not None else None, workers=workers,
             )
             problems.extend(summary.problems)
@@ -89,24 +89,24 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
             elif isinstance(entry, Message):
                 messages += 1
                 last_ts = max(last_ts, entry.store_timestamp)
-                problems.extend(_crc_property(store, entry))
+                problems.extend(crc_property_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
     cq_units = 0
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():
-        found, n = _check_queue(store, topic, qid, geometry, log_end, cross)
+        found, n = check_queue(store, topic, qid, geometry, log_end, cross)
         problems.extend(found)
         cq_units += n
     index_items = 0
     for reader in store.index_files():
-        found, n = _check_index(store, reader, cross)
+        found, n = check_index(store, reader, cross)
         problems.extend(found)
         index_items += n
     problems.extend(store.index_problems())
     problems.extend(store.checkpoint_problems())
-    problems.extend(_check_checkpoint(store, last_ts))
-    problems.extend(_check_consumer_offsets(store))
+    problems.extend(check_checkpoint(store, last_ts))
+    problems.extend(check_consumer_offsets(store))
     problems.extend(store.config.problems)
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 
@@ -246,7 +246,7 @@ def _dedupe(problems: list[Problem]) -> Iterator[Problem]:
             yield p
 
 
-def _crc_property(store, msg: Message) -> list[Problem]:
+def crc_property_problems(store, msg: Message) -> list[Problem]:
     """5.2.0+ ``__CRC32#``: reversed decimal digits of the CRC of the record's first TOTALSIZE-20 bytes."""
     value = msg.properties.get(CRC_PROPERTY_NAME)
     if value is None:
@@ -266,7 +266,7 @@ def _crc_property(store, msg: Message) -> list[Problem]:
 # --- consume queues --------------------------------------------------------------------------------------------
 
 
-def _check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
+def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
                  cross: _CrossChecks | None) -> tuple[list[Problem], int]:
     """(problems, units checked) of one queue: every unit against the record it points at.
 
@@ -394,7 +394,7 @@ def _written_items(reader: IndexFileReader) -> int:
     return max(0, min(last, readable))
 
 
-def _check_index(store, reader: IndexFileReader, cross: _CrossChecks | None = None) -> tuple[list[Problem], int]:
+def check_index(store, reader: IndexFileReader, cross: _CrossChecks | None = None) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     h = reader.header
     rel = reader.rel
@@ -513,7 +513,7 @@ def _walk_chains(reader: IndexFileReader, count: int, rel: str, problems: list[P
     return used_slots, len(reached & set(range(1, written + 1)))
 
 
-def _check_checkpoint(store, last_ts: int) -> list[Problem]:
+def check_checkpoint(store, last_ts: int) -> list[Problem]:
     try:
         cp = store.checkpoint()
     except StoreError:
@@ -530,7 +530,7 @@ def _check_checkpoint(store, last_ts: int) -> list[Problem]:
     return found
 
 
-def _check_consumer_offsets(store) -> list[Problem]:
+def check_consumer_offsets(store) -> list[Problem]:
     found = []
     for row in store.consumer_lag():
         if row["max_offset"] is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from inspector.engine import Store
 from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
-from inspector.engine.recovery import Recovery, _abnormal_start, _normal_start
+from inspector.engine.recovery import Recovery, recovery_start
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 
@@ -102,12 +102,10 @@ def recovery(store: Store, reports: Sequence[SegmentReport], mode: str | None = 
     The start segment is chosen as ``recover`` chooses it (a few headers read here); the walk from there
     is replaced by the reports, each of which says what its segment held before its first fatal problem.
     """
-    mode = mode or ("normal" if store.clean_shutdown else "abnormal")
-    segments = store.commitlog.segments
-    if not segments:
+    mode, start_index = recovery_start(store, mode)
+    if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
-    start_index = _normal_start(segments) if mode == "normal" else _abnormal_start(store)
-    start = segments[start_index]
+    start = store.commitlog.segments[start_index]
     ordered = _complete(store, reports, "where recovery ends the log")
     end = start.start_offset
     last = None

@@ -29,8 +29,8 @@ from inspector.engine.dispatch import (
 from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.records import Blank, Message, Problem
-from inspector.engine.recovery import _NOT_FATAL as RECOVERY_NOT_FATAL
-from inspector.engine.verify import _check_index, _check_queue, _crc_property
+from inspector.engine.recovery import NOT_FATAL as RECOVERY_NOT_FATAL
+from inspector.engine.verify import check_index, check_queue, crc_property_problems
 from parsers.commitlog import sys_flag_parts
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
@@ -193,7 +193,7 @@ class SegmentWalk:
 def segment_entries(store: Store, index: int, *, check_crc: bool = True) -> Iterator[Entry]:
     """The entries of one segment, exactly as ``CommitLog.entries`` / ``scan_segment`` see them."""
     commitlog = store.commitlog
-    return commitlog._segment_entries(commitlog.segments[index], 0, check_crc, index)
+    return commitlog.segment_entries(index, check_crc=check_crc)
 
 
 # --- rows ----------------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
                 summary = store.commitlog.summarise_segment(
-                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: _crc_property(s, m),
+                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: crc_property_problems(s, m),
                     workers=1)
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
@@ -289,12 +289,12 @@ def _planned_segment(store: Store, task: SegmentTask):
 
 def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int) -> tuple[list[Problem], int]:
     """(problems, units checked) of one consume queue, as ``verify`` reports them."""
-    return _check_queue(store, topic, queue_id, geometry, log_end, None)
+    return check_queue(store, topic, queue_id, geometry, log_end, None)
 
 
 def index_findings(store: Store, reader) -> tuple[list[Problem], int]:
     """(problems, items checked) of one index file, as ``verify`` reports them."""
-    return _check_index(store, reader, None)
+    return check_index(store, reader, None)
 
 
 def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:

@@ -24,7 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from inspector.engine.records import Problem
-from inspector.engine.verify import _check_checkpoint, _check_consumer_offsets
+from inspector.engine.verify import check_checkpoint, check_consumer_offsets
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING
@@ -68,8 +68,8 @@ def layout_findings(ref: StoreRef, store) -> list[tuple]:
 
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
-    found: list[Problem] = [*store.index_problems(), *store.checkpoint_problems(), *_check_checkpoint(store, last_ts),
-                            *_check_consumer_offsets(store), *store.config.problems]
+    found: list[Problem] = [*store.index_problems(), *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
+                            *check_consumer_offsets(store), *store.config.problems]
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
 
 

@@ -22,6 +22,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from inspector.engine.tour import cursor_offset
 from inspector.tui.fmt import clip, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import HexView
@@ -47,15 +48,6 @@ def tour_of(app) -> list:
         steps = app._tour_steps = tour_steps(app.store)
     return steps
 
-
-def cursor_offset(target) -> int:
-    """Where the hex cursor goes for a hex-like target: the focused field's start, else the target's start."""
-    focus = getattr(target, "focus", None)
-    if focus:
-        for span in target.highlights:
-            if span.label.endswith(focus):
-                return span.start
-    return target.start
 
 
 def step_views(step) -> list:

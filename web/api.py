@@ -13,6 +13,11 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+
+Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
+on message pages (record count, page bytes or the request's time budget), ``items_truncated`` and the walk's
+``stop_reason`` / ``skipped_reason`` on chains and slots, ``<table>_total`` next to the overview's capped
+tables. A request queued behind a long one for more than ``busy_seconds`` gets a 503 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from web import data
 from web.offsets import stringify_offsets
 from web.params import (
     chain_args,
+    get_deadline,
     get_limits,
     get_store,
     hex_args,
@@ -47,7 +53,7 @@ def overview():
 
 @bp.route("/messages")
 def messages():
-    return send(data.message_list(get_store(), limits=get_limits(), **list_args()))
+    return send(data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args()))
 
 
 @bp.route("/message/<offset>")
@@ -65,7 +71,7 @@ def chain():
     topic, key = chain_args()
     if topic is None:
         abort(400, description="topic and key are required")
-    return send(data.chain_data(get_store(), topic, key, get_limits()))
+    return send(data.chain_data(get_store(), topic, key, get_limits(), get_deadline()))
 
 
 @bp.route("/slot")

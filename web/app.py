@@ -8,6 +8,9 @@ readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -15,6 +18,7 @@ from pathlib import Path
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Response
 
 from inspector.engine import BadInput, NotFound, Store, StoreError
 from web.data import Limits
@@ -83,20 +87,58 @@ def _headers(response):
 
 class _OneAtATime:
     """WSGI wrapper running one request at a time through the app (the store's caches are not thread-safe),
-    while the threaded server still accepts connections, so an idle browser socket cannot block it."""
+    while the threaded server still accepts connections, so an idle browser socket cannot block it. A request
+    that waits longer than ``busy_seconds`` for the one before it gets a 503 instead of hanging."""
 
-    def __init__(self, wsgi_app):
+    def __init__(self, wsgi_app, busy_seconds: float = 30.0):
         self.wsgi_app = wsgi_app
+        self.busy_seconds = busy_seconds
         self.lock = threading.Lock()
 
     def __call__(self, environ, start_response):
-        with self.lock:
+        if not self.lock.acquire(timeout=self.busy_seconds):
+            return _busy(environ, self.busy_seconds)(environ, start_response)
+        try:
             result = self.wsgi_app(environ, start_response)
             try:
                 return list(result)
             finally:
                 if hasattr(result, "close"):
                     result.close()
+        finally:
+            self.lock.release()
+
+
+def _busy(environ, seconds: float) -> Response:
+    message = f"the viewer is busy with another request (waited {seconds:g} s); try again"
+    headers = {"Retry-After": "5", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+    path = environ.get("PATH_INFO", "")
+    if path == "/api" or path.startswith("/api/"):
+        body = json.dumps({"status": 503, "error": "Service Unavailable", "message": message})
+        return Response(body, 503, headers, mimetype="application/json")
+    return Response(message + "\n", 503, headers, mimetype="text/plain")
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` (an address or a name) only ever means this machine."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
+
+
+def exposure_warning(host: str) -> str | None:
+    """The stderr warning for a server reachable from other machines (None on loopback)."""
+    if is_loopback(host):
+        return None
+    what = "every interface" if host in ("", "0.0.0.0", "::", "[::]") else host
+    return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. It has no "
+            "login and shows every message body in the store. Use --host 127.0.0.1 to keep it on this machine.")
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -107,7 +149,8 @@ class _QuietHandler(WSGIRequestHandler):
 def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False) -> BaseWSGIServer:
     """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``)."""
     handler = _QuietHandler if quiet else None
-    return make_server(host, port, _OneAtATime(app), threaded=True, request_handler=handler)
+    busy = app.extensions["rmq_limits"].busy_seconds
+    return make_server(host, port, _OneAtATime(app, busy), threaded=True, request_handler=handler)
 
 
 def serve(store: Store, host: str = "127.0.0.1", port: int = 8080) -> int:
@@ -119,7 +162,12 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080) -> int:
         reason = getattr(e, "strerror", None) or "see above"
         print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return 2
-    print(f"rmq-inspect web: serving {store.root} read-only on http://{host}:{server.server_port}/ (Ctrl-C stops)")
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"rmq-inspect web: serving {store.root} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops)",
+          flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

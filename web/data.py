@@ -15,9 +15,12 @@ from inspector.engine.body import decompress_body
 from inspector.engine.indexfile import IndexFileReader
 from inspector.engine.layout import Region, regions
 from inspector.engine.overview import id_overview, store_overview
+from inspector.engine.records import ChainWalk
 from inspector.engine.slots import busiest_slots, slot_occupancy, walk_slot
 from inspector.engine.teaching import build_steps, lookup
 from inspector.engine.views import chain_view, index_file_view, message_view, problem_view, queue_view
+from parsers.java import index_key
+from web.deadline import NO_DEADLINE, Deadline
 
 
 @dataclass(frozen=True)
@@ -31,8 +34,13 @@ class Limits:
     hex_length: int = 768  # default hex page
     max_hex_length: int = 8192
     max_chain_items: int = 200  # items drawn / sent per index file
+    chain_walk_items: int = 10_000  # items walked per index file (a hot key's chain can hold millions)
     max_problems: int = 200
+    max_rows: int = 1000  # rows of each overview table (topics, consumer groups, segments, index files)
     scan_entries: int = 20_000  # commitlog entries one list page may walk to fill itself
+    list_bytes: int = 2_000_000  # record bytes (bodies as capped) one list page may hold: properties can be huge
+    request_seconds: float | None = 5.0  # time budget of one request's own loops (web.deadline)
+    busy_seconds: float = 30.0  # how long a request waits for the one before it before a 503
 
 
 # -- overview ---------------------------------------------------------------------------------------------------
@@ -44,6 +52,9 @@ def overview(store: Store, limits: Limits) -> dict:
     d = store_overview(store)
     d["problem_count"] = len(d["problems"])
     d["problems"] = d["problems"][: limits.max_problems]
+    for name in ("segments", "topics", "consumer_groups", "index_files"):  # ``<name>_total``: the full number
+        d[f"{name}_total"] = len(d[name])
+        d[name] = d[name][: limits.max_rows]
     return d
 
 
@@ -64,10 +75,22 @@ def _list_row(msg: Message, limits: Limits) -> dict:
     return view
 
 
+def _row_bytes(msg: Message, limits: Limits) -> int:
+    """What a list row may weigh: the record without its body, plus the body bytes a row shows."""
+    return msg.total_size - len(msg.body) + min(len(msg.body), limits.list_body_bytes)
+
+
+def _full(rows: list, used: int, cost: int, limits: Limits) -> str | None:
+    if rows and used + cost > limits.list_bytes:
+        return f"stopped at the page size cap ({limits.list_bytes} bytes of records) after {len(rows)} messages"
+    return None
+
+
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
-                 limits: Limits) -> dict:
+                 limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
     """One page of messages: queue order with topic+queue (``from`` = queue offset), else commitlog order
-    (``from`` = physical offset; with a topic, only that topic's messages, walking at most ``scan_entries``)."""
+    (``from`` = physical offset; with a topic, only that topic's messages, walking at most ``scan_entries``).
+    Both stop early at ``deadline``: ``scan_stopped`` says so and ``next_from`` continues from there."""
     rows: list[dict] = []
     problems: list[dict] = []
     result = {"topic": topic, "queue_id": queue_id, "from": start, "limit": limit, "messages": rows,
@@ -77,15 +100,26 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
         first = max(start or 0, info.min_offset)
         result.update(order="queue", queue=queue_view(info), **{"from": first})
         last = None
+        walked = used = 0
         for unit, item in store.queue_messages(topic, queue_id, first):
+            walked += 1
+            if walked % 64 == 0 and deadline.expired():
+                result["next_from"] = unit.queue_offset
+                result["scan_stopped"] = deadline.note(f"walking {walked - 1} queue units")
+                break
             if isinstance(item, Problem):
                 problems.append(problem_view(item))
                 if len(problems) >= limits.max_problems:
                     break
                 continue
-            if len(rows) >= limit:
+            cost = _row_bytes(item, limits)
+            full = _full(rows, used, cost, limits)
+            if len(rows) >= limit or full:
                 result["next_from"] = unit.queue_offset
+                if full:
+                    result["scan_stopped"] = full
                 break
+            used += cost
             rows.append(_list_row(item, limits) | {"cq_queue_offset": unit.queue_offset})
             last = unit.queue_offset
         if result["next_from"] is None and last is not None and last + 1 < info.max_offset:
@@ -95,20 +129,31 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
         return result
     result["order"] = "commitlog"
     result["from"] = store.min_offset if start is None else start
-    scanned = 0
+    scanned = used = 0
     for entry in store.entries(start):
         scanned += 1
         if isinstance(entry, Problem):
             if len(problems) < limits.max_problems:
                 problems.append(problem_view(entry))
         elif isinstance(entry, Message) and (topic is None or entry.topic == topic):
-            if len(rows) >= limit:
+            cost = _row_bytes(entry, limits)
+            full = _full(rows, used, cost, limits)
+            if len(rows) >= limit or full:
                 result["next_from"] = entry.physical_offset
+                if full:
+                    result["scan_stopped"] = full
                 break
+            used += cost
             rows.append(_list_row(entry, limits))
-        if scanned >= limits.scan_entries and not isinstance(entry, Problem):
+        if isinstance(entry, Problem):
+            continue
+        if scanned >= limits.scan_entries:
             result["next_from"] = entry.physical_offset + entry.total_size  # after this message or BLANK
             result["scan_stopped"] = f"stopped after walking {scanned} records"
+            break
+        if scanned % 256 == 0 and deadline.expired():
+            result["next_from"] = entry.physical_offset + entry.total_size
+            result["scan_stopped"] = deadline.note(f"walking {scanned} records")
             break
     return result
 
@@ -295,9 +340,25 @@ def step_kind(hash_matches: bool, key_matches: bool | None) -> str:
     return "match" if key_matches else "collision"
 
 
-def chain_data(store: Store, topic: str, key: str, limits: Limits) -> dict:
-    """``Store.chain`` for topic#key in every index file (newest first), items capped per file."""
-    walks = store.chain(topic, key)
+def chain_walks(store: Store, topic: str, key: str, limits: Limits, deadline: Deadline = NO_DEADLINE) -> list[ChainWalk]:
+    """``Store.chain`` one index file at a time (newest first), each walk capped at ``chain_walk_items``; once
+    ``deadline`` passes, the remaining files are listed as not searched."""
+    full_key = index_key(topic, key)
+    check = store._key_checker(topic, key)  # the collision check Store.chain uses (reads each same-hash message)
+    walks = []
+    for reader in reversed(store.index_files()):
+        if deadline.expired():
+            w = reader.walk(full_key, limit=0)  # the slot only: no item is read
+            walks.append(ChainWalk(w.file, w.key, w.key_hash, w.slot, w.slot_position, w.slot_value, (),
+                                   "not searched", deadline.note(f"walking {len(walks)} index file(s)")))
+            continue
+        walks.append(reader.walk(full_key, key_check=check, limit=limits.chain_walk_items))
+    return walks
+
+
+def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
+    """The chain of topic#key in every index file (newest first; see ``chain_walks``), items capped per file."""
+    walks = chain_walks(store, topic, key, limits, deadline)
     readers = {r.rel: r for r in store.index_files()}
     files = []
     for walk in walks:
@@ -316,7 +377,8 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits) -> dict:
         )
         files.append(view)
     return {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
-            "key_hash": walks[0].key_hash if walks else None, "files": files}
+            "key_hash": walks[0].key_hash if walks else None, "files": files,
+            "files_not_searched": sum(1 for w in walks if w.skipped_reason)}
 
 
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:

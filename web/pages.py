@@ -10,6 +10,7 @@ from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
     chain_args,
+    get_deadline,
     get_limits,
     get_store,
     hex_args,
@@ -43,7 +44,7 @@ def overview():
 
 @bp.route("/messages")
 def messages():
-    d = data.message_list(get_store(), limits=get_limits(), **list_args())
+    d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args())
     return render_template("messages.html", d=d)
 
 
@@ -64,7 +65,7 @@ def hex_view():
 @bp.route("/chain")
 def chain():
     topic, key = chain_args()
-    d = data.chain_data(get_store(), topic, key, get_limits()) if topic is not None else None
+    d = data.chain_data(get_store(), topic, key, get_limits(), get_deadline()) if topic is not None else None
     drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
     return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
                            legend=svg.legend(("match", "collision", "other", "unreadable")))

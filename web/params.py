@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from flask import abort, current_app, request
+from flask import abort, current_app, g, request
+
+from web.deadline import Deadline
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _INT = re.compile(r"^[+-]?[0-9]{1,19}$")
@@ -71,6 +73,13 @@ def get_store():
 
 def get_limits():
     return current_app.extensions["rmq_limits"]
+
+
+def get_deadline() -> Deadline:
+    """This request's time budget (``Limits.request_seconds``), started when the request is first asked for it."""
+    if "rmq_deadline" not in g:
+        g.rmq_deadline = Deadline(get_limits().request_seconds)
+    return g.rmq_deadline
 
 
 def list_args() -> dict:

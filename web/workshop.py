@@ -20,7 +20,7 @@ from inspector.engine.layout import regions
 from inspector.engine.tour import cursor_offset
 from web import data, svg
 from web.offsets import stringify_offsets
-from web.params import MAX_TEXT, get_limits, get_store, int_arg, parse_int, text_arg
+from web.params import MAX_TEXT, get_deadline, get_limits, get_store, int_arg, parse_int, text_arg
 
 bp = Blueprint("workshop", __name__)
 
@@ -119,7 +119,7 @@ def hex_fragment(store, target) -> dict:
 
 
 def chain_drawings(store, target) -> list:
-    d = data.chain_data(store, target.topic, target.key, get_limits())
+    d = data.chain_data(store, target.topic, target.key, get_limits(), get_deadline())
     files = [f for f in d["files"] if f["file"] == target.file] or d["files"]
     return [(f, svg.chain_svg(f, lambda o: url_for("pages.message", offset=o))) for f in files]
 

@@ -648,7 +648,8 @@ def _id_kind(f: _Facts, seed: int, r: int):
 def _cq_file_name(f: _Facts, seed: int, r: int):
     pool = _multi_file_first(f, 1)
     later = [c for c in pool if c[2] * CQ_UNIT_SIZE >= f.store.queue(c[0], c[1]).file_size]
-    first = [c for c in pool if c not in later]
+    later_set = set(later)  # a set: `in later` made this quadratic (14 s on a 20,000-message store)
+    first = [c for c in pool if c not in later_set]
     pool = later + first[:: max(1, len(first) // max(1, len(later)))] if later else pool
     choice = _pick(pool, "cq-file-name", seed, r)
     if choice is None:

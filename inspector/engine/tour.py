@@ -702,7 +702,10 @@ def _ids(ctx: _Context):
     if not msg.unique_key:
         raise Missing("The messages of this store carry no unique key (UNIQ_KEY).")
     off = decode_offset_msg_id(msg.msg_id)
-    uk = decode_uniq_key(msg.unique_key)
+    try:
+        uk = decode_uniq_key(msg.unique_key)
+    except ValueError:  # MsgIdError: a UNIQ_KEY property is producer-written text, not always an id
+        raise Missing(f"The unique key of the message at {msg.physical_offset} is not a message id.") from None
     target = IdsTarget(
         msg.physical_offset, msg.msg_id, msg.unique_key,
         (("store host", off.ip), ("port", str(off.port)), ("physical offset", str(off.offset))),

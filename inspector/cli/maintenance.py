@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from inspector.cli.progress import byte_progress
 from inspector.engine import BadInput, Store
 from inspector.engine.geometry import Geometry
 from inspector.engine.rebuild import rebuild, rebuild_in_place, store_geometry
+from inspector.engine.staging import check_new_target, clear_stale_staging, publish, staging_dir_for
 from inspector.engine.verify import verify
 from inspector.engine.views import problem_view
 
@@ -24,8 +26,6 @@ def _geometry(args, base: Geometry) -> Geometry:
 
 
 def run_write(args) -> int:
-    from inspector.engine.writer import MessageSpec, StoreWriter
-
     source = sys.stdin if args.input in (None, "-") else open(args.input, encoding="utf-8")  # noqa: SIM115
     offsets = {}
     if args.consumer_offsets:
@@ -37,9 +37,36 @@ def run_write(args) -> int:
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     geometry = _geometry(args, Geometry())
+    out = Path(args.out)
+    check_new_target(out, "store directory")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_staging(out)
+    staging = staging_dir_for(out)  # built next to the target, renamed into place when complete
+    try:
+        with source:
+            results = _write_messages(source, staging, geometry, offsets, args)
+        publish(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    summary = {"out": str(args.out), "messages": len(results),
+               "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
+                            "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
+                           for r in results]}
+    if args.json:
+        print_json(summary)
+    else:
+        console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
+    return 0
+
+
+def _write_messages(source, staging: Path, geometry: Geometry, offsets: dict, args) -> list:
+    from inspector.engine.staging import crash_point
+    from inspector.engine.writer import MessageSpec, StoreWriter
+
     results = []
-    with source, StoreWriter(args.out, geometry, store_host=args.store_host, producer_ip=args.producer_ip,
-                             consumer_offsets=offsets) as writer:
+    with StoreWriter(staging, geometry, store_host=args.store_host, producer_ip=args.producer_ip,
+                     consumer_offsets=offsets) as writer:
         for n, line in enumerate(source, 1):
             if not line.strip():
                 continue
@@ -55,15 +82,8 @@ def run_write(args) -> int:
                 raise BadInput(f"line {n}: not JSON: {e.msg}", args.input or "<stdin>") from None
             except BadInput as e:
                 raise BadInput(f"line {n}: {e.reason}", args.input or "<stdin>") from None
-    summary = {"out": str(args.out), "messages": len(results),
-               "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
-                            "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
-                           for r in results]}
-    if args.json:
-        print_json(summary)
-    else:
-        console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
-    return 0
+            crash_point("record")
+    return results
 
 
 def run_rebuild(store: Store, args) -> int:

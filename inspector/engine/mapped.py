@@ -14,6 +14,7 @@ from __future__ import annotations
 import mmap
 import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -50,11 +51,14 @@ class MappedFile:
         self.path = path
         self.rel = rel
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO in the store must not hang us
         except OSError as e:
             raise StoreError(f"cannot open: {e.strerror}", rel) from e
         try:
-            self.size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError("not a regular file", rel)
+            self.size = st.st_size
             self._mm: mmap.mmap | None = None
             if self.size:
                 self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
@@ -153,3 +157,48 @@ def first_nonzero(buf, start: int, end: int, chunk: int = 1 << 16) -> int:
             return pos + len(piece) - len(stripped)
         pos = stop
     return end
+
+
+def data_end(arr: np.ndarray, start: int, end: int, chunk: int = 16 << 20) -> int:
+    """One past the last non-zero byte of arr[start:end] (``start`` when all are zero), scanning backwards.
+
+    A complete record never ends in a zero byte (its properties end with 0x02, or its topic with a
+    character), so in the active segment a record that reaches past this point is still being written.
+    """
+    pos = end
+    while pos > start:
+        lo = max(start, pos - chunk)
+        if arr[lo:pos].any():
+            # a copy: a live broker may be writing these bytes; a bool mask, not flatnonzero (8 bytes per
+            # non-zero byte: +128 MB of peak RSS for a 16 MiB chunk of data)
+            nonzero = arr[lo:pos].copy() != 0
+            if nonzero.any():
+                return pos - int(np.argmax(nonzero[::-1]))
+        pos = lo
+    return start
+
+
+def allocated_end(path: Path) -> int | None:
+    """End of the file's last allocated extent (SEEK_DATA/SEEK_HOLE): bytes after it are a hole, so zeros.
+
+    A broker's preallocated segment is mostly a hole; this bounds the backward scan of :func:`data_end` to the
+    written part. None when the file system cannot tell.
+    """
+    if not hasattr(os, "SEEK_DATA"):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        end = pos = 0
+        while True:
+            try:
+                start = os.lseek(fd, pos, os.SEEK_DATA)
+            except OSError:  # ENXIO: no data after pos
+                return end
+            end = pos = os.lseek(fd, start, os.SEEK_HOLE)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

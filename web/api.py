@@ -17,7 +17,7 @@
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
 on message pages (record count, page bytes or the request's time budget), ``items_truncated`` and the walk's
 ``stop_reason`` / ``skipped_reason`` on chains and slots, ``<table>_total`` next to the overview's capped
-tables. A request queued behind a long one for more than ``busy_seconds`` gets a 503 with ``Retry-After``.
+tables, ``truncated`` on the overview, ``/api/tour`` and ``/api/exercises`` when the time budget ran out. A request queued behind a long one for more than ``busy_seconds`` gets a 503 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def send(value, status: int = 200):
 
 @bp.route("/")
 def overview():
-    return send(data.overview(get_store(), get_limits()))
+    return send(data.overview(get_store(), get_limits(), get_deadline()))
 
 
 @bp.route("/messages")

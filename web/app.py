@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import socket
 import sys
 import threading
@@ -27,9 +28,26 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _printable(value):
+    """Store bytes that are no UTF-8 arrive as lone surrogates, which neither a page nor a URL can encode:
+    show them as \\xNN (Markup stays Markup)."""
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return value.__class__(value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+    return value
+
+
+class _Flask(Flask):
+    def url_for(self, endpoint: str, *args, **values) -> str:
+        return super().url_for(endpoint, *args, **{k: _printable(v) for k, v in values.items()})
+
+
 def create_app(store_or_path: Store | str | Path, test_config: dict | None = None) -> Flask:
     """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only)."""
-    app = Flask(__name__)
+    app = _Flask(__name__)
+    app.jinja_env.finalize = _printable
     app.config.from_mapping(LIMITS=Limits())
     app.json.sort_keys = False
     if test_config is not None:

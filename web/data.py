@@ -46,10 +46,10 @@ class Limits:
 # -- overview ---------------------------------------------------------------------------------------------------
 
 
-def overview(store: Store, limits: Limits) -> dict:
+def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
     """``store_overview``: what the CLI's ``info --json`` gives, same field names; the problem list capped
-    (``problem_count`` is the full number)."""
-    d = store_overview(store)
+    (``problem_count`` is the full number). Past ``deadline`` the segment scan stops: ``truncated`` says where."""
+    d = store_overview(store, budget=deadline)
     d["problem_count"] = len(d["problems"])
     d["problems"] = d["problems"][: limits.max_problems]
     for name in ("segments", "topics", "consumer_groups", "index_files"):  # ``<name>_total``: the full number

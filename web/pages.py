@@ -39,7 +39,7 @@ def when(ms: int | None) -> str:
 
 @bp.route("/")
 def overview():
-    return render_template("overview.html", d=data.overview(get_store(), get_limits()))
+    return render_template("overview.html", d=data.overview(get_store(), get_limits(), get_deadline()))
 
 
 @bp.route("/messages")

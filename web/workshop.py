@@ -8,7 +8,9 @@
 | ``/api/tour/<n>`` | step n |
 | ``/api/exercises?seed=N`` | the questions (no answers); ``&id=..&answer=..``: that exercise and ``result_view`` |
 
-The tour is computed once per app (it reads a few thousand records); exercises once per seed (a few kept).
+The tour is computed once per app (it reads a bounded sample of the store); exercises once per seed (a few kept).
+Both get the request's time budget (``web.deadline``): a result cut short is shown with a "Truncated" note and
+is not kept, so the next request tries again.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 
 from inspector.engine import NotFound
 from inspector.engine.layout import regions
-from inspector.engine.tour import cursor_offset
+from inspector.engine.tour import NOT_COMPUTED, cursor_offset
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import MAX_TEXT, get_deadline, get_limits, get_store, int_arg, parse_int, text_arg
@@ -35,24 +37,35 @@ HEX_KINDS = ("hex", "recovery")
 
 
 def tour() -> list:
+    """Every step; ``truncated(steps)`` says whether the time budget cut the tour short (then it is not kept)."""
     steps = current_app.extensions.get("rmq_tour")
     if steps is None:
         from inspector.engine.tour import tour_steps
 
-        steps = current_app.extensions["rmq_tour"] = tour_steps(get_store())
+        steps = tour_steps(get_store(), budget=get_deadline())
+        if truncated(steps) is None:
+            current_app.extensions["rmq_tour"] = steps
     return steps
 
 
 def exercises(seed: int) -> list:
+    """The set of ``seed``; a set cut short by the time budget is its first exercises, and is not kept."""
     from inspector.engine.exercises import generate
 
     cache: dict[int, list] = current_app.extensions.setdefault("rmq_exercises", {})
     found = cache.get(seed)
     if found is None:
-        if len(cache) >= KEEP_SEEDS:
-            cache.pop(next(iter(cache)))
-        found = cache[seed] = generate(get_store(), seed, EXERCISE_COUNT)
+        found = generate(get_store(), seed, EXERCISE_COUNT, budget=get_deadline())
+        if truncated(found) is None:
+            if len(cache) >= KEEP_SEEDS:
+                cache.pop(next(iter(cache)))
+            cache[seed] = found
     return found
+
+
+def truncated(result: list) -> str | None:
+    """The note of an engine result the time budget cut short (``inspector.engine.budget.Partial``), else None."""
+    return getattr(result, "truncated", None)
 
 
 def step_or_404(number: int):
@@ -80,7 +93,9 @@ def exercise_args() -> tuple[int, str | None, str | None]:
 def find_exercise(found: list, ex_id: str):
     e = next((e for e in found if e.id == ex_id), None)
     if e is None:
-        raise NotFound(f"no exercise {ex_id!r} in this set")
+        cut = truncated(found)
+        raise NotFound(f"no exercise {ex_id!r} in this set" + (f" (the set was cut short: {cut}; try again)"
+                                                                 if cut else ""))
     return e
 
 
@@ -143,7 +158,9 @@ def tour_page():
     steps = tour()
     store = get_store()
     views = [view_of(store, t) for t in ([step.target, *step.extra] if step.available and step.target else [])]
-    return render_template("tour.html", step=step, steps=steps, views=views, total=len(steps),
+    cut = truncated(steps)
+    return render_template("tour.html", step=step, steps=steps, views=views, total=len(steps), truncated=cut,
+                           not_computed=bool(cut) and not step.available and step.missing_reason.startswith(NOT_COMPUTED),
                            legend=svg.legend(("match", "collision", "other", "unreadable")))
 
 
@@ -155,7 +172,8 @@ def exercises_page():
     if ex_id is not None:
         e = find_exercise(found, ex_id)
         checked = (e.id, e.check(answer or ""))
-    return render_template("exercises.html", seed=seed, exercises=found, checked=checked)
+    return render_template("exercises.html", seed=seed, exercises=found, checked=checked, truncated=truncated(found),
+                           count=EXERCISE_COUNT)
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------------
@@ -171,7 +189,8 @@ def send(value, status: int = 200):
 def api_tour():
     from inspector.engine.tour import step_view
 
-    return send({"steps": [step_view(s) for s in tour()]})
+    steps = tour()
+    return send({"steps": [step_view(s) for s in steps], "truncated": truncated(steps)})
 
 
 @bp.route("/api/tour/<number>")
@@ -188,6 +207,6 @@ def api_exercises():
     seed, ex_id, answer = exercise_args()
     found = exercises(seed)
     if ex_id is None:
-        return send({"seed": seed, "exercises": [exercise_view(e) for e in found]})
+        return send({"seed": seed, "exercises": [exercise_view(e) for e in found], "truncated": truncated(found)})
     e = find_exercise(found, ex_id)
     return send({"seed": seed, "exercise": exercise_view(e), "result": result_view(e.check(answer or ""))})

@@ -26,3 +26,8 @@ class NotFound(StoreError):
 
 class BadInput(StoreError):
     """The caller's input is malformed (CLI exit code 2)."""
+
+
+class BudgetExceeded(Exception):
+    """A caller's time budget (``inspector.engine.budget.Budget``) ran out. Not a ``StoreError``: nothing is wrong
+    with the store, so a step that reports unreadable files must not swallow it."""

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import itertools
 import random
 import re
 from dataclasses import dataclass
 
-from inspector.engine.errors import StoreError
+from inspector.engine.budget import Budget, Partial, budget_or_none
+from inspector.engine.errors import BudgetExceeded, StoreError
 from inspector.engine.records import Message
 from inspector.engine.store import decode_id
 from inspector.engine.tour import HALF_TOPIC, SCHEDULE_TOPIC, find_collisions
@@ -25,7 +27,13 @@ KINDS = (
     "key-offset", "key-slot", "decode-msgid", "index-items", "index-used-slots", "cq-queue-offset", "cq-points-at",
     "segment-end", "tags-code", "delay-tagscode", "transaction-commit", "collision-item", "id-kind", "cq-file-name",
 )
-SCAN_MESSAGES = 20_000  # messages read to find candidates
+# Candidates come from a bounded sample of the store, so generating takes the same time on a store of millions
+# of messages as on a small one; the sample store fits inside every bound (its exercises are the complete set).
+SCAN_MESSAGES = 2_000  # messages read to find candidates (from the start of the log)
+SCAN_ENTRIES = 4 * SCAN_MESSAGES  # records of any kind walked for them (a damaged log may hold few messages)
+SCAN_QUEUES = 64  # ordinary consume queues whose units are candidates
+QUEUE_UNITS = 1_000  # units of one queue that are candidates (half from its start, half from its second file)
+SYSTEM_UNITS = 1_000  # units of one system queue (delay levels, half messages) read
 NONE_WORDS = {"none", "no", "nothing", "-", "rollback", "rolled back", "rolledback", "n/a", "null", "no commit"}
 SYSTEM_PREFIXES = ("%RETRY%", "%DLQ%", "%LMQ%", "rmq_sys_", "RMQ_SYS_", "SCHEDULE_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC")
 
@@ -220,10 +228,15 @@ def _is_system(topic: str) -> bool:
 
 
 class _Facts:
-    def __init__(self, store):
+    def __init__(self, store, budget: Budget):
         self.store = store
+        self.budget = budget
         self.messages: list[Message] = []
-        for entry in store.entries(check_crc=False):
+        for n, entry in enumerate(store.entries(check_crc=False)):
+            if n >= SCAN_ENTRIES:
+                break
+            if n % 256 == 255:
+                budget.check(f"reading {n + 1} records")
             if isinstance(entry, Message):
                 self.messages.append(entry)
                 if len(self.messages) >= SCAN_MESSAGES:
@@ -250,21 +263,33 @@ class Unavailable(Exception):
     pass
 
 
-def generate(store, seed: int = 0, count: int = 12) -> list[Exercise]:
+def generate(store, seed: int = 0, count: int = 12, *, budget: Budget | None = None) -> list[Exercise]:
     """``count`` exercises, kinds in ``KINDS`` order (repeated with other variants when count exceeds them).
 
-    Kinds the store has no case for are left out. Deterministic for a given store and seed.
+    Kinds the store has no case for are left out. Deterministic for a given store and seed. With a ``budget``
+    that runs out the result (a :class:`~inspector.engine.budget.Partial` list) stops early and says so in
+    ``truncated``; the exercises it holds are the first ones of the complete set, same ids and questions, so an
+    answer to one of them checks the same either way.
     """
-    facts = _Facts(store)
+    stop = budget_or_none(budget)
+    result: Partial = Partial()
+    try:
+        facts = _Facts(store, stop)
+    except BudgetExceeded as e:
+        result.truncated = str(e)
+        return result
     kinds = list(KINDS)
-    result: list[Exercise] = []
     round_ = 0
     while kinds and len(result) < count:
         for kind in list(kinds):
             if len(result) >= count:
                 break
             try:
+                stop.check(f"{len(result)} exercise(s)")
                 built = _BUILDERS[kind](facts, seed, round_)
+            except BudgetExceeded:
+                result.truncated = stop.note(f"{len(result)} of {count} exercises")
+                return result
             except (Unavailable, StoreError):
                 kinds.remove(kind)  # the store has no case for it
                 continue
@@ -401,7 +426,31 @@ def _index_used_slots(f: _Facts, seed: int, r: int):
 
 
 def _user_queues(f: _Facts) -> list[tuple[str, int]]:
-    return [(t, q) for t, q in f.store.queue_ids() if not _is_system(t) and f.store.queue(t, q).info().message_count]
+    """The first ``SCAN_QUEUES`` ordinary queues that hold units."""
+    found = []
+    for t, q in f.store.queue_ids()[: 4 * SCAN_QUEUES]:  # a store of many empty queues: look at a few hundred
+        if not _is_system(t) and f.store.queue(t, q).info().message_count:
+            found.append((t, q))
+            if len(found) >= SCAN_QUEUES:
+                break
+    return found
+
+
+def _queue_offsets(cq, step: int) -> list[int]:
+    """Queue offsets min, min + step, ... of ``cq``; of a long queue only ``QUEUE_UNITS`` of them: the first half
+    from its start, the second from the start of its second file (a later file teaches how files are named)."""
+    info = cq.info()
+    lo, hi = info.min_offset, info.max_offset
+    if hi - lo <= QUEUE_UNITS:
+        return list(range(lo, hi, step))
+    half = QUEUE_UNITS // 2
+    offsets = list(range(lo, lo + half, step))
+    files = getattr(cq, "files", ())
+    if len(files) >= 2:
+        second = max(files[1][0] // CQ_UNIT_SIZE, lo + half)
+        second = lo + -(-(second - lo) // step) * step  # stay on the step grid
+        offsets.extend(range(second, min(hi, second + half), step))
+    return offsets
 
 
 def _multi_file_first(f: _Facts, step: int) -> list[tuple[str, int, int]]:
@@ -409,9 +458,8 @@ def _multi_file_first(f: _Facts, step: int) -> list[tuple[str, int, int]]:
     multi, single = [], []
     for t, q in _user_queues(f):
         cq = f.store.queue(t, q)
-        info = cq.info()
         target = multi if len(getattr(cq, "files", ())) >= 2 else single
-        target.extend((t, q, qo) for qo in range(info.min_offset, info.max_offset, step))
+        target.extend((t, q, qo) for qo in _queue_offsets(cq, step))
     return multi or single
 
 
@@ -444,9 +492,7 @@ def _cq_queue_offset(f: _Facts, seed: int, r: int):
 def _cq_points_at(f: _Facts, seed: int, r: int):
     pool = []
     for t, q in _user_queues(f):
-        info = f.store.queue(t, q).info()
-        for qo in range(info.min_offset, info.max_offset, 2):
-            pool.append((t, q, qo))
+        pool.extend((t, q, qo) for qo in _queue_offsets(f.store.queue(t, q), 2))
     choice = _pick(pool, "cq-points-at", seed, r)
     if choice is None:
         raise Unavailable
@@ -465,7 +511,10 @@ def _cq_points_at(f: _Facts, seed: int, r: int):
 
 
 def _segment_end(f: _Facts, seed: int, r: int):
-    scans = [f.store.scan_segment(i) for i in range(min(len(f.store.segments), 8))]
+    scans = []
+    for i in range(min(len(f.store.segments), 8)):
+        f.budget.check(f"scanning {i} segments")
+        scans.append(f.store.scan_segment(i))
     pool = [i for i, s in enumerate(scans) if s.messages or s.blank_position is not None]
     i = _pick(pool, "segment-end", seed, r)
     if i is None:
@@ -526,7 +575,11 @@ def _delay_tagscode(f: _Facts, seed: int, r: int):
     for t, q in f.store.queue_ids():
         if t != SCHEDULE_TOPIC:
             continue
-        for unit, msg in f.store.queue_messages(t, q):
+        for n, (unit, msg) in enumerate(f.store.queue_messages(t, q)):
+            if n >= SYSTEM_UNITS:
+                break
+            if n % 256 == 255:
+                f.budget.check(f"reading {SCHEDULE_TOPIC}")
             if unit is not None and isinstance(msg, Message) and msg.properties.get("DELAY"):
                 pool.append((q, unit.queue_offset, unit.tags_code, msg.store_timestamp, msg.properties["DELAY"]))
     choice = _pick(sorted(pool), "delay-tagscode", seed, r)
@@ -551,7 +604,8 @@ def _delay_tagscode(f: _Facts, seed: int, r: int):
 def _transaction_commit(f: _Facts, seed: int, r: int):
     if (HALF_TOPIC, 0) not in f.store.queue_ids():
         raise Unavailable
-    halves = [m for u, m in f.store.queue_messages(HALF_TOPIC, 0) if u is not None and isinstance(m, Message)]
+    halves = [m for u, m in itertools.islice(f.store.queue_messages(HALF_TOPIC, 0), SYSTEM_UNITS)
+              if u is not None and isinstance(m, Message)]
     half = _pick(sorted(halves, key=lambda m: m.physical_offset), "transaction-commit", seed, r)
     if half is None:
         raise Unavailable
@@ -582,7 +636,7 @@ def _transaction_commit(f: _Facts, seed: int, r: int):
 
 
 def _collision_item(f: _Facts, seed: int, r: int):
-    found = find_collisions(f.store, limit=4)
+    found = find_collisions(f.store, limit=4, time_budget=f.budget)
     pool = []
     for c in found:
         for i in range(2):

@@ -33,15 +33,20 @@ class Recovery:
         }
 
 
-def recover(store, mode: str | None = None) -> Recovery:
-    """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says."""
+def recover(store, mode: str | None = None, *, budget=None) -> Recovery:
+    """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says.
+
+    ``budget`` (an ``inspector.engine.budget.Budget``) is checked every 1024 records: the walk covers whole
+    segments, so a caller that must answer in time can stop it (``BudgetExceeded``)."""
     mode, start_index = recovery_start(store, mode)
     if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
     start = store.commitlog.segments[start_index]
     end = start.start_offset
     last = None
-    for entry in store.commitlog.entries(start.start_offset, check_crc=True):
+    for n, entry in enumerate(store.commitlog.entries(start.start_offset, check_crc=True), 1):
+        if budget is not None and n % 1024 == 0:
+            budget.check(f"walking {n} records for recovery")
         if isinstance(entry, Message):
             last = entry.physical_offset
             end = entry.end_offset

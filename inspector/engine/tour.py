@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from inspector.engine.budget import Budget, Partial, budget_or_none
 from inspector.engine.dispatch import cq_unit_bytes
-from inspector.engine.errors import StoreError
+from inspector.engine.errors import BudgetExceeded, StoreError
 from inspector.engine.layout import blank_fields, message_fields
 from inspector.engine.records import Blank, Message, Problem
 from inspector.engine.recovery import recover
 from inspector.engine.slots import busiest_slots, walk_slot
 from parsers import commitlog as cl
 from parsers.consumequeue import CQ_UNIT_SIZE
-from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_SLOT_SIZE
+from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE, item_position
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id, decode_uniq_key
 
@@ -32,8 +33,16 @@ HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
 OP_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
 SYSTEM_PREFIXES = ("%RETRY%", "%DLQ%", "%LMQ%", "rmq_sys_", "RMQ_SYS_", "SCHEDULE_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC")
 
+# Every search reads a bounded sample of the store (never time proportional to its size); the sample store fits
+# inside every bound, so its tour is the complete one.
 SEARCH_RECORDS = 5000  # records read while looking for a case near the start of the log
 SEARCH_MESSAGES = 5000  # messages read while looking for a hash collision
+SEARCH_ITEMS = 1_000_000  # index items whose hashes are compared while looking for a collision
+SEARCH_INDEX_FILES = 4  # index files searched for a chain to show
+SEARCH_QUEUES = 256  # consume queues looked at for a queue with a second file
+SEARCH_SEGMENTS = 8  # commitlog segments scanned for a BLANK
+SEARCH_UNITS = 2000  # units of one system queue (delay, half, op) read
+SEARCH_HALVES = 200  # half messages whose commit is looked up
 HEX_CONTEXT = 32
 
 
@@ -226,26 +235,44 @@ TITLES = {
 }
 
 
+NOT_COMPUTED = "not computed: "  # how a step the budget cut off starts its missing_reason
+
+
 class Missing(Exception):
     """The store lacks this step's case."""
 
 
-def tour_steps(store) -> list[TourStep]:
-    """Every step of the tour for ``store``, in order; steps whose case the store lacks say why."""
-    ctx = _Context(store)
+def tour_steps(store, *, budget: Budget | None = None) -> list[TourStep]:
+    """Every step of the tour for ``store``, in order; steps whose case the store lacks say why.
+
+    With a ``budget`` that runs out, the steps from the one being built on are not computed: each says so
+    (``available=False``) and the returned :class:`~inspector.engine.budget.Partial` list has ``truncated`` set.
+    The steps before it are exactly those of the complete tour.
+    """
+    ctx = _Context(store, budget_or_none(budget))
     builders = {
         "directory": _directory, "record": _record, "segment-end": _segment_end, "cq-unit": _cq_unit,
         "key-chain": _key_chain, "index-header": _index_header, "collision": _collision, "ids": _ids,
         "delay": _delay, "transaction": _transaction, "torn-tail": _torn_tail, "rebuild": _rebuild,
     }
-    steps = []
+    steps = Partial()
     for number, step_id in enumerate(STEP_IDS, 1):
+        if steps.truncated is None and ctx.budget.expired():
+            steps.truncated = ctx.budget.note(f"{number - 1} of {len(STEP_IDS)} steps")
+        if steps.truncated is not None:
+            reason = NOT_COMPUTED + steps.truncated
+            steps.append(TourStep(number, step_id, TITLES[step_id], reason, None, False, reason))
+            continue
         try:
             text, target, extra, commands = builders[step_id](ctx)
             steps.append(TourStep(number, step_id, TITLES[step_id], text, target, True, None, tuple(extra),
                                   tuple(commands)))
         except Missing as e:
             steps.append(TourStep(number, step_id, TITLES[step_id], str(e), None, False, str(e)))
+        except BudgetExceeded:
+            steps.truncated = ctx.budget.note(f"{number - 1} of {len(STEP_IDS)} steps")
+            reason = NOT_COMPUTED + steps.truncated
+            steps.append(TourStep(number, step_id, TITLES[step_id], reason, None, False, reason))
         except StoreError as e:
             reason = f"this store could not be read for this step: {e}"
             steps.append(TourStep(number, step_id, TITLES[step_id], reason, None, False, reason))
@@ -274,10 +301,18 @@ def _plain(value):
 
 
 class _Context:
-    def __init__(self, store):
+    def __init__(self, store, budget: Budget):
         self.store = store
+        self.budget = budget
         self.root = str(store.root)
         self._nice: Message | None | bool = False
+        self._recovery = None
+
+    def recovery(self):
+        """``recover(store)``, once per tour (two steps show it; it walks up to three segments)."""
+        if self._recovery is None:
+            self._recovery = recover(self.store, budget=self.budget)
+        return self._recovery
 
     def cmd(self, command: str, *args: str, store: bool = True) -> str:
         """An rmq-inspect command line on this store (``store=False``: the command takes no STORE argument)."""
@@ -292,6 +327,8 @@ class _Context:
             for n, entry in enumerate(self.store.entries()):
                 if n > SEARCH_RECORDS:
                     break
+                if n % 256 == 255:
+                    self.budget.check("reading records")
                 if not isinstance(entry, Message):
                     continue
                 fallback = fallback or entry
@@ -422,7 +459,8 @@ def _record(ctx: _Context):
 
 def _segment_end(ctx: _Context):
     store = ctx.store
-    for i, seg in enumerate(store.segments):
+    for i, seg in enumerate(store.segments[:SEARCH_SEGMENTS]):
+        ctx.budget.check("scanning segments")
         scan = store.scan_segment(i)
         if scan.blank_position is None:
             continue
@@ -464,6 +502,8 @@ def _segment_end(ctx: _Context):
         )
         return text, target, extra, (ctx.cmd("hex", str(window_start), "--length", str(window_end - window_start)),
                                      ctx.cmd("info"))
+    if len(store.segments) > SEARCH_SEGMENTS:
+        raise Missing(f"None of the first {SEARCH_SEGMENTS} segments of this commitlog is sealed with a BLANK record.")
     raise Missing("No segment of this commitlog is sealed with a BLANK record yet: the log still fits in its "
                   "first file, so there is no segment end to look at.")
 
@@ -484,11 +524,12 @@ def _cq_target(ctx: _Context, unit, msg: Message, caption: str) -> CqTarget:
 
 def _cq_unit(ctx: _Context):
     store = ctx.store
-    candidates = [(t, q) for t, q in store.queue_ids() if not _is_system(t)]
+    candidates = [(t, q) for t, q in store.queue_ids() if not _is_system(t)][:SEARCH_QUEUES]
     if not candidates:
         raise Missing("This store has no consume queue of an ordinary topic.")
     chosen = None
     for t, q in candidates:  # a queue with a second file shows how files are named
+        ctx.budget.check("looking at consume queues")
         cq = store.queue(t, q)
         info = cq.info()
         files = getattr(cq, "files", ())
@@ -556,7 +597,8 @@ def _key_chain(ctx: _Context):
     readers = store.index_files()
     if not readers:
         raise Missing("This store has no index files.")
-    for reader in readers:
+    for reader in readers[:SEARCH_INDEX_FILES]:
+        ctx.budget.check("searching index files")
         for slot, count in busiest_slots(reader, 8):
             if count < 2:
                 continue
@@ -637,25 +679,35 @@ class Collision:
     keys: tuple[tuple[str, int, int], ...]  # (index key string, item number, physical offset), oldest first
 
 
-def find_collisions(store, limit: int = 1, budget: int = SEARCH_MESSAGES) -> list[Collision]:
+def find_collisions(store, limit: int = 1, budget: int = SEARCH_MESSAGES, *, max_items: int = SEARCH_ITEMS,
+                    time_budget: Budget | None = None) -> list[Collision]:
     """Index items whose hashes are equal but whose key strings differ (real collisions), per index file.
 
-    Reads the messages of items that share a hash, at most ``budget`` of them.
+    Reads at most ``max_items`` index items (the first ones, file by file; their hashes in one numpy pass) and
+    the messages of items that share a hash, at most ``budget`` of them; ``time_budget`` raises
+    ``BudgetExceeded`` when it runs out.
     """
+    stop = budget_or_none(time_budget)
     found: list[Collision] = []
     cache: dict[int, Message | None] = {}
     reads = 0
+    left = max_items
     for reader in store.index_files():
-        by_hash: dict[int, list] = {}
-        for item in reader.items():
-            by_hash.setdefault(item.key_hash, []).append(item)
-        for key_hash, items in by_hash.items():
+        if left <= 0:
+            break
+        stop.check("reading index files")
+        groups = _shared_hashes(reader, left)
+        left -= groups.read
+        for key_hash, numbers in groups.items:
+            items = [reader.item(n) for n in numbers]
             if len({i.phy_offset for i in items}) < 2:
                 continue
             keys: dict[str, tuple[int, int]] = {}
             for item in items:
                 if item.phy_offset not in cache:
                     reads += 1
+                    if reads % 256 == 0:
+                        stop.check("reading messages of index items")
                     try:
                         cache[item.phy_offset] = store.message_at(item.phy_offset)
                     except StoreError:
@@ -676,11 +728,42 @@ def find_collisions(store, limit: int = 1, budget: int = SEARCH_MESSAGES) -> lis
     return found
 
 
+_ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev", ">i4")])
+
+
+@dataclass(frozen=True)
+class _Groups:
+    read: int  # items read
+    items: list[tuple[int, list[int]]]  # (key hash, item numbers) of hashes held by 2+ items, by first item
+
+
+def _shared_hashes(reader, max_items: int) -> _Groups:
+    """The key hashes that two or more of the first ``max_items`` written items share (items 1 .. indexCount-1,
+    bounded by the file, as ``IndexFileReader.items``), in the order of their first item."""
+    first = item_position(1, reader.slot_count)
+    in_file = max(0, (reader.mf.size - first) // INDEX_ITEM_SIZE)
+    n = max(0, min(reader.effective_index_count, reader.item_count) - 1)
+    n = min(n, in_file, max_items)
+    if n < 2:
+        return _Groups(n, [])
+    hashes = np.frombuffer(reader.mf.buf, dtype=_ITEM_DTYPE, count=n, offset=first)["key_hash"]
+    values, first_at, inverse, counts = np.unique(hashes, return_index=True, return_inverse=True, return_counts=True)
+    shared = np.flatnonzero(counts >= 2)
+    if not len(shared):
+        return _Groups(n, [])
+    shared = shared[np.argsort(first_at[shared], kind="stable")]
+    by_group = np.argsort(inverse.ravel(), kind="stable")  # item indexes grouped by hash, in item order
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    groups = [(int(values[g]), (by_group[starts[g]:starts[g] + counts[g]] + 1).tolist()) for g in shared]
+    return _Groups(n, groups)
+
+
 def _collision(ctx: _Context):
-    found = find_collisions(ctx.store)
+    found = find_collisions(ctx.store, time_budget=ctx.budget)
     if not found:
         raise Missing("No two different keys of this store share a hash in the same index file (the search "
-                      f"reads up to {SEARCH_MESSAGES} messages). The sample store has one: "
+                      f"reads up to {SEARCH_ITEMS} index items and {SEARCH_MESSAGES} messages). The sample store "
+                      "has one: "
                       "OrderEvents#coupon-Aa7K and OrderEvents#coupon-BB7K.")
     c = found[0]
     (s1, n1, p1), (s2, n2, p2) = c.keys[0], c.keys[1]
@@ -733,7 +816,11 @@ def _delay(ctx: _Context):
     for t, q in store.queue_ids():
         if t != SCHEDULE_TOPIC:
             continue
-        for unit, msg in store.queue_messages(t, q):
+        for n, (unit, msg) in enumerate(store.queue_messages(t, q)):
+            if n >= SEARCH_UNITS:
+                break
+            if n % 256 == 255:
+                ctx.budget.check(f"reading {SCHEDULE_TOPIC}")
             if unit is None or isinstance(msg, Problem) or not msg.properties.get("DELAY"):
                 continue
             real = msg.properties.get("REAL_TOPIC", "")
@@ -784,12 +871,14 @@ def _transaction(ctx: _Context):
     store = ctx.store
     if (HALF_TOPIC, 0) not in store.queue_ids():
         raise Missing(f"This store has no {HALF_TOPIC} queue: no transactional message was sent.")
-    halves = [(u, m) for u, m in store.queue_messages(HALF_TOPIC, 0) if u is not None and isinstance(m, Message)]
+    halves = [(u, m) for u, m in _first_units(store, HALF_TOPIC, SEARCH_HALVES) if isinstance(m, Message)]
     ops: list[Message] = []
     if (OP_TOPIC, 0) in store.queue_ids():
-        ops = [m for u, m in store.queue_messages(OP_TOPIC, 0) if u is not None and isinstance(m, Message)]
+        ops = [m for u, m in _first_units(store, OP_TOPIC, SEARCH_UNITS) if isinstance(m, Message)]
+    ctx.budget.check(f"reading {HALF_TOPIC}")
     chosen = None
     for unit, half in halves:
+        ctx.budget.check("looking up commit records")
         real = half.properties.get("REAL_TOPIC")
         commit = None
         if real and half.unique_key:
@@ -842,11 +931,22 @@ def _transaction(ctx: _Context):
                                  ctx.cmd("show", str(shown.physical_offset)))
 
 
+def _first_units(store, topic: str, limit: int) -> list:
+    """The first ``limit`` (unit, message or Problem) pairs of ``topic`` queue 0 that have a unit."""
+    found = []
+    for unit, msg in store.queue_messages(topic, 0):
+        if unit is not None:
+            found.append((unit, msg))
+            if len(found) >= limit:
+                break
+    return found
+
+
 def _torn_tail(ctx: _Context):
     store = ctx.store
     if not store.segments:
         raise Missing("The commitlog has no segment.")
-    r = recover(store)
+    r = ctx.recovery()
     torn = r.stop_problem is not None
     if torn:
         p = r.stop_problem
@@ -904,7 +1004,7 @@ def _rebuild(ctx: _Context):
     store = ctx.store
     if not store.segments:
         raise Missing("The commitlog has no segment, so there is nothing to rebuild from.")
-    r = recover(store)
+    r = ctx.recovery()
     infos = store.queue_infos()
     cq_units = sum(i.message_count for i in infos)
     readers = store.index_files()
@@ -928,7 +1028,7 @@ def _rebuild(ctx: _Context):
 
 
 __all__ = [
-    "STEP_IDS", "ChainTarget", "Collision", "CqTarget", "DirEntry", "DirectoryTarget", "HexTarget",
+    "NOT_COMPUTED", "STEP_IDS", "ChainTarget", "Collision", "CqTarget", "DirEntry", "DirectoryTarget", "HexTarget",
     "IdsTarget", "IndexHeaderTarget", "RebuildTarget", "RecoveryTarget", "Span", "Target", "TourStep", "find_collisions",
     "step_view", "tour_steps",
 ]

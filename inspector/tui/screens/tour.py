@@ -73,8 +73,8 @@ class TourHexView(HexView):
         self._strips.clear()
         self.goto(cursor_offset(target))
 
-    def _byte_style(self, offset: int, found, span):
-        style, bg = super()._byte_style(offset, found, span)
+    def _byte_style(self, offset: int, found, span, base=None):
+        style, bg = super()._byte_style(offset, found, span, base)  # HexView passes the row's base style
         for s in self.spans:
             if s.start <= offset < s.end:
                 focused = self.focus_name is not None and s.label.endswith(self.focus_name)

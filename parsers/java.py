@@ -64,6 +64,6 @@ def crc_property_digits(value: int) -> str:
 
 def parse_crc_property_digits(digits: str) -> int:
     """Inverse of :func:`crc_property_digits` (readers reverse the digits)."""
-    if len(digits) != 10 or not digits.isdigit():
+    if len(digits) != 10 or not (digits.isascii() and digits.isdigit()):  # isdigit() alone takes "²", "١"
         raise ValueError(f"not a __CRC32# value: {digits!r}")
     return int(digits[::-1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,7 +76,10 @@ def _as_int(key: object) -> int | None:
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:
     """(value, None) or (None, why it failed)."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block read_bytes() forever
+            return None, "not a regular file"
+        size = st.st_size
         if size > MAX_CONFIG_BYTES:
             return None, f"{size} bytes is too large for a config file"
         data = path.read_bytes()

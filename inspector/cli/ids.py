@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from inspector.cli.output import console, print_json, table, when
 from inspector.engine import Store
 from inspector.engine.overview import id_overview
@@ -20,6 +22,8 @@ def run(text: str, store: Store | None, as_json: bool) -> int:
                   f"time ≈ {when(u['approximate_timestamp'])}, counter {u['counter']}", _found(u))
         console.print(t)
     if store is not None and not data["found_as"]:
+        # exit 1 like every other "not found", with the same one-line error (the readings are still printed)
+        sys.stderr.write(f"rmq-inspect: not found: neither reading of {data['id']} finds a message in this store\n")
         return 1
     return 0
 

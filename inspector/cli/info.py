@@ -44,7 +44,7 @@ def run(store: Store, as_json: bool) -> int:
     if cp:
         console.print(f"checkpoint: physicMsgTimestamp {when(cp['physic_msg_timestamp'])}, "
                       f"logicsMsgTimestamp {when(cp['logics_msg_timestamp'])}, indexMsgTimestamp {when(cp['index_msg_timestamp'])}")
-    console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[red]unclean (abort file present)[/]"))
+    console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"))
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
     console.print(f"problems: {len(data['problems'])}")

@@ -32,6 +32,13 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
+def _port(text: str) -> int:
+    port = _int(text)
+    if not 0 <= port <= 65535:  # the socket layer would raise OverflowError, not a one-line error
+        raise argparse.ArgumentTypeError(f"not a TCP port (0-65535): {text!r}")
+    return port
+
+
 def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     if optional:
         p.add_argument("store", nargs="?", help="store root directory (the broker's storePathRootDir); with "
@@ -58,9 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topic")
     p.add_argument("--queue", type=_int)
     p.add_argument("--from", dest="start", type=_int, help="physical offset, or queue offset with --topic/--queue")
-    p.add_argument("--limit", type=_int, default=100)
+    p.add_argument("--limit", type=_int, help="at most this many messages (default 100; --follow: no limit)")
     p.add_argument("--decompress", action="store_true", help="also give the decompressed body")
     p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
+    p.add_argument("--follow", action="store_true",
+                   help="keep printing new messages as a running broker writes them (from the end unless --from)")
+    p.add_argument("--idle-timeout", type=float, help="with --follow: stop after this many seconds with nothing new")
 
     p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
     _store_args(p)
@@ -100,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=_int, default=8080)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only; any other prints a warning)")
+    p.add_argument("--port", type=_port, default=8080)
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -194,7 +204,13 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "messages":
             from inspector.cli import messages
 
-            return messages.run_messages(store, args.topic, args.queue, args.start, args.limit, args.json, args.decompress)
+            if args.follow:
+                if args.queue is not None:
+                    raise BadInput("--follow walks the commitlog; it does not take --queue")
+                return messages.run_follow(store, args.topic, args.start, args.limit, args.json, args.decompress,
+                                           args.idle_timeout)
+            limit = 100 if args.limit is None else args.limit
+            return messages.run_messages(store, args.topic, args.queue, args.start, limit, args.json, args.decompress)
         if args.command == "show":
             from inspector.cli import messages
 
@@ -251,6 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `rmq-inspect messages ... | head`
         sys.stderr.close()
         return EXIT_OK
+    except OSError as e:  # the last net: a file the engine did not wrap (one line naming it, never a traceback)
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        sys.stderr.write(f"rmq-inspect: {where}{e.strerror or e}\n")
+        return EXIT_STORE_ERROR
     except KeyboardInterrupt:
         return 130
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from inspector.cli.output import console, esc, print_json, table, warn_problem
 from inspector.cli.progress import byte_progress
 from inspector.engine import BadInput, Store
-from inspector.engine.geometry import Geometry
+from inspector.engine.geometry import Geometry, parse_delay_levels
 from inspector.engine.rebuild import rebuild, rebuild_in_place, store_geometry
 from inspector.engine.staging import check_new_target, clear_stale_staging, publish, staging_dir_for
 from inspector.engine.verify import verify
@@ -22,11 +22,15 @@ EXIT_PROBLEMS = 4
 def _geometry(args, base: Geometry) -> Geometry:
     values = {k: getattr(args, k, None) for k in ("segment_size", "cq_file_size", "index_slots", "index_items",
                                                    "delay_levels")}
-    return Geometry(**{**base.__dict__, **{k: v for k, v in values.items() if v is not None}})
+    geometry = Geometry(**{**base.__dict__, **{k: v for k, v in values.items() if v is not None}})
+    try:  # checked here, once: a bad level would otherwise fail deep inside the dispatch of every record
+        parse_delay_levels(geometry.delay_levels)
+    except ValueError as e:
+        raise BadInput(f"--delay-levels: {e}") from None
+    return geometry
 
 
 def run_write(args) -> int:
-    source = sys.stdin if args.input in (None, "-") else open(args.input, encoding="utf-8")  # noqa: SIM115
     offsets = {}
     if args.consumer_offsets:
         try:
@@ -42,6 +46,10 @@ def run_write(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     clear_stale_staging(out)
     staging = staging_dir_for(out)  # built next to the target, renamed into place when complete
+    try:  # opened only now: every check above may refuse without leaving the file open
+        source = sys.stdin if args.input in (None, "-") else open(args.input, encoding="utf-8")  # noqa: SIM115
+    except OSError as e:
+        raise BadInput(f"cannot read the input: {e.strerror or e}", args.input) from None
     try:
         with source:
             results = _write_messages(source, staging, geometry, offsets, args)

@@ -13,6 +13,7 @@ from inspector.engine.views import message_view
 
 
 def _commitlog_order(store: Store, topic: str | None, start: int | None):
+    yield from store.commitlog.problems  # a missing or cut segment: the walk below cannot see what is not there
     for entry in store.entries(start):
         if isinstance(entry, Problem):
             yield entry
@@ -57,6 +58,35 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if t is not None:
         console.print(t)
         console.print(f"{shown} message(s)")
+    return 0
+
+
+def run_follow(store: Store, topic: str | None, start: int | None, limit: int | None, as_json: bool, decompress: bool,
+               idle_timeout: float | None = None, interval: float = 0.2) -> int:
+    """``messages --follow``: print complete messages as a running broker writes them (read-only polling)."""
+    import sys
+
+    from inspector.engine.follow import follow
+
+    if start is None:  # like tail -f: start at the current end of the log
+        start = store.max_offset()
+    shown = 0
+    for item in follow(store.root, start, interval=interval, idle_timeout=idle_timeout,
+                       segment_size=store.commitlog.segment_size or None):
+        if isinstance(item, Problem):
+            warn_problem(item)
+            continue
+        if topic is not None and item.topic != topic:
+            continue
+        if as_json:
+            print_json_line(message_view(item, decompress=decompress))
+        else:
+            console.print(f"{item.physical_offset}  {esc(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
+                          f"{when(item.store_timestamp)}  {esc(_body_preview(item))}")
+        sys.stdout.flush()
+        shown += 1
+        if limit is not None and shown >= limit:
+            break
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from rich.console import Console
@@ -15,16 +16,26 @@ console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isa
 err_console = Console(stderr=True, highlight=False)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_text(text: str) -> str:
+    """Store bytes that are no UTF-8 reach us as lone surrogates (surrogateescape), which no stream can encode:
+    write them as JSON \\uDCxx escapes (json.loads gives the same string back)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def print_json(value: object) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(_json_text(json.dumps(value, ensure_ascii=False, indent=2)) + "\n")
 
 
 def print_json_line(value: object) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.write(_json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
 
 def warn_problem(p: Problem) -> None:
-    err_console.print(f"[yellow]{p.severity}[/]: {p.file} @ {p.offset}: {p.reason} [dim]({p.code})[/]", markup=True)
+    err_console.print(f"[yellow]{p.severity}[/]: {esc(p.file)} @ {p.offset}: {esc(p.reason)} [dim]({p.code})[/]",
+                      markup=True)
 
 
 def table(title: str, *columns: str, **kw) -> Table:
@@ -45,4 +56,7 @@ def esc(text: object) -> str:
     """Untrusted store text shown in rich markup: escape brackets."""
     from rich.markup import escape
 
-    return escape(str(text))
+    text = str(text)
+    if _SURROGATE.search(text):  # bytes that were no UTF-8: show them as \xNN instead of failing to print
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return escape(text)

@@ -19,7 +19,15 @@ from inspector.engine.decode import (
     stored_physical_offset,
 )
 from inspector.engine.errors import NotFound, StoreError
-from inspector.engine.mapped import MappedFile, PageReleaser, first_nonzero, is_all_zero, offset_named_files
+from inspector.engine.mapped import (
+    MappedFile,
+    PageReleaser,
+    allocated_end,
+    data_end,
+    first_nonzero,
+    is_all_zero,
+    offset_named_files,
+)
 from inspector.engine.records import Blank, Message, Problem, Segment
 from parsers import commitlog as cl
 
@@ -31,6 +39,47 @@ _PATTERNS = {
     "v2": cl.MAGIC_V2.to_bytes(4, "big", signed=True),
     "blank": cl.MAGIC_BLANK.to_bytes(4, "big", signed=True),
 }
+
+
+IN_PROGRESS = "end of data: a record is being written by a running broker, or was cut short by a crash"
+_MAGIC_PREFIXES = {m[:k] + bytes(4 - k) for m in (_PATTERNS["v1"], _PATTERNS["v2"]) for k in range(5)}
+
+
+class RecordInProgress(StoreError):
+    """The record at this offset is not completely written yet (the active segment's tail)."""
+
+
+def unfinished(buf, end: int, limit: int) -> bool:
+    """A decoded record ending at ``end`` whose last byte is still zero, zeros after it: being written."""
+    return end > 0 and buf[end - 1] == 0 and is_all_zero(buf, end, limit)
+
+
+def tail_unfinished(buf, pos: int, limit: int) -> bool:
+    """The record at ``pos`` says it ends at a byte still zero, with only zeros after it (cheap when not)."""
+    if limit - pos < 8:
+        return False
+    if bytes(buf[pos + 4 : pos + 8]) not in _MAGIC_PREFIXES:
+        return False  # a BLANK, or not a record at all
+    total = int.from_bytes(buf[pos : pos + 4], "big", signed=True)
+    return 8 <= total <= limit - pos and unfinished(buf, pos + total, limit)
+
+
+def record_in_progress(buf, pos: int, limit: int) -> bool:
+    """True when the bytes at ``pos`` are the first part of a record written front to back, zeros after it.
+
+    That is what a reader sees while a broker copies a record into its mapped segment (and what a crash
+    leaves). The TOTALSIZE read may itself be partly written (its low bytes still zero): it is never larger
+    than the true size, which fits in the segment with room for a BLANK.
+    """
+    head = bytes(buf[pos : pos + 8]).ljust(8, b"\0")
+    if head[4:8] not in _MAGIC_PREFIXES:
+        return False
+    if head[4:8] != _PATTERNS["v1"] and head[4:8] != _PATTERNS["v2"]:
+        return is_all_zero(buf, pos + 8, limit)  # the header itself is unfinished
+    total = int.from_bytes(head[:4], "big", signed=True)
+    if total < MIN_RECORD_SIZE or total + 8 > limit - pos:
+        return False
+    return unfinished(buf, pos + total, limit)  # its last byte, and all after it, still zero
 
 
 @dataclass(frozen=True)
@@ -75,7 +124,10 @@ class CommitLog:
     def __init__(self, root: Path, segment_size: int | None = None, directory: str = "commitlog"):
         self.root = root
         self.directory = directory
-        files = offset_named_files(root / directory)
+        try:
+            files = offset_named_files(root / directory)
+        except OSError as e:  # an unreadable directory: one line naming it, not a traceback
+            raise StoreError(f"cannot list: {e.strerror or e}", directory) from None
         self.segments: list[Segment] = []
         for start, path in files:
             try:
@@ -216,6 +268,8 @@ class CommitLog:
             raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
         mf = self.map(seg)
         pos = offset - seg.start_offset
+        if tail_unfinished(mf.buf, pos, mf.size):  # before decoding: a finished last byte vouches for all before it
+            raise RecordInProgress(f"no message here yet: {IN_PROGRESS}", seg.file, pos)
         try:
             return decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
         except RecordError as e:
@@ -290,15 +344,21 @@ class CommitLog:
         arr = mf.array
         is_last = index >= self._last_data_index
         flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
-        end_at = limit if stop_at is None else stop_at
+        # the fast path stops before a record a broker is still writing (it ends past the last non-zero byte)
+        fast_limit = limit
+        if is_last and limit:
+            allocated = allocated_end(mf.path)
+            fast_limit = data_end(arr, pos, max(pos, limit if allocated is None else min(limit, allocated)))
+            mf.release(fast_limit, limit)  # the scanned zero tail need not stay resident
+        end_at = fast_limit if stop_at is None else min(stop_at, fast_limit)
         pages = PageReleaser(mf, pos)
         step = self.STEP
         try:
             while True:
                 soft = pos + step
                 if mode == "runs":
-                    run = bulk.check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at, flags=flags,
-                                         soft_stop=soft)
+                    run = bulk.check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
+                                         flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         pos = run.end
@@ -306,8 +366,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 elif mode == "tables":
-                    run, table, cut = bulk.verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at,
-                                                      flags=flags, soft_stop=soft)
+                    run, table, cut = bulk.verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
+                                                      stop_at=end_at, flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         if table is not None:
@@ -317,7 +377,7 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 else:
-                    batch = bulk.decode_batch(arr, pos, limit, segment_start=seg.start_offset, stop_at=end_at,
+                    batch = bulk.decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
                                               max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
                     if len(batch):
                         yield batch
@@ -378,11 +438,22 @@ class CommitLog:
                 seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
                 "zeroed-region",
             )], resync
+        if is_last and tail_unfinished(buf, pos, limit):  # checked before decoding (a broker may be writing it)
+            try:
+                decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
+                code, why = "record-in-progress", "the record's last byte is not written yet"
+            except RecordError as e:
+                code, why = e.code, e.reason
+            return [Problem(seg.file, pos, f"{why} (torn tail: the log ends here; {IN_PROGRESS})", code, "warning")], None
         try:
             msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
         except RecordError as e:
             resync = self._resync(buf, pos + 1, limit, seg)
             if resync is None:
+                if is_last and record_in_progress(buf, pos, limit):
+                    # a prefix of a record, zeros after: a broker is writing it (or died writing it)
+                    return [Problem(seg.file, pos, f"{e.reason} (torn tail: the log ends here; {IN_PROGRESS})", e.code,
+                                    "warning")], None
                 tail = " (torn tail: the log ends here)" if is_last else ""
                 return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
             return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",
@@ -509,6 +580,9 @@ class CommitLog:
             yield from self._segment_items(seg, 0, check_crc, index, mode)
             return
         arr, limit = mf.array, mf.size
+        if index >= self._last_data_index:  # threads stop before a record still being written
+            allocated = allocated_end(mf.path)
+            limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
         flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
         starts = [0]
         pieces = max(workers, -(-limit // self.PARALLEL_CHUNK))

@@ -218,7 +218,11 @@ class ConsumeQueue:
         lo, hi = min_offset, max_offset
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.unit(mid).physical_offset < self.log_min_offset:
+            try:
+                before_log = self.unit(mid).physical_offset < self.log_min_offset
+            except NotFound:  # a file cut short in the middle of the queue: no unit there to compare
+                before_log = False
+            if before_log:
                 lo = mid + 1
             else:
                 hi = mid

@@ -159,7 +159,7 @@ def first_nonzero(buf, start: int, end: int, chunk: int = 1 << 16) -> int:
     return end
 
 
-def data_end(arr: np.ndarray, start: int, end: int, chunk: int = 16 << 20) -> int:
+def data_end(arr: np.ndarray, start: int, end: int, chunk: int = 1 << 20) -> int:
     """One past the last non-zero byte of arr[start:end] (``start`` when all are zero), scanning backwards.
 
     A complete record never ends in a zero byte (its properties end with 0x02, or its topic with a

@@ -6,15 +6,27 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from inspector.engine.errors import StoreError
+from inspector.engine.budget import Budget, budget_or_none
+from inspector.engine.errors import BudgetExceeded, StoreError
 from inspector.engine.recovery import recover
 from inspector.engine.store import Store, decode_id
 from inspector.engine.views import checkpoint_view, id_reading_view, index_file_view, problem_view, queue_view
 from parsers.msgid import uniq_key_nearly_time
 
 
-def store_overview(store: Store) -> dict:
-    scans = store.scans()
+def store_overview(store: Store, *, budget: Budget | None = None) -> dict:
+    """``truncated`` is None, or (when ``budget`` ran out) says where it stopped: then ``segments`` and their
+    problems are the first ones, and ``max_physical_offset`` (needs every segment) and ``recovery`` (walks the
+    last ones) are None when not computed."""
+    stop = budget_or_none(budget)
+    scans, truncated = _scans(store, stop)
+    max_offset = store.max_offset() if truncated is None else None  # the scans are cached: no second walk
+    recovery = None
+    if truncated is None:
+        try:
+            recovery = recover(store, budget=stop).as_dict()
+        except BudgetExceeded as e:
+            truncated = str(e)
     problems = [*store.problems(), *(p for s in scans for p in s.problems)]
     return {
         "store": str(store.root),
@@ -28,17 +40,33 @@ def store_overview(store: Store) -> dict:
             for s in scans
         ],
         "min_physical_offset": store.min_offset,
-        "max_physical_offset": store.max_offset(),
+        "max_physical_offset": max_offset,
         "topics": _topics(store),
         "index_files": [index_file_view(r.info()) for r in store.index_files()],
         "checkpoint": checkpoint_view(_safe_checkpoint(store)),
         "abort_file": store.abort_exists,
         "lock_file": store.lock_exists,
         "clean_shutdown": store.clean_shutdown,
-        "recovery": recover(store).as_dict(),
+        # abort is there while a broker runs and after it crashed: a state to know, not damage
+        "shutdown": "clean (no abort file)" if store.clean_shutdown else "broker running or crashed (abort file present)",
+        "recovery": recovery,
         "consumer_groups": store.consumer_lag(),
         "problems": [problem_view(p) for p in problems],
+        "truncated": truncated,
     }
+
+
+def _scans(store: Store, budget: Budget) -> tuple[list, str | None]:
+    """Segment scans until ``budget`` runs out (checked between segments, and before recovery's walk)."""
+    total = len(store.segments)
+    scans = []
+    for i in range(total):
+        if budget.expired():
+            return scans, budget.note(f"scanning {i} of {total} segments")
+        scans.append(store.scan_segment(i))
+    if budget.expired():
+        return scans, budget.note(f"scanning all {total} segments (recovery not run)")
+    return scans, None
 
 
 def _safe_checkpoint(store: Store):

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from inspector.engine.commitlog import CommitLog, Entry, SegmentScan
+from inspector.engine.commitlog import CommitLog, Entry, RecordInProgress, SegmentScan
 from inspector.engine.config import ConfigSet, load_config
 from inspector.engine.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.errors import BadInput, NotFound, StoreError
@@ -25,6 +25,7 @@ from inspector.engine.records import (
     QueueInfo,
 )
 from inspector.engine.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.staging import interrupted_rebuild_problems
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.indexfile import infer_geometry
@@ -66,6 +67,10 @@ class Store:
             raise BadInput(f"cannot open store: {getattr(e, 'strerror', None) or e}", str(root)) from None
         if not resolved.is_dir():
             raise BadInput("not a directory", str(root))
+        try:  # a directory we may not list (no read/execute permission) fails here, not deep in a walk
+            next(resolved.iterdir(), None)
+        except OSError as e:
+            raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
         self.cq_file_size = cq_file_size
         self.index_slots = index_slots
         self.index_items = index_items
@@ -238,8 +243,19 @@ class Store:
             try:
                 yield unit, self.message_at(unit.physical_offset)
             except StoreError as e:
+                if isinstance(e, RecordInProgress) or (self.abort_exists and unit.physical_offset >= self._log_end()):
+                    # a running (or crashed) broker: the queue runs ahead of the log's complete records
+                    yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at "
+                                        f"{unit.physical_offset}, past the complete records: {e}", "cq-ahead-of-log",
+                                        "warning")
+                    continue
                 yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
                                     "cq-dangling")
+
+    def _log_end(self) -> int:
+        """End of the last commitlog segment this Store knows (a live broker may have added one since)."""
+        segs = self.commitlog.segments
+        return segs[-1].start_offset + max(segs[-1].file_size, self.commitlog.segment_size) if segs else 0
 
     def message_by_queue_offset(self, topic: str, queue_id: int, queue_offset: int) -> Message:
         cq = self.queue(topic, queue_id)
@@ -395,7 +411,8 @@ class Store:
 
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, index headers, checkpoint, config."""
-        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config.problems]
+        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config.problems,
+                *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

@@ -22,6 +22,7 @@ from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.indexfile import IndexFileReader
 from inspector.engine.records import IndexItem, Message, Problem
+from inspector.engine.staging import interrupted_rebuild_problems
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 from parsers.java import (
     CRC_PROPERTY_NAME,
@@ -108,6 +109,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     problems.extend(check_checkpoint(store, last_ts))
     problems.extend(check_consumer_offsets(store))
     problems.extend(store.config.problems)
+    problems.extend(interrupted_rebuild_problems(store.root))
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 
 
@@ -330,8 +332,12 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
     found: list[Problem] = []
     where = (unit.file, unit.position)
     if unit.physical_offset + unit.size > log_end:
+        # with abort present a broker is running (or crashed): its queues may run ahead of the complete records
+        ahead = store.abort_exists and unit.physical_offset >= log_end
         found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}+{unit.size}, "
-                             f"past the end of the commitlog ({log_end})", "cq-past-end"))
+                             f"past the end of the commitlog ({log_end})"
+                             + ("; the broker is running or crashed (abort file present)" if ahead else ""),
+                             "cq-past-end", "warning" if ahead else "error"))
         return found, prev_phy
     if unit.physical_offset <= prev_phy:
         found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}, not after the "
@@ -412,7 +418,7 @@ def check_index(store, reader: IndexFileReader, cross: _CrossChecks | None = Non
     items = np.frombuffer(reader.mf.buf, dtype=ITEM_DTYPE, count=written, offset=base + 20)
     marks = cross.indexes.get(rel) if cross is not None else None
     # item -> message key hashes; items the commitlog walk vouched for need nothing more
-    cache: dict[int, set[int] | None] = {}
+    cache: dict[int, set[int] | str] = {}  # phy offset -> its key hashes, or why it is unreadable
     min_ts = max_ts = None
     if marks is not None and marks.stats[2]:
         min_ts, max_ts = int(marks.stats[0]), int(marks.stats[1])
@@ -432,12 +438,12 @@ def check_index(store, reader: IndexFileReader, cross: _CrossChecks | None = Non
                 min_ts = ts if min_ts is None else min(min_ts, ts)
                 max_ts = ts if max_ts is None else max(max_ts, ts)
             except StoreError as e:
-                cache[item.phy_offset] = None
-                problems.append(Problem(rel, pos, f"item {item.number} points at {item.phy_offset}: {e.reason}",
-                                        "index-dangling"))
-                continue
+                cache[item.phy_offset] = e.reason
         hashes_of = cache[item.phy_offset]
-        if hashes_of is not None and item.key_hash not in hashes_of:
+        if isinstance(hashes_of, str):  # every item pointing at an unreadable record dangles, not just the first
+            problems.append(Problem(rel, pos, f"item {item.number} points at {item.phy_offset}: {hashes_of}",
+                                    "index-dangling"))
+        elif item.key_hash not in hashes_of:
             problems.append(Problem(rel, pos, f"item {item.number}: the message at {item.phy_offset} has no key "
                                     f"with hash {item.key_hash}", "index-key-mismatch"))
         if item.prev_index < 0 or item.prev_index >= item.number:

@@ -91,6 +91,9 @@ class RmqInspectApp(App):
     def _factory(self, mode: str):
         def make() -> Screen:
             screen = SCREEN_CLASSES[mode]()
+            # A new screen is styled when it mounts; without this Textual re-parses every stylesheet on the first
+            # switch to each mode (most of the CPU of opening a view, and nothing changed to need it).
+            screen._css_update_count = self._css_update_count
             self.views[mode] = screen
             return screen
 

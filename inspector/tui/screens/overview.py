@@ -152,8 +152,8 @@ class OverviewScreen(Screen):
         shutdown = Text()
         shutdown.append(app.store_name, style="bold")
         shutdown.append("  last shutdown: ")
-        shutdown.append("clean (no abort file)" if d.clean_shutdown else "UNCLEAN (abort file present)",
-                        style="green" if d.clean_shutdown else "bold red")
+        shutdown.append("clean (no abort file)" if d.clean_shutdown else "broker running or crashed (abort file present)",
+                        style="green" if d.clean_shutdown else "bold yellow")
         if d.lock_exists:
             shutdown.append("  · lock file present", style="dim")
         root.set_label(shutdown)

@@ -1,0 +1,39 @@
+"""Fixtures of the corruption suite: each named scenario's damaged store, built once per test module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from damage_scenarios import (
+    DATA_SCENARIOS,
+    PATH_SCENARIOS,
+    Damage,
+    Scenario,
+    make,
+    restore_permissions,
+    running_as_root,
+)
+
+
+def _build(request, tmp_path_factory) -> tuple[Scenario, Path, Damage]:
+    scenario: Scenario = request.param
+    if scenario.needs_permissions and running_as_root():
+        pytest.skip("running as root: chmod 000 does not stop root from reading; "
+                    "test_no_read_permission_with_the_override_capabilities_dropped runs this case under setpriv")
+    base = tmp_path_factory.mktemp(scenario.name)
+    request.addfinalizer(lambda: restore_permissions(base))
+    root, damage = make(scenario, base)
+    return scenario, root, damage
+
+
+@pytest.fixture(scope="module", params=DATA_SCENARIOS, ids=lambda s: s.name)
+def damaged(request, tmp_path_factory) -> tuple[Scenario, Path, Damage]:
+    """(scenario, store root, what must be found) for every scenario that damages the store's files."""
+    return _build(request, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=PATH_SCENARIOS, ids=lambda s: s.name)
+def broken_path(request, tmp_path_factory) -> tuple[Scenario, Path, Damage]:
+    """The store-path scenarios: a file, a symlink loop, a missing path, a directory nobody may read."""
+    return _build(request, tmp_path_factory)

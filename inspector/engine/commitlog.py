@@ -428,6 +428,10 @@ class CommitLog:
                 return [], None  # the normal end of the log (zero tail of the active segment)
             # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
             resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
+            if resync is None and is_last and record_in_progress(buf, pos, limit):
+                # the broker began the next record between our two reads of these bytes
+                return [Problem(seg.file, pos, f"a record is starting here (torn tail: the log ends here; {IN_PROGRESS})",
+                                "record-in-progress", "warning")], None
             if resync is None:
                 return [Problem(
                     seg.file, pos,

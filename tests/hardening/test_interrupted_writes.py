@@ -86,6 +86,14 @@ def _killed_after(argv: list[str], seconds: float) -> bool:
     return os.WIFSIGNALED(status)
 
 
+def _run_seconds(argv: list[str]) -> float:
+    """Wall time of one uninterrupted forked run, so random kills land inside a run on a fast or a slow machine."""
+    started = time.monotonic()
+    _, status = os.waitpid(_child(argv, None), 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    return time.monotonic() - started
+
+
 def _leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if STAGING_MARK in p.name or p.name.startswith(JOURNAL))
 
@@ -141,10 +149,11 @@ def test_write_into_an_empty_directory_is_atomic_too(tmp_path, messages, written
 
 def test_write_killed_at_random_times(tmp_path, messages, written):
     rng = random.Random(11)
+    seconds = _run_seconds(_write_argv(tmp_path / "timed", messages))
     killed = []
     for n in range(3):
         out = tmp_path / f"store{n}"
-        killed.append(_killed_after(_write_argv(out, messages), rng.uniform(0.0, 0.25)))
+        killed.append(_killed_after(_write_argv(out, messages), rng.uniform(0.05, 0.9) * seconds))
         assert not out.exists() or _files(out) == written, n
     assert any(killed)
 
@@ -236,10 +245,11 @@ def test_roll_forward_alone_completes_the_swap(tmp_path, in_place):
 def test_in_place_killed_at_random_times(tmp_path, in_place):
     old, new = in_place
     rng = random.Random(5)
+    seconds = _run_seconds(["rebuild", str(_damaged_copy(tmp_path / "timed")), "--in-place"])
     killed = []
     for n in range(3):
         root = _damaged_copy(tmp_path / f"store{n}")
-        killed.append(_killed_after(["rebuild", str(root), "--in-place"], rng.uniform(0.0, 0.3)))
+        killed.append(_killed_after(["rebuild", str(root), "--in-place"], rng.uniform(0.05, 0.9) * seconds))
         if not (root / JOURNAL).exists():
             assert _files(root, *SWAPPED) in (old, new), n  # no journal: all old, or all new (finished)
         assert _cli(["rebuild", str(root), "--in-place"]) == 0

@@ -7,8 +7,8 @@ prints a table of medians with min/max, the target beside each figure, and the m
 index file stays full-size) and finishes in about a minute once the data exists.
 
 Memory is measured in a fresh process per row (peak resident set, VmHWM). The Spark targets are measured
-by benchmarks/spark_vs_single.py, the terminal UI's hex/list/scroll targets by the TUI's own benchmarks;
-this suite times the TUI's first screen when ``inspector.tui.app.create_app`` is importable.
+by benchmarks/spark_vs_single.py; the terminal UI's first screen, hex and message-list page renders and
+scrolling stalls here, when ``inspector.tui.app.create_app`` is importable.
 """
 
 from __future__ import annotations
@@ -185,7 +185,20 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
 
         secs = timed(messages, max(1, repeat // 2))
         rows.append(Row("  ... as Message objects (entries())", "M msgs/s", [sample[0] / s / 1e6 for s in secs],
-                        note="first 200k records; for comparison"))
+                        note="first 200k records; properties kept raw until read"))
+
+        def split_messages() -> None:  # what entries() cost before the properties were kept raw
+            n = 0
+            for m in store.commitlog.entries(seg.start_offset, check_crc=False):
+                m.properties_entries  # noqa: B018 - the split each Message used to get at decode
+                n += 1
+                if n >= 200_000:
+                    break
+            sample[0] = n
+
+        secs = timed(split_messages, max(1, repeat // 2))
+        rows.append(Row("  ... as Message objects, properties split (before: eager split)", "M msgs/s",
+                        [sample[0] / s / 1e6 for s in secs], note="first 200k records; for comparison"))
     return rows
 
 
@@ -354,6 +367,99 @@ def bench_tui(root: Path, repeat: int) -> list[Row]:
                 "create_app + headless run_test until idle; hex/list/scroll: TUI benchmarks")]
 
 
+def bench_tui_pages(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """A full screen of the hex view and of the message list, rendered by the widgets' own ``render_lines``
+    at the start, middle and end of the segment: cold (first render there: nothing cached, the hex layout not
+    computed yet) and warm (again once the layout worker has answered, line cache emptied: the whole render).
+    Then the longest stall of the UI thread (event-loop lag, sampled every 5 ms) while paging through a region
+    of the hex view nobody has seen yet, and through the message list."""
+    try:
+        from textual.geometry import Region
+
+        from inspector.tui.app import create_app
+        from inspector.tui.widgets.hexview import HexView
+        from inspector.tui.widgets.messagelist import MessageList, OffsetRows
+    except ImportError:
+        return [Row("TUI hex page render", "ms", [], "< 50", None, "the TUI is not importable")]
+    from itertools import islice
+
+    from inspector.engine.records import Message
+
+    size = (160, 48)
+    samples = facts["sample_offsets"]
+    places = {"start": samples[0], "middle": samples[len(samples) // 2], "end": samples[-1]}
+    times: dict[tuple[str, str, str], list[float]] = {}
+    stalls: dict[str, list[float]] = {"hex": [], "list": []}
+
+    async def lag_probe(stop: asyncio.Event, out: list[float]) -> None:
+        while not stop.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(0.005)
+            out.append(time.perf_counter() - t - 0.005)
+
+    async def page_through(pilot, widget, key: str, pages: int) -> float:
+        lags: list[float] = []
+        stop = asyncio.Event()
+        probe = asyncio.create_task(lag_probe(stop, lags))
+        for _ in range(pages):
+            await pilot.press(key)
+        await pilot.pause()
+        stop.set()
+        await probe
+        return max(lags, default=0.0) * 1000
+
+    def render(widget) -> float:
+        widget._styles_cache.clear()  # noqa: SLF001 - Textual's own line cache: measure the widget's render
+        t = time.perf_counter()
+        widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+        return (time.perf_counter() - t) * 1000
+
+    async def once(run: int) -> None:
+        with Store(root) as store:
+            app = create_app(store)
+            async with app.run_test(size=size) as pilot:
+                app.action_go("hex")
+                await pilot.pause()
+                hv = app.screen.query_one(HexView)
+                for where, offset in places.items():
+                    hv.goto(store.segments[0].start_offset + offset + 7)
+                    times.setdefault(("hex", where, "cold"), []).append(render(hv))
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                    hv._strips.clear()  # noqa: SLF001 - measure the whole render, not the line cache
+                    times.setdefault(("hex", where, "warm"), []).append(render(hv))
+                hv.focus()
+                hv.goto(store.segments[0].start_offset + samples[len(samples) // 4 + run] + 3)
+                stalls["hex"].append(await page_through(pilot, hv, "pagedown", 20))
+                app.action_go("messages")
+                await pilot.pause()
+                ml = app.screen.query_one(MessageList)
+                for where, offset in places.items():
+                    rows = OffsetRows()
+                    rows.extend([e.physical_offset for e in islice(store.commitlog.entries(offset, check_crc=False),
+                                                                    400) if isinstance(e, Message)])
+                    ml.set_source(rows)
+                    times.setdefault(("list", where, "cold"), []).append(render(ml))
+                    ml._strips.clear()  # noqa: SLF001 - messages decoded and cached now: the warm render
+                    times.setdefault(("list", where, "warm"), []).append(render(ml))
+                ml.focus()
+                stalls["list"].append(await page_through(pilot, ml, "pagedown", 8))
+
+    for run in range(repeat):
+        asyncio.run(once(run))
+    rows = []
+    names = {"hex": "TUI hex page render", "list": "TUI message-list page render"}
+    widgets = {"hex": "HexView", "list": "MessageList"}
+    for (what, where, state), values in times.items():
+        rows.append(Row(f"{names[what]}, {where} of segment, {state}", "ms", values, "< 50",
+                        statistics.median(values) < 50, f"{size[0]}x{size[1]}, {widgets[what]}.render_lines"))
+    for what, values in stalls.items():
+        label = "hex view, 20 pages" if what == "hex" else "message list, 8 pages"
+        rows.append(Row(f"TUI longest UI-thread stall paging an unseen region ({label})", "ms", values, "< 50",
+                        statistics.median(values) < 50, "event-loop lag sampled every 5 ms"))
+    return rows
+
+
 # --- data and output -----------------------------------------------------------------------------------------
 
 
@@ -406,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_index(data["lookup"][0], data["lookup"][1], repeat)
     rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
     rows += bench_tui(seg_root, repeat)
+    rows += bench_tui_pages(seg_root, seg_facts, repeat)
     print(f"rmq-inspect benchmarks ({'quick: 128 MiB segments' if args.quick else 'full: 1 GiB segments'}, "
           f"{repeat} runs each, medians)")
     for key, value in info.items():

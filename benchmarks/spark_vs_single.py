@@ -1,29 +1,41 @@
 #!/usr/bin/env python3
-"""Spark vs single process on N generated commitlog segments (N = 1, 2, 4, 8), with the crossover point.
+"""The Spark targets of issue 8, measured: start-up, per-segment cost against a plain pool, Spark against the
+single-process command, and the break-even store size.
 
 Usage::
 
-    python benchmarks/spark_vs_single.py [--segment-mib 32] [--counts 1,2,4,8] [--master local[*]]
-                                         [--workloads scan,verify] [--workdir DIR]
+    python benchmarks/spark_vs_single.py            # 24 x 256 MiB store (generated once, ~6 GB), a long run
+    python benchmarks/spark_vs_single.py --quick    # 8 x 64 MiB, a few minutes
+    options: --segments N --segment-mib M --small N --repeat R --master local[2] --data DIR --json FILE
 
-Two workloads, each done both ways on the same store:
+What it measures (every figure: median of ``--repeat`` runs, with min and max):
 
-* ``scan``: every message decoded into an export row (the work of ``rmq-inspect spark export`` before the
-  Parquet writer). Single process: the engine's segment walk + ``message_row`` in a loop. Spark: the
-  export job's segment stage (one task per segment) counted.
-* ``verify``: ``inspector.engine.verify.verify(store)`` (the engine's own fast path, its threads included)
-  vs ``rmq-inspect spark verify``'s findings collected on the driver.
+* **Spark start-up**: a fresh process that builds the session and runs a one-segment export stage, measured
+  from the process start to the moment the first task runs (the task reports its own clock), and the
+  ``SparkSession`` creation alone. Goal < 8 s.
+* **Per-segment cost**: the export stage's per-segment task function (``inspector.spark.arrow.
+  message_batches``: engine bulk decode into Arrow batches) run over the same segments by a plain
+  ``ProcessPoolExecutor`` of 2 processes, and by Spark ``local[2]`` (the same function in ``mapInArrow``,
+  every column materialised in the JVM by a ``noop`` write). Goal: Spark within 1.2x of the pool.
+* **Spark vs the single-process command**, same output (every message as JSON Lines): ``rmq-inspect messages
+  --json --limit <all>`` into a file, against ``rmq-inspect spark export --format jsonl --master local[2]``,
+  both as fresh commands (start-up included), on the big store and on a ``--small``-segment store of the same
+  segments. Goal: Spark faster on the 24 x 256 MiB store.
+* **Break-even**: both commands are ``fixed + N x per-segment``; the two stores give each line, and the
+  break-even segment count is where they cross.
 
-The stores come from ``benchmarks/datagen.py`` (records of broker shape replicated with numpy; clean, so
-both ways do all the work and find nothing) and are cached in ``--workdir``. Spark's session start is
-measured once and reported apart: it is paid once per job run, whatever the data size. Each figure is the
-best of ``--repeat`` runs. Throughput is commitlog bytes per second of wall time.
+The stores come from ``benchmarks/datagen.py`` (records of broker shape, clean) and are cached under
+``--data`` (default ``benchmarks/data/spark/``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import concurrent.futures
+import json
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,135 +48,188 @@ for path in (str(REPO), str(HERE)):
         sys.path.insert(0, path)
 
 from datagen import cached_store  # noqa: E402
+from run import Row, machine, table  # noqa: E402
 
-from inspector.engine import Message, Store  # noqa: E402
-from inspector.engine.verify import verify  # noqa: E402
 from inspector.spark import plan  # noqa: E402
-from inspector.spark.tasks import message_row, segment_entries  # noqa: E402
+from inspector.spark.tasks import SegmentTask  # noqa: E402
+
+MiB = 1 << 20
+
+# the start-up probe: command start -> session -> first task running (the task sends its own clock back)
+_STARTUP_CHILD = r"""
+import sys, time
+t_start = float(sys.argv[3])
+sys.path[:0] = [sys.argv[1]]
+from inspector.spark import plan
+from inspector.spark.session import build_session
+t0 = time.time()
+spark = build_session(sys.argv[4], app_name="rmq-inspect startup probe", progress=False,
+                      conf={"spark.ui.enabled": "false"})
+t1 = time.time()
+tasks = plan.plan_segments(plan.store_refs([sys.argv[2]]))
+first = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("time").time()).collect()[0]
+print(t1 - t0, first - t_start)
+"""
 
 
-def single_scan(root: Path) -> int:
-    rows = 0
-    with Store(root) as store:
-        path = str(root)
-        for i, seg in enumerate(store.segments):
-            for entry in segment_entries(store, i):
-                if isinstance(entry, Message):
-                    message_row(entry, path, seg.name)
-                    rows += 1
-    return rows
+def segment_rows(task: SegmentTask) -> int:
+    """The export stage's per-segment task function, as a plain pool runs it: the Arrow batches of one segment."""
+    from inspector.spark.arrow import message_batches
+
+    return sum(b.num_rows for b in message_batches([task], [].append))
 
 
-def single_verify(root: Path) -> int:
-    with Store(root) as store:
-        return verify(store).messages
-
-
-def spark_scan(spark, root: Path) -> int:
-    from inspector.spark.jobs.common import SegmentStage
-    from inspector.spark.schemas import MESSAGE
-    from inspector.spark.tasks import message_rows
-
-    stage = SegmentStage(spark, plan.plan_segments(plan.store_refs([root])))
-    return stage.frame(message_rows, MESSAGE).count()
-
-
-def spark_verify(spark, root: Path) -> int:
-    from inspector.spark.jobs import verify as job
-
-    args = job.parser().parse_args([str(root)])
-    found = job.find(spark, job.common.refs_from_args(args), args)
-    found.findings.collect()
-    found.release()
-    return found.counts[str(root.resolve())]["messages"]
-
-
-def best(fn, repeat: int) -> tuple[float, int]:
-    times, result = [], 0
+def timed(fn, repeat: int, warm: bool = True) -> tuple[list[float], object]:
+    result = fn() if warm else None
+    out = []
     for _ in range(repeat):
         t = time.perf_counter()
         result = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), result
+        out.append(time.perf_counter() - t)
+    return out, result
+
+
+def startup(root: Path, master: str, repeat: int) -> tuple[list[float], list[float]]:
+    session, first_task = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", _STARTUP_CHILD, str(REPO), str(root), repr(time.time()), master],
+                             capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+        session.append(float(out[-2]))
+        first_task.append(float(out[-1]))
+    return session, first_task
+
+
+def pool_vs_spark(spark, root: Path, repeat: int) -> tuple[list[float], list[float], int]:
+    from inspector.spark.jobs.common import SegmentStage
+
+    tasks = plan.plan_segments(plan.store_refs([root]))
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        pool_secs, counts = timed(lambda: list(pool.map(segment_rows, tasks)), repeat)
+    rows = sum(counts)
+
+    def on_spark() -> None:
+        SegmentStage(spark, tasks).messages().write.format("noop").mode("overwrite").save()
+
+    spark_secs, _ = timed(on_spark, repeat)
+    return pool_secs, spark_secs, rows
+
+
+def single_command(root: Path, out: Path) -> None:
+    with open(out / "messages.jsonl", "wb") as f:
+        subprocess.run([sys.executable, "-m", "inspector.cli.main", "messages", "--json", "--limit", str(1 << 62),
+                        str(root)], stdout=f, check=True, cwd=REPO)
+
+
+def spark_command(root: Path, out: Path, master: str) -> None:
+    subprocess.run([sys.executable, "-m", "inspector.cli.main", "spark", "export", str(root), "--out",
+                    str(out / "spark"), "--format", "jsonl", "--master", master, "--no-progress", "--overwrite",
+                    "--conf", "spark.ui.enabled=false"], check=True, cwd=REPO, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def line(n1: int, t1: float, n2: int, t2: float) -> tuple[float, float]:
+    """(fixed, per segment) of the line through (n1, t1) and (n2, t2)."""
+    slope = (t2 - t1) / (n2 - n1)
+    return t1 - slope * n1, slope
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--segment-mib", type=int, default=32, help="segment size in MiB (default 32; a broker uses 1024)")
-    p.add_argument("--counts", default="1,2,4,8", help="segment counts N (default 1,2,4,8)")
-    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    p.add_argument("--workloads", default="scan,verify")
-    p.add_argument("--repeat", type=int, default=2)
-    p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "rmq-inspect-spark-bench"))
+    p.add_argument("--quick", action="store_true", help="8 x 64 MiB segments, fewer runs")
+    p.add_argument("--segments", type=int, help="segments of the big store (default 24, quick 8)")
+    p.add_argument("--segment-mib", type=int, help="segment size (default 256, quick 64)")
+    p.add_argument("--small", type=int, default=2, help="segments of the small store (default 2)")
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--repeat", type=int, help="timed runs per figure (default 3, quick 2; commands: 1)")
+    p.add_argument("--data", type=Path, default=HERE / "data" / "spark")
+    p.add_argument("--json", type=Path, help="also write the results here")
     args = p.parse_args(argv)
-    counts = [int(x) for x in args.counts.split(",")]
-    workloads = args.workloads.split(",")
-    work = Path(args.workdir)
-    seg_size = args.segment_mib << 20
-
-    print(f"machine: {os.cpu_count()} CPU(s); segments of {args.segment_mib} MiB; N = {counts}; master {args.master}")
+    n_big = args.segments or (8 if args.quick else 24)
+    mib = args.segment_mib or (64 if args.quick else 256)
+    repeat = args.repeat or (2 if args.quick else 3)
+    info = machine()
+    t_all = time.perf_counter()
     stores = {}
-    for n in counts:
+    for n in (args.small, n_big):
+        root = args.data / f"store-{mib}mib-{n}"
         t = time.perf_counter()
-        facts = cached_store(work / f"store-{args.segment_mib}mib-{n}", segments=n, segment_size=seg_size,
-                             index_slots=500_000, index_items=2_000_000, workdir=work)
-        stores[n] = (work / f"store-{args.segment_mib}mib-{n}", facts)
-        print(f"  store N={n}: {facts['records']} records, {facts['bytes'] / 2**20:.0f} MiB "
-              f"({time.perf_counter() - t:.1f} s to make or find)", flush=True)
+        facts = cached_store(root, segments=n, segment_size=mib * MiB, index_slots=500_000, index_items=2_000_000,
+                             workdir=args.data.parent)
+        stores[n] = (root, facts)
+        print(f"store {n} x {mib} MiB: {facts['records']:,} records ({time.perf_counter() - t:.0f} s to make or "
+              "find)", file=sys.stderr, flush=True)
+    big, big_facts = stores[n_big]
+    small, small_facts = stores[args.small]
+    rows: list[Row] = []
+
+    session, first_task = startup(small, args.master, repeat)
+    rows.append(Row("Spark start-up: command start to first task running", "s", first_task, "< 8",
+                    statistics.median(first_task) < 8, f"{args.master}; fresh process each run"))
+    rows.append(Row("  ... SparkSession creation alone", "s", session, note="build_session()"))
+    print(f"start-up done ({statistics.median(first_task):.1f} s)", file=sys.stderr, flush=True)
 
     from inspector.spark.session import build_session
 
-    t = time.perf_counter()
     spark = build_session(args.master, app_name="rmq-inspect benchmark", progress=False,
                           conf={"spark.ui.enabled": "false"})
-    startup = time.perf_counter() - t
-    cores = spark.sparkContext.defaultParallelism
-    print(f"Spark session start: {startup:.1f} s ({cores} task slot(s)); warming up the Python workers ...",
-          flush=True)
-    spark_scan(spark, stores[counts[0]][0])  # worker processes, numba caches, zip shipped
+    try:
+        pool_secs, spark_secs, n_rows = pool_vs_spark(spark, big, repeat)
+    finally:
+        spark.stop()
+    assert n_rows == big_facts["records"], (n_rows, big_facts["records"])
+    per_pool = [s / n_big for s in pool_secs]
+    per_spark = [s / n_big for s in spark_secs]
+    ratio = statistics.median(spark_secs) / statistics.median(pool_secs)
+    rows.append(Row(f"per segment ({mib} MiB), plain pool of 2 processes", "s/segment", per_pool,
+                    note=f"{n_big} segments, {n_rows:,} rows; arrow.message_batches"))
+    rows.append(Row(f"per segment ({mib} MiB), Spark {args.master}", "s/segment", per_spark,
+                    note="same function in mapInArrow, noop write"))
+    rows.append(Row("  Spark / pool", "x", [s / p for s, p in zip(spark_secs, pool_secs, strict=True)], "<= 1.2",
+                    ratio <= 1.2, "medians"))
+    print(f"pool vs Spark done ({ratio:.2f}x)", file=sys.stderr, flush=True)
 
-    singles = {"scan": single_scan, "verify": single_verify}
-    sparks = {"scan": spark_scan, "verify": spark_verify}
-    results: dict[str, list[tuple]] = {}
-    for w in workloads:
-        rows = []
-        for n in counts:
-            root, facts = stores[n]
-            mib = facts["bytes"] / 2**20
-            t1, r1 = best(lambda root=root, w=w: singles[w](root), args.repeat)
-            t2, r2 = best(lambda root=root, w=w: sparks[w](spark, root), args.repeat)
-            assert r1 == r2 == facts["records"], (w, n, r1, r2, facts["records"])
-            rows.append((n, mib, facts["records"], t1, t2))
-            print(f"  {w} N={n}: single {t1:.2f} s, Spark {t2:.2f} s", flush=True)
-        results[w] = rows
-    spark.stop()
+    out = Path(tempfile.mkdtemp(prefix="rmq-spark-bench-", dir=args.data))
+    commands = {}
+    try:
+        for n, (root, _facts) in sorted(stores.items()):
+            single, _ = timed(lambda root=root: single_command(root, out), 1, warm=n == args.small)
+            on_spark, _ = timed(lambda root=root: spark_command(root, out, args.master), 1, warm=False)
+            commands[n] = (single, on_spark)
+            print(f"commands on {n} segments: single {single[0]:.1f} s, Spark {on_spark[0]:.1f} s", file=sys.stderr,
+                  flush=True)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    gib = n_big * mib / 1024
+    single_big, spark_big = commands[n_big]
+    rows.append(Row(f"`rmq-inspect messages --json`, {n_big} x {mib} MiB ({gib:.3g} GiB)", "s", single_big,
+                    note=f"{big_facts['records']:,} messages to one JSON Lines file"))
+    rows.append(Row(f"`rmq-inspect spark export --format jsonl`, {args.master}, same store", "s", spark_big,
+                    "< single", statistics.median(spark_big) < statistics.median(single_big),
+                    f"speed-up {statistics.median(single_big) / statistics.median(spark_big):.2f}x, start-up included"))
+    s_fixed, s_slope = line(args.small, commands[args.small][0][0], n_big, single_big[0])
+    k_fixed, k_slope = line(args.small, commands[args.small][1][0], n_big, spark_big[0])
+    if s_slope > k_slope:
+        even = max(0.0, (k_fixed - s_fixed) / (s_slope - k_slope))
+        verdict = f"Spark is faster from about {even:.1f} segments of {mib} MiB ({even * mib / 1024:.2f} GiB) up"
+        value = [even]
+    else:
+        verdict = "no break-even: Spark's per-segment cost is not lower here"
+        value = []
+    rows.append(Row("break-even store size (Spark command faster)", "segments", value,
+                    note=f"single {s_fixed:.1f} s + {s_slope:.2f} s/segment; Spark {k_fixed:.1f} s + "
+                         f"{k_slope:.2f} s/segment"))
 
-    for w, rows in results.items():
-        print(f"\n{w}: single process vs Spark ({args.master}, {cores} slots); MiB/s of commitlog")
-        print(f"{'N':>3} {'MiB':>6} {'records':>9} | {'single s':>9} {'MiB/s':>7} | {'spark s':>8} {'MiB/s':>7} |"
-              f" {'speed-up':>8} {'with start':>10}")
-        for n, mib, recs, t1, t2 in rows:
-            print(f"{n:>3} {mib:>6.0f} {recs:>9} | {t1:>9.2f} {mib / t1:>7.1f} | {t2:>8.2f} {mib / t2:>7.1f} |"
-                  f" {t1 / t2:>7.2f}x {t1 / (t2 + startup):>9.2f}x")
-        print(f"crossover (Spark faster, session already running): {crossover(rows, 0.0)}")
-        print(f"crossover (Spark faster, counting its {startup:.0f} s session start): {crossover(rows, startup)}")
-    return 0
-
-
-def crossover(rows: list[tuple], startup: float) -> str:
-    """The smallest N from which Spark stays faster, or where the trend says it would be."""
-    for i, (n, *_rest) in enumerate(rows):
-        if all(r[4] + startup < r[3] for r in rows[i:]):
-            return f"N = {n} segment(s)"
-    # extrapolate linearly in data size from the last two points
-    if len(rows) >= 2:
-        (_, m1, _, a1, b1), (_, m2, _, a2, b2) = rows[-2], rows[-1]
-        single_rate = (a2 - a1) / (m2 - m1) if m2 != m1 else 0.0
-        spark_rate = (b2 - b1) / (m2 - m1) if m2 != m1 else 0.0
-        if spark_rate < single_rate:
-            mib = m2 + ((b2 + startup) - a2) / (single_rate - spark_rate)
-            return f"not reached up to N = {rows[-1][0]}; extrapolated at about {mib:.0f} MiB of commitlog"
-    return f"not reached up to N = {rows[-1][0]} (Spark's marginal cost per MiB is not lower here)"
+    print(f"rmq-inspect Spark benchmarks ({n_big} x {mib} MiB, {args.master}, {repeat} runs each, commands once)")
+    for key, value in info.items():
+        print(f"  {key}: {value}")
+    print()
+    print(table(rows))
+    print(f"\n{verdict}")
+    print(f"{time.perf_counter() - t_all:.0f} s in all")
+    if args.json:
+        args.json.write_text(json.dumps(dict(machine=info, verdict=verdict, rows=[r.__dict__ for r in rows]),
+                                        indent=1))
+    return 0 if all(r.met is not False for r in rows) else 1
 
 
 if __name__ == "__main__":

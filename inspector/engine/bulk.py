@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from inspector.engine.decode import new_message
-from inspector.engine.records import Host, Message
+from inspector.engine.records import RAW_PROPERTIES, Host, Message
 from parsers import commitlog as cl
 from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
 from parsers.java import CRC_PROPERTY_NAME, CRC_PROPERTY_TAIL_LENGTH
@@ -475,7 +475,6 @@ class MessageBatch:
         buf, file, start = self.buf, self.file, self.segment_start
         crc_ok = _FAST_MESSAGE and bool(self.flags & CHECK_BODY_CRC)
         topics, ips, hosts = self.topics, self.ips, self._hosts
-        from_text = cl.Properties.from_text
         for row in t:
             (pos, total, magic, body_crc, queue_id, flag, queue_offset, phys, sys_flag, born_ts, born_ip,
              born_port, store_ts, store_ip, store_port, reconsume, prepared, body_pos, body_len, topic,
@@ -486,16 +485,16 @@ class MessageBatch:
             store = hosts.get((store_ip, store_port))
             if store is None:
                 store = hosts[(store_ip, store_port)] = Host(ips[store_ip], store_port)
-            props = from_text(buf[props_pos : props_pos + props_len].tobytes().decode("utf-8", "surrogateescape"))
             fields = dict(
                 file=file, position=pos, physical_offset=start + pos, total_size=total, magic_code=magic,
                 body_crc=body_crc, queue_id=queue_id, flag=flag, queue_offset=queue_offset,
                 stored_physical_offset=phys, sys_flag=sys_flag, born_timestamp=born_ts, born_host=born,
                 store_timestamp=store_ts, store_host=store, reconsume_times=reconsume,
                 prepared_transaction_offset=prepared, body=buf[body_pos : body_pos + body_len].tobytes(),
-                topic=topics[topic], properties_entries=tuple(props.entries),
-                properties_terminated=props.terminated,
+                topic=topics[topic],
             )
+            # split when first read (records._RawProperties)
+            fields[RAW_PROPERTIES] = buf[props_pos : props_pos + props_len].tobytes().decode("utf-8", "surrogateescape")
             if crc_ok:
                 fields["body_crc_ok"] = True  # checked on the way in (Message caches it under this name)
             yield new_message(fields)

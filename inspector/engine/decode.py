@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import struct
 
-from inspector.engine.records import Host, Message
+from inspector.engine.records import RAW_PROPERTIES, Host, Message
 from parsers import commitlog as cl
 
 _HEAD = struct.Struct(">iiiiiqqiq")  # fields 1..9: 48 bytes
@@ -81,7 +81,7 @@ def decode_message(buf, pos: int, limit: int, *, file: str, segment_start: int) 
     p += 16
     if body_len < 0 or p + body_len > end:
         raise RecordError("bad-body-length", f"body length {body_len} does not fit in TOTALSIZE {total}")
-    body = bytes(buf[p : p + body_len])
+    body_at = p  # copied only once every length checks out: resync tries many candidates that fail later
     p += body_len
     if magic == cl.MAGIC_V2:
         if p + 2 > end:
@@ -103,7 +103,7 @@ def decode_message(buf, pos: int, limit: int, *, file: str, segment_start: int) 
     p += 2
     if props_len < 0 or p + props_len > end:
         raise RecordError("bad-properties-length", f"properties length {props_len} does not fit in TOTALSIZE {total}")
-    props = cl.Properties.from_text(bytes(buf[p : p + props_len]).decode("utf-8", "surrogateescape"))
+    props = bytes(buf[p : p + props_len]).decode("utf-8", "surrogateescape")  # split when first read
     p += props_len
     if p != end:
         expected = cl.record_length(body_len, topic_len, props_len, sys_flag, magic)
@@ -126,11 +126,10 @@ def decode_message(buf, pos: int, limit: int, *, file: str, segment_start: int) 
         store_host=store_host,
         reconsume_times=reconsume,
         prepared_transaction_offset=prepared,
-        body=body,
+        body=bytes(buf[body_at : body_at + body_len]),
         topic=topic,
-        properties_entries=tuple(props.entries),
-        properties_terminated=props.terminated,
     )
+    fields[RAW_PROPERTIES] = props
     return new_message(fields)
 
 
@@ -141,9 +140,15 @@ def new_message(fields: dict) -> Message:
     """``Message(**fields)`` without the frozen dataclass's per-field ``object.__setattr__`` (6 us -> 0.4 us).
 
     Equal to the constructor's result: Message has no __slots__ and no __post_init__ (checked here; the
-    constructor is used otherwise) and ``fields`` names every field (tests hold the two equal).
+    constructor is used otherwise) and ``fields`` names every field (tests hold the two equal), except that
+    the properties may come as their raw text under ``RAW_PROPERTIES`` instead of ``properties_entries`` and
+    ``properties_terminated`` (split when first read; see ``records._RawProperties``).
     """
     if not _PLAIN_MESSAGE:  # pragma: no cover - a Message with slots or post-init checks
+        raw = fields.pop(RAW_PROPERTIES, None)
+        if raw is not None:
+            props = cl.Properties.from_text(raw)
+            fields.update(properties_entries=tuple(props.entries), properties_terminated=props.terminated)
         return Message(**fields)
     message = object.__new__(Message)
     message.__dict__.update(fields)

@@ -59,6 +59,33 @@ class Blank:
     total_size: int
 
 
+class _RawProperties:
+    """``Message.properties_entries`` / ``properties_terminated`` of a message decoded with its properties raw.
+
+    A non-data descriptor: a Message built by its constructor holds both fields in its ``__dict__`` (which
+    wins over this descriptor); one built by ``decode.new_message`` holds the raw properties text under
+    :data:`RAW_PROPERTIES` instead, split here the first time either field is read (most bulk readers never
+    look at the properties: splitting them was most of the cost of a Message). Equality, hashing, ``repr``
+    and ``dataclasses`` helpers read the fields as attributes, so they see the same values either way.
+    """
+
+    def __init__(self, name: str, default):
+        self.name = name
+        self.default = default
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.default
+        d = obj.__dict__
+        props = cl.Properties.from_text(d.pop(RAW_PROPERTIES, ""))
+        d["properties_entries"] = tuple(props.entries)
+        d["properties_terminated"] = props.terminated
+        return d[self.name]
+
+
+RAW_PROPERTIES = "_properties_raw"  # instance key of the unsplit properties text (see _RawProperties)
+
+
 @dataclass(frozen=True)
 class Message:
     """One decoded commitlog message record.
@@ -91,7 +118,18 @@ class Message:
 
     @cached_property
     def properties(self) -> dict[str, str]:
+        raw = self.__dict__.get(RAW_PROPERTIES)
+        if raw is not None:  # still unsplit: the map straight from the text (entries stay unsplit)
+            return cl.Properties.from_text(raw).as_map()
         return cl.Properties(list(self.properties_entries), self.properties_terminated).as_map()
+
+    @property
+    def properties_text(self) -> str:
+        """The properties as stored (``Properties.to_text`` of the entries; the raw text when still unsplit)."""
+        raw = self.__dict__.get(RAW_PROPERTIES)
+        if raw is not None:
+            return raw
+        return cl.Properties(list(self.properties_entries), self.properties_terminated).to_text()
 
     @property
     def magic_version(self) -> int:
@@ -134,6 +172,11 @@ class Message:
     @property
     def end_offset(self) -> int:
         return self.physical_offset + self.total_size
+
+
+# after @dataclass: the constructor keeps its defaults, instances without the fields split the raw text
+Message.properties_entries = _RawProperties("properties_entries", ())  # type: ignore[assignment]
+Message.properties_terminated = _RawProperties("properties_terminated", True)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.rebuild import store_geometry
 from inspector.spark import plan
-from inspector.spark.schemas import SEGMENT
+from inspector.spark.schemas import MESSAGE, SEGMENT
 from inspector.spark.session import build_session
-from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef
+from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
 
@@ -217,12 +217,50 @@ class SegmentStage:
         rows = rdd.mapPartitions(lambda part: fn(part, sink, **kwargs))
         return self.spark.createDataFrame(rows, schema, verifySchema=False)
 
+    def messages(self, *, with_body: bool = True) -> DataFrame:
+        """MESSAGE rows of every segment (one task each), handed to Spark as Arrow record batches built from
+        the engine's columnar decode (``inspector.spark.arrow``); pickled rows if pyarrow is missing."""
+        try:
+            from inspector.spark.arrow import message_batches
+        except ImportError:  # pragma: no cover - pyspark's Arrow support needs pyarrow
+            return self.frame(message_rows, MESSAGE, with_body=with_body)
+        sink, tasks = self.collector.sink, self.tasks
+
+        def run(ids):  # one id per partition: the task's position in the plan
+            for batch in ids:
+                yield from message_batches([tasks[i] for i in batch.column(0).to_pylist()], sink,
+                                           with_body=with_body)
+
+        return map_in_arrow(self.spark.range(0, len(tasks), 1, max(1, len(tasks))), run, MESSAGE)
+
     def reports(self) -> dict[str, list[SegmentReport]]:
         return self.collector.reports()
 
     def segments_frame(self) -> DataFrame:
         rows = [r.row() for reports in self.reports().values() for r in reports]
         return self.spark.createDataFrame(rows, SEGMENT)
+
+
+def map_in_arrow(df: DataFrame, fn: Callable, schema: StructType) -> DataFrame:
+    """``df.mapInArrow(fn, schema)`` without pandas.
+
+    PySpark 4's ``mapInArrow`` builds its UDF through ``pandas_udf``, which insists on pandas although
+    nothing on either side uses it (the worker reads and writes Arrow batches); the same UDF built as an
+    Arrow UDF needs pyarrow only.
+    """
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        return df.mapInArrow(fn, schema)
+    from pyspark.sql.udf import UserDefinedFunction
+    from pyspark.util import PythonEvalType
+
+    udf = UserDefinedFunction(fn, returnType=schema, name=getattr(fn, "__name__", "map_in_arrow"),
+                              evalType=PythonEvalType.SQL_MAP_ARROW_ITER_UDF)
+    column = udf(*[df[c] for c in df.columns])
+    return DataFrame(df._jdf.mapInArrow(column._jc, False, None), df.sparkSession)
 
 
 def report_damage(reports: dict[str, list[SegmentReport]], *, quiet: bool = False) -> int:

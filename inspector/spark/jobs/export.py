@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 
 from inspector.spark import plan
 from inspector.spark.jobs import common
-from inspector.spark.schemas import EXPORT, EXPORT_PARTITIONS, MESSAGE
-from inspector.spark.tasks import StoreRef, message_rows
+from inspector.spark.schemas import EXPORT, EXPORT_PARTITIONS
+from inspector.spark.tasks import StoreRef
 
 TABLES = {"parquet": ("messages", "segments"), "jsonl": ("messages-jsonl", "segments"),
           "both": ("messages", "messages-jsonl", "segments")}
@@ -66,7 +66,7 @@ def parser():
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     tables = TABLES[args.format]
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
-    messages = with_store_date(stage.frame(message_rows, MESSAGE))
+    messages = with_store_date(stage.messages())
     mode = common.write_mode(args)
     parquet_path = common.table_path(args.out, "messages")
     if "messages" in tables:

@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 from inspector.engine.errors import BadInput
 from inspector.spark import plan
 from inspector.spark.jobs import common
-from inspector.spark.schemas import KEYINDEX_COLUMNS, MESSAGE
-from inspector.spark.tasks import StoreRef, message_rows
+from inspector.spark.schemas import KEYINDEX_COLUMNS
+from inspector.spark.tasks import StoreRef
 
 SORT = ["topic", "key", "store", "physical_offset"]
 
@@ -50,7 +50,7 @@ def parser():
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
-    rows = keyindex_rows(stage.frame(message_rows, MESSAGE, with_body=False))
+    rows = keyindex_rows(stage.messages(with_body=False))
     rows.orderBy(*SORT).write.mode(common.write_mode(args)).parquet(args.out.rstrip("/"))
     reports = stage.reports()
     written = spark.read.parquet(args.out.rstrip("/")).count()

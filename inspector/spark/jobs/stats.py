@@ -20,8 +20,7 @@ from rich.table import Table
 
 from inspector.spark import plan
 from inspector.spark.jobs import common
-from inspector.spark.schemas import MESSAGE
-from inspector.spark.tasks import StoreRef, message_rows
+from inspector.spark.tasks import StoreRef
 
 QUEUE = ["store", "topic", "queue_id"]
 TABLES = ("queues", "hourly", "segments")
@@ -139,7 +138,7 @@ def print_tables(queues: list, segments: list, stores: int) -> None:
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
-    messages = stage.frame(message_rows, MESSAGE, with_body=False).persist()
+    messages = stage.messages(with_body=False).persist()
     try:
         queues = queue_stats(messages, args.top_keys)
         hours = hourly(messages)

@@ -507,7 +507,7 @@ class HexView(ScrollView, can_focus=True):
                 byte_styles.append(base)
                 continue
             found = rmap.at(o)
-            style, bg = self._byte_style(o, found, span)
+            style, bg = self._byte_style(o, found, span, base)
             byte_styles.append(style)
             segs.append(Segment(f"{data[i]:02X}", style))
             same = found is not None and found[0].start <= o + 1 < found[0].end and i < ROW - 1
@@ -543,8 +543,10 @@ class HexView(ScrollView, can_focus=True):
             return self._style("msg-b" if parity else "msg-a")
         return self._style({"blank": "blank", "zero": "zero", "damaged": "damaged"}.get(kind, "pending"))
 
-    def _byte_style(self, offset: int, found, span: tuple[int, int] | None) -> tuple[Style, Style]:
-        base = self.rich_style
+    def _byte_style(self, offset: int, found, span: tuple[int, int] | None,
+                    base: Style | None = None) -> tuple[Style, Style]:
+        # the row passes its base style: rich_style walks the DOM (~0.2 ms), once per byte made a page 150+ ms
+        base = self.rich_style if base is None else base
         if found is None:
             style = bg = base + self._style("pending")
         else:

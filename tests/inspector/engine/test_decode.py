@@ -265,3 +265,50 @@ def test_short_record_with_ipv6_flags_at_end_of_buffer_raises_record_error(total
     struct.pack_into(">i", buf, 36, 0x30)
     with pytest.raises(RecordError):
         decode_message(bytes(buf), 0, total, file="f", segment_start=0)
+
+
+# --- properties kept raw until read (records._RawProperties) ---------------------------------------------------
+
+
+def _rebuilt(msg: Message) -> Message:
+    """The same message through the dataclass constructor (properties split up front)."""
+    import dataclasses
+
+    return Message(**{f.name: getattr(msg, f.name) for f in dataclasses.fields(Message)})
+
+
+@pytest.mark.parametrize("text", [
+    "TAGS\x01TagA\x02KEYS\x01k1 k2\x02UNIQ_KEY\x01AB\x02",
+    "TAGS\x01TagA\x02dangling",  # not terminated, a segment without a separator
+    "",
+])
+def test_raw_properties_read_like_split_ones(build_record, text: str) -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    from inspector.engine.records import RAW_PROPERTIES
+
+    buf = build_record(0, properties=text)
+    lazy = decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0)
+    assert lazy.__dict__[RAW_PROPERTIES] == text  # nothing split yet
+    assert lazy.properties_text == text
+    twin = decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0)
+    # the map first (no split of the entries), then the fields themselves
+    assert twin.properties == cl.Properties.from_text(text).as_map()
+    assert RAW_PROPERTIES in twin.__dict__
+    eager = _rebuilt(lazy)  # reads the fields: splits them
+    assert RAW_PROPERTIES not in lazy.__dict__
+    assert eager.properties_entries == tuple(cl.Properties.from_text(text).entries)
+    assert eager.properties_text == text
+    fresh = decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0)
+    assert fresh == eager and eager == fresh and hash(fresh) == hash(eager)
+    assert repr(decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0)) == repr(eager)
+    for other in (pickle.loads(pickle.dumps(decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0))),
+                  copy.copy(decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0)),
+                  dataclasses.replace(decode_message(buf, 0, len(buf), file="commitlog/0", segment_start=0))):
+        assert other == eager
+        assert (other.tags, other.keys, other.unique_key) == (eager.tags, eager.keys, eager.unique_key)
+    assert Message.properties_entries == () and Message.properties_terminated is True  # class-level defaults
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fresh.properties_entries = ()

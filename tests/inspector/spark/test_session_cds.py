@@ -1,0 +1,49 @@
+"""The driver JVM's class-data archive (inspector.spark.session.class_data_options): dumped once, then used."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from inspector.spark import session
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv(session.CDS_ENV, raising=False)
+    if session.cds_archive() is None:
+        pytest.skip("no java on PATH / JAVA_HOME")
+    return tmp_path / "rmq-inspect"
+
+
+def _age(path, seconds: float) -> None:
+    t = time.time() - seconds
+    os.utime(path, (t, t))
+
+
+def test_first_session_dumps_then_later_ones_use_the_archive(cache) -> None:
+    archive = session.cds_archive()
+    assert archive.parent == cache and archive.suffix == ".jsa"
+    first = session.class_data_options()
+    assert f"-XX:ArchiveClassesAtExit={archive}.{os.getpid()}.part" in first
+    assert "-Xshare:auto" in first  # a bad archive is ignored by the JVM, never fatal
+    assert session.class_data_options() == ""  # a dump is under way: no second one
+    part = archive.with_name(f"{archive.name}.{os.getpid()}.part")
+    part.write_bytes(b"\0" * (2 << 20))  # what the JVM writes at exit
+    assert session.class_data_options() == ""  # maybe still being written
+    _age(part, 2 * session._PART_AGE_S)
+    other = archive.with_name(f"{archive.name}.1.part")
+    other.write_bytes(b"\0" * (2 << 20))
+    _age(other, 3 * session._PART_AGE_S)
+    used = session.class_data_options()
+    assert used.startswith(f"-XX:SharedArchiveFile={archive} ")
+    assert archive.exists() and not list(cache.glob("*.part")) and not list(cache.glob("*.dumping"))
+    assert session.class_data_options() == used
+
+
+def test_archive_can_be_turned_off(cache, monkeypatch) -> None:
+    monkeypatch.setenv(session.CDS_ENV, "0")
+    assert session.cds_archive() is None and session.class_data_options() == ""

@@ -468,8 +468,8 @@ SCENARIOS = [
     )
 ]
 DATA_SCENARIOS = [s for s in SCENARIOS if not s.store_path_case]
-# A Textual run costs seconds of CPU (styling eight screens), so by default the terminal UI is driven on one
-# scenario per family that reaches the screens the same way; RMQ_INSPECT_TUI_ALL=1 drives it on every one.
+# The terminal UI is driven on every scenario; a Textual run costs seconds of CPU (styling eight screens), so
+# RMQ_INSPECT_TUI_STAND_INS=1 drives it only on one scenario per family that reaches the screens the same way.
 TUI_STAND_IN = {
     **dict.fromkeys(("zeroed_page_mid_segment", "totalsize_zero", "totalsize_negative", "totalsize_larger_than_segment",
                      "totalsize_int_max", "body_length_larger_than_record", "topic_length_byte_0x80"), "bad_magic"),

@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from web_support import write_hostile_store
+from web_support import CHROMIUM, CHROMIUM_ARGS, write_hostile_store
 
 from inspector.engine import Message, Store
 from parsers.java import index_key, index_key_hash
@@ -73,3 +73,13 @@ def colliding_key(sample_store, sample_messages) -> tuple[str, str, str]:
                 if any(s.hash_matches and s.key_matches is False for w in walks for s in w.steps):
                     return t1, k1, k2
     pytest.skip("the sample store has no colliding keys")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium through Playwright, one per module."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()

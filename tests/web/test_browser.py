@@ -4,23 +4,22 @@ RMQ_INSPECT_UPDATE_DOCS=1 the chain screenshot also replaces docs/web-chain.png 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from web_support import XSS_KEYS, XSS_TOPIC
+from web_support import CHROMIUM, XSS_KEYS, XSS_TOPIC
 
 from inspector.engine.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
 from web.app import create_app, make_web_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "web-chain.png"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -28,38 +27,30 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def _serve(app):
+@contextlib.contextmanager
+def served(app) -> Iterator[str]:
+    """The app on a real threaded server on a free loopback port (as `rmq-inspect web` serves it); its base URL."""
     server = make_web_server(app, "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    return server, thread
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
 
 
 @pytest.fixture(scope="module")
 def live(sample_store):
-    server, thread = _serve(create_app(sample_store))
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with served(create_app(sample_store)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def live_hostile(hostile):
-    server, thread = _serve(create_app(hostile[0]))
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with served(create_app(hostile[0])) as url:
+        yield url
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ against the engine: every step of the tour clicked through with "next", each one
 from __future__ import annotations
 
 import pytest
-from test_browser import browser, live, page, pytestmark, shot  # noqa: F401 - fixtures, timeout and skip shared
+from test_browser import live, page, pytestmark, shot  # noqa: F401 - fixtures, timeout and skip shared
 
 from inspector.engine.exercises import generate
 from inspector.engine.tour import tour_steps

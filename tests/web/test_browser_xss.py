@@ -20,7 +20,8 @@ from hostile_support import (
     UNIQ,
     write_rich_hostile_store,
 )
-from test_browser import ARGS, CHROMIUM, _serve
+from test_browser import served
+from web_support import CHROMIUM
 
 from inspector.engine import Store
 from inspector.engine.exercises import generate
@@ -61,20 +62,8 @@ def rich(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def live_rich(rich):
-    server, thread = _serve(create_app(rich[0]))
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
+    with served(create_app(rich[0])) as url:
+        yield url
 
 
 def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[str]]]]:

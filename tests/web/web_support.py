@@ -8,6 +8,10 @@ from pathlib import Path
 from inspector.engine.geometry import Geometry
 from inspector.engine.writer import MessageSpec, StoreWriter
 
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's package, driven by Playwright (its own browser download is not used)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
 # Untrusted text: each payload would set window.__pwned (or pop a dialog) if it ever ran.
 XSS_TOPIC = '"><img src=x onerror=window.__pwned=1>'
 XSS_BODY = b'</script><script>window.__pwned=2;alert(2)</script>"><img src=x onerror=window.__pwned=3>'

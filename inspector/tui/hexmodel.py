@@ -143,6 +143,18 @@ class RegionMap:
         i = self.index_at(offset)
         return None if i is None else (self._regions[i], self._parity[i])
 
+    def signature(self, a: int, b: int) -> tuple:
+        """What a row [a, b) is drawn from: (start, end, kind, parity) of each known region overlapping it."""
+        i = max(0, bisect.bisect_right(self._starts, a) - 1)
+        out = []
+        regions, parity = self._regions, self._parity
+        while i < len(regions) and regions[i].start < b:
+            r = regions[i]
+            if r.end > a:
+                out.append((r.start, r.end, r.kind, parity[i]))
+            i += 1
+        return tuple(out)
+
     def covers(self, a: int, b: int) -> bool:
         """True when every byte of [a, b) lies in a known region."""
         pos = a

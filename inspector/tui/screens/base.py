@@ -30,6 +30,9 @@ class ViewScreen(Screen):
         pending, self._pending = self._pending, []
         for call in pending:
             call()
+        freeze = getattr(self.app, "freeze_heap", None)
+        if freeze is not None:  # the view's widgets live as long as the app: out of the collector's way
+            self.call_after_refresh(freeze)
 
     @property
     def has_pending(self) -> bool:

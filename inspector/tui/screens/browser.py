@@ -80,6 +80,7 @@ class BrowserScreen(ViewScreen):
         self.query_state = Query()
         self.mode_text = ""
         self.scanning = False
+        self._highlight: int | None = None  # the last highlighted row not shown in the detail pane yet
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -324,7 +325,17 @@ class BrowserScreen(ViewScreen):
 
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
         event.stop()
-        self._show(event.index)
+        # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
+        # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
+        first = self._highlight is None
+        self._highlight = event.index
+        if first:
+            self.call_after_refresh(self._show_highlight)
+
+    def _show_highlight(self) -> None:
+        index, self._highlight = self._highlight, None
+        if index is not None and self.is_attached:
+            self._show(index)
 
     def on_message_list_selected(self, event: MessageList.Selected) -> None:
         event.stop()

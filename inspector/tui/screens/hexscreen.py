@@ -34,6 +34,7 @@ class HexScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._panel_region: tuple[int, int] | None = None
+        self._cursor_info: CursorInfo | None = None  # the last cursor move not shown yet
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,8 +104,19 @@ class HexScreen(ViewScreen):
     # -- cursor → status line and side panel ----------------------------------------------------------------------
 
     def on_hex_view_cursor_moved(self, message: HexView.CursorMoved) -> None:
-        info = message.info
-        self._update_status(info)
+        # The status line follows at once (two fixed lines, no layout). The side panel follows once the hex
+        # view has painted: paging then costs one paint of the bytes, and the panel's rebuild (a field list)
+        # comes in a later frame, once, for the last of several quick moves, instead of in the same stall.
+        self._update_status(message.info)
+        first = self._cursor_info is None
+        self._cursor_info = message.info
+        if first:
+            self.call_after_refresh(self._show_cursor)
+
+    def _show_cursor(self) -> None:
+        info, self._cursor_info = self._cursor_info, None
+        if info is None or not self.is_attached:
+            return
         self._update_panel(info)
 
     def _update_status(self, info: CursorInfo) -> None:
@@ -127,7 +139,8 @@ class HexScreen(ViewScreen):
             t.append(clip(f.value, 160))
         elif info.region is not None:
             t.append(info.region.label or "", style="dim")
-        self.query_one("#hex-status", Static).update(t)
+        # two fixed lines (CSS height 2): no layout pass, which would repaint the whole screen on every move
+        self.query_one("#hex-status", Static).update(t, layout=False)
 
     def _update_panel(self, info: CursorInfo) -> None:
         panel = self.query_one("#hex-fields", OptionList)
@@ -136,13 +149,24 @@ class HexScreen(ViewScreen):
         key = (region.start, region.end) if region else None
         if key != self._panel_region:
             self._panel_region = key
-            panel.clear_options()
             if region is None:
-                title.update(Text("layout pending…", style="dim"))
+                panel.clear_options()
+                _set_title(title, Text("layout pending…", style="dim"))
             else:
-                title.update(_panel_title(region))
+                _set_title(title, _panel_title(region))
                 width = max(12, (panel.size.width or 40) - 7)
-                panel.add_options([_field_option(i, f, width) for i, f in enumerate(region.fields)])
+                options = [_field_option(i, f, width) for i, f in enumerate(region.fields)]
+                if options and len(options) == panel.option_count:
+                    # the next message has as many fields: new prompts in the same options keep the list's
+                    # size, so no layout pass (which repaints the whole screen, the hex view too)
+                    for i, option in enumerate(options):
+                        panel.get_option_at_index(i)._set_prompt(option.prompt)  # noqa: SLF001
+                    panel._clear_caches()  # noqa: SLF001 - what replace_option_prompt_at_index does, once
+                    panel.highlighted = None
+                    panel.scroll_y = 0
+                else:
+                    panel.clear_options()
+                    panel.add_options(options)
         if info.field_index is not None and info.field_index < panel.option_count:
             panel.highlighted = info.field_index
 
@@ -160,6 +184,16 @@ def _offset(problem) -> int | None:
     from inspector.tui.fmt import commitlog_offset
 
     return commitlog_offset(problem)
+
+
+def _set_title(title: Static, text: Text) -> None:
+    """Show ``text`` in the side panel's title, with a layout pass only when its height changes: a layout
+    pass repaints every widget of the screen (the hex view too), which is what made paging stall."""
+    width = max(1, title.content_size.width)
+    lines = len(text.wrap(title.app.console, width))
+    old = getattr(title, "_rmq_lines", None)
+    title._rmq_lines = lines  # noqa: SLF001 - our own note on the widget
+    title.update(text, layout=old is None or old != lines or width <= 1)
 
 
 def _panel_title(region: Region) -> Text:

@@ -73,14 +73,13 @@ class TourHexView(HexView):
         self._strips.clear()
         self.goto(cursor_offset(target))
 
-    def _byte_style(self, offset: int, found, span, base=None):
-        style, bg = super()._byte_style(offset, found, span, base)  # HexView passes the row's base style
+    def _overlay(self, offset: int) -> str | None:
+        # the hex view composes (and caches) the byte's style with this tint on top
         for s in self.spans:
             if s.start <= offset < s.end:
                 focused = self.focus_name is not None and s.label.endswith(self.focus_name)
-                style = style + self._style("tour-focus" if focused else "tour")
-                break
-        return style, bg
+                return "tour-focus" if focused else "tour"
+        return None
 
 
 class TourScreen(ViewScreen):

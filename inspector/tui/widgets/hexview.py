@@ -87,8 +87,12 @@ class HexView(ScrollView, can_focus=True):
         self._lines: dict[int, SegmentLines] = {}
         self._maps: dict[int, RegionMap] = {}
         self._cursor = self.segment.start_offset if self.segment else 0
-        self._strips: LRUCache[tuple, Strip] = LRUCache(4096)
+        # a few screens of rows: every layout answer renews the keys anyway, and a bigger cache of Segment tuples
+        # only makes the garbage collector's full passes longer (they stalled paging by 100+ ms)
+        self._strips: LRUCache[tuple, Strip] = LRUCache(160)
         self._styles: dict[str, Style] = {}
+        self._combos: dict[tuple, tuple[Style, Style]] = {}
+        self._paint: tuple[Style, tuple[int, int]] | None = None
         self._busy = False
         self._visible_request: tuple[int, int, int] | None = None
         self._extra_requests: list[tuple[int, int, int]] = []
@@ -142,6 +146,7 @@ class HexView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._combos.clear()
         self._strips.clear()
 
     # -- public API ------------------------------------------------------------------------------------------
@@ -299,7 +304,9 @@ class HexView(ScrollView, can_focus=True):
         height = max(1, self.scrollable_content_region.height)
         lines = self.lines
         top = self.scroll_offset.y
-        rows = [lines.line(n) for n in range(top, min(lines.line_count, top + height)) ]
+        # a page above and below the visible one too: the worker answers before a page-up/down shows the rows,
+        # so a page is painted once, tinted, instead of plain first and again when the regions arrive
+        rows = [lines.line(n) for n in range(max(0, top - height), min(lines.line_count, top + 2 * height))]
         rows = [r for r in rows if r.kind == "row"]
         if not rows:
             return
@@ -346,21 +353,43 @@ class HexView(ScrollView, can_focus=True):
     def on_regions_ready(self, message: RegionsReady) -> None:
         message.stop()
         self._busy = False
+        if not self._done_requests and not self._failed:
+            freeze = getattr(self.app, "freeze_heap", None)
+            if freeze is not None:  # the first answer loaded the layout's kernels: keep them out of the GC's way
+                self.call_after_refresh(freeze)
         req = (message.segment_start, message.start, message.end)
         self._done_requests.add(req)
         if message.error:
             self._failed.append(req)
             self.notify(f"hex layout: {message.error}", severity="error")
-        elif message.regions:
+        repaint = True
+        if not message.error and message.regions:
             rmap = self._maps.setdefault(message.segment_start, RegionMap())
             if rmap.add(message.regions, focus=self._cursor):
                 self._done_requests.clear()  # the map forgot something: allow asking again
+            lines = self._lines.get(message.segment_start)
+            before = lines.line_count if lines is not None else None
             self._fold(message.segment_start, message.regions)
-            self._strips.clear()
-        self.refresh()
+            # an answer fetched ahead of the view (nothing on screen changes) costs no repaint
+            folded = lines is not None and lines.line_count != before
+            repaint = folded or self._on_screen(message.segment_start, min(r.start for r in message.regions),
+                                                max(r.end for r in message.regions))
+        if repaint:
+            self.refresh()
         if self.segment is not None and message.segment_start == self.segment.start_offset:
             self._post_cursor()
         self._pump()
+
+    def _on_screen(self, seg_start: int, a: int, b: int) -> bool:
+        """True when bytes [a, b) of segment ``seg_start`` are in the visible lines."""
+        if self.segment is None or seg_start != self.segment.start_offset:
+            return False
+        lines = self.lines
+        top = self.scroll_offset.y
+        height = max(1, self.scrollable_content_region.height)
+        first = lines.line(top).start
+        last = lines.line(min(lines.line_count - 1, top + height - 1)).end
+        return a < last and first < b
 
     def _fold(self, seg_start: int, found: tuple[Region, ...]) -> None:
         seg = self.store.commitlog.segment_for(seg_start)
@@ -454,11 +483,27 @@ class HexView(ScrollView, can_focus=True):
     def render_lines(self, crop):
         if self.segment is not None:
             self._want_visible()
-        return super().render_lines(crop)
+        # what every line of this paint shares, worked out once per paint (not once per line): the base style
+        # walks the DOM, the cursor's field is a lookup in the region map
+        self._paint = self._paint_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
+    def _paint_context(self) -> tuple[Style, tuple[int, int]]:
+        base = self.rich_style
+        span = (self._cursor, self._cursor + 1)
+        if self.segment is not None:
+            cur = self.region_map.at(self._cursor)
+            if cur is not None:
+                fi = field_at(cur[0], self._cursor)
+                span = (fi[1].start, fi[1].end) if fi else (cur[0].start, cur[0].end)
+        return base, span
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        base = self.rich_style
+        base, span = self._paint or self._paint_context()
         if self.segment is None:
             return Strip.blank(width, base) if y else Strip([Segment(" the store has no commitlog segment", base)])
         lines = self.lines
@@ -467,17 +512,16 @@ class HexView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         line = lines.line(n)
         rmap = self.region_map
-        cur = rmap.at(self._cursor)
-        span = (self._cursor, self._cursor + 1)
-        if cur is not None:
-            fi = field_at(cur[0], self._cursor)
-            span = (fi[1].start, fi[1].end) if fi else (cur[0].start, cur[0].end)
         touches = line.start < span[1] and span[0] < line.end
-        key = (self.segment.start_offset, line.kind, line.start, rmap.version, span if touches else None,
-               self._cursor if line.start <= self._cursor < line.end else None)
+        # keyed by the regions under this row (not the map's version): a layout answer for other rows, or a
+        # prefetch ahead of the view, leaves the rows on screen cached
+        regions_key = rmap.signature(line.start, line.end) if line.kind == "row" else None
+        key = (self.segment.start_offset, line.kind, line.start, regions_key, span if touches else None,
+               self._cursor if line.start <= self._cursor < line.end else None, base)
         strip = self._strips.get(key)
         if strip is None:
-            strip = self._render_fold(line) if line.kind == "fold" else self._render_row(line, span if touches else None)
+            strip = (self._render_fold(line) if line.kind == "fold"
+                     else self._render_row(line, span if touches else None, base))
             self._strips[key] = strip
         return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, base)
 
@@ -487,8 +531,8 @@ class HexView(ScrollView, can_focus=True):
                 f"({line.start:,} … {line.end - 1:,}) ┄┄")
         return Strip([Segment(text.ljust(self.line_width), style)])
 
-    def _render_row(self, line: Line, span: tuple[int, int] | None) -> Strip:
-        base = self.rich_style
+    def _render_row(self, line: Line, span: tuple[int, int] | None, base: Style | None = None) -> Strip:
+        base = self.rich_style if base is None else base
         try:
             data = self.store.commitlog.read(line.start, line.end - line.start)
         except StoreError:
@@ -500,17 +544,43 @@ class HexView(ScrollView, can_focus=True):
         segs.append(Segment(mark, base + mark_style))
         segs.append(Segment(" ", base))
         byte_styles: list[Style] = []
+        # the region under the byte is looked up once per region (not per byte), its field by a pointer that
+        # walks the (sorted) fields; the composed styles come from a cache: a page is ~700 bytes
+        region = None
+        parity = 0
+        fields: tuple = ()
+        k = 0
+        ordered = True
         for i in range(ROW):
             o = line.start + i
             if i >= len(data):
                 segs.append(Segment("   ", base))
                 byte_styles.append(base)
                 continue
-            found = rmap.at(o)
-            style, bg = self._byte_style(o, found, span, base)
+            if region is None or not region.start <= o < region.end:
+                found = rmap.at(o)
+                region, parity = found if found is not None else (None, 0)
+                fields = region.fields if region is not None and region.kind == "message" else ()
+                ordered = all(a.start <= b.start for a, b in zip(fields, fields[1:], strict=False))
+                k = 0
+            odd = False
+            if fields:
+                if ordered:
+                    while k < len(fields) and fields[k].start + fields[k].length <= o:
+                        k += 1
+                    fi = (k, fields[k]) if k < len(fields) and fields[k].start <= o else None
+                else:
+                    fi = field_at(region, o)
+                odd = fi is not None and fi[0] % 2 == 1
+            key = (base, region.kind if region is not None else None, parity, odd,
+                   span is not None and span[0] <= o < span[1], o == self._cursor, self._overlay(o))
+            styles = self._combos.get(key)
+            if styles is None:
+                styles = self._combos[key] = self._compose_style(*key)
+            style, bg = styles
             byte_styles.append(style)
             segs.append(Segment(f"{data[i]:02X}", style))
-            same = found is not None and found[0].start <= o + 1 < found[0].end and i < ROW - 1
+            same = region is not None and o + 1 < region.end and i < ROW - 1
             segs.append(Segment(" ", bg if same else base))
         segs.append(Segment("│ ", base + self._style("offset")))
         for i in range(ROW):
@@ -519,7 +589,30 @@ class HexView(ScrollView, can_focus=True):
                 continue
             b = data[i]
             segs.append(Segment(chr(b) if 32 <= b < 127 else ".", byte_styles[i]))
-        return Strip(segs)
+        # neighbours of one style become one segment (~70 -> ~10 a row): the same cells, and every later step
+        # (Textual's crop, filters and compositor, the collector) pays per segment
+        return Strip(list(Segment.simplify(segs)))
+
+    def _overlay(self, offset: int) -> str | None:
+        """A component style tinting this byte on top of the rest (the tour's highlighted spans); none here."""
+        return None
+
+    def _compose_style(self, base: Style, kind: str | None, parity: int, odd: bool, in_span: bool,
+                       at_cursor: bool, overlay: str | None = None) -> tuple[Style, Style]:
+        """(byte style, separator background) of a byte; what ``_byte_style`` computes, keyed for the cache."""
+        if kind is None:
+            style = bg = base + self._style("pending")
+        else:
+            bg = style = base + self._kind_style(kind, parity)
+            if odd:
+                style = style + self._style("field-odd")
+        if in_span:
+            style = style + self._style("field-cursor")
+        if at_cursor:
+            style = style + self._style("cursor")
+        if overlay is not None:
+            style = style + self._style(overlay)
+        return style, bg
 
     def _mark(self, line: Line) -> tuple[str, Style]:
         rmap = self.region_map
@@ -560,4 +653,7 @@ class HexView(ScrollView, can_focus=True):
             style = style + self._style("field-cursor")
         if offset == self._cursor:
             style = style + self._style("cursor")
+        overlay = self._overlay(offset)
+        if overlay is not None:
+            style = style + self._style(overlay)
         return style, bg

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -108,6 +111,29 @@ def render_message(msg: Message, mode: str = "text") -> RenderableType:
                  Text(title, style="bold reverse"), body)
 
 
+class RenderOnce:
+    """A renderable drawn once per set of console options, then replayed.
+
+    Textual lays a rich renderable out twice per change (once to measure its height, once to draw it); for
+    the message table that was two full table renders per cursor move, most of a paging frame.
+    """
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._key: tuple | None = None
+        self._segments: list[Segment] = []
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = tuple(getattr(options, f.name) for f in fields(options))
+        if key != self._key:
+            self._segments = list(console.render(self.renderable, options))
+            self._key = key
+        yield from self._segments
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
 class MessageDetail(VerticalScroll, can_focus=True):
     """The detail pane (message browser, message window): ``show`` a message, ``b`` cycles the body view."""
 
@@ -124,20 +150,22 @@ class MessageDetail(VerticalScroll, can_focus=True):
     def show(self, msg: Message | None, note: str = "no message selected") -> None:
         self.message = msg
         self._note = note
-        self._render_content()
+        self._show_content()
         self.scroll_home(animate=False)
 
     def cycle_body(self) -> None:
         self.body_mode = BODY_MODES[(BODY_MODES.index(self.body_mode) + 1) % len(BODY_MODES)]
 
     def watch_body_mode(self) -> None:
-        self._render_content()
+        self._show_content()
 
-    def _render_content(self) -> None:
+    # not ``_render_content``: that name is Textual's own (Widget.render_line calls it on every paint), and
+    # overriding it re-rendered the whole message and forced a layout pass on every paint of the pane
+    def _show_content(self) -> None:
         if not self.is_mounted:
             return
         static = self.query_one(".detail-content", Static)
         if self.message is None:
             static.update(Text(self._note, style="dim"))
         else:
-            static.update(render_message(self.message, self.body_mode))
+            static.update(RenderOnce(render_message(self.message, self.body_mode)))

@@ -11,25 +11,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from inspector.commandline import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_STORE_ERROR
+from inspector.commandline import OneLineParser as _Parser
+from inspector.commandline import int_arg as _int
 from inspector.engine import BadInput, NotFound, Store, StoreError
 
-EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 0, 1, 2, 3
 SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's default exits 2 with usage; keep the code, shorten the text
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"rmq-inspect: error: {message}\n")
-        raise SystemExit(EXIT_BAD_INPUT)
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
 def _port(text: str) -> int:

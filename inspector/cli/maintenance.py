@@ -9,14 +9,13 @@ from pathlib import Path
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem
 from inspector.cli.progress import byte_progress
+from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
 from inspector.engine import BadInput, Store
 from inspector.engine.geometry import Geometry, parse_delay_levels
 from inspector.engine.rebuild import rebuild, rebuild_in_place, store_geometry
 from inspector.engine.staging import check_new_target, clear_stale_staging, publish, staging_dir_for
 from inspector.engine.verify import verify
 from inspector.engine.views import problem_view
-
-EXIT_PROBLEMS = 4
 
 
 def _geometry(args, base: Geometry) -> Geometry:
@@ -141,4 +140,4 @@ def run_verify(store: Store, args) -> int:
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else
                          f"{len(errors)} error(s), {len(report.problems) - len(errors)} warning(s)"))
-    return EXIT_PROBLEMS if errors else 0
+    return EXIT_PROBLEMS if errors else EXIT_OK

@@ -16,6 +16,15 @@ from pyspark.sql.types import StructType
 from rich.console import Console
 from rich.markup import escape
 
+from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs' API too
+    EXIT_BAD_INPUT,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_STORE_ERROR,
+)
+from inspector.commandline import OneLineParser as _Parser
+from inspector.commandline import int_arg as _int
 from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.rebuild import store_geometry
@@ -24,28 +33,12 @@ from inspector.spark.schemas import MESSAGE, SEGMENT
 from inspector.spark.session import build_session
 from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
 
-EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
-
 # tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 
 
 # --- command line -----------------------------------------------------------------------------------------------
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(EXIT_BAD_INPUT)
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
 def _conf(text: str) -> tuple[str, str]:

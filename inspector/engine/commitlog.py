@@ -45,6 +45,16 @@ IN_PROGRESS = "end of data: a record is being written by a running broker, or wa
 _MAGIC_PREFIXES = {m[:k] + bytes(4 - k) for m in (_PATTERNS["v1"], _PATTERNS["v2"]) for k in range(5)}
 
 
+def in_progress(file: str, position: int, why: str, code: str) -> Problem:
+    """The warning for the end of a log whose last record is still being written (or was cut by a crash)."""
+    return Problem(file, position, f"{why} (torn tail: the log ends here; {IN_PROGRESS})", code, "warning")
+
+
+def is_in_progress(problem: Problem) -> bool:
+    """Whether ``problem`` is that warning: the tail a follower waits at rather than damage."""
+    return problem.severity == "warning" and IN_PROGRESS in problem.reason
+
+
 class RecordInProgress(StoreError):
     """The record at this offset is not completely written yet (the active segment's tail)."""
 
@@ -430,8 +440,7 @@ class CommitLog:
             resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
             if resync is None and is_last and record_in_progress(buf, pos, limit):
                 # the broker began the next record between our two reads of these bytes
-                return [Problem(seg.file, pos, f"a record is starting here (torn tail: the log ends here; {IN_PROGRESS})",
-                                "record-in-progress", "warning")], None
+                return [in_progress(seg.file, pos, "a record is starting here", "record-in-progress")], None
             if resync is None:
                 return [Problem(
                     seg.file, pos,
@@ -448,7 +457,7 @@ class CommitLog:
                 code, why = "record-in-progress", "the record's last byte is not written yet"
             except RecordError as e:
                 code, why = e.code, e.reason
-            return [Problem(seg.file, pos, f"{why} (torn tail: the log ends here; {IN_PROGRESS})", code, "warning")], None
+            return [in_progress(seg.file, pos, why, code)], None
         try:
             msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
         except RecordError as e:
@@ -456,8 +465,7 @@ class CommitLog:
             if resync is None:
                 if is_last and record_in_progress(buf, pos, limit):
                     # a prefix of a record, zeros after: a broker is writing it (or died writing it)
-                    return [Problem(seg.file, pos, f"{e.reason} (torn tail: the log ends here; {IN_PROGRESS})", e.code,
-                                    "warning")], None
+                    return [in_progress(seg.file, pos, e.reason, e.code)], None
                 tail = " (torn tail: the log ends here)" if is_last else ""
                 return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
             return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",

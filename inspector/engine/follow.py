@@ -13,12 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from inspector.engine.commitlog import IN_PROGRESS, CommitLog
+from inspector.engine.commitlog import CommitLog, is_in_progress
 from inspector.engine.records import Blank, Message, Problem
-
-
-def _in_progress(p: Problem) -> bool:
-    return p.severity == "warning" and IN_PROGRESS in p.reason
 
 
 class Follower:
@@ -51,7 +47,7 @@ class Follower:
                     yield entry
                 elif isinstance(entry, Blank):
                     self.position = entry.physical_offset - entry.position + (log.segment_size or 0)
-                elif _in_progress(entry):
+                elif is_in_progress(entry):
                     self.waiting = entry
                     return  # resume here on the next poll
                 else:

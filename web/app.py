@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 import socket
 import sys
 import threading
@@ -22,20 +21,18 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Response
 
 from inspector.engine import BadInput, NotFound, Store, StoreError
+from inspector.engine.views import has_undecodable, printable
 from web.data import Limits
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _printable(value):
     """Store bytes that are no UTF-8 arrive as lone surrogates, which neither a page nor a URL can encode:
     show them as \\xNN (Markup stays Markup)."""
-    if isinstance(value, str) and _SURROGATE.search(value):
-        return value.__class__(value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+    if isinstance(value, str) and has_undecodable(value):
+        return value.__class__(printable(value))
     return value
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from inspector.engine.records import Problem, fmt_time
+from inspector.engine.views import printable
 
 # piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
 console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
@@ -56,7 +57,4 @@ def esc(text: object) -> str:
     """Untrusted store text shown in rich markup: escape brackets."""
     from rich.markup import escape
 
-    text = str(text)
-    if _SURROGATE.search(text):  # bytes that were no UTF-8: show them as \xNN instead of failing to print
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return escape(text)
+    return escape(printable(str(text)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from inspector.engine.body import decompress_body
 from inspector.engine.errors import StoreError
 from inspector.engine.records import (
@@ -125,3 +127,19 @@ def key_hit_view(hit: KeyHit, **kw) -> dict:
 
 def id_reading_view(r: IdReading) -> dict:
     return {"kind": r.kind, **r.fields, "found": r.found, "physical_offset": r.physical_offset}
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_undecodable(text: str) -> bool:
+    """Store bytes that are no UTF-8 reach every view as lone surrogates (the engine decodes with surrogateescape)."""
+    return _SURROGATE.search(text) is not None
+
+
+def printable(text: str) -> str:
+    """``text`` with each byte that was no UTF-8 shown as ``\\xNN``: no terminal, page or URL can encode a lone
+    surrogate. Text without such bytes comes back unchanged (the same object, so str subclasses survive)."""
+    if not has_undecodable(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

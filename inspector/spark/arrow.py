@@ -13,7 +13,7 @@ Plain Python + pyarrow + numpy, no Spark: tested without a session.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -42,6 +42,7 @@ def _arrow_schema() -> pa.Schema:
 ARROW_MESSAGE = _arrow_schema()
 _TYPES = {f.name: f.type for f in ARROW_MESSAGE}
 _SEP, _EQ = cl.PROPERTY_SEPARATOR, cl.NAME_VALUE_SEPARATOR
+_FROM_PROPERTIES = frozenset({"properties", "tags", "keys", "unique_key"})  # one split of the properties gives all
 
 
 def _take(values: list, codes: np.ndarray, name: str) -> pa.Array:
@@ -80,25 +81,33 @@ def _properties(texts: Iterable[str]) -> tuple[pa.Array, list, list, list]:
     return column, tags, keys, uniq
 
 
-def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_body: bool = True) -> pa.RecordBatch:
-    """One engine batch (records that passed every check of its walk) as MESSAGE columns."""
+def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_body: bool = True,
+                  columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.RecordBatch:
+    """One engine batch (records that passed every check of its walk) as MESSAGE columns.
+
+    ``columns``: the MESSAGE columns wanted, in their order; only those are built (a job that reads ten
+    columns does not pay for the properties map, msgId strings or bodies it never reads).
+    """
+    want = frozenset(columns)
     c = batch.columns
     n = len(batch)
     cols: dict[str, pa.Array] = {}
-    cols["store"] = pa.array([store] * n, pa.string()) if n else pa.array([], pa.string())
-    cols["segment"] = pa.array([segment] * n, pa.string())
-    cols["file"] = pa.array([batch.file] * n, pa.string())
+    for name, value in (("store", store), ("segment", segment), ("file", batch.file)):
+        if name in want:
+            cols[name] = pa.array([value] * n, pa.string())
     pos = c["position"]
     cols["position"] = pa.array(pos, pa.int64())
     cols["physical_offset"] = pa.array(pos + batch.segment_start, pa.int64())
     cols["total_size"] = pa.array(c["total_size"].astype(np.int32), pa.int32())
     cols["magic_version"] = pa.array(np.where(c["magic_code"] == cl.MAGIC_V2, 2, 1).astype(np.int32), pa.int32())
     cols["body_crc"] = pa.array(c["body_crc"], pa.int64())
-    if batch.flags & bulk.CHECK_BODY_CRC:  # every record of the batch passed the CRC check on the way in
-        ok = np.ones(n, dtype=bool)
-    else:
-        ok = np.array([bulk.rocketmq_crc32(batch.body(i)) == int(c["body_crc"][i]) for i in range(n)], dtype=bool)
-    cols["body_crc_ok"] = pa.array(ok, pa.bool_())
+    if "body_crc_ok" in want:
+        if batch.flags & bulk.CHECK_BODY_CRC:  # every record of the batch passed the CRC check on the way in
+            ok = np.ones(n, dtype=bool)
+        else:
+            ok = np.array([bulk.rocketmq_crc32(batch.body(i)) == int(c["body_crc"][i]) for i in range(n)],
+                          dtype=bool)
+        cols["body_crc_ok"] = pa.array(ok, pa.bool_())
     cols["queue_id"] = pa.array(c["queue_id"].astype(np.int32), pa.int32())
     cols["flag"] = pa.array(c["flag"].astype(np.int32), pa.int32())
     cols["queue_offset"] = pa.array(c["queue_offset"], pa.int64())
@@ -106,42 +115,52 @@ def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_bo
     sys_flag = c["sys_flag"]
     cols["sys_flag"] = pa.array(sys_flag.astype(np.int32), pa.int32())
     flags, inv = _distinct(sys_flag)
-    parts = [dict(zip(("compressed", "compression_type", "multi_tags", "transaction", "born_host_v6",
-                       "store_host_v6", "need_unwrap", "inner_batch", "unused_bits"), _sys_flag_parts(int(f)),
-                      strict=True)) for f in flags]
-    cols["sys_flag_parts"] = _take(parts, inv, "sys_flag_parts")
+    if "sys_flag_parts" in want:
+        parts = [dict(zip(("compressed", "compression_type", "multi_tags", "transaction", "born_host_v6",
+                           "store_host_v6", "need_unwrap", "inner_batch", "unused_bits"), _sys_flag_parts(int(f)),
+                          strict=True)) for f in flags]
+        cols["sys_flag_parts"] = _take(parts, inv, "sys_flag_parts")
     cols["born_timestamp"] = pa.array(c["born_timestamp"], pa.int64())
     cols["store_timestamp"] = pa.array(c["store_timestamp"], pa.int64())
-    hosts: dict[str, tuple[list, np.ndarray, np.ndarray]] = {}
+    hosts: dict[str, tuple[list, np.ndarray]] = {}
     for which in ("born", "store"):
+        if f"{which}_host" not in want and (which == "born" or "msg_id" not in want):
+            continue
         ip, port = c[f"{which}_ip"], c[f"{which}_port"]
         uniq, inv_h = _distinct((ip.astype(np.int64) << 32) | (port.astype(np.int64) & 0xFFFFFFFF))
         pairs = [Host(batch.ips[int(u >> 32)], int(np.int32(u & 0xFFFFFFFF))) for u in uniq]
-        hosts[which] = (pairs, uniq, inv_h)
+        hosts[which] = (pairs, inv_h)
         cols[f"{which}_host"] = _take([str(h) for h in pairs], inv_h, f"{which}_host")
     cols["reconsume_times"] = pa.array(c["reconsume_times"].astype(np.int32), pa.int32())
     cols["prepared_transaction_offset"] = pa.array(c["prepared_transaction_offset"], pa.int64())
-    cols["topic"] = _take(batch.topics, c["topic"], "topic")
+    if "topic" in want:
+        cols["topic"] = _take(batch.topics, c["topic"], "topic")
     buf = memoryview(batch.buf)
-    pp, pl = c["properties_position"].tolist(), c["properties_length"].tolist()
-    texts = (buf[p : p + k].tobytes().decode("utf-8", "surrogateescape") for p, k in zip(pp, pl, strict=True))
-    cols["properties"], tags, keys, uniq_keys = _properties(texts)
-    cols["tags"] = pa.array(tags, pa.string())
-    cols["keys"] = pa.array(keys, _TYPES["keys"])
-    cols["unique_key"] = pa.array(uniq_keys, pa.string())
-    store_hosts, _, inv_s = hosts["store"]
-    prefixes = [encode_offset_msg_id(h.ip, h.port, 0)[:-16] for h in store_hosts]
-    phys = c["stored_physical_offset"].tolist()
-    cols["msg_id"] = pa.array([prefixes[h] + format(o & 0xFFFFFFFFFFFFFFFF, "016X")
-                               for h, o in zip(inv_s.tolist(), phys, strict=True)], pa.string())
-    cols["transaction"] = _take([cl.TRANSACTION_NAMES[int(f) & cl.TRANSACTION_MASK] for f in flags], inv,
-                                "transaction")
-    compression = [cl.COMPRESSION_NAMES.get(cl.compression_type(int(f)), "UNKNOWN") if int(f) & cl.COMPRESSED_FLAG
-                   else None for f in flags]
-    cols["compression"] = _take(compression, inv, "compression")
+    if want & _FROM_PROPERTIES:
+        pp, pl = c["properties_position"].tolist(), c["properties_length"].tolist()
+        texts = (buf[p : p + k].tobytes().decode("utf-8", "surrogateescape") for p, k in zip(pp, pl, strict=True))
+        cols["properties"], tags, keys, uniq_keys = _properties(texts)
+        cols["tags"] = pa.array(tags, pa.string())
+        cols["keys"] = pa.array(keys, _TYPES["keys"])
+        cols["unique_key"] = pa.array(uniq_keys, pa.string())
+    if "msg_id" in want:
+        store_hosts, inv_s = hosts["store"]
+        prefixes = [encode_offset_msg_id(h.ip, h.port, 0)[:-16] for h in store_hosts]
+        phys = c["stored_physical_offset"].tolist()
+        cols["msg_id"] = pa.array([prefixes[h] + format(o & 0xFFFFFFFFFFFFFFFF, "016X")
+                                   for h, o in zip(inv_s.tolist(), phys, strict=True)], pa.string())
+    if "transaction" in want:
+        cols["transaction"] = _take([cl.TRANSACTION_NAMES[int(f) & cl.TRANSACTION_MASK] for f in flags], inv,
+                                    "transaction")
+    if "compression" in want:
+        compression = [cl.COMPRESSION_NAMES.get(cl.compression_type(int(f)), "UNKNOWN")
+                       if int(f) & cl.COMPRESSED_FLAG else None for f in flags]
+        cols["compression"] = _take(compression, inv, "compression")
     body_len = c["body_length"]
     cols["body_length"] = pa.array(body_len.astype(np.int32), pa.int32())
-    if with_body:
+    if "body" not in want:
+        pass
+    elif with_body:
         bp, bl = c["body_position"].tolist(), body_len.tolist()
         data = b"".join([buf[p : p + k] for p, k in zip(bp, bl, strict=True)])
         offsets = np.zeros(n + 1, dtype=np.int32)
@@ -149,21 +168,30 @@ def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_bo
         cols["body"] = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
     else:
         cols["body"] = pa.nulls(n, pa.binary())
-    return pa.RecordBatch.from_arrays([cols[name] for name in MESSAGE_COLUMNS], schema=ARROW_MESSAGE)
+    return pa.RecordBatch.from_arrays([cols[name] for name in columns], schema=arrow_schema(columns))
 
 
-def rows_batch(rows: list[tuple]) -> pa.RecordBatch:
-    """MESSAGE tuples (``message_row``) as one record batch."""
-    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in MESSAGE_COLUMNS]
+def arrow_schema(columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.Schema:
+    """The Arrow schema of these MESSAGE columns (in this order)."""
+    if tuple(columns) == MESSAGE_COLUMNS:
+        return ARROW_MESSAGE
+    return pa.schema([ARROW_MESSAGE.field(name) for name in columns])
+
+
+def rows_batch(rows: list[tuple], columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.RecordBatch:
+    """MESSAGE tuples (``message_row``) as one record batch of these columns."""
+    values_of = list(zip(*rows, strict=True)) if rows else [[] for _ in MESSAGE_COLUMNS]
+    by_name = dict(zip(MESSAGE_COLUMNS, values_of, strict=True))
     arrays = []
-    for name, values in zip(MESSAGE_COLUMNS, columns, strict=True):
+    for name in columns:
+        values = by_name[name]
         if name == "sys_flag_parts":
             fields = [f.name for f in _TYPES[name]]
             values = [dict(zip(fields, v, strict=True)) for v in values]
         elif name == "properties":
             values = [list(v.items()) for v in values]
         arrays.append(pa.array(values, _TYPES[name]))
-    return pa.RecordBatch.from_arrays(arrays, schema=ARROW_MESSAGE)
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(columns))
 
 
 class _BatchWalk(SegmentWalk):
@@ -209,9 +237,14 @@ class _BatchWalk(SegmentWalk):
             r.last_record_offset, r.last_record_end = last, last + int(size[-1])
 
 
-def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True) -> Iterator[pa.RecordBatch]:
-    """``tasks.message_rows`` as Arrow record batches (same rows, same order); each segment's report goes to
-    ``sink``."""
+def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True,
+                    columns: Sequence[str] = MESSAGE_COLUMNS) -> Iterator[pa.RecordBatch]:
+    """``tasks.message_rows`` as Arrow record batches (same rows, same order) of ``columns``; each segment's
+    report goes to ``sink``."""
+    columns = tuple(columns)
+    unknown = [c for c in columns if c not in _TYPES]
+    if unknown:
+        raise ValueError(f"not MESSAGE columns: {', '.join(unknown)}")
     for task in tasks:
         walk = _BatchWalk(task)
         singles: list[tuple] = []
@@ -219,13 +252,13 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
             for item in walk.items():
                 if isinstance(item, bulk.MessageBatch):
                     if singles:
-                        yield rows_batch(singles)
+                        yield rows_batch(singles, columns)
                         singles = []
-                    yield batch_columns(item, task.store.path, task.name, with_body=with_body)
+                    yield batch_columns(item, task.store.path, task.name, with_body=with_body, columns=columns)
                 elif isinstance(item, Message):
                     singles.append(message_row(item, task.store.path, task.name, with_body=with_body))
             if singles:
-                yield rows_batch(singles)
+                yield rows_batch(singles, columns)
         except Exception as e:  # noqa: BLE001 - a row that cannot be built ends this segment, reported
             walk.fail(e)
         sink(walk.report)

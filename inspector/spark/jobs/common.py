@@ -29,7 +29,7 @@ from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.rebuild import store_geometry
 from inspector.spark import plan
-from inspector.spark.schemas import MESSAGE, SEGMENT
+from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, SEGMENT
 from inspector.spark.session import build_session
 from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
 
@@ -210,21 +210,31 @@ class SegmentStage:
         rows = rdd.mapPartitions(lambda part: fn(part, sink, **kwargs))
         return self.spark.createDataFrame(rows, schema, verifySchema=False)
 
-    def messages(self, *, with_body: bool = True) -> DataFrame:
+    def messages(self, *, with_body: bool = True, columns: Sequence[str] | None = None) -> DataFrame:
         """MESSAGE rows of every segment (one task each), handed to Spark as Arrow record batches built from
-        the engine's columnar decode (``inspector.spark.arrow``); pickled rows if pyarrow is missing."""
+        the engine's columnar decode (``inspector.spark.arrow``); pickled rows if pyarrow is missing.
+
+        ``columns``: only these MESSAGE columns (kept in MESSAGE order), built on the executors. Spark cannot
+        prune what a Python function returns, and turning Arrow batches into rows is most of the JVM's share
+        of a stage, so a job that reads a few columns asks for just those.
+        """
+        unknown = sorted(set(columns or ()) - set(MESSAGE_COLUMNS))
+        if unknown:
+            raise ValueError(f"not MESSAGE columns: {', '.join(unknown)}")
+        wanted = MESSAGE_COLUMNS if columns is None else tuple(c for c in MESSAGE_COLUMNS if c in set(columns))
         try:
             from inspector.spark.arrow import message_batches
         except ImportError:  # pragma: no cover - pyspark's Arrow support needs pyarrow
-            return self.frame(message_rows, MESSAGE, with_body=with_body)
+            return self.frame(message_rows, MESSAGE, with_body=with_body).select(*wanted)
         sink, tasks = self.collector.sink, self.tasks
 
         def run(ids):  # one id per partition: the task's position in the plan
             for batch in ids:
                 yield from message_batches([tasks[i] for i in batch.column(0).to_pylist()], sink,
-                                           with_body=with_body)
+                                           with_body=with_body, columns=wanted)
 
-        return map_in_arrow(self.spark.range(0, len(tasks), 1, max(1, len(tasks))), run, MESSAGE)
+        return map_in_arrow(self.spark.range(0, len(tasks), 1, max(1, len(tasks))), run,
+                            StructType([MESSAGE[c] for c in wanted]))
 
     def reports(self) -> dict[str, list[SegmentReport]]:
         return self.collector.reports()

@@ -112,6 +112,20 @@ def test_a_segment_that_fails_is_reported_and_the_stage_goes_on(spark, sample_st
     assert common.report_damage(stage.reports()) == common.EXIT_STORE_ERROR
 
 
+def test_a_stage_of_some_columns_equals_those_columns_of_all(spark, sample_store, multi_store):
+    """What stats and keyindex ask the stage for: their columns, MESSAGE types, the rows of the full frame."""
+    tasks = plan.plan_segments(plan.store_refs([sample_store, multi_store]))
+    full = common.SegmentStage(spark, tasks).messages()
+    for columns in (stats.COLUMNS, keyindex.COLUMNS, ("keys", "store")):
+        frame = common.SegmentStage(spark, tasks).messages(columns=columns)
+        in_order = [c for c in MESSAGE.fieldNames() if c in columns]
+        assert frame.schema.fieldNames() == in_order
+        assert all(frame.schema[c] == MESSAGE[c] for c in in_order)
+        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, full.select(*in_order).collect()))
+    with pytest.raises(ValueError, match="not MESSAGE columns: key"):
+        common.SegmentStage(spark, tasks).messages(columns=("key",))
+
+
 # --- stats -----------------------------------------------------------------------------------------------------------
 
 

@@ -23,6 +23,9 @@ from inspector.spark.schemas import KEYINDEX_COLUMNS
 from inspector.spark.tasks import StoreRef
 
 SORT = ["topic", "key", "store", "physical_offset"]
+# the MESSAGE columns keyindex_rows reads (the stage builds only these)
+COLUMNS = ("store", "physical_offset", "queue_id", "queue_offset", "store_timestamp", "topic", "keys", "unique_key",
+           "msg_id", "transaction")
 
 
 # --- pure transform --------------------------------------------------------------------------------------------
@@ -50,8 +53,12 @@ def parser():
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
-    rows = keyindex_rows(stage.messages(with_body=False))
-    rows.orderBy(*SORT).write.mode(common.write_mode(args)).parquet(args.out.rstrip("/"))
+    # persisted: the global sort samples its input before it sorts, which would decode every segment twice
+    rows = keyindex_rows(stage.messages(columns=COLUMNS)).persist()
+    try:
+        rows.orderBy(*SORT).write.mode(common.write_mode(args)).parquet(args.out.rstrip("/"))
+    finally:
+        rows.unpersist()
     reports = stage.reports()
     written = spark.read.parquet(args.out.rstrip("/")).count()
     common.console.print(f"indexed {written} key(s) of {sum(r.messages for rs in reports.values() for r in rs)} "

@@ -23,6 +23,8 @@ from inspector.spark.jobs import common
 from inspector.spark.tasks import StoreRef
 
 QUEUE = ["store", "topic", "queue_id"]
+# the MESSAGE columns queue_stats and hourly read (the stage builds only these)
+COLUMNS = (*QUEUE, "total_size", "body_length", "born_timestamp", "store_timestamp", "tags", "keys", "compression")
 TABLES = ("queues", "hourly", "segments")
 TOP_KEYS = 5
 PERCENTILES = (0.5, 0.9, 0.99)
@@ -138,7 +140,7 @@ def print_tables(queues: list, segments: list, stores: int) -> None:
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
-    messages = stage.messages(with_body=False).persist()
+    messages = stage.messages(columns=COLUMNS).persist()
     try:
         queues = queue_stats(messages, args.top_keys)
         hours = hourly(messages)

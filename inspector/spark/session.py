@@ -68,10 +68,11 @@ def build_session(master: str | None = None, *, app_name: str = APP_NAME, conf: 
         settings["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(
             p for p in (project_root(), os.environ.get("PYTHONPATH")) if p)
     settings.update(conf or {})
-    if "spark.driver.extraJavaOptions" not in settings and SparkSession.getActiveSession() is None:
-        options = class_data_options()
-        if options:
-            settings["spark.driver.extraJavaOptions"] = options
+    if SparkSession.getActiveSession() is None:  # JVM options only count for a JVM not started yet
+        if "spark.driver.extraJavaOptions" not in settings:
+            settings["spark.driver.extraJavaOptions"] = " ".join(filter(None, (class_data_options(),
+                                                                               ARROW_JAVA_OPTIONS)))
+        settings.setdefault("spark.executor.extraJavaOptions", ARROW_JAVA_OPTIONS)
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -80,6 +81,13 @@ def build_session(master: str | None = None, *, app_name: str = APP_NAME, conf: 
     if ship if ship is not None else not is_local(master):
         ship_project(spark)
     return spark
+
+
+# Spark reads the Python workers' Arrow batches with Arrow Java, which by default bounds-checks every byte it
+# reads and null-checks every value it gets, even in columns declared non-null: a fifth of the JVM's time in a
+# message stage (profiled with JFR; JVM CPU over 8 x 256 MiB segments 7.1 -> 5.8 s). The batches are pyarrow's,
+# written to our own schema, so those checks buy nothing here. A --conf of either option replaces this.
+ARROW_JAVA_OPTIONS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
 
 
 # --- JVM start-up: a class-data-sharing archive of Spark's classes ---------------------------------------------

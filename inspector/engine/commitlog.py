@@ -26,7 +26,7 @@ from inspector.engine.mapped import (
     data_end,
     first_nonzero,
     is_all_zero,
-    offset_named_files,
+    offset_named_entries,
 )
 from inspector.engine.records import Blank, Message, Problem, Segment
 from parsers import commitlog as cl
@@ -111,6 +111,15 @@ class SegmentScan:
         return self.segment.start_offset + self.data_end
 
 
+def _kind(path: Path) -> str:
+    """What a non-regular directory entry is, for a message."""
+    if path.is_symlink() and not path.exists():
+        return "a dangling symbolic link"
+    if path.is_dir():
+        return "a directory"
+    return "no regular file"
+
+
 def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int | None:
     """The configured segment size.
 
@@ -135,7 +144,7 @@ class CommitLog:
         self.root = root
         self.directory = directory
         try:
-            files = offset_named_files(root / directory)
+            files, self._not_files = offset_named_entries(root / directory)
         except OSError as e:  # an unreadable directory: one line naming it, not a traceback
             raise StoreError(f"cannot list: {e.strerror or e}", directory) from None
         self.segments: list[Segment] = []
@@ -158,7 +167,8 @@ class CommitLog:
     # -- layout -------------------------------------------------------------------------------------------
 
     def _layout_problems(self) -> list[Problem]:
-        problems = []
+        problems = [Problem(f"{self.directory}/{path.name}", 0, f"{_kind(path)} where a segment file should be: "
+                            "skipped", "not-a-segment-file") for path in self._not_files]
         for i, seg in enumerate(self.segments):
             if self.segment_size and seg.file_size != self.segment_size:
                 is_empty_last = i == len(self.segments) - 1 and seg.file_size == 0
@@ -225,6 +235,15 @@ class CommitLog:
         seg = self.segments[i]
         return seg if offset < seg.start_offset + max(seg.file_size, 1) else None
 
+    def no_segment_error(self, offset: int) -> StoreError:
+        """Why no segment holds ``offset``: an entry of that name that is no file (a store error), or none."""
+        for path in self._not_files:
+            start = int(path.name)
+            if start <= offset < start + max(self.segment_size, 1):
+                return StoreError(f"{_kind(path)} where a segment file should be", f"{self.directory}/{path.name}",
+                                  offset - start)
+        return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
+
     def is_last_data_segment(self, segment: Segment) -> bool:
         return self._last_data_index < 0 or self.segments.index(segment) >= self._last_data_index
 
@@ -234,7 +253,7 @@ class CommitLog:
         """Raw bytes at a physical offset (within one segment)."""
         seg = self.segment_for(offset)
         if seg is None:
-            raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory)
+            raise self.no_segment_error(offset)
         return self.map(seg).read(offset - seg.start_offset, length)
 
     MARK_EVERY = 1024
@@ -249,7 +268,7 @@ class CommitLog:
         """
         seg = self.segment_for(offset)
         if seg is None:
-            raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
+            raise self.no_segment_error(offset)
         marks = self._marks.setdefault(seg.start_offset, [0])
         target = offset - seg.start_offset
         cur = marks[bisect.bisect_right(marks, target) - 1]
@@ -275,7 +294,7 @@ class CommitLog:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""
         seg = self.segment_for(offset)
         if seg is None:
-            raise NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
+            raise self.no_segment_error(offset)
         mf = self.map(seg)
         pos = offset - seg.start_offset
         if tail_unfinished(mf.buf, pos, mf.size):  # before decoding: a finished last byte vouches for all before it

@@ -87,13 +87,12 @@ class Region:
 
 def regions(commitlog, start: int, end: int) -> list[Region]:
     """Regions overlapping [start, end) of the segment holding ``start`` (records, BLANKs, zero runs, damage)."""
-    from inspector.engine.errors import NotFound
     from inspector.engine.mapped import first_nonzero
     from inspector.engine.records import Problem
 
     seg = commitlog.segment_for(start)
     if seg is None:
-        raise NotFound(f"physical offset {start} is in no commitlog segment", commitlog.directory, start)
+        raise commitlog.no_segment_error(start)
     end = min(end, seg.start_offset + seg.file_size)
     mf = commitlog.map(seg)
     result: list[Region] = []

@@ -125,14 +125,24 @@ class MappedFile:
 
 def offset_named_files(directory: Path) -> list[tuple[int, Path]]:
     """Files named by a 20-digit offset, ascending (a mapped file queue)."""
+    return offset_named_entries(directory)[0]
+
+
+def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[Path]]:
+    """``offset_named_files`` plus the entries with such a name that are no regular file (a directory, a
+    pipe, a dangling link), by name: a queue skips them, a caller may say so."""
     if not directory.is_dir():
-        return []
-    found = []
+        return [], []
+    found, others = [], []
     for entry in directory.iterdir():
-        if OFFSET_NAME.match(entry.name) and entry.is_file():
-            found.append((int(entry.name), entry))
+        if OFFSET_NAME.match(entry.name):
+            if entry.is_file():
+                found.append((int(entry.name), entry))
+            else:
+                others.append(entry)
     found.sort()
-    return found
+    others.sort(key=lambda e: e.name)
+    return found, others
 
 
 def is_all_zero(buf, start: int, end: int, chunk: int = 1 << 20) -> bool:

@@ -408,14 +408,15 @@ def unreadable_segment(root: Path) -> Damage:
 
 
 def segment_is_a_directory(root: Path) -> Damage:
-    """A segment that cannot be read even by root: a directory where the file should be (read as missing)."""
+    """A segment that cannot be read even by root: a directory where the file should be (named, then missing)."""
     with Store(root) as s:
         seg, after = s.segments[1], s.segments[2]
     lost = {m.physical_offset for m in messages(root) if m.file == seg.file}
     knock = dependents(root, lost, "cq-dangling")
     (root / seg.file).unlink()
     (root / seg.file).mkdir()
-    return Damage({(after.file, 0, "missing-segment")}, knock, ref=seg.start_offset)
+    return Damage({(seg.file, 0, "not-a-segment-file"), (after.file, 0, "missing-segment")}, knock,
+                  ref=seg.start_offset)
 
 
 # -- the store path itself --------------------------------------------------------------------------------------

@@ -472,6 +472,27 @@ def test_missing_segment_in_the_middle(log_root, open_log) -> None:
     assert [b.file for b in blanks] == [SEG0]
 
 
+@pytest.mark.parametrize("kind", ["directory", "dangling link", "symlink loop"])
+def test_a_segment_name_that_is_no_file_is_reported(log_root, open_log, kind: str) -> None:
+    """Not a silent gap: the entry is named, then the gap it leaves is the usual missing segment."""
+    root, offsets = log_root
+    seg = root / SEG1
+    seg.unlink()
+    if kind == "directory":
+        seg.mkdir()
+    elif kind == "dangling link":
+        seg.symlink_to(root / "nowhere")
+    else:
+        seg.symlink_to(seg)
+    log = open_log(root)
+    assert [where(p) for p in log.problems] == [(SEG1, 0, "not-a-segment-file"), (SEG2, 0, "missing-segment")]
+    said = {"directory": "a directory", "dangling link": "a dangling symbolic link", "symlink loop": "a dangling"}
+    assert log.problems[0].reason.startswith(said[kind])
+    messages, _, problems, _ = walk(log)
+    assert problems == []
+    assert [m.physical_offset for m in messages] == [o for o in offsets if not SEG <= o < 2 * SEG]
+
+
 def test_extra_all_zero_preallocated_segment(tmp_path, write_commitlog, open_log) -> None:
     offsets = write_commitlog(tmp_path, [spec(i) for i in range(N)], SEG, extra_zero_segments=1)
     log = open_log(tmp_path)

@@ -47,3 +47,14 @@ def test_first_session_dumps_then_later_ones_use_the_archive(cache) -> None:
 def test_archive_can_be_turned_off(cache, monkeypatch) -> None:
     monkeypatch.setenv(session.CDS_ENV, "0")
     assert session.cds_archive() is None and session.class_data_options() == ""
+
+
+def test_the_session_jvm_runs_without_arrow_java_read_checks(spark) -> None:
+    """ARROW_JAVA_OPTIONS reached the JVM that reads the workers' batches (local mode: the driver's), next to
+    the class-data options, and executors get them too."""
+    system = spark.sparkContext._jvm.java.lang.System
+    assert system.getProperty("arrow.enable_unsafe_memory_access") == "true"
+    assert system.getProperty("arrow.enable_null_check_for_get") == "false"
+    conf = spark.sparkContext.getConf()
+    assert session.ARROW_JAVA_OPTIONS in conf.get("spark.driver.extraJavaOptions")
+    assert session.ARROW_JAVA_OPTIONS in conf.get("spark.executor.extraJavaOptions")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, OptionList, Tree
-from tui_helpers import drive, screen_text, settle, static_text
+import shutil
 
+from textual.widgets import DataTable, OptionList, Tree
+from tui_helpers import SAMPLE, drive, screen_text, settle, static_text
+
+from inspector.engine import Store
 from inspector.engine.body import decompress_body
 from inspector.engine.layout import message_fields
 from inspector.engine.records import Message
@@ -195,6 +198,26 @@ def test_hex_next_and_previous_message_and_panel_selection(store):
     cursor, top = seen[8]
     assert cursor == (top + 2) * 16 + 5
     assert seen[9] == "messages"
+
+
+def test_hex_jump_into_a_directory_where_a_segment_should_be_says_so(tmp_path):
+    """Not "in no commitlog segment": the entry at that name is named, and what it is."""
+    root = tmp_path / "sample_store"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("README.md"))
+    with Store(root) as probe:
+        seg = probe.segments[1]
+    (root / seg.file).unlink()
+    (root / seg.file).mkdir()
+    with Store(root) as store:
+        app = create_app(store, screen="hex")
+
+        async def script(pilot):
+            seen = record_notifications(app)
+            await jump(pilot, str(seg.start_offset + 100))
+            return seen
+
+        seen = drive(app, script)
+    assert (f"{seg.file} @ 100: a directory where a segment file should be", "error") in seen
 
 
 def test_hex_marks_blank_folds_the_zero_tail_and_reports_errors(store):

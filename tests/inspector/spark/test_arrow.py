@@ -6,9 +6,17 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.spark import plan
-from inspector.spark.arrow import ARROW_MESSAGE, message_batches, rows_batch
+from inspector.spark.arrow import (
+    ARROW_MESSAGE,
+    _properties,
+    _properties_vectorized,
+    message_batches,
+    rows_batch,
+)
 from inspector.spark.schemas import MESSAGE_COLUMNS
 from inspector.spark.tasks import StoreRef, message_rows
 
@@ -96,3 +104,40 @@ def test_a_column_subset_equals_those_columns_of_the_full_rows(multi_store, samp
 def test_unknown_columns_are_refused() -> None:
     with pytest.raises(ValueError, match="not MESSAGE columns: bodies"):
         list(message_batches([], [].append, columns=("body", "bodies")))
+
+
+# --- the properties split by Arrow kernels equals the Python loop ----------------------------------------------
+
+_NAMES = st.sampled_from(["TAGS", "KEYS", "UNIQ_KEY", "WAIT", "a", "", "é名", "K EYS"])
+_VALUES = st.sampled_from(["", "x", "TagA", "k1 k2", " k1  k2 ", "  ", "a\x01b", "中文", "k"])
+_SEGMENT = st.one_of(st.tuples(_NAMES, _VALUES).map(lambda nv: f"{nv[0]}\x01{nv[1]}"), _NAMES,
+                     st.text(alphabet="ab \x01", max_size=4))
+_TEXT = st.lists(_SEGMENT, max_size=6).map("\x02".join) | st.lists(_SEGMENT, max_size=6).map(
+    lambda s: "\x02".join(s) + "\x02")
+
+
+def _loop(texts: list[str]) -> tuple[list, list, list, list]:
+    column, tags, keys, uniq = _properties(texts)
+    return column.to_pylist(), tags, keys, uniq
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, max_size=12))
+def test_vectorized_properties_equal_the_loop(texts: list[str]) -> None:
+    raw = pa.array([t.encode() for t in texts], pa.binary())
+    fast = _properties_vectorized(raw)
+    names = [[p.partition("\x01")[0] for p in t.split("\x02") if p.partition("\x01")[1]
+              and p.partition("\x01")[0] and p.partition("\x01")[2]] for t in texts]
+    if any(len(set(ns)) < len(ns) for ns in names):
+        assert fast is None  # a name given twice: the loop decides (later value, first place)
+        return
+    assert fast is not None
+    column, tags, keys, uniq = fast
+    assert (column.to_pylist(), tags.to_pylist(), keys.to_pylist(), uniq.to_pylist()) == _loop(texts)
+    assert column.type == _properties(texts)[0].type and keys.type == pa.list_(ARROW_MESSAGE.field("keys").type.value_field)
+
+
+def test_vectorized_properties_leave_invalid_utf8_to_the_loop() -> None:
+    assert _properties_vectorized(pa.array([b"TAGS\x01ok\x02", b"KEYS\x01\xff\xfe\x02"], pa.binary())) is None
+    empty = _properties_vectorized(pa.array([], pa.binary()))
+    assert empty is not None and all(len(c) == 0 for c in empty)

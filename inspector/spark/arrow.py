@@ -99,10 +99,11 @@ def _by_record(n: int, records: np.ndarray, values: pa.Array) -> pa.Array:
 
 
 def _properties_vectorized(texts: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array] | None:
-    """What ``_properties`` gives, split by Arrow kernels instead of a Python loop per record (~5x faster).
+    """What ``_properties`` gives, split by Arrow kernels instead of a Python loop per record.
 
     None when a record's properties are no valid UTF-8 or name a property twice (the later value wins, in
-    the first one's place: the Python loop does that); the caller then takes the loop.
+    the first one's place: the Python loop does that); the caller then takes the loop. Measured on a 256 MiB
+    segment: the export task 2.6-2.9 s -> 1.5-1.8 s, most of it this split.
     """
     n = len(texts)
     try:

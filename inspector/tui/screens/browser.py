@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from inspector.engine.errors import StoreError
 from inspector.engine.records import Message
 from inspector.engine.store import MAX_TIME
+from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import num, parse_int, parse_time, when
 from inspector.tui.messages import RowsFound, WorkerFailed
@@ -80,7 +81,9 @@ class BrowserScreen(ViewScreen):
         self.query_state = Query()
         self.mode_text = ""
         self.scanning = False
-        self._highlight: int | None = None  # the last highlighted row not shown in the detail pane yet
+        # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
+        # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
+        self._detail_follows: LatestAfterPaint[int] = LatestAfterPaint(self, self._show)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -325,17 +328,7 @@ class BrowserScreen(ViewScreen):
 
     def on_message_list_highlighted(self, event: MessageList.Highlighted) -> None:
         event.stop()
-        # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
-        # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
-        first = self._highlight is None
-        self._highlight = event.index
-        if first:
-            self.call_after_refresh(self._show_highlight)
-
-    def _show_highlight(self) -> None:
-        index, self._highlight = self._highlight, None
-        if index is not None and self.is_attached:
-            self._show(index)
+        self._detail_follows.post(event.index)
 
     def on_message_list_selected(self, event: MessageList.Selected) -> None:
         event.stop()

@@ -10,6 +10,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.engine.layout import Region
+from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.fmt import clip, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import CursorInfo, HexView
@@ -34,7 +35,7 @@ class HexScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._panel_region: tuple[int, int] | None = None
-        self._cursor_info: CursorInfo | None = None  # the last cursor move not shown yet
+        self._panel_follows: LatestAfterPaint[CursorInfo] = LatestAfterPaint(self, self._update_panel)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -108,16 +109,7 @@ class HexScreen(ViewScreen):
         # view has painted: paging then costs one paint of the bytes, and the panel's rebuild (a field list)
         # comes in a later frame, once, for the last of several quick moves, instead of in the same stall.
         self._update_status(message.info)
-        first = self._cursor_info is None
-        self._cursor_info = message.info
-        if first:
-            self.call_after_refresh(self._show_cursor)
-
-    def _show_cursor(self) -> None:
-        info, self._cursor_info = self._cursor_info, None
-        if info is None or not self.is_attached:
-            return
-        self._update_panel(info)
+        self._panel_follows.post(message.info)
 
     def _update_status(self, info: CursorInfo) -> None:
         seg = info.segment

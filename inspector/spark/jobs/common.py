@@ -218,10 +218,11 @@ class SegmentStage:
         prune what a Python function returns, and turning Arrow batches into rows is most of the JVM's share
         of a stage, so a job that reads a few columns asks for just those.
         """
-        unknown = sorted(set(columns or ()) - set(MESSAGE_COLUMNS))
+        asked = set(MESSAGE_COLUMNS if columns is None else columns)
+        unknown = sorted(asked - set(MESSAGE_COLUMNS))
         if unknown:
             raise ValueError(f"not MESSAGE columns: {', '.join(unknown)}")
-        wanted = MESSAGE_COLUMNS if columns is None else tuple(c for c in MESSAGE_COLUMNS if c in set(columns))
+        wanted = tuple(c for c in MESSAGE_COLUMNS if c in asked)
         try:
             from inspector.spark.arrow import message_batches
         except ImportError:  # pragma: no cover - pyspark's Arrow support needs pyarrow

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.engine.errors import NotFound, StoreError
+from inspector.engine.errors import StoreError
 from inspector.engine.layout import FieldSpan, Region, regions
 from inspector.engine.mapped import is_all_zero
 from inspector.engine.records import Message as StoreMessage
@@ -155,11 +155,8 @@ class HexView(ScrollView, can_focus=True):
         """Put the cursor on physical offset ``offset`` (switching segment when needed)."""
         seg = self.store.commitlog.segment_for(offset)
         if seg is None or seg.file_size == 0:
-            why = self.store.commitlog.no_segment_error(offset) if seg is None else None
-            if why is not None and not isinstance(why, NotFound):  # e.g. a directory where the segment should be
-                self.notify(str(why), severity="error")
-            else:
-                self.notify(f"physical offset {offset:,} is in no commitlog segment", severity="error")
+            # the engine says why: no segment there, or an entry of that name that is no file
+            self.notify(str(self.store.commitlog.no_segment_error(offset)), severity="error")
             return False
         self._set_segment(seg)
         self._cursor = self.lines.visible(offset, 1) if self.lines.line(self.lines.line_of(offset)).kind == "fold" \

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from inspector.engine import Message, Store
 from inspector.engine.layout import regions
+from inspector.engine.records import Segment
 from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.indexfile import item_position, slot_position
 
@@ -254,12 +255,18 @@ def segment_wrong_size(root: Path) -> Damage:
                   {("consumequeue/", "cq-past-end")}, ref=torn.physical_offset)
 
 
-def missing_middle_segment(root: Path) -> Damage:
+def _middle_segment_gone(root: Path) -> tuple[Segment, Segment, set]:
+    """Delete the second segment: it, the one after it, and the findings its lost messages cause elsewhere."""
     with Store(root) as s:
         gone, after = s.segments[1], s.segments[2]
     lost = {m.physical_offset for m in messages(root) if m.file == gone.file}
     knock = dependents(root, lost, "cq-dangling")
     (root / gone.file).unlink()
+    return gone, after, knock
+
+
+def missing_middle_segment(root: Path) -> Damage:
+    gone, after, knock = _middle_segment_gone(root)
     return Damage({(after.file, 0, "missing-segment")}, knock, ref=gone.start_offset)
 
 
@@ -409,11 +416,7 @@ def unreadable_segment(root: Path) -> Damage:
 
 def segment_is_a_directory(root: Path) -> Damage:
     """A segment that cannot be read even by root: a directory where the file should be (named, then missing)."""
-    with Store(root) as s:
-        seg, after = s.segments[1], s.segments[2]
-    lost = {m.physical_offset for m in messages(root) if m.file == seg.file}
-    knock = dependents(root, lost, "cq-dangling")
-    (root / seg.file).unlink()
+    seg, after, knock = _middle_segment_gone(root)
     (root / seg.file).mkdir()
     return Damage({(seg.file, 0, "not-a-segment-file"), (after.file, 0, "missing-segment")}, knock,
                   ref=seg.start_offset)

@@ -86,6 +86,15 @@ MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())
 EXPORT = StructType([*MESSAGE.fields, StructField("store_date", DateType(), False)])
 EXPORT_PARTITIONS = ("topic", "store_date")
 
+# one file a task wrote itself (inspector.spark.parts: export's Parquet files without Spark's writer)
+PART_FILE = _fields(
+    ("task", INT, False),
+    ("attempt", S, False),  # the attempt's directory, relative to the staging directory
+    ("file", S, False),  # relative to the attempt directory (and, once committed, to the table)
+    ("rows", L, False),
+    ("bytes", L, False),
+)
+
 # inspector.engine.views.problem_view plus the store
 PROBLEM = _fields(("file", S, False), ("offset", L, False), ("code", S, False), ("severity", S, False),
                   ("reason", S, False))

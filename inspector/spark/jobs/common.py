@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from pyspark.accumulators import AccumulatorParam
@@ -29,9 +30,12 @@ from inspector.engine.errors import BadInput, StoreError
 from inspector.engine.geometry import Geometry
 from inspector.engine.rebuild import store_geometry
 from inspector.spark import plan
-from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, SEGMENT
+from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session
 from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
+
+if TYPE_CHECKING:
+    from inspector.spark.parts import Staging
 
 # tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
@@ -137,6 +141,20 @@ def table_path(out: str, name: str) -> str:
     return out.rstrip("/") + "/" + name
 
 
+def local_table(spark: SparkSession, path: str) -> Path | None:
+    """Where ``path`` is on the driver's local filesystem as Spark's writer resolves it (a relative path
+    against the working directory, a path without scheme against ``fs.defaultFS``); None if elsewhere
+    (``hdfs://``, ``s3a://``, a cluster whose default filesystem is HDFS)."""
+    jvm = spark.sparkContext._jvm
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    try:
+        uri = hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toUri()
+    except Exception:  # noqa: BLE001 - a filesystem Hadoop cannot open here: leave it to Spark's writer
+        return None
+    return Path(uri.getPath()) if uri.getScheme() == "file" else None
+
+
 def write_mode(args: argparse.Namespace) -> str:
     return "overwrite" if args.overwrite else "errorifexists"
 
@@ -236,6 +254,20 @@ class SegmentStage:
 
         return map_in_arrow(self.spark.range(0, len(tasks), 1, max(1, len(tasks))), run,
                             StructType([MESSAGE[c] for c in wanted]))
+
+    def export_parts(self, staging: Staging) -> DataFrame:
+        """Each segment task writes export's Parquet files itself (``parts.export_segment``) into an attempt
+        directory of ``staging``; one PART_FILE row per file. Nothing of the messages reaches the JVM."""
+        from inspector.spark import parts
+
+        sink, tasks, job = self.collector.sink, self.tasks, staging.job
+
+        def run(ids):
+            for batch in ids:
+                for i in batch.column(0).to_pylist():
+                    yield parts.export_segment(tasks[i], i, staging.attempt_dir(i), job, sink)
+
+        return map_in_arrow(self.spark.range(0, len(tasks), 1, max(1, len(tasks))), run, PART_FILE)
 
     def reports(self) -> dict[str, list[SegmentReport]]:
         return self.collector.reports()

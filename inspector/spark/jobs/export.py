@@ -13,15 +13,18 @@ Tables under ``--out``:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from inspector.engine.errors import BadInput
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import EXPORT, EXPORT_PARTITIONS
 from inspector.spark.tasks import StoreRef
 
+WRITERS = ("auto", "pyarrow", "spark")
 TABLES = {"parquet": ("messages", "segments"), "jsonl": ("messages-jsonl", "segments"),
           "both": ("messages", "messages-jsonl", "segments")}
 DAY_MS = 86_400_000
@@ -60,7 +63,35 @@ def parser():
                           "JSON Lines.", out_required=True)
     p.add_argument("--format", choices=sorted(TABLES), default="parquet",
                    help="parquet (default), jsonl, or both")
+    p.add_argument("--parquet-writer", choices=WRITERS, default="auto",
+                   help="who writes the Parquet files: pyarrow (each segment task writes its own, the messages "
+                        "never enter the JVM; --out must be a filesystem every executor and the driver see at "
+                        "the same path), spark (Spark's writer: any Hadoop URL), or auto (default: pyarrow when "
+                        "--out resolves to a local path, else spark)")
     return p
+
+
+def parquet_directly(spark: SparkSession, args, path: str) -> Path | None:
+    """The local table directory when the segment tasks write the Parquet files themselves, else None."""
+    if args.parquet_writer == "spark":
+        return None
+    local = common.local_table(spark, path)
+    if local is None and args.parquet_writer == "pyarrow":
+        raise BadInput(f"--parquet-writer pyarrow needs --out on a local (or shared, mounted) filesystem, not {path}")
+    return local
+
+
+def write_parquet_directly(stage: common.SegmentStage, table: Path, overwrite: bool) -> int:
+    """Export's Parquet table written by the segment tasks (``inspector.spark.parts``); the rows committed."""
+    from inspector.spark import parts
+
+    staging = parts.Staging(table, parts.new_job_id())
+    staging.begin(overwrite)
+    try:
+        manifests = [row.asDict() for row in stage.export_parts(staging).collect()]
+        return staging.commit(manifests, overwrite)
+    finally:
+        staging.cleanup()
 
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
@@ -70,7 +101,11 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     mode = common.write_mode(args)
     parquet_path = common.table_path(args.out, "messages")
     if "messages" in tables:
-        messages.write.mode(mode).partitionBy(*EXPORT_PARTITIONS).parquet(parquet_path)
+        direct = parquet_directly(spark, args, parquet_path)
+        if direct is not None:
+            write_parquet_directly(stage, direct, args.overwrite)
+        else:
+            messages.write.mode(mode).partitionBy(*EXPORT_PARTITIONS).parquet(parquet_path)
         source = read_messages(spark, parquet_path) if "messages-jsonl" in tables else None
     else:
         source = messages

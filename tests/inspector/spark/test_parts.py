@@ -201,6 +201,11 @@ def test_export_table_equals_sparks_own(spark, sample_store, multi_store, odd_to
     assert len(mine) > 4000 and mine == spark_rows
     footer = next(ours.rglob("*.parquet")), next(theirs.rglob("*.parquet"))
     assert len({pq.read_metadata(f).metadata[parts.SPARK_SCHEMA_KEY] for f in footer}) == 1
+    # columns unique per message are written plain, the rest with a dictionary
+    group = pq.read_metadata(footer[0]).row_group(0)
+    encodings = {group.column(j).path_in_schema: group.column(j).encodings for j in range(group.num_columns)}
+    assert not any("DICTIONARY" in e for c in ("msg_id", "position", "keys.list.element") for e in encodings[c])
+    assert any("DICTIONARY" in e for e in encodings["store"])
     # files named as Spark names them: part-<task>-<job uuid>.c000.snappy.parquet, one job uuid per table
     names = [re.fullmatch(r"part-(\d{5})-([0-9a-f-]{36})\.c000\.snappy\.parquet", p.name)
              for p in ours.rglob("*.parquet")]

@@ -121,6 +121,13 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     return common.report_damage(reports)
 
 
+def _check(args, refs) -> None:
+    if args.parquet_writer == "pyarrow" and "messages" in TABLES[args.format] and not common.is_local_path(args.out):
+        # before Spark starts (a path without a scheme is resolved later, against fs.defaultFS)
+        raise BadInput(f"--parquet-writer pyarrow needs --out on a local (or shared, mounted) filesystem, "
+                       f"not {args.out}")
+    common.check_out(args.out, TABLES[args.format], args.overwrite)
+
+
 def main(argv: Sequence[str], spark: SparkSession | None = None) -> int:
-    return common.job_main(parser(), argv, spark, "export", run,
-                           lambda args, refs: common.check_out(args.out, TABLES[args.format], args.overwrite))
+    return common.job_main(parser(), argv, spark, "export", run, _check)

@@ -169,8 +169,8 @@ def pool_vs_spark(spark, root: Path, repeat: int, scratch: Path) -> tuple[list[S
     """Each message stage by a 2-process pool and by Spark, warm, the runs interleaved (pool, Spark, pool, ...)
     so that both meet the same machine; then a pool that hands the export batches to its parent. Files of the
     export stage go under ``scratch`` (emptied after each run)."""
-    from inspector.spark import parts
     from inspector.spark.jobs.common import SegmentStage
+    from inspector.spark.jobs.export import write_parquet_directly
     from inspector.spark.schemas import MESSAGE_COLUMNS
 
     tasks = plan.plan_segments(plan.store_refs([root]))
@@ -194,12 +194,9 @@ def pool_vs_spark(spark, root: Path, repeat: int, scratch: Path) -> tuple[list[S
                 if kind == "rows":
                     stage.messages(columns=columns).write.format("noop").mode("overwrite").save()
                     return
-                staging = parts.Staging(scratch / "spark" / "messages", parts.new_job_id())
-                staging.begin(overwrite=True)
-                try:
-                    staging.commit([r.asDict() for r in stage.export_parts(staging).collect()], overwrite=True)
+                try:  # what `spark export` runs for its Parquet table
+                    write_parquet_directly(stage, scratch / "spark" / "messages", overwrite=True)
                 finally:
-                    staging.cleanup()
                     shutil.rmtree(scratch / "spark", ignore_errors=True)
 
             rows = on_pool()

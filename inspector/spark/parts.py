@@ -21,7 +21,8 @@ task: what ``collect()`` returns) into the new table, writes ``_SUCCESS`` and on
 place (replacing an existing one with ``overwrite``), so a failed job leaves the previous table untouched.
 Files of a failed or speculative attempt stay in the staging directory, which is removed in every case.
 
-Plain Python + pyarrow (pyspark only for its types), no session: tested without a session (and against Spark's own writer in the Spark tests).
+Plain Python + pyarrow (pyspark only for its types): tested without a session, and against Spark's own writer
+in the Spark tests.
 """
 
 from __future__ import annotations
@@ -42,12 +43,11 @@ import pyarrow.parquet as pq
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from inspector.engine.errors import BadInput
-from inspector.spark.schemas import PART_FILE
+from inspector.spark.schemas import DAY_MS, EXPORT_PARTITIONS, PART_FILE
 
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 SPARK_SCHEMA_KEY = b"org.apache.spark.sql.parquet.row.metadata"
 SUCCESS = "_SUCCESS"
-DAY_MS = 86_400_000
 # what a task keeps in memory before it writes row groups: bounded whatever the segment size (Spark's own
 # row groups are 128 MB; a 1 GiB segment of one topic and day gives several of these)
 BUFFER_BYTES = 128 << 20
@@ -111,8 +111,8 @@ class PartWriter:
     task: int
     job: str
     schema: pa.Schema  # of the files: the data columns, with the Spark schema in the metadata
-    by: str = "topic"
-    day_name: str = "store_date"
+    by: str = EXPORT_PARTITIONS[0]
+    day_name: str = EXPORT_PARTITIONS[1]
     day_of: str = "store_timestamp"
     buffer_bytes: int = BUFFER_BYTES
     max_open: int = MAX_OPEN_FILES
@@ -225,8 +225,13 @@ class Staging:
         """A new directory name for one attempt of ``task`` (created by the task on its first file)."""
         return str(self.root / f"{task:05d}-{uuid.uuid4().hex[:12]}")
 
+    def _taken(self) -> bool:
+        """Something is where the table goes (an empty directory is not: replacing it loses nothing)."""
+        return self.table.is_symlink() or (self.table.exists() and (not self.table.is_dir()
+                                                                     or any(self.table.iterdir())))
+
     def begin(self, overwrite: bool) -> None:
-        if self.table.exists() and not overwrite and (not self.table.is_dir() or any(self.table.iterdir())):
+        if not overwrite and self._taken():
             raise BadInput(f"output table {self.table} exists (use --overwrite)")
         self.root.mkdir(parents=True)
 
@@ -246,9 +251,9 @@ class Staging:
             os.replace(self.root / m["attempt"] / m["file"], target)
             rows += m["rows"]
         (built / SUCCESS).touch()
+        if not overwrite and self._taken():
+            raise BadInput(f"output table {self.table} appeared while the job ran (use --overwrite)")
         if self.table.exists() or self.table.is_symlink():
-            if not overwrite and (not self.table.is_dir() or any(self.table.iterdir())):
-                raise BadInput(f"output table {self.table} appeared while the job ran (use --overwrite)")
             os.replace(self.table, self.root / "_replaced")
         os.replace(built, self.table)
         return rows

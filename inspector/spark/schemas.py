@@ -85,6 +85,7 @@ MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())
 # export: MESSAGE plus the UTC calendar day of the store time (a partition column with ``topic``)
 EXPORT = StructType([*MESSAGE.fields, StructField("store_date", DateType(), False)])
 EXPORT_PARTITIONS = ("topic", "store_date")
+DAY_MS = 86_400_000  # store_date = the UTC day of store_timestamp (epoch ms); the Spark and the pyarrow writer agree
 
 # one file a task wrote itself (inspector.spark.parts: export's Parquet files without Spark's writer)
 PART_FILE = _fields(

@@ -21,13 +21,12 @@ from pyspark.sql import functions as F
 from inspector.engine.errors import BadInput
 from inspector.spark import plan
 from inspector.spark.jobs import common
-from inspector.spark.schemas import EXPORT, EXPORT_PARTITIONS
+from inspector.spark.schemas import DAY_MS, EXPORT, EXPORT_PARTITIONS
 from inspector.spark.tasks import StoreRef
 
 WRITERS = ("auto", "pyarrow", "spark")
 TABLES = {"parquet": ("messages", "segments"), "jsonl": ("messages-jsonl", "segments"),
           "both": ("messages", "messages-jsonl", "segments")}
-DAY_MS = 86_400_000
 
 
 # --- pure transforms -------------------------------------------------------------------------------------------
@@ -71,13 +70,17 @@ def parser():
     return p
 
 
+def _not_local(out: str) -> BadInput:
+    return BadInput(f"--parquet-writer pyarrow needs --out on a local (or shared, mounted) filesystem, not {out}")
+
+
 def parquet_directly(spark: SparkSession, args, path: str) -> Path | None:
     """The local table directory when the segment tasks write the Parquet files themselves, else None."""
     if args.parquet_writer == "spark":
         return None
     local = common.local_table(spark, path)
     if local is None and args.parquet_writer == "pyarrow":
-        raise BadInput(f"--parquet-writer pyarrow needs --out on a local (or shared, mounted) filesystem, not {path}")
+        raise _not_local(path)
     return local
 
 
@@ -123,9 +126,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
 
 def _check(args, refs) -> None:
     if args.parquet_writer == "pyarrow" and "messages" in TABLES[args.format] and not common.is_local_path(args.out):
-        # before Spark starts (a path without a scheme is resolved later, against fs.defaultFS)
-        raise BadInput(f"--parquet-writer pyarrow needs --out on a local (or shared, mounted) filesystem, "
-                       f"not {args.out}")
+        raise _not_local(args.out)  # before Spark starts (a path without a scheme is resolved later, in the session)
     common.check_out(args.out, TABLES[args.format], args.overwrite)
 
 

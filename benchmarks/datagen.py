@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.decode import decode_message
-from inspector.engine.dispatch import index_file_name
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.dispatch import index_file_name
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.scan.decode import decode_message
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE

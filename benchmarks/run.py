@@ -33,8 +33,8 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import datagen  # noqa: E402
 
 from inspector.engine import Store, bulk  # noqa: E402
-from inspector.engine.records import Problem  # noqa: E402
-from inspector.engine.verify import verify  # noqa: E402
+from inspector.engine.maintain.verify import verify  # noqa: E402
+from inspector.engine.model.records import Problem  # noqa: E402
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -309,7 +309,7 @@ _MEMORY_CHILD = r"""
 import sys, time
 sys.path[:0] = [sys.argv[1]]
 from inspector.engine import Store, bulk
-from inspector.engine.verify import verify
+from inspector.engine.maintain.verify import verify
 root, what = sys.argv[2], sys.argv[3]
 def rss(key):
     for line in open("/proc/self/status"):
@@ -383,7 +383,7 @@ def bench_tui_pages(root: Path, facts: dict, repeat: int) -> list[Row]:
         return [Row("TUI hex page render", "ms", [], "< 50", None, "the TUI is not importable")]
     from itertools import islice
 
-    from inspector.engine.records import Message
+    from inspector.engine.model.records import Message
 
     size = (160, 48)
     samples = facts["sample_offsets"]

@@ -15,7 +15,7 @@ the target has none). Other files in the target are left alone.
 Everything is deterministic: a fixed start time (2025-09-19 09:00:00 UTC), explicit store and born
 timestamps for every record, UTC for index file names and UNIQ_KEY month starts, fixed producer
 addresses / pids / class-loader hashes, and one seeded ``random.Random``. No wall-clock time is read.
-The store is written through the engine's :class:`~inspector.engine.writer.StoreWriter` only; the
+The store is written through the engine's :class:`~inspector.engine.maintain.writer.StoreWriter` only; the
 facts in the README are read back from the finished store through :class:`~inspector.engine.Store`.
 
 The story: one broker (``10.20.0.5:10911``) of an online shop, one working day. ``order-service``,
@@ -49,9 +49,9 @@ if str(REPO) not in sys.path:  # run as a plain script from a checkout
     sys.path.insert(0, str(REPO))
 
 from inspector.engine import Store  # noqa: E402
-from inspector.engine.body import decompress_body  # noqa: E402
-from inspector.engine.geometry import Geometry  # noqa: E402
-from inspector.engine.writer import HALF_TOPIC, OP_TOPIC, AppendResult, MessageSpec, StoreWriter  # noqa: E402
+from inspector.engine.maintain.writer import HALF_TOPIC, OP_TOPIC, AppendResult, MessageSpec, StoreWriter  # noqa: E402
+from inspector.engine.model.geometry import Geometry  # noqa: E402
+from inspector.engine.read.body import decompress_body  # noqa: E402
 from parsers.java import index_key, index_key_hash, java_string_hash  # noqa: E402
 from parsers.msgid import encode_uniq_key, uniq_key_time_span  # noqa: E402
 

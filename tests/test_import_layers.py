@@ -95,13 +95,13 @@ def _id(path: Path) -> str:
 def test_the_layers_exist() -> None:
     assert len(PARSER_MODULES) >= 10 and len(ENGINE_MODULES) >= 10
     assert any(module_name(p) == "parsers.commitlog" for p in PARSER_MODULES)
-    assert any(module_name(p) == "inspector.engine.store" for p in ENGINE_MODULES)
+    assert any(module_name(p) == "inspector.engine.read.store" for p in ENGINE_MODULES)
 
 
 def test_the_walker_sees_the_store_imports() -> None:
     path = REPO / "inspector" / "engine" / "store.py"
     names = {i.module for i in imports_of(path)}
-    assert "inspector.engine.commitlog" in names and "parsers.commitlog" in names
+    assert "inspector.engine.read.commitlog" in names and "parsers.commitlog" in names
 
 
 @pytest.mark.parametrize("path", PARSER_MODULES, ids=_id)
@@ -151,7 +151,7 @@ def test_importing_the_engine_loads_no_ui_library() -> None:
     """At run time too: the engine and the CLI entry point pull in no Flask, Textual or Spark."""
     code = (
         "import sys, importlib\n"
-        "importlib.import_module('inspector.engine.store')\n"
+        "importlib.import_module('inspector.engine.read.store')\n"
         "bad = sorted(m for m in ('textual', 'flask', 'pyspark', 'rich') if m in sys.modules)\n"
         "assert not bad, ('engine', bad)\n"
         "try:\n"
@@ -181,7 +181,7 @@ def test_the_ast_walk_classifies_nested_type_checking_and_relative_imports(tmp_p
     )
     found = [(i.module, i.in_function, i.type_checking_only) for i in imports_of(probe, "inspector.engine")]
     assert found == [
-        ("typing", False, False), ("os", False, False), ("inspector.engine.commitlog", False, False),
+        ("typing", False, False), ("os", False, False), ("inspector.engine.read.commitlog", False, False),
         ("inspector", False, False), ("inspector.engine", False, False), ("flask", False, True),
         ("web.app", True, False),
     ]

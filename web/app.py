@@ -20,8 +20,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Response
 
-from inspector.engine import BadInput, NotFound, Store, StoreError
-from inspector.engine.views import has_undecodable, printable
+from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable
 from web.data import Limits
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

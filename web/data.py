@@ -1,7 +1,7 @@
 """What each page shows, as plain dicts built from engine results (shared by the HTML pages and the JSON API).
 
 No Flask here and no byte parsing: every value comes from an engine method or an engine view
-(``inspector.engine.views``), so the field names are the CLI's ``--json`` names. Integers stay integers;
+(``inspector.engine.read.views``), so the field names are the CLI's ``--json`` names. Integers stay integers;
 ``web.api`` turns the 64-bit offsets into strings on the way to the browser.
 """
 
@@ -10,15 +10,31 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from inspector.engine import BadInput, Message, NotFound, Problem, Store, StoreError
-from inspector.engine.body import decompress_body
-from inspector.engine.indexfile import IndexFileReader
-from inspector.engine.layout import Region, regions
-from inspector.engine.overview import id_overview, store_overview
-from inspector.engine.records import ChainWalk
-from inspector.engine.slots import busiest_slots, slot_occupancy, walk_slot
-from inspector.engine.teaching import build_steps, lookup
-from inspector.engine.views import chain_view, index_file_view, message_view, problem_view, queue_view
+from inspector.engine import (
+    BadInput,
+    ChainWalk,
+    IndexFileReader,
+    Message,
+    NotFound,
+    Problem,
+    Region,
+    Store,
+    StoreError,
+    build_steps,
+    busiest_slots,
+    chain_view,
+    decompress_body,
+    id_overview,
+    index_file_view,
+    lookup,
+    message_view,
+    problem_view,
+    queue_view,
+    regions,
+    slot_occupancy,
+    store_overview,
+    walk_slot,
+)
 from parsers.java import index_key
 from web.deadline import NO_DEADLINE, Deadline
 

@@ -1,7 +1,7 @@
 """A per-request time budget: loops the web layer owns (commitlog scans, queue pages, chain walks across index
 files) check it and stop with a visible note, so a request on a huge or damaged store ends instead of hanging.
 
-``Deadline`` is the engine's :class:`~inspector.engine.budget.Budget`, so the same object is handed to the
+``Deadline`` is the engine's :class:`~inspector.engine.model.budget.Budget`, so the same object is handed to the
 engine calls that read much of a store (``tour_steps``, ``exercises.generate``, ``store_overview``): they stop
 between bounded steps and return partial results flagged as such.
 
@@ -11,7 +11,7 @@ One engine step is never interrupted; each one the web layer makes is bounded in
 
 from __future__ import annotations
 
-from inspector.engine.budget import Budget
+from inspector.engine import Budget
 
 
 class Deadline(Budget):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request, url_for
 
-from inspector.engine.records import fmt_time
+from inspector.engine import fmt_time
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import (

@@ -129,7 +129,7 @@ def slot_args() -> tuple[str | None, int | None]:
 
 
 def teach_args() -> tuple[list[int], int, int, int | None]:
-    from inspector.engine.teaching import DEFAULT_HASHES, DEFAULT_SLOTS
+    from inspector.engine import DEFAULT_HASHES, DEFAULT_SLOTS
 
     hashes = int_list_arg("hashes", DEFAULT_HASHES, max_items=32, low=-(1 << 31), high=(1 << 31) - 1)
     slots = int_arg("slots", DEFAULT_SLOTS, low=1, high=64)

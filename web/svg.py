@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape
 
-from inspector.engine.records import fmt_time
+from inspector.engine import fmt_time
 
 Link = Callable[[int], str]  # physical offset -> URL of the message page
 

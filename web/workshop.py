@@ -1,4 +1,4 @@
-"""The guided tour and the exercises, as pages and as JSON (``inspector.engine.tour`` / ``.exercises``).
+"""The guided tour and the exercises, as pages and as JSON (``inspector.engine.workshop.tour`` / ``.exercises``).
 
 | route | shows |
 | --- | --- |
@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
-from inspector.engine import NotFound
-from inspector.engine.layout import regions
-from inspector.engine.tour import NOT_COMPUTED, cursor_offset
+from inspector.engine import NOT_COMPUTED, NotFound, cursor_offset, regions
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import MAX_TEXT, get_deadline, get_limits, get_store, int_arg, parse_int, text_arg
@@ -40,7 +38,7 @@ def tour() -> list:
     """Every step; ``truncated(steps)`` says whether the time budget cut the tour short (then it is not kept)."""
     steps = current_app.extensions.get("rmq_tour")
     if steps is None:
-        from inspector.engine.tour import tour_steps
+        from inspector.engine import tour_steps
 
         steps = tour_steps(get_store(), budget=get_deadline())
         if truncated(steps) is None:
@@ -50,7 +48,7 @@ def tour() -> list:
 
 def exercises(seed: int) -> list:
     """The set of ``seed``; a set cut short by the time budget is its first exercises, and is not kept."""
-    from inspector.engine.exercises import generate
+    from inspector.engine import generate
 
     cache: dict[int, list] = current_app.extensions.setdefault("rmq_exercises", {})
     found = cache.get(seed)
@@ -64,7 +62,7 @@ def exercises(seed: int) -> list:
 
 
 def truncated(result: list) -> str | None:
-    """The note of an engine result the time budget cut short (``inspector.engine.budget.Partial``), else None."""
+    """The note of an engine result the time budget cut short (``inspector.engine.model.budget.Partial``), else None."""
     return getattr(result, "truncated", None)
 
 
@@ -187,7 +185,7 @@ def send(value, status: int = 200):
 
 @bp.route("/api/tour")
 def api_tour():
-    from inspector.engine.tour import step_view
+    from inspector.engine import step_view
 
     steps = tour()
     return send({"steps": [step_view(s) for s in steps], "truncated": truncated(steps)})
@@ -195,14 +193,14 @@ def api_tour():
 
 @bp.route("/api/tour/<number>")
 def api_tour_step(number: str):
-    from inspector.engine.tour import step_view
+    from inspector.engine import step_view
 
     return send(step_view(step_or_404(parse_int(number, "step", -(1 << 31), 1 << 31))))
 
 
 @bp.route("/api/exercises")
 def api_exercises():
-    from inspector.engine.exercises import exercise_view, result_view
+    from inspector.engine import exercise_view, result_view
 
     seed, ex_id, answer = exercise_args()
     found = exercises(seed)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, print_json
-from inspector.engine import Store
-from inspector.engine.layout import regions
+from inspector.engine import Store, regions
 
 MAX_LENGTH = 1 << 20
 REGION_STYLES = {"message": ("on grey19", "on grey30"), "blank": ("on dark_red",), "zero": ("dim",), "damaged": ("on red",)}

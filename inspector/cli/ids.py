@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 
 from inspector.cli.output import console, print_json, table, when
-from inspector.engine import Store
-from inspector.engine.overview import id_overview
+from inspector.engine import Store, id_overview
 
 
 def run(text: str, store: Store | None, as_json: bool) -> int:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, when
-from inspector.engine import NotFound, Store
-from inspector.engine.store import MAX_TIME
-from inspector.engine.views import chain_view, key_hit_view
+from inspector.engine import MAX_TIME, NotFound, Store, chain_view, key_hit_view
 
 
 def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:

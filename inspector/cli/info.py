@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store
-from inspector.engine.overview import store_overview
+from inspector.engine import Store, store_overview
 
 
 def run(store: Store, as_json: bool) -> int:

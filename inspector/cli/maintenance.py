@@ -10,12 +10,21 @@ from pathlib import Path
 from inspector.cli.output import console, esc, print_json, table, warn_problem
 from inspector.cli.progress import byte_progress
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
-from inspector.engine import BadInput, Store
-from inspector.engine.geometry import Geometry, parse_delay_levels
-from inspector.engine.rebuild import rebuild, rebuild_in_place, store_geometry
-from inspector.engine.staging import check_new_target, clear_stale_staging, publish, staging_dir_for
-from inspector.engine.verify import verify
-from inspector.engine.views import problem_view
+from inspector.engine import (
+    BadInput,
+    Geometry,
+    Store,
+    check_new_target,
+    clear_stale_staging,
+    parse_delay_levels,
+    problem_view,
+    publish,
+    rebuild,
+    rebuild_in_place,
+    staging_dir_for,
+    store_geometry,
+    verify,
+)
 
 
 def _geometry(args, base: Geometry) -> Geometry:
@@ -68,8 +77,7 @@ def run_write(args) -> int:
 
 
 def _write_messages(source, staging: Path, geometry: Geometry, offsets: dict, args) -> list:
-    from inspector.engine.staging import crash_point
-    from inspector.engine.writer import MessageSpec, StoreWriter
+    from inspector.engine import MessageSpec, StoreWriter, crash_point
 
     results = []
     with StoreWriter(staging, geometry, store_host=args.store_host, producer_ip=args.producer_ip,

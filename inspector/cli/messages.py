@@ -6,10 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from inspector.cli.output import console, esc, print_json, print_json_line, table, warn_problem, when
-from inspector.engine import Message, Problem, Store
-from inspector.engine.body import decompress_body
-from inspector.engine.errors import StoreError
-from inspector.engine.views import message_view
+from inspector.engine import Message, Problem, Store, StoreError, decompress_body, message_view
 
 
 def _commitlog_order(store: Store, topic: str | None, start: int | None):
@@ -66,7 +63,7 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
     """``messages --follow``: print complete messages as a running broker writes them (read-only polling)."""
     import sys
 
-    from inspector.engine.follow import follow
+    from inspector.engine import follow
 
     if start is None:  # like tail -f: start at the current end of the log
         start = store.max_offset()

@@ -9,8 +9,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from inspector.engine.records import Problem, fmt_time
-from inspector.engine.views import printable
+from inspector.engine import Problem, fmt_time, printable
 
 # piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
 console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)

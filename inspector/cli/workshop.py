@@ -1,6 +1,6 @@
 """``rmq-inspect tour``, ``exercises`` and ``templates``: the workshop commands.
 
-The tour and the exercises come from the engine (:mod:`inspector.engine.tour`, :mod:`inspector.engine.exercises`);
+The tour and the exercises come from the engine (:mod:`inspector.engine.workshop.tour`, :mod:`inspector.engine.workshop.exercises`);
 this module only prints them, reusing the other commands' renderers (hex data, chains, ids, messages).
 """
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, open_store: Callable[[argparse.Namespace], Sto
 
 
 def run_templates(out: str, as_json: bool) -> int:
-    from inspector.templates import write_templates
+    from inspector.engine import write_templates
 
     written = write_templates(out)
     if as_json:
@@ -90,7 +90,7 @@ def run_templates(out: str, as_json: bool) -> int:
 
 def run_tour(store: Store, step: int | None, show_all: bool, as_json: bool,
              input_fn: Callable[[str], str] | None = None) -> int:
-    from inspector.engine.tour import step_view, tour_steps
+    from inspector.engine import step_view, tour_steps
 
     input_fn = input_fn or input  # looked up now, so a replaced builtins.input is honoured
     steps = tour_steps(store)
@@ -268,7 +268,7 @@ def _print_index_header(target) -> None:
 
 def run_exercises(store: Store, seed: int, count: int, answers_path: str | None, answer_key: bool, as_json: bool,
                   input_fn: Callable[[str], str] | None = None) -> int:
-    from inspector.engine.exercises import exercise_view, generate
+    from inspector.engine import exercise_view, generate
 
     input_fn = input_fn or input
     if count < 1:

@@ -19,8 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.engine import bulk
-from inspector.engine.records import Host, Message
+from inspector.engine import CHECK_BODY_CRC, Host, Message, MessageBatch, rocketmq_crc32
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS
 from inspector.spark.tasks import (
     SegmentTask,
@@ -141,7 +140,7 @@ def _properties_vectorized(texts: pa.Array) -> tuple[pa.Array, pa.Array, pa.Arra
     return column, tags.cast(pa.string()), keys, uniq.cast(pa.string())
 
 
-def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_body: bool = True,
+def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: bool = True,
                   columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.RecordBatch:
     """One engine batch (records that passed every check of its walk) as MESSAGE columns.
 
@@ -162,10 +161,10 @@ def batch_columns(batch: bulk.MessageBatch, store: str, segment: str, *, with_bo
     cols["magic_version"] = pa.array(np.where(c["magic_code"] == cl.MAGIC_V2, 2, 1).astype(np.int32), pa.int32())
     cols["body_crc"] = pa.array(c["body_crc"], pa.int64())
     if "body_crc_ok" in want:
-        if batch.flags & bulk.CHECK_BODY_CRC:  # every record of the batch passed the CRC check on the way in
+        if batch.flags & CHECK_BODY_CRC:  # every record of the batch passed the CRC check on the way in
             ok = np.ones(n, dtype=bool)
         else:
-            ok = np.array([bulk.rocketmq_crc32(batch.body(i)) == int(c["body_crc"][i]) for i in range(n)],
+            ok = np.array([rocketmq_crc32(batch.body(i)) == int(c["body_crc"][i]) for i in range(n)],
                           dtype=bool)
         cols["body_crc_ok"] = pa.array(ok, pa.bool_())
     cols["queue_id"] = pa.array(c["queue_id"].astype(np.int32), pa.int32())
@@ -263,7 +262,7 @@ class _BatchWalk(SegmentWalk):
             self._planned(self.store)
             seg = self.store.commitlog.segments[self.task.index]
             for item in self.store.commitlog.segment_batches(seg, check_crc=self.check_crc):
-                if isinstance(item, bulk.MessageBatch):
+                if isinstance(item, MessageBatch):
                     self._observe_batch(item)
                 else:
                     self._observe(item)
@@ -277,7 +276,7 @@ class _BatchWalk(SegmentWalk):
     def _planned(self, store) -> None:
         _planned_segment(store, self.task)
 
-    def _observe_batch(self, batch: bulk.MessageBatch) -> None:
+    def _observe_batch(self, batch: MessageBatch) -> None:
         """What ``_observe`` does for each Message of the batch, on its columns."""
         n = len(batch)
         if not n:
@@ -310,7 +309,7 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
         singles: list[tuple] = []
         try:
             for item in walk.items():
-                if isinstance(item, bulk.MessageBatch):
+                if isinstance(item, MessageBatch):
                     if singles:
                         yield rows_batch(singles, columns)
                         singles = []

@@ -23,7 +23,7 @@ def lookup(keyindex_dir: str | Path, topic: str, key: str, begin: int | None = N
     """
     path = str(keyindex_dir)
     if not Path(path).is_dir():
-        from inspector.engine.errors import BadInput
+        from inspector.engine import BadInput
 
         raise BadInput("not a key index directory (written by `rmq-inspect spark keyindex`)", path)
     if engine is None:

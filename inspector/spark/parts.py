@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from inspector.engine.errors import BadInput
+from inspector.engine import BadInput
 from inspector.spark.schemas import DAY_MS, EXPORT_PARTITIONS, PART_FILE
 
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"

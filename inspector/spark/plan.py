@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.engine import Store
-from inspector.engine.errors import BadInput, StoreError
-from inspector.engine.geometry import Geometry
-from inspector.engine.recovery import Recovery, recovery_start
+from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, recovery_start
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 

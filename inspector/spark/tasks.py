@@ -18,19 +18,24 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.engine import Store
-from inspector.engine.commitlog import Entry
-from inspector.engine.dispatch import (
+from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
+from inspector.engine import (
+    BadInput,
+    Blank,
     ConsumeQueueBuilder,
     DispatchRequest,
+    Entry,
+    Geometry,
+    Message,
+    Problem,
+    Store,
+    StoreError,
+    check_index,
     check_path_component,
+    check_queue,
+    crc_property_problems,
     dispatch_request,
 )
-from inspector.engine.errors import BadInput, StoreError
-from inspector.engine.geometry import Geometry
-from inspector.engine.records import Blank, Message, Problem
-from inspector.engine.recovery import NOT_FATAL as RECOVERY_NOT_FATAL
-from inspector.engine.verify import check_index, check_queue, crc_property_problems
 from parsers.commitlog import sys_flag_parts
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
@@ -103,7 +108,7 @@ class SegmentReport:
     problems: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)  # job-specific findings (e.g. records not dispatched)
     error: str | None = None
-    # recovery (inspector.engine.recovery.recover): entries before the first fatal problem
+    # recovery (inspector.engine.read.recovery.recover): entries before the first fatal problem
     fatal: Problem | None = None
     last_record_offset: int | None = None
     last_record_end: int | None = None

@@ -18,9 +18,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import Store
-from inspector.engine.commitlog import SegmentScan
-from inspector.engine.records import Problem
+from inspector.engine import Problem, SegmentScan, Store
 from inspector.tui.fmt import commitlog_offset, parse_int
 from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen

@@ -9,9 +9,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from inspector.engine.bulk import MessageBatch
-from inspector.engine.errors import StoreError
-from inspector.engine.records import Message
+from inspector.engine import Message, MessageBatch, StoreError
 
 
 class Cancelled(Exception):

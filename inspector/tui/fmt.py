@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from inspector.engine.records import Problem, fmt_time
+from inspector.engine import Problem, fmt_time
 
 
 def when(ms: int | None) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from inspector.engine.layout import FieldSpan, Region
+from inspector.engine import FieldSpan, Region
 
 ROW = 16
 FOLD_MIN_ROWS = 6  # a zero run covering at least this many whole rows is shown as first row, fold line, last row

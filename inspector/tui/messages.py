@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from inspector.engine.commitlog import SegmentScan
-from inspector.engine.layout import Region
-from inspector.engine.records import ChainWalk, IdReading, Problem
+from inspector.engine import ChainWalk, IdReading, Problem, Region, SegmentScan
 
 
 @dataclass
@@ -81,7 +79,7 @@ class ChainReady(Message):
 class SlotReady(Message):
     file: str
     slot: int
-    chain: object  # inspector.engine.slots.SlotChain
+    chain: object  # inspector.engine.read.slots.SlotChain
     begin_timestamp: int
     keys_by_item: dict[int, str] = field(default_factory=dict)
 

@@ -27,9 +27,14 @@ import sys
 import time
 from pathlib import Path
 
-from inspector.engine.dispatch import _IndexFile, dispatch_request, file_name_for_offset, index_file_name
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import encode_record
+from inspector.engine.maintain.dispatch import (
+    _IndexFile,
+    dispatch_request,
+    file_name_for_offset,
+    index_file_name,
+)
+from inspector.engine.maintain.writer import encode_record
+from inspector.engine.model.geometry import Geometry
 from parsers.java import index_key
 
 SEGMENT = 32 * 1024

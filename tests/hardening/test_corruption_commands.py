@@ -18,7 +18,7 @@ from damage_scenarios import SAMPLE, TUI_STAND_IN
 
 from inspector.cli.main import main
 from inspector.engine import Message, Store
-from inspector.engine.errors import StoreError
+from inspector.engine.model.errors import StoreError
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.geometry import Geometry
 
 GEOMETRY = Geometry(segment_size=4096, cq_file_size=200, index_slots=16, index_items=64)
 T0 = 1_758_272_400_000  # 2025-09-19 09:00:00 UTC

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine import bulk
-from inspector.engine.decode import RecordError, decode_message
+from inspector.engine.scan import bulk
+from inspector.engine.scan.decode import RecordError, decode_message
 from parsers import checkpoint, consumequeue, fastjson, indexfile, java, msgid, rocksdb_cq, timer
 from parsers import commitlog as cl
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.geometry import Geometry
 
 SCRIPT = '<script>window.__pwned="script"</script>'
 IMG = '"><img/src=x/data-pwn=img/onerror=window.__pwned="img">'

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 from web_support import CHROMIUM, XSS_KEYS, XSS_TOPIC
 
-from inspector.engine.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
+from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
 from web.app import create_app, make_web_server
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"

@@ -24,8 +24,8 @@ from test_browser import served
 from web_support import CHROMIUM
 
 from inspector.engine import Store
-from inspector.engine.exercises import generate
-from inspector.engine.tour import tour_steps
+from inspector.engine.workshop.exercises import generate
+from inspector.engine.workshop.tour import tour_steps
 from web.app import create_app
 
 pytestmark = [

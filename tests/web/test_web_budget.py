@@ -9,14 +9,14 @@ import time
 import pytest
 
 from inspector.engine import Store
-from inspector.engine.budget import Budget
-from inspector.engine.errors import BudgetExceeded
-from inspector.engine.exercises import generate
-from inspector.engine.geometry import Geometry
-from inspector.engine.overview import store_overview
-from inspector.engine.recovery import recover
-from inspector.engine.tour import STEP_IDS, step_view, tour_steps
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.budget import Budget
+from inspector.engine.model.errors import BudgetExceeded
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.overview import store_overview
+from inspector.engine.read.recovery import recover
+from inspector.engine.workshop.exercises import generate
+from inspector.engine.workshop.tour import STEP_IDS, step_view, tour_steps
 from web.app import create_app
 from web.data import Limits
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from web_support import write_hostile_store
 
 from inspector.engine import Store
-from inspector.engine.exercises import generate
+from inspector.engine.workshop.exercises import generate
 from web.app import create_app
 
 pytestmark = pytest.mark.timeout(120)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.geometry import Geometry
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package, driven by Playwright (its own browser download is not used)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -26,9 +26,7 @@ from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs'
 )
 from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
-from inspector.engine.errors import BadInput, StoreError
-from inspector.engine.geometry import Geometry
-from inspector.engine.rebuild import store_geometry
+from inspector.engine import BadInput, Geometry, StoreError, store_geometry
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session

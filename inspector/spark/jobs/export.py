@@ -18,7 +18,7 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from inspector.engine.errors import BadInput
+from inspector.engine import BadInput
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import DAY_MS, EXPORT, EXPORT_PARTITIONS

@@ -22,8 +22,7 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from inspector.engine.errors import BadInput, StoreError
-from inspector.engine.geometry import Geometry
+from inspector.engine import BadInput, Geometry, StoreError
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import DISPATCH

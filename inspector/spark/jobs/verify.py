@@ -23,8 +23,7 @@ from pyspark.sql import functions as F
 from rich.markup import escape
 from rich.table import Table
 
-from inspector.engine.records import Problem
-from inspector.engine.verify import check_checkpoint, check_consumer_offsets
+from inspector.engine import Problem, check_checkpoint, check_consumer_offsets
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING

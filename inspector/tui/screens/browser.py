@@ -14,9 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine.errors import StoreError
-from inspector.engine.records import Message
-from inspector.engine.store import MAX_TIME
+from inspector.engine import MAX_TIME, Message, StoreError
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import num, parse_int, parse_time, when

@@ -10,9 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
-from inspector.engine.errors import StoreError
-from inspector.engine.records import ChainStep, ChainWalk
-from inspector.engine.slots import busiest_slots, walk_slot
+from inspector.engine import ChainStep, ChainWalk, StoreError, busiest_slots, walk_slot
 from inspector.tui.fmt import num, parse_int, when
 from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
 from inspector.tui.screens.base import ViewScreen

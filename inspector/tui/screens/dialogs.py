@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
-from inspector.engine.errors import StoreError
+from inspector.engine import StoreError
 from inspector.tui.widgets.messagedetail import MessageDetail
 
 

@@ -1,4 +1,4 @@
-"""Exercises: questions about the store (``inspector.engine.exercises``), an answer field, and the verdict.
+"""Exercises: questions about the store (``inspector.engine.workshop.exercises``), an answer field, and the verdict.
 
 Pick a question in the list, type an answer and press enter: the engine checks it and explains the right answer.
 ``s`` asks for another seed (another variant of every question). Nothing is written anywhere.
@@ -69,7 +69,7 @@ class ExercisesScreen(ViewScreen):
 
     @work(thread=True, exclusive=True, group="exercises", exit_on_error=False)
     def _generate(self, seed: int) -> None:
-        from inspector.engine.exercises import generate
+        from inspector.engine import generate
 
         worker = get_current_worker()
         try:

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.engine.layout import Region
+from inspector.engine import Region
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.fmt import clip, num
 from inspector.tui.screens.base import ViewScreen

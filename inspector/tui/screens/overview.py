@@ -14,9 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from inspector.engine.commitlog import SegmentScan
-from inspector.engine.errors import StoreError
-from inspector.engine.records import CheckpointInfo, IndexFileInfo, QueueInfo, Segment
+from inspector.engine import CheckpointInfo, IndexFileInfo, QueueInfo, Segment, SegmentScan, StoreError
 from inspector.tui.fmt import num, size, when
 from inspector.tui.messages import OverviewLoaded, ScanProgress
 from inspector.tui.widgets.navbar import NavBar

@@ -10,9 +10,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine.errors import StoreError
-from inspector.engine.records import Problem
-from inspector.engine.verify import verify
+from inspector.engine import Problem, StoreError, verify
 from inspector.tui.background import Cancelled
 from inspector.tui.fmt import clip, commitlog_offset, num
 from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
-from inspector.engine.records import IdReading
+from inspector.engine import IdReading
 from inspector.tui.background import store_hosts
 from inspector.tui.fmt import num, when
 from inspector.tui.messages import IdResolved, WorkerFailed

@@ -1,4 +1,4 @@
-"""The guided tour: one step of ``inspector.engine.tour`` at a time, its text above and its view below.
+"""The guided tour: one step of ``inspector.engine.workshop.tour`` at a time, its text above and its view below.
 
 Hex targets (and the recovery step's bytes) are shown in an embedded hex view with the step's spans tinted and
 the cursor on the field the text is about; every other target is a small panel. ``o`` opens the step's view
@@ -22,7 +22,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from inspector.engine.tour import cursor_offset
+from inspector.engine import cursor_offset
 from inspector.tui.fmt import clip, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import HexView
@@ -43,7 +43,7 @@ def tour_of(app) -> list:
     """The tour of the app's store, computed once per app (it reads a few thousand records)."""
     steps = getattr(app, "_tour_steps", None)
     if steps is None:
-        from inspector.engine.tour import tour_steps
+        from inspector.engine import tour_steps
 
         steps = app._tour_steps = tour_steps(app.store)
     return steps

@@ -20,11 +20,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.engine.errors import StoreError
-from inspector.engine.layout import FieldSpan, Region, regions
-from inspector.engine.mapped import is_all_zero
-from inspector.engine.records import Message as StoreMessage
-from inspector.engine.records import Segment as StoreSegment
+from inspector.engine import FieldSpan, Region, StoreError, is_all_zero, regions
+from inspector.engine import Message as StoreMessage
+from inspector.engine import Segment as StoreSegment
 from inspector.tui.hexmodel import FOLD_MIN_ROWS, ROW, Line, RegionMap, SegmentLines, field_at
 from inspector.tui.messages import JumpTo, RegionsReady, WorkerFailed
 

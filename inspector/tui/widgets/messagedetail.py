@@ -15,10 +15,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.engine.body import decompress_body
-from inspector.engine.errors import StoreError
-from inspector.engine.records import Message
-from inspector.engine.views import message_view
+from inspector.engine import Message, StoreError, decompress_body, message_view
 from inspector.tui.fmt import when
 
 BODY_MODES = ("text", "json", "hex")

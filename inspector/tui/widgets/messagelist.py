@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector.engine.errors import StoreError
-from inspector.engine.records import Message as StoreMessage
+from inspector.engine import Message as StoreMessage
+from inspector.engine import StoreError
 from inspector.tui.fmt import when
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),

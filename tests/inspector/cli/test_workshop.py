@@ -10,8 +10,8 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.engine import Store
-from inspector.engine.exercises import KINDS, generate
-from inspector.engine.tour import TITLES
+from inspector.engine.workshop.exercises import KINDS, generate
+from inspector.engine.workshop.tour import TITLES
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "sample_store"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine.geometry import Geometry
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.geometry import Geometry
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE_STORE = REPO / "sample_store"

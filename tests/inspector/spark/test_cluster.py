@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from inspector.engine import Message, Store
-from inspector.engine.views import message_view
+from inspector.engine.read.views import message_view
 from inspector.spark.jobs.export import read_messages
 
 pytestmark = pytest.mark.spark_cluster

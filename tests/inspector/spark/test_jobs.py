@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from inspector.engine import Message, Store
-from inspector.engine.rebuild import rebuild
-from inspector.engine.verify import verify
-from inspector.engine.views import message_view
+from inspector.engine.maintain.rebuild import rebuild
+from inspector.engine.maintain.verify import verify
+from inspector.engine.read.views import message_view
 from inspector.spark import plan
 from inspector.spark.jobs import common, export, keyindex, rebuild_cq, stats
 from inspector.spark.jobs import verify as verify_job

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.engine.errors import BadInput
-from inspector.engine.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.model.errors import BadInput
 from inspector.spark import parts
 from inspector.spark.jobs import common, export
 

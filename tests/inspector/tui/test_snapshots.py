@@ -10,8 +10,8 @@ import re
 
 from tui_helpers import REPO, SIZE, settle
 
-from inspector.engine.layout import message_fields
-from inspector.engine.records import Message
+from inspector.engine.model.records import Message
+from inspector.engine.read.layout import message_fields
 from inspector.tui.app import create_app
 
 SNAPSHOTS = REPO / "tests" / "inspector" / "tui" / "__snapshots__" / "test_snapshots"

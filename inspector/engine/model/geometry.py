@@ -1,0 +1,74 @@
+"""Store geometry: sizes that are broker configuration, not file content (spec §3.1, §4.1, §5.1, §9.1)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE
+from parsers.indexfile import DEFAULT_ITEM_COUNT, DEFAULT_SLOT_COUNT
+
+DEFAULT_SEGMENT_SIZE = 1 << 30  # mappedFileSizeCommitLog
+DEFAULT_DELAY_LEVELS = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+
+_UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The sizes a broker was configured with. ``None`` means: infer from the files, else the default."""
+
+    segment_size: int = DEFAULT_SEGMENT_SIZE
+    cq_file_size: int = CQ_DEFAULT_FILE_SIZE
+    index_slots: int = DEFAULT_SLOT_COUNT
+    index_items: int = DEFAULT_ITEM_COUNT
+    delay_levels: str = DEFAULT_DELAY_LEVELS
+
+    @property
+    def cq_units_per_file(self) -> int:
+        return self.cq_file_size // 20
+
+    def delay_ms(self, level: int) -> int:
+        """Delay of a 1-based level in ms; levels past the table are clamped to the last one."""
+        levels = parse_delay_levels(self.delay_levels)
+        if level <= 0:
+            return 0
+        return levels[min(level, len(levels)) - 1]
+
+    @property
+    def max_delay_level(self) -> int:
+        return len(parse_delay_levels(self.delay_levels))
+
+
+def parse_delay_levels(text: str) -> list[int]:
+    """``DefaultMessageStore.parseDelayLevel``: '1s 5s 10s ... 2h' -> delays in ms."""
+    result = []
+    for part in text.split():
+        match = re.fullmatch(r"(\d+)([smhd])", part)
+        if not match:
+            raise ValueError(f"bad delay level {part!r} in {text!r}")
+        result.append(int(match.group(1)) * _UNIT_MS[match.group(2)])
+    return result
+
+
+def store_geometry(store, base: Geometry | None = None, **overrides) -> Geometry:
+    """Geometry from the store's own files first, then options, then the broker defaults."""
+    base = base or Geometry()
+    values = {
+        "segment_size": store.commitlog.segment_size or base.segment_size,
+        "cq_file_size": base.cq_file_size,
+        "index_slots": base.index_slots,
+        "index_items": base.index_items,
+        "delay_levels": base.delay_levels,
+    }
+    queues = store.queue_ids()
+    for topic, qid in queues:
+        q = store.queue(topic, qid)
+        if getattr(q, "files", None):
+            values["cq_file_size"] = q.file_size
+            break
+    readers = store.index_files()
+    if readers and readers[0].slot_count:
+        values["index_slots"], values["index_items"] = readers[0].slot_count, readers[0].item_count
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return Geometry(**values)

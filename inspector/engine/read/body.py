@@ -1,0 +1,54 @@
+"""Message bodies: decompression per the sysFlag codec (spec §2.5)."""
+
+from __future__ import annotations
+
+import io
+import zlib
+
+from inspector.engine.model.errors import StoreError
+from inspector.engine.model.records import Message
+
+MAX_DECOMPRESSED = 64 << 20  # a hostile body must not exhaust memory
+
+
+def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
+    """The body as the producer sent it; the stored bytes when the body is not compressed.
+
+    Raises StoreError naming the record when the codec is unknown, missing, or the data is corrupt.
+    """
+    if not msg.compressed:
+        return msg.body
+    codec = msg.compression
+    try:
+        if codec == "ZLIB":
+            d = zlib.decompressobj()
+            out = d.decompress(msg.body, limit)
+            if d.unconsumed_tail:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
+        if codec == "LZ4":
+            try:
+                import lz4.frame
+            except ImportError:
+                raise StoreError("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
+            out = lz4.frame.LZ4FrameDecompressor().decompress(msg.body, max_length=limit + 1)
+            if len(out) > limit:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
+        if codec == "ZSTD":
+            try:
+                import zstandard
+            except ImportError:
+                raise StoreError("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
+            # a frame that declares its size is decoded to that size whatever max_output_size says: read a stream
+            with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(msg.body)) as reader:
+                out = reader.read(limit + 1)
+            if len(out) > limit:
+                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+            return out
+    except StoreError:
+        raise
+    except Exception as e:  # noqa: BLE001 - codec libraries raise their own types
+        raise StoreError(f"{codec} body does not decompress: {e}", msg.file, msg.position) from None
+    raise StoreError(f"unknown compression type {codec}", msg.file, msg.position)
+

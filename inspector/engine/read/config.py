@@ -1,0 +1,134 @@
+"""The fastjson files under ``config/`` with RocketMQ's ``.bak`` fallback (spec §7)."""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.engine.model.records import Problem
+from parsers.fastjson import FastjsonError, loads, split_topic_group
+
+KNOWN_FILES = (
+    "topics.json",
+    "consumerOffset.json",
+    "subscriptionGroup.json",
+    "delayOffset.json",
+    "consumerFilter.json",
+)
+MAX_CONFIG_BYTES = 64 << 20  # config files are small; refuse to slurp something absurd
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    name: str
+    file: str | None  # the file actually used (name or name.bak), None when neither could be read
+    used_backup: bool
+    value: object
+
+
+@dataclass
+class ConfigSet:
+    files: dict[str, ConfigFile] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def value(self, name: str) -> dict:
+        cf = self.files.get(name)
+        return cf.value if cf is not None and isinstance(cf.value, dict) else {}
+
+    @property
+    def topics(self) -> dict[str, dict]:
+        table = self.value("topics.json").get("topicConfigTable", {})
+        return table if isinstance(table, dict) else {}
+
+    @property
+    def consumer_offsets(self) -> dict[tuple[str, str], dict[int, int]]:
+        """(topic, group) -> queue id -> next offset to consume."""
+        table = self.value("consumerOffset.json").get("offsetTable", {})
+        result: dict[tuple[str, str], dict[int, int]] = {}
+        if not isinstance(table, dict):
+            return result
+        for key, queues in table.items():
+            if not isinstance(key, str) or "@" not in key or not isinstance(queues, dict):
+                continue
+            result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
+                                              if q is not None and isinstance(o, int) and not isinstance(o, bool)}
+        return result
+
+    @property
+    def delay_offsets(self) -> dict[int, int]:
+        table = self.value("delayOffset.json").get("offsetTable", {})
+        if not isinstance(table, dict):
+            return {}
+        return {k: v for k, v in ((_as_int(k), v) for k, v in table.items())
+                if k is not None and isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _as_int(key: object) -> int | None:
+    """A map key that should be an integer (fastjson writes them bare; a quoted one is accepted too)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and key.lstrip("-").isdigit():
+        return int(key)
+    return None
+
+
+def _read(path: Path, rel: str) -> tuple[object | None, str | None]:
+    """(value, None) or (None, why it failed)."""
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block read_bytes() forever
+            return None, "not a regular file"
+        size = st.st_size
+        if size > MAX_CONFIG_BYTES:
+            return None, f"{size} bytes is too large for a config file"
+        data = path.read_bytes()
+    except OSError as e:
+        return None, f"cannot read: {e.strerror}"
+    if not data.strip():
+        return None, "file is empty"
+    try:
+        return loads(data), None
+    except FastjsonError as e:
+        return None, f"not valid fastjson: {e}"
+    except RecursionError:
+        return None, "nesting too deep"
+
+
+def load_config(root: Path) -> ConfigSet:
+    """Every ``config/*.json`` (and the known names), each from itself or its ``.bak`` as ConfigManager.load does."""
+    base = root / "config"
+    result = ConfigSet()
+    if not base.is_dir():
+        return result
+    names = set(KNOWN_FILES)
+    try:
+        names |= {p.name for p in base.iterdir() if p.name.endswith(".json")}
+    except OSError as e:
+        result.problems.append(Problem("config", 0, f"cannot list: {e.strerror}", "unreadable-file"))
+    for name in sorted(names):
+        main, bak = base / name, base / f"{name}.bak"
+        rel, rel_bak = f"config/{name}", f"config/{name}.bak"
+        if not main.exists() and not bak.exists():
+            continue
+        value, why = _read(main, rel) if main.exists() else (None, "missing")
+        if why is None:
+            result.files[name] = ConfigFile(name, rel, False, value)
+            if bak.exists():
+                _, bak_why = _read(bak, rel_bak)
+                if bak_why is not None:
+                    result.problems.append(Problem(rel_bak, 0, bak_why, "bad-config-backup", "warning"))
+            continue
+        if main.exists():
+            result.problems.append(Problem(rel, 0, why, "bad-config"))
+        bak_value, bak_why = _read(bak, rel_bak) if bak.exists() else (None, "missing")
+        if bak_why is None:
+            result.files[name] = ConfigFile(name, rel_bak, True, bak_value)
+            result.problems.append(
+                Problem(rel, 0, f"using {rel_bak} instead (as the broker would)", "config-from-backup", "warning")
+            )
+        else:
+            result.files[name] = ConfigFile(name, None, False, None)
+            if bak.exists():
+                result.problems.append(Problem(rel_bak, 0, bak_why, "bad-config-backup"))
+    return result

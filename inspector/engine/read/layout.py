@@ -1,0 +1,138 @@
+"""Where each field of a record lies: what hex views highlight and name (spec §2.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.engine.model.records import Blank, Message
+from parsers import commitlog as cl
+
+
+@dataclass(frozen=True)
+class FieldSpan:
+    number: str  # RocketMQ's field number ("1" .. "17b")
+    name: str
+    start: int  # physical offset of the first byte
+    length: int
+    value: str  # decoded value, as text
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+
+def message_fields(msg: Message) -> list[FieldSpan]:
+    """The spans of every field of a message record, in order, covering it exactly."""
+    from inspector.engine.model.records import fmt_time
+
+    o = msg.physical_offset
+    bh = cl.host_width(msg.sys_flag, cl.BORNHOST_V6_FLAG)
+    sh = cl.host_width(msg.sys_flag, cl.STOREHOSTADDRESS_V6_FLAG)
+    tl = cl.topic_length_width(msg.magic_code)
+    topic_len = len(msg.topic.encode("utf-8", "surrogateescape"))
+    props_len = msg.total_size - cl.record_length(len(msg.body), topic_len, 0, msg.sys_flag, msg.magic_code)
+    spec = [
+        ("1", "TOTALSIZE", 4, str(msg.total_size)),
+        ("2", "MAGICCODE", 4, f"{msg.magic_code & 0xFFFFFFFF:08X} (v{msg.magic_version})"),
+        ("3", "BODYCRC", 4, f"{msg.body_crc} ({'ok' if msg.body_crc_ok else 'MISMATCH'})"),
+        ("4", "QUEUEID", 4, str(msg.queue_id)),
+        ("5", "FLAG", 4, str(msg.flag)),
+        ("6", "QUEUEOFFSET", 8, str(msg.queue_offset)),
+        ("7", "PHYSICALOFFSET", 8, str(msg.stored_physical_offset)),
+        ("8", "SYSFLAG", 4, f"0x{msg.sys_flag & 0xFFFFFFFF:X}"),
+        ("9", "BORNTIMESTAMP", 8, f"{msg.born_timestamp} ({fmt_time(msg.born_timestamp)})"),
+        ("10", "BORNHOST", bh, str(msg.born_host)),
+        ("11", "STORETIMESTAMP", 8, f"{msg.store_timestamp} ({fmt_time(msg.store_timestamp)})"),
+        ("12", "STOREHOSTADDRESS", sh, str(msg.store_host)),
+        ("13", "RECONSUMETIMES", 4, str(msg.reconsume_times)),
+        ("14", "PREPARED TRANSACTION OFFSET", 8, str(msg.prepared_transaction_offset)),
+        ("15a", "BODY length", 4, str(len(msg.body))),
+        ("15b", "BODY", len(msg.body), _preview(msg.body)),
+        ("16a", "TOPIC length", tl, str(topic_len)),
+        ("16b", "TOPIC", topic_len, msg.topic),
+        ("17a", "PROPERTIES length", 2, str(props_len)),
+        ("17b", "PROPERTIES", props_len, ", ".join(f"{k}={v}" for k, v in msg.properties.items())),
+    ]
+    spans = []
+    for number, name, length, value in spec:
+        spans.append(FieldSpan(number, name, o, length, value))
+        o += length
+    return spans
+
+
+def blank_fields(blank: Blank) -> list[FieldSpan]:
+    o = blank.physical_offset
+    return [
+        FieldSpan("1", "TOTALSIZE", o, 4, f"{blank.total_size} (bytes left in the segment)"),
+        FieldSpan("2", "MAGICCODE", o + 4, 4, "CBD43194 (BLANK)"),
+    ]
+
+
+def _preview(body: bytes, limit: int = 48) -> str:
+    text = body[:limit].decode("utf-8", "replace")
+    text = "".join(ch if ch.isprintable() else "." for ch in text)
+    return text + ("…" if len(body) > limit else "")
+
+
+@dataclass(frozen=True)
+class Region:
+    """A run of commitlog bytes a hex view shows as one thing."""
+
+    kind: str  # "message", "blank", "zero", "damaged", "beyond"
+    start: int  # physical offsets
+    end: int
+    fields: tuple[FieldSpan, ...] = ()
+    label: str = ""
+
+
+def regions(commitlog, start: int, end: int) -> list[Region]:
+    """Regions overlapping [start, end) of the segment holding ``start`` (records, BLANKs, zero runs, damage)."""
+    from inspector.engine.model.records import Problem
+    from inspector.engine.read.mapped import first_nonzero
+
+    seg = commitlog.segment_for(start)
+    if seg is None:
+        raise commitlog.no_segment_error(start)
+    end = min(end, seg.start_offset + seg.file_size)
+    mf = commitlog.map(seg)
+    result: list[Region] = []
+    cursor = commitlog.boundary_before(start)  # where the last region ended
+    pending: Problem | None = None
+    for entry in commitlog.entries(cursor):
+        if isinstance(entry, Problem):
+            if entry.file != seg.file:
+                break
+            pending = pending or entry
+            continue
+        if entry.file != seg.file:
+            break
+        here = entry.physical_offset
+        if here > cursor:  # bytes the walk skipped: zeros or damage
+            result.append(_gap(mf, seg, cursor, here, pending))
+        pending = None
+        if isinstance(entry, Message):
+            region = Region("message", here, here + entry.total_size, tuple(message_fields(entry)),
+                            f"{entry.topic} q{entry.queue_id} #{entry.queue_offset}")
+        else:
+            region = Region("blank", here, seg.start_offset + seg.file_size, tuple(blank_fields(entry)),
+                            f"BLANK ({entry.total_size} bytes)")
+        result.append(region)
+        cursor = region.end
+        if cursor >= end:
+            break
+    if cursor < end:
+        seg_end = seg.start_offset + seg.file_size
+        first = first_nonzero(mf.buf, cursor - seg.start_offset, mf.size) + seg.start_offset
+        if first >= seg_end:
+            result.append(Region("zero", cursor, seg_end, label="zero bytes (end of data)"))
+        else:
+            result.append(_gap(mf, seg, cursor, seg_end, pending))
+    return [r for r in result if r.end > start and r.start < end]
+
+
+def _gap(mf, seg, a: int, b: int, problem) -> Region:
+    from inspector.engine.read.mapped import is_all_zero
+
+    if is_all_zero(mf.buf, a - seg.start_offset, b - seg.start_offset):
+        return Region("zero", a, b, label=f"{b - a} zero bytes")
+    return Region("damaged", a, b, label=problem.reason if problem else f"{b - a} unreadable bytes")

@@ -1,0 +1,118 @@
+"""Whole-store and id overviews as JSON-ready dicts: what `rmq-inspect info` / `decode-id` print and the web
+overview and resolver pages show (one definition, same field names everywhere)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from inspector.engine.model.budget import Budget, budget_or_none
+from inspector.engine.model.errors import BudgetExceeded, StoreError
+from inspector.engine.read.recovery import recover
+from inspector.engine.read.store import Store, decode_id
+from inspector.engine.read.views import (
+    checkpoint_view,
+    id_reading_view,
+    index_file_view,
+    problem_view,
+    queue_view,
+)
+from parsers.msgid import uniq_key_nearly_time
+
+
+def store_overview(store: Store, *, budget: Budget | None = None) -> dict:
+    """``truncated`` is None, or (when ``budget`` ran out) says where it stopped: then ``segments`` and their
+    problems are the first ones, and ``max_physical_offset`` (needs every segment) and ``recovery`` (walks the
+    last ones) are None when not computed."""
+    stop = budget_or_none(budget)
+    scans, truncated = _scans(store, stop)
+    max_offset = store.max_offset() if truncated is None else None  # the scans are cached: no second walk
+    recovery = None
+    if truncated is None:
+        try:
+            recovery = recover(store, budget=stop).as_dict()
+        except BudgetExceeded as e:
+            truncated = str(e)
+    problems = [*store.problems(), *(p for s in scans for p in s.problems)]
+    return {
+        "store": str(store.root),
+        "segment_size": store.commitlog.segment_size,
+        "segments": [
+            {"name": s.segment.name, "file": s.segment.file, "start_offset": s.segment.start_offset,
+             "file_size": s.segment.file_size, "valid_end": s.valid_end_offset, "data_end_position": s.data_end,
+             "messages": s.messages, "blank_position": s.blank_position, "blank_size": s.blank_size,
+             "first_store_timestamp": s.first_store_timestamp, "last_store_timestamp": s.last_store_timestamp,
+             "preallocated": s.preallocated, "problems": len(s.problems)}
+            for s in scans
+        ],
+        "min_physical_offset": store.min_offset,
+        "max_physical_offset": max_offset,
+        "topics": _topics(store),
+        "index_files": [index_file_view(r.info()) for r in store.index_files()],
+        "checkpoint": checkpoint_view(_safe_checkpoint(store)),
+        "abort_file": store.abort_exists,
+        "lock_file": store.lock_exists,
+        "clean_shutdown": store.clean_shutdown,
+        # abort is there while a broker runs and after it crashed: a state to know, not damage
+        "shutdown": "clean (no abort file)" if store.clean_shutdown else "broker running or crashed (abort file present)",
+        "recovery": recovery,
+        "consumer_groups": store.consumer_lag(),
+        "problems": [problem_view(p) for p in problems],
+        "truncated": truncated,
+    }
+
+
+def _scans(store: Store, budget: Budget) -> tuple[list, str | None]:
+    """Segment scans until ``budget`` runs out (checked between segments, and before recovery's walk)."""
+    total = len(store.segments)
+    scans = []
+    for i in range(total):
+        if budget.expired():
+            return scans, budget.note(f"scanning {i} of {total} segments")
+        scans.append(store.scan_segment(i))
+    if budget.expired():
+        return scans, budget.note(f"scanning all {total} segments (recovery not run)")
+    return scans, None
+
+
+def _safe_checkpoint(store: Store):
+    try:
+        return store.checkpoint()
+    except StoreError:
+        return None  # reported among the problems
+
+
+def _topics(store: Store) -> list[dict]:
+    by_topic: dict[str, list[dict]] = {}
+    for q in store.queue_infos():
+        by_topic.setdefault(q.topic, []).append(queue_view(q))
+    configured = store.config.topics
+    names = sorted(set(by_topic) | set(configured))
+    return [
+        {"topic": t, "configured": t in configured, "queues": by_topic.get(t, []),
+         "message_count": sum(q["message_count"] for q in by_topic.get(t, []))}
+        for t in names
+    ]
+
+
+def id_overview(text: str, store: Store | None = None) -> dict:
+    readings = decode_id(text, store)
+    offset_r, uniq_r = (id_reading_view(r) for r in readings)
+    tz = dt.datetime.now().astimezone().tzinfo
+    uniq_r["approximate_timestamp"] = uniq_key_nearly_time(uniq_r["time_since_month_start"], int(time.time() * 1000), tz)
+    data = {
+        "id": text.strip().upper(),
+        "kind": "offset_msg_id",
+        "ip": offset_r["ip"],
+        "port": offset_r["port"],
+        "offset": offset_r["offset"],
+        "offset_msg_id": offset_r,
+        "unique_key": uniq_r,
+    }
+    if store is not None:
+        found = [r for r in (offset_r, uniq_r) if r["found"]]
+        data["found_as"] = [r["kind"] for r in found]
+        data["physical_offset"] = found[0]["physical_offset"] if found else None
+    return data
+
+

@@ -1,0 +1,93 @@
+"""Where the log ends, found the way the broker's recovery finds it (spec §3.2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.engine.model.records import Blank, Message, Problem
+
+# recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
+NOT_FATAL = {"offset-mismatch", "blank-size"}
+CHECKPOINT_SLACK_MS = 3000
+
+
+@dataclass(frozen=True)
+class Recovery:
+    mode: str  # "normal" (no abort file) or "abnormal"
+    start_segment: str | None
+    end_offset: int  # processOffset: the first byte after the last good record
+    last_record_offset: int | None
+    reason: str  # why the log ends there
+    stop_problem: Problem | None
+
+    def as_dict(self) -> dict:
+        return {
+            "mode": self.mode,
+            "start_segment": self.start_segment,
+            "end_offset": self.end_offset,
+            "last_record_offset": self.last_record_offset,
+            "reason": self.reason,
+            "stop_problem": None if self.stop_problem is None else
+            {"file": self.stop_problem.file, "offset": self.stop_problem.offset, "code": self.stop_problem.code,
+             "reason": self.stop_problem.reason},
+        }
+
+
+def recover(store, mode: str | None = None, *, budget=None) -> Recovery:
+    """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says.
+
+    ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked every 1024 records: the walk covers whole
+    segments, so a caller that must answer in time can stop it (``BudgetExceeded``)."""
+    mode, start_index = recovery_start(store, mode)
+    if start_index is None:
+        return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
+    start = store.commitlog.segments[start_index]
+    end = start.start_offset
+    last = None
+    for n, entry in enumerate(store.commitlog.entries(start.start_offset, check_crc=True), 1):
+        if budget is not None and n % 1024 == 0:
+            budget.check(f"walking {n} records for recovery")
+        if isinstance(entry, Message):
+            last = entry.physical_offset
+            end = entry.end_offset
+        elif isinstance(entry, Blank):
+            seg_start = entry.physical_offset - entry.position
+            nxt = store.commitlog.segment_for(seg_start + (store.commitlog.segment_size or 1))
+            end = nxt.start_offset if nxt is not None else entry.physical_offset
+        elif isinstance(entry, Problem) and entry.code not in NOT_FATAL:
+            return Recovery(mode, start.file, end, last, f"{entry.reason} ({entry.file} @ {entry.offset})", entry)
+    return Recovery(mode, start.file, end, last, "end of data (zero bytes follow)", None)
+
+
+def recovery_start(store, mode: str | None = None) -> tuple[str, int | None]:
+    """(mode, index of the segment recovery starts in); the mode defaults to what the abort file says."""
+    mode = mode or ("normal" if store.clean_shutdown else "abnormal")
+    segments = store.commitlog.segments
+    if not segments:
+        return mode, None
+    return mode, normal_start(segments) if mode == "normal" else abnormal_start(store)
+
+
+def normal_start(segments) -> int:
+    """4.9.x - 5.3.1: the third-to-last segment (or the first)."""
+    return max(0, len(segments) - 3)
+
+
+def abnormal_start(store) -> int:
+    """Newest segment whose first record is a message stored no later than the checkpoint's bound."""
+    try:
+        cp = store.checkpoint()
+    except Exception:  # noqa: BLE001 - a bad checkpoint: fall back to the first segment, as the broker would
+        cp = None
+    bound = 0
+    if cp is not None:
+        bound = max(0, min(cp.physic_msg_timestamp, cp.logics_msg_timestamp) - CHECKPOINT_SLACK_MS)
+    for i in range(len(store.commitlog.segments) - 1, -1, -1):
+        seg = store.commitlog.segments[i]
+        try:
+            msg = store.commitlog.message_at(seg.start_offset)
+        except Exception:  # noqa: BLE001 - not a message: try an older segment
+            continue
+        if msg.store_timestamp != 0 and msg.store_timestamp <= bound:
+            return i
+    return 0

@@ -1,0 +1,444 @@
+"""``Store``: a store root opened read-only, with discovery and every lookup the front ends need."""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.records import (
+    ChainWalk,
+    CheckpointInfo,
+    CqUnit,
+    IdReading,
+    KeyHit,
+    Message,
+    Problem,
+    QueueInfo,
+)
+from inspector.engine.read.commitlog import CommitLog, Entry, RecordInProgress, SegmentScan
+from inspector.engine.read.config import ConfigSet, load_config
+from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
+from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
+from inspector.engine.read.journal import interrupted_rebuild_problems
+from inspector.engine.read.mapped import MappedFile
+from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from parsers import commitlog as cl
+from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
+from parsers.indexfile import infer_geometry
+from parsers.java import index_key
+from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
+
+INDEX_NAME = re.compile(r"^\d{17}$")
+MAX_TIME = (1 << 63) - 1
+SYSTEM_TOPICS = (
+    "SCHEDULE_TOPIC_XXXX",
+    "RMQ_SYS_TRANS_HALF_TOPIC",
+    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+    "TRANS_CHECK_MAX_TIME_TOPIC",
+    "rmq_sys_wheel_timer",
+)
+
+
+class Store:
+    """A RocketMQ store directory, read-only.
+
+    Never creates, locks or modifies a file: every data file is read through a
+    read-only mmap. Geometry that is broker configuration (segment size, CQ file
+    size, index slots/items) is inferred from the files unless given.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        segment_size: int | None = None,
+        cq_file_size: int | None = None,
+        index_slots: int | None = None,
+        index_items: int | None = None,
+    ):
+        self.root = Path(root)
+        try:
+            resolved = self.root.resolve(strict=True)
+        except (OSError, RuntimeError) as e:
+            raise BadInput(f"cannot open store: {getattr(e, 'strerror', None) or e}", str(root)) from None
+        if not resolved.is_dir():
+            raise BadInput("not a directory", str(root))
+        try:  # a directory we may not list (no read/execute permission) fails here, not deep in a walk
+            next(resolved.iterdir(), None)
+        except OSError as e:
+            raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
+        self.cq_file_size = cq_file_size
+        self.index_slots = index_slots
+        self.index_items = index_items
+        self.commitlog = CommitLog(self.root, segment_size)
+        self._queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self._queue_ids = discover_queues(self.root)
+        self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
+        if is_rocksdb_dir(self.root / "consumequeue"):
+            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root)
+            known = set(self._queue_ids)
+            self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
+        self._index_readers: list[IndexFileReader] | None = None
+        self._index_problems: list[Problem] = []
+        self._config: ConfigSet | None = None
+        self._scans: dict[int, SegmentScan] = {}
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.commitlog.close()
+        for q in self._queues.values():
+            q.close()
+        for r in self._index_readers or []:
+            r.close()
+        if self.rocksdb_cq is not None:
+            self.rocksdb_cq.close()
+            self.rocksdb_cq = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- root files ------------------------------------------------------------------------------------------
+
+    @property
+    def abort_exists(self) -> bool:
+        return (self.root / "abort").exists()
+
+    @property
+    def lock_exists(self) -> bool:
+        return (self.root / "lock").exists()
+
+    @property
+    def clean_shutdown(self) -> bool:
+        """RocketMQ decides normal vs abnormal recovery by the existence of ``abort`` alone (spec §3.2)."""
+        return not self.abort_exists
+
+    def checkpoint(self) -> CheckpointInfo | None:
+        path = self.root / "checkpoint"
+        if not path.exists():
+            return None
+        with MappedFile(path, "checkpoint") as mf:
+            raw = mf.read(0, CHECKPOINT_FILE_SIZE)
+        if len(raw) < 24:
+            raise StoreError(f"checkpoint is {len(raw)} bytes; it needs at least 24", "checkpoint", 0)
+        padded = raw.ljust(CHECKPOINT_FILE_SIZE, b"\0")
+        c = Checkpoint.parse(padded)
+        return CheckpointInfo(
+            "checkpoint",
+            mf.size,
+            c.physic_msg_timestamp,
+            c.logics_msg_timestamp,
+            c.index_msg_timestamp,
+            c.master_flushed_offset if len(raw) >= 32 else 0,
+            c.confirm_phy_offset if len(raw) >= 40 else 0,
+        )
+
+    def checkpoint_problems(self) -> list[Problem]:
+        path = self.root / "checkpoint"
+        if not path.exists():
+            return []
+        try:
+            size = path.stat().st_size
+            self.checkpoint()
+        except StoreError as e:
+            return [Problem("checkpoint", e.offset or 0, e.reason, "bad-checkpoint")]
+        except OSError as e:
+            return [Problem("checkpoint", 0, f"cannot read: {e.strerror}", "unreadable-file")]
+        if size != CHECKPOINT_FILE_SIZE:
+            return [Problem("checkpoint", 0, f"checkpoint is {size} bytes, expected {CHECKPOINT_FILE_SIZE}", "bad-checkpoint")]
+        return []
+
+    @property
+    def config(self) -> ConfigSet:
+        if self._config is None:
+            self._config = load_config(self.root)
+        return self._config
+
+    # -- commitlog -------------------------------------------------------------------------------------------
+
+    @property
+    def segments(self):
+        return self.commitlog.segments
+
+    def scan_segment(self, index: int) -> SegmentScan:
+        """Walk segment ``index`` once (cached)."""
+        if index not in self._scans:
+            self._scans[index] = self.commitlog.scan_segment(self.commitlog.segments[index])
+        return self._scans[index]
+
+    def scans(self) -> list[SegmentScan]:
+        return [self.scan_segment(i) for i in range(len(self.commitlog.segments))]
+
+    @property
+    def min_offset(self) -> int:
+        return self.commitlog.min_offset
+
+    def max_offset(self) -> int:
+        """End of the last good record of the log (what RocketMQ's recovery would set as the write position)."""
+        last = 0
+        for scan in self.scans():
+            if scan.messages or scan.blank_position is not None:
+                last = scan.valid_end_offset
+        return last or self.min_offset
+
+    def message_at(self, offset: int) -> Message:
+        return self.commitlog.message_at(offset)
+
+    def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
+        return self.commitlog.entries(from_offset, check_crc=check_crc)
+
+    def store_timestamp_at(self, offset: int) -> int:
+        """STORETIMESTAMP of the record at ``offset`` without decoding the rest (position depends on born host)."""
+        head = self.commitlog.read(offset, 80)
+        if len(head) < 64:
+            raise StoreError("record header runs past the segment", None, offset)
+        sys_flag = struct.unpack_from(">i", head, 36)[0]
+        pos = 68 if sys_flag & cl.BORNHOST_V6_FLAG else 56
+        if len(head) < pos + 8:
+            raise StoreError("record header runs past the segment", None, offset)
+        return struct.unpack_from(">q", head, pos)[0]
+
+    # -- consume queues ---------------------------------------------------------------------------------------
+
+    def queue_ids(self) -> list[tuple[str, int]]:
+        return list(self._queue_ids)
+
+    def topics(self) -> list[str]:
+        names = {t for t, _ in self._queue_ids} | set(self.config.topics)
+        return sorted(names)
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue:
+        key = (topic, queue_id)
+        if key not in self._queue_ids:
+            raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
+        q = self._queues.get(key)
+        if q is None:
+            file_dir = self.root / "consumequeue" / topic / str(queue_id)
+            if self.rocksdb_cq is not None and not file_dir.is_dir():
+                return self.rocksdb_cq.queue(topic, queue_id)
+            q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size, log_min_offset=self.commitlog.min_offset)
+            self._queues[key] = q
+        return q
+
+    def queue_infos(self) -> list[QueueInfo]:
+        return [self.queue(t, q).info() for t, q in self._queue_ids]
+
+    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0) -> Iterator[tuple[CqUnit, Message | Problem]]:
+        """Units of one queue with the message each points at (or a Problem saying why it could not be read)."""
+        cq = self.queue(topic, queue_id)
+        start = max(from_offset, cq.info().min_offset)
+        for unit in cq.units(start):
+            if isinstance(unit, Problem):
+                yield None, unit  # type: ignore[misc]
+                continue
+            if unit.is_pre_blank:
+                continue
+            try:
+                yield unit, self.message_at(unit.physical_offset)
+            except StoreError as e:
+                if isinstance(e, RecordInProgress) or (self.abort_exists and unit.physical_offset >= self._log_end()):
+                    # a running (or crashed) broker: the queue runs ahead of the log's complete records
+                    yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at "
+                                        f"{unit.physical_offset}, past the complete records: {e}", "cq-ahead-of-log",
+                                        "warning")
+                    continue
+                yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
+                                    "cq-dangling")
+
+    def _log_end(self) -> int:
+        """End of the last commitlog segment this Store knows (a live broker may have added one since)."""
+        segs = self.commitlog.segments
+        return segs[-1].start_offset + max(segs[-1].file_size, self.commitlog.segment_size) if segs else 0
+
+    def message_by_queue_offset(self, topic: str, queue_id: int, queue_offset: int) -> Message:
+        cq = self.queue(topic, queue_id)
+        info = cq.info()
+        if not info.min_offset <= queue_offset < info.max_offset:
+            raise NotFound(f"queue offset {queue_offset} is outside [{info.min_offset}, {info.max_offset})", cq.rel_dir)
+        return self.message_at(cq.unit(queue_offset).physical_offset)
+
+    def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""
+        cq = self.queue(topic, queue_id)
+        info = cq.info()
+        lo, hi = info.min_offset, info.max_offset
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.store_timestamp_at(cq.unit(mid).physical_offset) < timestamp:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    # -- index files ------------------------------------------------------------------------------------------
+
+    def index_files(self) -> list[IndexFileReader]:
+        """Index files in name (creation) order; unreadable ones are reported in index_problems()."""
+        if self._index_readers is None:
+            self._index_readers = []
+            base = self.root / "index"
+            names = sorted(p.name for p in base.iterdir() if INDEX_NAME.match(p.name)) if base.is_dir() else []
+            slots, items = self._index_geometry(base, names)
+            for name in names:
+                try:
+                    reader = IndexFileReader(self.root, f"index/{name}", slots, items)
+                except StoreError as e:
+                    self._index_problems.append(Problem(e.file or f"index/{name}", e.offset or 0, e.reason, "bad-index-file"))
+                    continue
+                self._index_problems.extend(reader.problems)
+                self._index_readers.append(reader)
+        return self._index_readers
+
+    def _index_geometry(self, base: Path, names: list[str]) -> tuple[int | None, int | None]:
+        """Slots and items are one broker setting for all files: the geometry most file sizes agree on.
+
+        A single truncated file then reads with its siblings' geometry (and is reported as too short)
+        instead of being unreadable.
+        """
+        if self.index_slots or self.index_items:
+            return self.index_slots, self.index_items
+        votes: Counter[tuple[int, int]] = Counter()
+        for name in names:
+            try:
+                fitted = infer_geometry((base / name).stat().st_size)
+            except OSError:
+                continue
+            if fitted is not None:
+                votes[fitted] += 1
+        if not votes:
+            return None, None
+        return votes.most_common(1)[0][0]
+
+    def index_problems(self) -> list[Problem]:
+        self.index_files()
+        return list(self._index_problems)
+
+    def _key_checker(self, topic: str, key: str):
+        def check(phy_offset: int) -> bool | None:
+            try:
+                msg = self.message_at(phy_offset)
+            except StoreError:
+                return None
+            return msg.topic == topic and (key == msg.unique_key or key in msg.keys)
+
+        return check
+
+    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None) -> list[ChainWalk]:
+        """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them.
+
+        ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains.
+        """
+        full_key = index_key(topic, key)
+        walks = []
+        for reader in reversed(self.index_files()):
+            if not is_time_matched(reader.header, begin, end) and (begin, end) != (0, MAX_TIME):
+                walk = reader.walk(full_key, begin, end, None)
+                walks.append(
+                    ChainWalk(walk.file, walk.key, walk.key_hash, walk.slot, walk.slot_position, walk.slot_value, (),
+                              "not searched", "file time range is outside the query window")
+                )
+                continue
+            walks.append(reader.walk(full_key, begin, end, self._key_checker(topic, key), limit))
+        return walks
+
+    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
+        """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key."""
+        hits: list[KeyHit] = []
+        seen: set[int] = set()
+        for walk in self.chain(topic, key, begin, end):
+            for step in walk.steps:
+                if not (step.hash_matches and step.key_matches and step.in_time_range):
+                    continue
+                off = step.item.phy_offset
+                if off in seen:
+                    continue
+                seen.add(off)
+                msg = self.message_at(off)
+                hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+        return hits
+
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
+        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic is tried."""
+        candidates = topics or sorted(set(self.topics()) | set(SYSTEM_TOPICS))
+        hits: list[KeyHit] = []
+        for topic in candidates:
+            hits.extend(h for h in self.lookup_key(topic, unique_key) if h.message.unique_key == unique_key)
+        hits.sort(key=lambda h: h.message.physical_offset)
+        return hits
+
+    # -- ids and references -------------------------------------------------------------------------------------
+
+    def resolve_id(self, text: str) -> list[IdReading]:
+        return decode_id(text, self)
+
+    def find(self, ref: str) -> Message:
+        """A message by physical offset (decimal), offset msgId or unique key."""
+        ref = ref.strip()
+        if ref.isdigit() and len(ref) not in (32, 56):
+            return self.message_at(int(ref))
+        if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
+            for reading in decode_id(ref, self):
+                if reading.found and reading.physical_offset is not None:
+                    return self.message_at(reading.physical_offset)
+        if ref.isdigit():
+            return self.message_at(int(ref))
+        if len(ref) not in (32, 56):
+            raise BadInput(f"{ref!r} is neither a physical offset nor a 32/56-hex message id")
+        raise NotFound(f"no message with id {ref} in this store")
+
+    # -- consumers ----------------------------------------------------------------------------------------------
+
+    def consumer_lag(self) -> list[dict]:
+        """Each (group, topic, queue) of consumerOffset.json with its committed offset and lag against the queue."""
+        rows = []
+        for (topic, group), queues in sorted(self.config.consumer_offsets.items()):
+            for queue_id, offset in sorted(queues.items()):
+                try:
+                    info = self.queue(topic, queue_id).info()
+                    max_offset, lag = info.max_offset, max(0, info.max_offset - offset)
+                except NotFound:
+                    max_offset, lag = None, None
+                rows.append(dict(group=group, topic=topic, queue_id=queue_id, consumer_offset=offset,
+                                 max_offset=max_offset, lag=lag))
+        return rows
+
+    def problems(self) -> list[Problem]:
+        """Problems found without walking the data: layout, index headers, checkpoint, config."""
+        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config.problems,
+                *interrupted_rebuild_problems(self.root)]
+
+
+def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
+    """Both readings of a message id (offset msgId first), each checked against the store when one is given."""
+    text = text.strip().upper()
+    try:
+        off = decode_offset_msg_id(text)
+        uk = decode_uniq_key(text)
+    except MsgIdError as e:
+        raise BadInput(str(e)) from None
+    offset_reading = IdReading("offset_msg_id", {"ip": off.ip, "port": off.port, "offset": off.offset})
+    uniq_reading = IdReading(
+        "unique_key",
+        {"ip": uk.ip, "pid": uk.pid, "class_loader_hash": uk.class_loader_hash,
+         "time_since_month_start": uk.time_since_month_start, "counter": uk.counter},
+    )
+    if store is None:
+        return [offset_reading, uniq_reading]
+    found_off = False
+    try:
+        msg = store.message_at(off.offset)
+        found_off = msg.msg_id == text
+    except StoreError:
+        pass
+    offset_reading = IdReading(offset_reading.kind, offset_reading.fields, found_off, off.offset if found_off else None)
+    hits = store.lookup_unique_key(text)
+    uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
+                             hits[0].message.physical_offset if hits else None)
+    return [offset_reading, uniq_reading]

@@ -1,0 +1,151 @@
+"""verify: a clean store is clean; each corruption gives its exact finding (file, offset, code) and no command crashes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli.main import main
+from inspector.engine import Store
+from inspector.engine.maintain.verify import verify
+
+
+def _verify(root: Path):
+    with Store(root) as store:
+        return verify(store)
+
+
+def _findings(report) -> set[tuple[str, int, str]]:
+    return {(p.file, p.offset, p.code) for p in report.errors}
+
+
+def _segment_of(root: Path, offset: int) -> tuple[Path, int]:
+    segs = sorted((root / "commitlog").iterdir())
+    seg = [s for s in segs if int(s.name) <= offset][-1]
+    return seg, offset - int(seg.name)
+
+
+def _patch(path: Path, pos: int, data: bytes) -> None:
+    raw = bytearray(path.read_bytes())
+    raw[pos : pos + len(data)] = data
+    path.write_bytes(bytes(raw))
+
+
+def _every_command_completes(root: Path, capsys) -> None:
+    """Each read command returns an exit code (never raises), whatever the damage."""
+    key = ["OrderEvents", "order-1000"]
+    for argv in (["info"], ["info", "--json"], ["messages", "--limit", "500"], ["messages", "--json", "--limit", "500"],
+                 ["messages", "--topic", "OrderEvents", "--queue", "0"], ["show", "0"], ["key", *key],
+                 ["chain", *key], ["chain", *key, "--json"], ["hex", "0", "--length", "4096"], ["verify"],
+                 ["verify", "--json"]):
+        code = main([argv[0], str(root), *argv[1:]])
+        assert code in (0, 1, 3, 4), argv
+    out = root.parent / "rebuilt"
+    assert main(["rebuild", str(root), "--out", str(out), "--json"]) == 0
+    capsys.readouterr()
+
+
+def test_a_store_our_writer_wrote_verifies_clean(pristine_store):
+    root, _ = pristine_store
+    report = _verify(root)
+    assert report.problems == ()
+    assert (report.messages, report.cq_units) == (44, 44)
+    assert report.index_items > 100
+
+
+def test_torn_tail(store_copy, capsys):
+    root, facts = store_copy
+    seg, pos = _segment_of(root, facts["last"])
+    _patch(seg, pos + 60, bytes(40))
+    report = _verify(root)
+    # 40 zero bytes inside the born host .. body length fields: the lengths no longer add up to TOTALSIZE
+    torn = [p for p in report.errors if (p.file, p.offset) == (f"commitlog/{seg.name}", pos)]
+    assert [p.code for p in torn] in (["length-mismatch"], ["bad-body-length"]), report.problems
+    assert "torn tail" in torn[0].reason
+    _every_command_completes(root, capsys)
+
+
+def test_flipped_body_crc_byte(store_copy, capsys):
+    root, facts = store_copy
+    target = facts["offsets"][7]
+    seg, pos = _segment_of(root, target)
+    _patch(seg, pos + 8, bytes([seg.read_bytes()[pos + 8] ^ 0x01]))  # the BODYCRC field itself
+    report = _verify(root)
+    assert (f"commitlog/{seg.name}", pos, "crc-mismatch") in _findings(report)
+    with Store(root) as s:
+        assert s.message_at(target).body_crc_ok is False  # the message itself is still readable
+    _every_command_completes(root, capsys)
+
+
+def test_deleted_middle_segment(store_copy, capsys):
+    root, _ = store_copy
+    middle = sorted((root / "commitlog").iterdir())[1]
+    middle.unlink()
+    report = _verify(root)
+    last = sorted((root / "commitlog").iterdir())[-1]
+    assert (f"commitlog/{last.name}", 0, "missing-segment") in _findings(report)
+    dangling = [p for p in report.errors if p.code in ("cq-dangling", "cq-past-end")]
+    assert dangling and all(p.file.startswith("consumequeue/") for p in dangling)
+    _every_command_completes(root, capsys)
+
+
+def test_truncated_index_file(store_copy, capsys):
+    root, _ = store_copy
+    first = sorted((root / "index").iterdir())[0]
+    first.write_bytes(first.read_bytes()[:40 + 16 * 4 + 10 * 20])  # keeps the header, slots and 9 items
+    report = _verify(root)
+    codes = {(p.file, p.code) for p in report.errors}
+    assert (f"index/{first.name}", "index-size") in codes
+    assert (f"index/{first.name}", "index-truncated") in codes
+    _every_command_completes(root, capsys)
+
+
+def test_consume_queue_unit_pointing_past_the_end(store_copy, capsys):
+    root, _ = store_copy
+    cq = root / "consumequeue" / "OrderEvents" / "1" / "00000000000000000000"
+    _patch(cq, 20, (10_000_000).to_bytes(8, "big"))  # unit 1
+    report = _verify(root)
+    assert ("consumequeue/OrderEvents/1/00000000000000000000", 20, "cq-past-end") in _findings(report)
+    _every_command_completes(root, capsys)
+
+
+def test_looping_chain(store_copy, capsys):
+    root, _ = store_copy
+    with Store(root) as s:
+        reader = s.index_files()[0]
+        slot = next(n for n in range(reader.slot_count) if (reader.slot_value(n) or 0) > 3)
+        head = reader.slot_value(slot)
+        name, slots = reader.name, reader.slot_count
+    # make the head's oldest link point back to the head: walk to the chain's end and link it to the head
+    with Store(root) as s:
+        reader = s.index_files()[0]
+        number = head
+        while reader.item(number).prev_index:
+            number = reader.item(number).prev_index
+    item_pos = 40 + slots * 4 + number * 20
+    _patch(root / "index" / name, item_pos + 16, head.to_bytes(4, "big"))
+    report = _verify(root)
+    assert (f"index/{name}", 40 + slot * 4, "index-loop") in _findings(report)
+    with Store(root) as s:
+        for walk in s.chain("OrderEvents", "order-1000"):
+            assert len(walk.steps) <= 64  # bounded
+    _every_command_completes(root, capsys)
+
+
+@pytest.mark.parametrize("json_flag", [False, True])
+def test_verify_exit_code_and_json(store_copy, capsys, json_flag):
+    root, facts = store_copy
+    assert main(["verify", str(root)] + (["--json"] if json_flag else [])) == 0
+    capsys.readouterr()
+    seg, pos = _segment_of(root, facts["offsets"][3])
+    _patch(seg, pos + 8, b"\x7f\x7f\x7f\x7f")
+    assert main(["verify", str(root)] + (["--json"] if json_flag else [])) == 4
+    out = capsys.readouterr().out
+    if json_flag:
+        doc = json.loads(out)
+        assert doc["ok"] is False
+        assert {"file": f"commitlog/{seg.name}", "offset": pos, "code": "crc-mismatch"}.items() <= doc["problems"][0].items()
+    else:
+        assert "crc-mismatch" in out

@@ -26,8 +26,9 @@ from inspector.cli.main import main as cli_main
 from inspector.engine import Store
 from inspector.engine.maintain import staging as staging_mod
 from inspector.engine.maintain.rebuild import finish_interrupted
-from inspector.engine.maintain.staging import CRASH_ENV, JOURNAL, STAGING_MARK
+from inspector.engine.maintain.staging import CRASH_ENV
 from inspector.engine.maintain.verify import verify
+from inspector.engine.read.journal import JOURNAL, STAGING_MARK
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_store"

@@ -18,7 +18,7 @@ import signal
 from collections import Counter
 from pathlib import Path
 
-from inspector.engine.read.journal import STAGING_MARK  # re-exported: the writers' names
+from inspector.engine.read.journal import STAGING_MARK
 
 CRASH_ENV = "RMQ_INSPECT_CRASH_AT"
 BACKUP_MARK = ".rmq-inspect-backup-"

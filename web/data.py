@@ -30,12 +30,12 @@ from inspector.engine import (
     message_view,
     problem_view,
     queue_view,
+    region_view,
     regions,
     slot_occupancy,
     store_overview,
     walk_slot,
 )
-from parsers.java import index_key
 from web.deadline import NO_DEADLINE, Deadline
 
 
@@ -225,12 +225,6 @@ def get_message_or_404(store: Store, offset: int) -> Message:
 # -- hex ----------------------------------------------------------------------------------------------------------
 
 
-def _region_dict(r: Region) -> dict:
-    return {"kind": r.kind, "start": r.start, "end": r.end, "label": r.label,
-            "fields": [{"number": f.number, "name": f.name, "start": f.start, "length": f.length, "value": f.value}
-                       for f in r.fields]}
-
-
 def _region_at(store: Store, offset: int) -> Region | None:
     if store.commitlog.segment_for(offset) is None:
         return None
@@ -267,7 +261,7 @@ def hex_page(store: Store, offset: int, length: int) -> dict:
         "length": len(data),
         "segment": {"name": seg.name, "file": seg.file, "start_offset": seg.start_offset, "end_offset": seg_end},
         "bytes_hex": data.hex(),
-        "regions": [_region_dict(r) for r in regs],
+        "regions": [region_view(r) for r in regs],
         "current": None if current is None else {"kind": current.kind, "start": current.start, "end": current.end,
                                                  "label": current.label},
         "prev_offset": prev_offset,
@@ -359,17 +353,7 @@ def step_kind(hash_matches: bool, key_matches: bool | None) -> str:
 def chain_walks(store: Store, topic: str, key: str, limits: Limits, deadline: Deadline = NO_DEADLINE) -> list[ChainWalk]:
     """``Store.chain`` one index file at a time (newest first), each walk capped at ``chain_walk_items``; once
     ``deadline`` passes, the remaining files are listed as not searched."""
-    full_key = index_key(topic, key)
-    check = store._key_checker(topic, key)  # the collision check Store.chain uses (reads each same-hash message)
-    walks = []
-    for reader in reversed(store.index_files()):
-        if deadline.expired():
-            w = reader.walk(full_key, limit=0)  # the slot only: no item is read
-            walks.append(ChainWalk(w.file, w.key, w.key_hash, w.slot, w.slot_position, w.slot_value, (),
-                                   "not searched", deadline.note(f"walking {len(walks)} index file(s)")))
-            continue
-        walks.append(reader.walk(full_key, key_check=check, limit=limits.chain_walk_items))
-    return walks
+    return store.chain(topic, key, limit=limits.chain_walk_items, budget=deadline)
 
 
 def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, print_json
-from inspector.engine import Store, regions
+from inspector.engine import Store, region_view, regions
 
 MAX_LENGTH = 1 << 20
 REGION_STYLES = {"message": ("on grey19", "on grey30"), "blank": ("on dark_red",), "zero": ("dim",), "damaged": ("on red",)}
@@ -19,12 +19,7 @@ def hex_data(store: Store, offset: int, length: int) -> dict:
         "offset": offset,
         "length": len(data),
         "bytes_hex": data.hex(),
-        "regions": [
-            {"kind": r.kind, "start": r.start, "end": r.end, "label": r.label,
-             "fields": [{"number": f.number, "name": f.name, "start": f.start, "length": f.length, "value": f.value}
-                        for f in r.fields]}
-            for r in regs
-        ],
+        "regions": [region_view(r) for r in regs],
     }
 
 

@@ -23,6 +23,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.budget": ('Budget',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
+    "model.meaning": ('NAME_VALUE_SEPARATOR', 'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'compression_name', 'is_compressed', 'keys_of', 'magic_version', 'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map', 'sys_flag_parts', 'tags_of', 'transaction_name', 'unique_key_of'),
     "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading', 'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.bulk": ('CHECK_BODY_CRC', 'MessageBatch', 'rocketmq_crc32'),
     "read.body": ('decompress_body',),
@@ -31,11 +32,12 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.indexfile": ('IndexFileReader',),
     "read.layout": ('FieldSpan', 'Region', 'regions'),
     "read.mapped": ('is_all_zero',),
-    "read.overview": ('id_overview', 'store_overview'),
+    "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview'),
+    "read.keys": ('IndexedKey', 'indexed_key', 'item_key_text'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
-    "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view', 'printable', 'problem_view', 'queue_view'),
+    "read.views": ('region_view', 'chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view', 'printable', 'problem_view', 'queue_view'),
     "maintain.dispatch": ('check_path_component', 'ConsumeQueueBuilder', 'dispatch_request', 'DispatchRequest'),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
@@ -90,6 +92,23 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
+    from inspector.engine.model.meaning import (
+        NAME_VALUE_SEPARATOR,
+        PROPERTY_SEPARATOR,
+        SYS_FLAG_PART_NAMES,
+        compression_name,
+        is_compressed,
+        keys_of,
+        magic_version,
+        offset_msg_id,
+        offset_msg_id_prefix,
+        offset_msg_id_suffix,
+        properties_map,
+        sys_flag_parts,
+        tags_of,
+        transaction_name,
+        unique_key_of,
+    )
     from inspector.engine.model.records import (
         Blank,
         ChainStep,
@@ -108,9 +127,10 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.commitlog import Entry, SegmentScan
     from inspector.engine.read.follow import follow
     from inspector.engine.read.indexfile import IndexFileReader
+    from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text
     from inspector.engine.read.layout import FieldSpan, Region, regions
     from inspector.engine.read.mapped import is_all_zero
-    from inspector.engine.read.overview import id_overview, store_overview
+    from inspector.engine.read.overview import approximate_unique_key_time, id_overview, store_overview
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
@@ -123,6 +143,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         printable,
         problem_view,
         queue_view,
+        region_view,
     )
     from inspector.engine.scan.bulk import CHECK_BODY_CRC, MessageBatch, rocketmq_crc32
     from inspector.engine.workshop.exercises import exercise_view, generate, result_view

@@ -19,18 +19,33 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.engine import CHECK_BODY_CRC, Host, Message, MessageBatch, rocketmq_crc32
+from inspector.engine import (
+    CHECK_BODY_CRC,
+    NAME_VALUE_SEPARATOR,
+    PROPERTY_SEPARATOR,
+    Host,
+    Message,
+    MessageBatch,
+    compression_name,
+    keys_of,
+    magic_version,
+    offset_msg_id_prefix,
+    offset_msg_id_suffix,
+    properties_map,
+    rocketmq_crc32,
+    sys_flag_parts,
+    tags_of,
+    transaction_name,
+    unique_key_of,
+)
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS
 from inspector.spark.tasks import (
     SegmentTask,
     SegmentWalk,
     Sink,
     _planned_segment,
-    _sys_flag_parts,
     message_row,
 )
-from parsers import commitlog as cl
-from parsers.msgid import encode_offset_msg_id
 
 
 def _arrow_schema() -> pa.Schema:
@@ -41,7 +56,7 @@ def _arrow_schema() -> pa.Schema:
 
 ARROW_MESSAGE = _arrow_schema()
 _TYPES = {f.name: f.type for f in ARROW_MESSAGE}
-_SEP, _EQ = cl.PROPERTY_SEPARATOR, cl.NAME_VALUE_SEPARATOR
+_SEP, _EQ = PROPERTY_SEPARATOR, NAME_VALUE_SEPARATOR
 _FROM_PROPERTIES = frozenset({"properties", "tags", "keys", "unique_key"})  # one split of the properties gives all
 
 
@@ -64,18 +79,14 @@ def _properties(texts: Iterable[str]) -> tuple[pa.Array, list, list, list]:
     tags, keys, uniq = [], [], []
     n = 0
     for text in texts:
-        m: dict[str, str] = {}
-        for part in text.split(_SEP):
-            name, sep, value = part.partition(_EQ)
-            if sep and name and value:
-                m[name] = value
+        m = properties_map(text)  # the engine's one reading of the properties
         names.extend(m)
         values.extend(m.values())
         n += len(m)
         offsets.append(n)
-        tags.append(m.get("TAGS") or None)
-        keys.append([k for k in m.get("KEYS", "").split(" ") if k])
-        uniq.append(m.get("UNIQ_KEY") or None)
+        tags.append(tags_of(m))
+        keys.append(keys_of(m))
+        uniq.append(unique_key_of(m))
     column = pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(names, pa.string()),
                                      pa.array(values, pa.string()), type=_TYPES["properties"])
     return column, tags, keys, uniq
@@ -158,7 +169,8 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
     cols["position"] = pa.array(pos, pa.int64())
     cols["physical_offset"] = pa.array(pos + batch.segment_start, pa.int64())
     cols["total_size"] = pa.array(c["total_size"].astype(np.int32), pa.int32())
-    cols["magic_version"] = pa.array(np.where(c["magic_code"] == cl.MAGIC_V2, 2, 1).astype(np.int32), pa.int32())
+    magics, inv_m = _distinct(c["magic_code"])
+    cols["magic_version"] = _take([magic_version(int(m)) for m in magics], inv_m, "magic_version")
     cols["body_crc"] = pa.array(c["body_crc"], pa.int64())
     if "body_crc_ok" in want:
         if batch.flags & CHECK_BODY_CRC:  # every record of the batch passed the CRC check on the way in
@@ -175,9 +187,7 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
     cols["sys_flag"] = pa.array(sys_flag.astype(np.int32), pa.int32())
     flags, inv = _distinct(sys_flag)
     if "sys_flag_parts" in want:
-        parts = [dict(zip(("compressed", "compression_type", "multi_tags", "transaction", "born_host_v6",
-                           "store_host_v6", "need_unwrap", "inner_batch", "unused_bits"), _sys_flag_parts(int(f)),
-                          strict=True)) for f in flags]
+        parts = [sys_flag_parts(int(f)) for f in flags]
         cols["sys_flag_parts"] = _take(parts, inv, "sys_flag_parts")
     cols["born_timestamp"] = pa.array(c["born_timestamp"], pa.int64())
     cols["store_timestamp"] = pa.array(c["store_timestamp"], pa.int64())
@@ -208,17 +218,14 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
             cols["unique_key"] = pa.array(uniq_keys, pa.string())
     if "msg_id" in want:
         store_hosts, inv_s = hosts["store"]
-        prefixes = [encode_offset_msg_id(h.ip, h.port, 0)[:-16] for h in store_hosts]
+        prefixes = [offset_msg_id_prefix(h.ip, h.port) for h in store_hosts]
         phys = c["stored_physical_offset"].tolist()
-        cols["msg_id"] = pa.array([prefixes[h] + format(o & 0xFFFFFFFFFFFFFFFF, "016X")
+        cols["msg_id"] = pa.array([prefixes[h] + offset_msg_id_suffix(o)
                                    for h, o in zip(inv_s.tolist(), phys, strict=True)], pa.string())
     if "transaction" in want:
-        cols["transaction"] = _take([cl.TRANSACTION_NAMES[int(f) & cl.TRANSACTION_MASK] for f in flags], inv,
-                                    "transaction")
+        cols["transaction"] = _take([transaction_name(int(f)) for f in flags], inv, "transaction")
     if "compression" in want:
-        compression = [cl.COMPRESSION_NAMES.get(cl.compression_type(int(f)), "UNKNOWN")
-                       if int(f) & cl.COMPRESSED_FLAG else None for f in flags]
-        cols["compression"] = _take(compression, inv, "compression")
+        cols["compression"] = _take([compression_name(int(f)) for f in flags], inv, "compression")
     body_len = c["body_length"]
     cols["body_length"] = pa.array(body_len.astype(np.int32), pa.int32())
     if "body" not in want:

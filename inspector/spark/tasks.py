@@ -35,8 +35,8 @@ from inspector.engine import (
     check_queue,
     crc_property_problems,
     dispatch_request,
+    sys_flag_parts,
 )
-from parsers.commitlog import sys_flag_parts
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
 
@@ -206,9 +206,7 @@ def segment_entries(store: Store, index: int, *, check_crc: bool = True) -> Iter
 
 @functools.lru_cache(maxsize=256)
 def _sys_flag_parts(sys_flag: int) -> tuple:
-    p = sys_flag_parts(sys_flag)
-    return (p["compressed"], p["compression_type"], p["multi_tags"], p["transaction"], p["born_host_v6"],
-            p["store_host_v6"], p["need_unwrap"], p["inner_batch"], p["unused_bits"])
+    return tuple(sys_flag_parts(sys_flag).values())  # SYS_FLAG_PART_NAMES order, as the schema's struct
 
 
 def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:

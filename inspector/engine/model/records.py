@@ -7,9 +7,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from inspector.engine.model import meaning
 from parsers import commitlog as cl
 from parsers.java import rocketmq_crc32
-from parsers.msgid import encode_offset_msg_id
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ class Message:
     def properties(self) -> dict[str, str]:
         raw = self.__dict__.get(RAW_PROPERTIES)
         if raw is not None:  # still unsplit: the map straight from the text (entries stay unsplit)
-            return cl.Properties.from_text(raw).as_map()
+            return meaning.properties_map(raw)
         return cl.Properties(list(self.properties_entries), self.properties_terminated).as_map()
 
     @property
@@ -133,20 +133,20 @@ class Message:
 
     @property
     def magic_version(self) -> int:
-        return 2 if self.magic_code == cl.MAGIC_V2 else 1
+        return meaning.magic_version(self.magic_code)
 
     @property
     def tags(self) -> str | None:
-        return self.properties.get("TAGS") or None
+        return meaning.tags_of(self.properties)
 
     @property
     def keys(self) -> list[str]:
         """KEYS split on single spaces, empty pieces dropped (``IndexService.buildIndex``)."""
-        return [k for k in self.properties.get("KEYS", "").split(" ") if k]
+        return meaning.keys_of(self.properties)
 
     @property
     def unique_key(self) -> str | None:
-        return self.properties.get("UNIQ_KEY") or None
+        return meaning.unique_key_of(self.properties)
 
     @cached_property
     def body_crc_ok(self) -> bool:
@@ -155,19 +155,19 @@ class Message:
     @property
     def msg_id(self) -> str:
         """The offset msgId: store host + physical offset, upper-case hex."""
-        return encode_offset_msg_id(self.store_host.ip, self.store_host.port, self.stored_physical_offset)
+        return meaning.offset_msg_id(self.store_host.ip, self.store_host.port, self.stored_physical_offset)
 
     @property
     def transaction(self) -> str:
-        return cl.TRANSACTION_NAMES[self.sys_flag & cl.TRANSACTION_MASK]
+        return meaning.transaction_name(self.sys_flag)
 
     @property
     def compressed(self) -> bool:
-        return bool(self.sys_flag & cl.COMPRESSED_FLAG)
+        return meaning.is_compressed(self.sys_flag)
 
     @property
     def compression(self) -> str | None:
-        return cl.COMPRESSION_NAMES.get(cl.compression_type(self.sys_flag), "UNKNOWN") if self.compressed else None
+        return meaning.compression_name(self.sys_flag)
 
     @property
     def end_offset(self) -> int:

@@ -98,8 +98,7 @@ def _topics(store: Store) -> list[dict]:
 def id_overview(text: str, store: Store | None = None) -> dict:
     readings = decode_id(text, store)
     offset_r, uniq_r = (id_reading_view(r) for r in readings)
-    tz = dt.datetime.now().astimezone().tzinfo
-    uniq_r["approximate_timestamp"] = uniq_key_nearly_time(uniq_r["time_since_month_start"], int(time.time() * 1000), tz)
+    uniq_r["approximate_timestamp"] = approximate_unique_key_time(uniq_r["time_since_month_start"])[0]
     data = {
         "id": text.strip().upper(),
         "kind": "offset_msg_id",
@@ -116,3 +115,12 @@ def id_overview(text: str, store: Store | None = None) -> dict:
     return data
 
 
+
+
+def approximate_unique_key_time(span_ms: int, basis_ms: int | None = None) -> tuple[int, str]:
+    """The producer's time from a UNIQ_KEY's ms-since-month-start, and how the month was chosen: from
+    ``basis_ms`` (the message's born time, when the key was found) or from today, as RocketMQ's client does."""
+    tz = dt.datetime.now().astimezone().tzinfo
+    if basis_ms is not None:
+        return uniq_key_nearly_time(span_ms, basis_ms + 60_000, tz), "month of the message's born time"
+    return uniq_key_nearly_time(span_ms, int(time.time() * 1000), tz), "month guessed from today's date"

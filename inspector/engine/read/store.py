@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
     ChainWalk,
@@ -330,14 +331,22 @@ class Store:
 
         return check
 
-    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None) -> list[ChainWalk]:
+    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None,
+              budget: Budget | None = None) -> list[ChainWalk]:
         """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them.
 
-        ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains.
+        ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains. Once
+        ``budget`` runs out, the remaining files are listed with their slot only, as not searched, and the
+        budget's note says why.
         """
         full_key = index_key(topic, key)
         walks = []
         for reader in reversed(self.index_files()):
+            if budget is not None and budget.expired():
+                w = reader.walk(full_key, limit=0)  # the slot only: no item is read
+                walks.append(ChainWalk(w.file, w.key, w.key_hash, w.slot, w.slot_position, w.slot_value, (),
+                                       "not searched", budget.note(f"walking {len(walks)} index file(s)")))
+                continue
             if not is_time_matched(reader.header, begin, end) and (begin, end) != (0, MAX_TIME):
                 walk = reader.walk(full_key, begin, end, None)
                 walks.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.meaning import sys_flag_parts
 from inspector.engine.model.records import (
     Blank,
     ChainWalk,
@@ -18,7 +19,7 @@ from inspector.engine.model.records import (
     b64,
 )
 from inspector.engine.read.body import decompress_body
-from parsers.commitlog import sys_flag_parts
+from inspector.engine.read.layout import Region
 
 
 def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None) -> dict:
@@ -143,3 +144,10 @@ def printable(text: str) -> str:
     if not has_undecodable(text):
         return text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def region_view(r: Region) -> dict:
+    """A hex region (``layout.regions``) with its named fields: what ``hex --json`` and the web hex page show."""
+    return {"kind": r.kind, "start": r.start, "end": r.end, "label": r.label,
+            "fields": [{"number": f.number, "name": f.name, "start": f.start, "length": f.length, "value": f.value}
+                       for f in r.fields]}

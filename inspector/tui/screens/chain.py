@@ -10,13 +10,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
-from inspector.engine import ChainStep, ChainWalk, StoreError, busiest_slots, walk_slot
+from inspector.engine import (
+    ChainStep,
+    ChainWalk,
+    StoreError,
+    busiest_slots,
+    indexed_key,
+    item_key_text,
+    walk_slot,
+)
 from inspector.tui.fmt import num, parse_int, when
 from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
-from parsers.java import index_key, index_key_hash, java_string_hash
 
 STEP_COLUMNS = ("file", "item", "stored hash", "phy offset", "stored at", "prev", "verdict", "indexed key")
 LEGEND = ("✔ match: the message has this key   ✘ collision: same hash, another key   "
@@ -36,20 +43,6 @@ def verdict(step: ChainStep) -> Text:
     if not step.in_time_range:
         t.append(" (outside time window)", style="dim")
     return t
-
-
-def indexed_key(store, item) -> str:
-    """Which key string of the message at the item's offset has the item's hash (what was indexed)."""
-    try:
-        msg = store.message_at(item.phy_offset)
-    except StoreError:
-        return "(message unreadable)"
-    candidates = ([msg.unique_key] if msg.unique_key else []) + msg.keys
-    for k in candidates:
-        full = index_key(msg.topic, k)
-        if index_key_hash(full) == item.key_hash:
-            return full
-    return f"{msg.topic}#? (no key of the message has this hash)"
 
 
 class ChainScreen(ViewScreen):
@@ -199,11 +192,11 @@ class ChainScreen(ViewScreen):
         store = self.app.store
         try:
             walks = store.chain(topic, key)
-            keys = {(w.file, s.item.number): indexed_key(store, s.item) for w in walks for s in w.steps}
+            keys = {(w.file, s.item.number): item_key_text(store, s.item) for w in walks for s in w.steps}
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("chain", str(e)))
             return
-        self.post_message(ChainReady(topic, key, walks, java_string_hash(index_key(topic, key)), keys))
+        self.post_message(ChainReady(topic, key, walks, indexed_key(topic, key).java_hash, keys))
 
     @work(thread=True, exclusive=True, group="chain", exit_on_error=False)
     def _slot(self, file: str, slot: int) -> None:
@@ -211,7 +204,7 @@ class ChainScreen(ViewScreen):
         try:
             reader = self._reader(file)
             chain = walk_slot(reader, slot)
-            keys = {item.number: indexed_key(store, item) for item in chain.items}
+            keys = {item.number: item_key_text(store, item) for item in chain.items}
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("slot", str(e)))
             return
@@ -235,13 +228,14 @@ class ChainScreen(ViewScreen):
     def on_chain_ready(self, message: ChainReady) -> None:
         message.stop()
         walks: list[ChainWalk] = message.walks
-        full = index_key(message.topic, message.key)
+        indexed = indexed_key(message.topic, message.key)
+        full = indexed.text
         t = Text()
         t.append("key string  ", style="bold")
         t.append(full, style="cyan")
         t.append("\nJava hash   ", style="bold")
         t.append(f"String.hashCode() = {message.java_hash}")
-        key_hash = walks[0].key_hash if walks else index_key_hash(full)
+        key_hash = walks[0].key_hash if walks else indexed.key_hash
         t.append(f"   keyHash = |hashCode| = {key_hash}")
         if not walks:
             t.append("\nthe store has no index files", style="yellow")

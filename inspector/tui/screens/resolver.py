@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import time
-
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -13,25 +10,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
-from inspector.engine import IdReading
+from inspector.engine import IdReading, approximate_unique_key_time
 from inspector.tui.background import store_hosts
 from inspector.tui.fmt import num, when
 from inspector.tui.messages import IdResolved, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
-from parsers.msgid import uniq_key_nearly_time
 
 KIND_TITLES = {"offset_msg_id": "offset msgId", "unique_key": "unique key (UNIQ_KEY)"}
-
-
-def approximate_time(span_ms: int, basis_ms: int | None) -> tuple[int, str]:
-    """The producer's time from a UNIQ_KEY's ms-since-month-start: the month is guessed from ``basis_ms``
-    (the message's born time when the key was found) or from today, as RocketMQ's client does."""
-    tz = dt.datetime.now().astimezone().tzinfo
-    if basis_ms is not None:
-        return uniq_key_nearly_time(span_ms, basis_ms + 60_000, tz), "month of the message's born time"
-    return uniq_key_nearly_time(span_ms, int(time.time() * 1000), tz), "month guessed from today's date"
 
 
 class ResolverScreen(ViewScreen):
@@ -93,7 +80,7 @@ class ResolverScreen(ViewScreen):
             basis = None
             if uniq.found and uniq.physical_offset is not None:
                 basis = store.message_at(uniq.physical_offset).born_timestamp
-            approx, why = approximate_time(uniq.fields["time_since_month_start"], basis)
+            approx, why = approximate_unique_key_time(uniq.fields["time_since_month_start"], basis)
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("resolve", str(e)))
             return

@@ -1,11 +1,24 @@
-"""The layer shape of STYLE.md, held by reading every module's imports with ``ast``:
+"""The architecture as a test, read from every module's imports with ``ast`` (STYLE.md):
 
-    parsers  <-  inspector.engine  <-  { inspector.cli, inspector.tui, inspector.spark, web }
+    parsers  <-  engine.model  <-  engine.scan  <-  engine.read  <-  engine.maintain  <-  engine.workshop
+                                                                      \\__ inspector.engine (the face) __/
+                                                                                   ^
+                                          { inspector.cli, inspector.tui, inspector.spark, web }
+
+* ``parsers`` imports construct and the stdlib only.
+* Each engine room imports only the rooms below it (and parsers, the stdlib, numeric libraries).
+* The read side (``model``, ``scan``, ``read``) never writes: no write modes, no rename, unlink or mkdir.
+* Front ends import the engine only through its face, ``inspector.engine``, never a room's module and never a
+  parser; they never import each other (the CLI may start another front end inside the command that runs it).
+
+``breaches(root)`` holds every rule; the tests run it on this repository (nothing found) and on a copy with
+deliberate breaches (each one found).
 """
 
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -19,6 +32,10 @@ ENGINE_OPTIONAL = {"numpy", "numba", "llvmlite", "isal", "lz4", "zstandard", "ro
 UI_AND_CLUSTER = {"textual", "flask", "pyspark", "rich", "werkzeug", "jinja2"}
 FRONT_ENDS = {"inspector.cli": "inspector/cli", "inspector.tui": "inspector/tui", "inspector.spark": "inspector/spark",
               "web": "web"}
+# the engine's rooms, lowest first: a room may import the rooms before it, never one after it
+ROOMS = ("model", "scan", "read", "maintain", "workshop")
+READ_SIDE = ("model", "scan", "read")  # never writes
+FACE = "inspector.engine"
 
 
 @dataclass(frozen=True)
@@ -29,19 +46,24 @@ class Import:
     type_checking_only: bool
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
+def module_name(path: Path, root: Path = REPO) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def imports_of(path: Path, package: str | None = None) -> list[Import]:
+def imports_of(path: Path, package: str | None = None, root: Path = REPO) -> list[Import]:
     """Every import statement of a module, absolute; ``package`` is the one relative imports start from."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     if package is None:
-        package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+        name = module_name(path, root)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: list[Import] = []
+
+    def is_module(dotted: str) -> bool:
+        base = root / Path(*dotted.split("."))
+        return base.is_dir() or base.with_suffix(".py").exists()
 
     def visit(node: ast.AST, in_function: bool, type_checking: bool) -> None:
         for child in ast.iter_child_nodes(node):
@@ -57,8 +79,7 @@ def imports_of(path: Path, package: str | None = None) -> list[Import]:
                 found.append(Import(target, child.lineno, in_function, type_checking))
                 # "from pkg import submodule" imports pkg.submodule too
                 found.extend(Import(f"{target}.{a.name}", child.lineno, in_function, type_checking)
-                             for a in child.names if (REPO / Path(*f"{target}.{a.name}".split("."))).exists()
-                             or (REPO / Path(*f"{target}.{a.name}".split("."))).with_suffix(".py").exists())
+                             for a in child.names if is_module(f"{target}.{a.name}"))
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 visit(child, True, type_checking)
             elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
@@ -71,8 +92,8 @@ def imports_of(path: Path, package: str | None = None) -> list[Import]:
     return found
 
 
-def modules_under(directory: str) -> list[Path]:
-    base = REPO / directory
+def modules_under(directory: str, root: Path = REPO) -> list[Path]:
+    base = root / directory
     return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts) if base.is_dir() else []
 
 
@@ -84,76 +105,232 @@ def within(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
-PARSER_MODULES = modules_under("parsers")
-ENGINE_MODULES = modules_under("inspector/engine")
+def room_of(module: str) -> str | None:
+    """``inspector.engine.read.store`` -> ``read``; the face itself -> None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["inspector", "engine"] else None
 
 
-def _id(path: Path) -> str:
-    return str(path.relative_to(REPO))
+# -- the rules ------------------------------------------------------------------------------------------------------
+
+WRITE_CALLS = {"os.replace", "os.rename", "os.renames", "os.unlink", "os.remove", "os.rmdir", "os.removedirs",
+               "os.mkdir", "os.makedirs", "os.truncate", "os.ftruncate", "os.write", "os.link", "os.symlink",
+               "os.chmod", "os.utime", "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree",
+               "shutil.move", "shutil.rmtree"}
+WRITE_METHODS = {"write_text", "write_bytes", "unlink", "mkdir", "rmdir", "rename", "replace", "touch",
+                 "symlink_to", "hardlink_to", "chmod"}
+WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "ACCESS_WRITE", "ACCESS_COPY"}
+# The one place the read side writes, and why it may: the RocksDB consume queue is opened through a private
+# snapshot in a fresh temporary directory, because RocksDB writes into any database it opens (even
+# read-only); the store itself is never written (tests/hardening/test_read_only.py audits every open).
+READ_SIDE_WRITERS = {("inspector.engine.read.rocksdb_queue", "_snapshot"),
+                     ("inspector.engine.read.rocksdb_queue", "_drop_snapshot")}
+# The Kaitai/ImHex templates are generated from the construct schemas themselves, so that one package reads
+# construct's classes; every other engine module sees only what parsers give it.
+CONSTRUCT_READERS = "inspector.engine.workshop.templates"
 
 
-def test_the_layers_exist() -> None:
-    assert len(PARSER_MODULES) >= 10 and len(ENGINE_MODULES) >= 10
-    assert any(module_name(p) == "parsers.commitlog" for p in PARSER_MODULES)
-    assert any(module_name(p) == "inspector.engine.read.store" for p in ENGINE_MODULES)
+def _dotted(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - an odd node is simply not a dotted name
+        return ""
+
+
+def write_sites(path: Path, root: Path = REPO) -> list[tuple[str, int]]:
+    """Every place a module could write to the file system: (what, line), outside the allowed functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    name = module_name(path, root)
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            fn = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function
+            if (name, fn) in READ_SIDE_WRITERS:
+                continue
+            if isinstance(child, ast.Call):
+                callee = _dotted(child.func)
+                if callee in WRITE_CALLS:
+                    found.append((callee, child.lineno))
+                elif isinstance(child.func, ast.Attribute) and child.func.attr in WRITE_METHODS and not (
+                        child.func.attr == "replace" and len(child.args) + len(child.keywords) != 1):
+                    found.append((callee, child.lineno))  # Path.replace(target); str.replace(old, new) is no write
+                elif callee in ("open", "io.open") or (callee.endswith(".open") and callee != "os.open"):
+                    at = 1 if callee in ("open", "io.open") else 0  # Path.open(mode), open(file, mode)
+                    modes = child.args[at : at + 1] + [k.value for k in child.keywords if k.arg == "mode"]
+                    for m in modes:
+                        if isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+"):
+                            found.append((f"{callee}(mode={m.value!r})", child.lineno))
+            elif isinstance(child, ast.Attribute) and child.attr in WRITE_FLAGS:
+                found.append((_dotted(child), child.lineno))
+            visit(child, fn)
+
+    visit(tree, None)
+    return found
+
+
+def breaches(root: Path = REPO) -> list[str]:
+    """Every breach of the layering and of the read side's promise, as 'file:line: what' lines."""
+    out: list[str] = []
+
+    def say(path: Path, line: int, what: str) -> None:
+        out.append(f"{path.relative_to(root)}:{line}: {what}")
+
+    for path in modules_under("parsers", root):
+        for i in imports_of(path, root=root):
+            if not (top(i.module) in STDLIB or top(i.module) == "construct" or within(i.module, "parsers")):
+                say(path, i.line, f"parsers import {i.module}")
+    for path in modules_under("inspector/engine", root):
+        me = room_of(module_name(path, root))
+        for i in imports_of(path, root=root):
+            if top(i.module) in UI_AND_CLUSTER:
+                say(path, i.line, f"the engine imports {i.module}")
+            elif within(i.module, "inspector.engine"):
+                them = room_of(i.module)
+                if me is not None and them is not None and ROOMS.index(them) > ROOMS.index(me):
+                    say(path, i.line, f"engine.{me} imports engine.{them} ({i.module}), a room above it")
+                elif me is not None and them is None and i.module == FACE:
+                    say(path, i.line, "a room imports the face (import the module that holds the name)")
+            elif top(i.module) == "construct" and within(module_name(path, root), CONSTRUCT_READERS):
+                continue
+            elif not (top(i.module) in STDLIB | ENGINE_OPTIONAL or within(i.module, "parsers") or i.module == "inspector"):
+                say(path, i.line, f"the engine imports {i.module}")
+        if me in READ_SIDE:
+            for what, line in write_sites(path, root):
+                say(path, line, f"engine.{me} (read side) writes: {what}")
+    for front_end, directory in FRONT_ENDS.items():
+        for path in modules_under(directory, root):
+            for i in imports_of(path, root=root):
+                if within(i.module, "inspector.engine") and i.module != FACE:
+                    say(path, i.line, f"{front_end} imports {i.module}: front ends import only {FACE}")
+                if within(i.module, "parsers") or top(i.module) == "construct":
+                    say(path, i.line, f"{front_end} imports {i.module}: front ends never parse bytes")
+                if i.type_checking_only:
+                    continue
+                for other in FRONT_ENDS:
+                    # the command line is the launcher: it may start the terminal UI, the web app or a Spark job,
+                    # importing each only inside the command that runs it (so `info` never loads Flask or Spark)
+                    if other != front_end and within(i.module, other) and not (
+                            front_end == "inspector.cli" and i.in_function):
+                        say(path, i.line, f"{front_end} imports another front end, {i.module}")
+    return out
+
+
+# -- this repository ------------------------------------------------------------------------------------------------
+
+
+def test_the_rooms_exist() -> None:
+    for room in ROOMS:
+        assert len(modules_under(f"inspector/engine/{room}")) >= 2, room
+    assert module_name(REPO / "inspector" / "engine" / "read" / "store.py") == "inspector.engine.read.store"
 
 
 def test_the_walker_sees_the_store_imports() -> None:
-    path = REPO / "inspector" / "engine" / "store.py"
-    names = {i.module for i in imports_of(path)}
+    names = {i.module for i in imports_of(REPO / "inspector" / "engine" / "read" / "store.py")}
     assert "inspector.engine.read.commitlog" in names and "parsers.commitlog" in names
 
 
-@pytest.mark.parametrize("path", PARSER_MODULES, ids=_id)
-def test_parsers_import_only_construct_stdlib_and_parsers(path: Path) -> None:
-    bad = [(i.module, i.line) for i in imports_of(path)
-           if not (top(i.module) in STDLIB or top(i.module) == "construct" or within(i.module, "parsers"))]
-    assert bad == []
+def test_the_repository_keeps_its_layers() -> None:
+    assert breaches() == []
 
 
-@pytest.mark.parametrize("path", ENGINE_MODULES, ids=_id)
-def test_engine_imports_only_parsers_engine_and_stdlib(path: Path) -> None:
-    bad = [(i.module, i.line) for i in imports_of(path)
-           if not (top(i.module) in STDLIB | ENGINE_OPTIONAL or within(i.module, "parsers")
-                   or within(i.module, "inspector.engine") or i.module == "inspector")]
-    assert bad == []
+def test_the_read_side_has_no_write_but_the_audited_one() -> None:
+    """The one allowed writer exists (else the allowance is stale) and does write."""
+    for module, function in READ_SIDE_WRITERS:
+        path = REPO / Path(*module.split(".")).with_suffix(".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+        assert any(isinstance(n, ast.Call) and _dotted(n.func) in WRITE_CALLS for n in ast.walk(fn)), function
 
 
-@pytest.mark.parametrize("path", PARSER_MODULES + ENGINE_MODULES, ids=_id)
-def test_no_ui_or_cluster_library_below_the_front_ends(path: Path) -> None:
-    assert [(i.module, i.line) for i in imports_of(path) if top(i.module) in UI_AND_CLUSTER] == []
+def test_every_breach_is_found_in_a_copy_with_deliberate_ones(tmp_path: Path) -> None:
+    """The test fails when the architecture is breached: a copy of the tree with one breach of each rule."""
+    for d in ("parsers", "inspector", "web"):
+        shutil.copytree(REPO / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__", "*.tcss", "*.html"))
+    assert breaches(tmp_path) == []
+    (tmp_path / "parsers" / "evil.py").write_text("from inspector.engine import Store\n")
+    (tmp_path / "inspector" / "engine" / "read" / "evil.py").write_text(
+        "import os\n"
+        "from inspector.engine.maintain.writer import StoreWriter\n"
+        "def f(p):\n"
+        "    open(p, 'wb').close()\n"
+        "    os.replace(p, p)\n"
+        "    fd = os.open(p, os.O_RDWR)\n")
+    (tmp_path / "inspector" / "engine" / "model" / "evil.py").write_text("from inspector.engine.read.store import Store\n")
+    (tmp_path / "web" / "evil.py").write_text(
+        "from parsers.java import index_key\n"
+        "from inspector.engine.read.store import Store\n"
+        "from inspector.tui.app import InspectorApp\n")
+    found = breaches(tmp_path)
+    assert found == [
+        "parsers/evil.py:1: parsers import inspector.engine",
+        "inspector/engine/model/evil.py:1: engine.model imports engine.read (inspector.engine.read.store), a room above it",
+        "inspector/engine/read/evil.py:2: engine.read imports engine.maintain (inspector.engine.maintain.writer), "
+        "a room above it",
+        "inspector/engine/read/evil.py:4: engine.read (read side) writes: open(mode='wb')",
+        "inspector/engine/read/evil.py:5: engine.read (read side) writes: os.replace",
+        "inspector/engine/read/evil.py:6: engine.read (read side) writes: os.O_RDWR",
+        "web/evil.py:1: web imports parsers.java: front ends never parse bytes",
+        "web/evil.py:2: web imports inspector.engine.read.store: front ends import only inspector.engine",
+        "web/evil.py:3: web imports another front end, inspector.tui.app",
+    ]
 
 
-def _front_end_modules() -> list[tuple[str, Path]]:
-    return [(fe, p) for fe, directory in FRONT_ENDS.items() for p in modules_under(directory)]
+# -- the face -------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("front_end", "path"), _front_end_modules(), ids=[_id(p) for _, p in _front_end_modules()])
-def test_front_ends_do_not_import_each_other(front_end: str, path: Path) -> None:
-    others = [fe for fe in FRONT_ENDS if fe != front_end]
-    bad = []
-    for i in imports_of(path):
-        if i.type_checking_only:
-            continue
-        for other in others:
-            if within(i.module, other):
-                # the command line is the launcher: it may start the terminal UI, the web app or a Spark job,
-                # importing each only inside the command that runs it (so `info` never loads Flask or Spark)
-                if front_end == "inspector.cli" and i.in_function:
-                    continue
-                bad.append((i.module, i.line))
-        if top(i.module) == "construct":
-            bad.append((i.module, i.line))  # front ends never parse bytes themselves
-    assert bad == []
+def _face_tree() -> ast.Module:
+    return ast.parse((REPO / "inspector" / "engine" / "__init__.py").read_text(encoding="utf-8"))
 
 
-def test_importing_the_engine_loads_no_ui_library() -> None:
-    """At run time too: the engine and the CLI entry point pull in no Flask, Textual or Spark."""
+def test_the_face_lists_each_name_once_and_every_name_resolves() -> None:
+    import importlib
+
+    engine = importlib.import_module("inspector.engine")
+    face = engine._FACE
+    names = [n for ns in face.values() for n in ns]
+    assert len(names) == len(set(names)), "a name is given by two modules"
+    for module, ns in face.items():
+        mod = importlib.import_module(f"inspector.engine.{module}")
+        for n in ns:
+            assert getattr(engine, n) is getattr(mod, n)
+
+
+def test_the_face_type_checking_block_equals_the_table() -> None:
+    """What checkers see (the TYPE_CHECKING imports) is what ``__getattr__`` gives (``_FACE``)."""
+    import importlib
+
+    face = importlib.import_module("inspector.engine")._FACE
+    block = next(n for n in _face_tree().body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    seen = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom)
+        seen[node.module.removeprefix("inspector.engine.")] = sorted(a.name for a in node.names)
+    assert seen == {m: sorted(ns) for m, ns in face.items()}
+
+
+def test_front_ends_use_names_the_face_gives() -> None:
+    import importlib
+
+    given = set(importlib.import_module("inspector.engine").__all__)
+    missing = []
+    for _, directory in FRONT_ENDS.items():
+        for path in modules_under(directory):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == FACE:
+                    missing += [f"{path.relative_to(REPO)}: {a.name}" for a in node.names if a.name not in given]
+    assert missing == []
+
+
+def test_importing_the_engine_loads_no_ui_library_and_only_what_is_asked() -> None:
+    """At run time too: the face is lazy, so opening a store loads no writer, workshop, Flask, Textual or Spark."""
     code = (
         "import sys, importlib\n"
-        "importlib.import_module('inspector.engine.read.store')\n"
+        "from inspector.engine import Store\n"
         "bad = sorted(m for m in ('textual', 'flask', 'pyspark', 'rich') if m in sys.modules)\n"
         "assert not bad, ('engine', bad)\n"
+        "rooms = sorted(m for m in sys.modules if m.startswith(('inspector.engine.maintain', 'inspector.engine.workshop')))\n"
+        "assert not rooms, ('Store loaded', rooms)\n"
         "try:\n"
         "    importlib.import_module('inspector.cli.main')\n"
         "except ModuleNotFoundError:\n"
@@ -181,7 +358,20 @@ def test_the_ast_walk_classifies_nested_type_checking_and_relative_imports(tmp_p
     )
     found = [(i.module, i.in_function, i.type_checking_only) for i in imports_of(probe, "inspector.engine")]
     assert found == [
-        ("typing", False, False), ("os", False, False), ("inspector.engine.read.commitlog", False, False),
+        ("typing", False, False), ("os", False, False), ("inspector.engine.commitlog", False, False),
         ("inspector", False, False), ("inspector.engine", False, False), ("flask", False, True),
         ("web.app", True, False),
     ]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("open(p)", []), ("open(p, 'rb')", []), ("open(p, 'r+b')", ["open(mode='r+b')"]),
+    ("p.open('a')", ["p.open(mode='a')"]), ("Path(p).write_bytes(b'')", ["Path(p).write_bytes"]),
+    ("shutil.rmtree(p)", ["shutil.rmtree"]), ("mmap.mmap(f, 0, access=mmap.ACCESS_READ)", []),
+    ("mmap.mmap(f, 0, access=mmap.ACCESS_WRITE)", ["mmap.ACCESS_WRITE"]), ("text.replace('a', 'b')", []),
+    ("p.unlink()", ["p.unlink"]), ("p.replace(q)", ["p.replace"]),
+])
+def test_write_sites_are_recognised(tmp_path: Path, source: str, expected: list[str]) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(f"def f(p, f, text):\n    {source}\n")
+    assert [what for what, _ in write_sites(probe, tmp_path)] == expected

@@ -51,6 +51,11 @@ def _snapshot(src: Path) -> Path:
     return dst
 
 
+def _drop_snapshot(path: Path) -> None:
+    """Remove a private snapshot made by :func:`_snapshot` (a temporary directory, never the store)."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
 class RocksDBConsumeQueueStore:
     """All queues of a RocksDB consume queue, read from a private snapshot."""
 
@@ -67,7 +72,7 @@ class RocksDBConsumeQueueStore:
                              access_type=AccessType.read_only())
             self._offsets = self._db.get_column_family("offset") if "offset" in cfs else None
         except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception
-            shutil.rmtree(self._dir, ignore_errors=True)
+            _drop_snapshot(self._dir)
             raise StoreError(f"cannot open the RocksDB consume queue: {e}", "consumequeue") from None
         self._bounds: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
         self.max_dispatched_offset: int | None = None
@@ -94,7 +99,7 @@ class RocksDBConsumeQueueStore:
         try:
             self._db.close()
         finally:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            _drop_snapshot(self._dir)
 
     def queue_ids(self) -> list[tuple[str, int]]:
         return sorted(self._bounds)

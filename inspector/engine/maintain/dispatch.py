@@ -29,6 +29,7 @@ from pathlib import Path
 
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
+from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from parsers.commitlog import (
     TRANSACTION_COMMIT_TYPE,
     TRANSACTION_NOT_TYPE,
@@ -47,7 +48,6 @@ from parsers.indexfile import (
 from parsers.java import INT32_MAX, INT32_MIN, index_key, index_key_hash, java_string_hash
 
 __all__ = [
-    "SCHEDULE_TOPIC",
     "ConsumeQueueBuilder",
     "DispatchRequest",
     "IndexBuilder",
@@ -60,7 +60,6 @@ __all__ = [
     "index_item_bytes",
 ]
 
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"  # TopicValidator.RMQ_SYS_SCHEDULE_TOPIC
 PROPERTY_KEYS = "KEYS"
 PROPERTY_TAGS = "TAGS"
 PROPERTY_UNIQ_KEY = "UNIQ_KEY"

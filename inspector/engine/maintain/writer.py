@@ -42,7 +42,6 @@ from types import TracebackType
 from typing import Any
 
 from inspector.engine.maintain.dispatch import (
-    SCHEDULE_TOPIC,
     ConsumeQueueBuilder,
     IndexBuilder,
     check_path_component,
@@ -51,6 +50,7 @@ from inspector.engine.maintain.dispatch import (
 )
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.systopics import CREATED_ON_DEMAND_PREFIXES, HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.commitlog import (
     BORNHOST_V6_FLAG,
@@ -74,8 +74,6 @@ from parsers.java import INT32_MAX, INT32_MIN, rocketmq_crc32
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
 
 __all__ = [
-    "HALF_TOPIC",
-    "OP_TOPIC",
     "AppendResult",
     "MessageSpec",
     "StoreWriter",
@@ -85,8 +83,6 @@ __all__ = [
     "parse_host",
 ]
 
-HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
-OP_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
 REMOVE_TAG = "d"  # TransactionalMessageUtil.REMOVE_TAG
 DEFAULT_PRODUCER_GROUP = "DEFAULT_PRODUCER"  # MixAll.DEFAULT_PRODUCER_GROUP
 SCHEDULE_TOPIC_QUEUE_NUM = 18  # TopicConfigManager.SCHEDULE_TOPIC_QUEUE_NUM
@@ -1080,7 +1076,7 @@ class StoreWriter:
             return self.queue_nums[topic]
         if topic == SCHEDULE_TOPIC:
             return max(SCHEDULE_TOPIC_QUEUE_NUM, max_queue_id + 1)
-        if topic.startswith(("RMQ_SYS_", "rmq_sys_", "%RETRY%", "%DLQ%")):
+        if topic.startswith(CREATED_ON_DEMAND_PREFIXES):
             return max_queue_id + 1  # created on demand with as many queues as used (1 for these)
         return max(DEFAULT_TOPIC_QUEUE_NUMS, max_queue_id + 1)
 

@@ -9,7 +9,6 @@ import pytest
 
 from inspector.engine.maintain import dispatch
 from inspector.engine.maintain.dispatch import (
-    SCHEDULE_TOPIC,
     ConsumeQueueBuilder,
     DispatchRequest,
     IndexBuilder,
@@ -20,6 +19,7 @@ from inspector.engine.maintain.dispatch import (
 )
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from parsers.commitlog import (
     TRANSACTION_COMMIT_TYPE,
     TRANSACTION_NOT_TYPE,

@@ -12,10 +12,7 @@ from typing import Any
 import pytest
 
 from inspector.engine.maintain import writer as writer_module
-from inspector.engine.maintain.dispatch import SCHEDULE_TOPIC
 from inspector.engine.maintain.writer import (
-    HALF_TOPIC,
-    OP_TOPIC,
     MessageSpec,
     StoreWriter,
     encode_record,
@@ -23,6 +20,7 @@ from inspector.engine.maintain.writer import (
 )
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
 from parsers.checkpoint import Checkpoint
 from parsers.commitlog import (
     MAGIC_BLANK,

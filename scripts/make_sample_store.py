@@ -49,7 +49,8 @@ if str(REPO) not in sys.path:  # run as a plain script from a checkout
     sys.path.insert(0, str(REPO))
 
 from inspector.engine import Store  # noqa: E402
-from inspector.engine.maintain.writer import AppendResult, MessageSpec, StoreWriter  # noqa: E402
+from inspector.engine.maintain.messagespec import AppendResult, MessageSpec  # noqa: E402
+from inspector.engine.maintain.writer import StoreWriter  # noqa: E402
 from inspector.engine.model.geometry import Geometry  # noqa: E402
 from inspector.engine.model.systopics import (  # noqa: E402
     DLQ_PREFIX,

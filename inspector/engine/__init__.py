@@ -40,7 +40,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'check_index', 'check_queue', 'crc_property_problems', 'verify'),
-    "maintain.writer": ('MessageSpec', 'StoreWriter'),
+    "maintain.messagespec": ('MessageSpec',),
+    "maintain.writer": ('StoreWriter',),
     "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         check_path_component,
         dispatch_request,
     )
+    from inspector.engine.maintain.messagespec import MessageSpec
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.staging import (
         check_new_target,
@@ -86,7 +88,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         crc_property_problems,
         verify,
     )
-    from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+    from inspector.engine.maintain.writer import StoreWriter
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry

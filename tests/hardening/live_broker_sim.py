@@ -33,7 +33,7 @@ from inspector.engine.maintain.dispatch import (
     file_name_for_offset,
     index_file_name,
 )
-from inspector.engine.maintain.writer import encode_record
+from inspector.engine.maintain.encode import encode_record
 from inspector.engine.model.geometry import Geometry
 from parsers.java import index_key
 

@@ -36,7 +36,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view', 'printable', 'problem_view', 'queue_view'),
-    "maintain.dispatch": ('check_path_component', 'ConsumeQueueBuilder', 'dispatch_request', 'DispatchRequest'),
+    "maintain.cq_builder": ('ConsumeQueueBuilder',),
+    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'check_index', 'check_queue', 'crc_property_problems', 'verify'),
@@ -65,12 +66,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
-    from inspector.engine.maintain.dispatch import (
-        ConsumeQueueBuilder,
-        DispatchRequest,
-        check_path_component,
-        dispatch_request,
-    )
+    from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
+    from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
     from inspector.engine.maintain.messagespec import MessageSpec
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.staging import (

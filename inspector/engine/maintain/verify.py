@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.engine.maintain.dispatch import SCHEDULE_TOPIC, dispatch_request
+from inspector.engine.maintain.dispatch import dispatch_request
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import IndexItem, Message, Problem
+from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from inspector.engine.read.commitlog import default_workers
 from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader

@@ -29,13 +29,10 @@ from pathlib import Path
 from types import TracebackType
 
 from inspector.engine.maintain.brokerfiles import checkpoint_bytes, write_config_files
-from inspector.engine.maintain.dispatch import (
-    ConsumeQueueBuilder,
-    IndexBuilder,
-    check_path_component,
-    dispatch_request,
-)
+from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
+from inspector.engine.maintain.dispatch import check_path_component, dispatch_request
 from inspector.engine.maintain.encode import _Prepared, format_host, parse_host
+from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.messageflow import MessageFlow
 from inspector.engine.maintain.messagespec import TRANSACTIONS, AppendResult, MessageSpec, _Half
 from inspector.engine.maintain.segments import SegmentWriter

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inspector.engine.maintain.dispatch import cq_unit_bytes
+from inspector.engine.maintain.cq_builder import cq_unit_bytes
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.model.records import Blank, Message, Problem

@@ -40,7 +40,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
-    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'check_index', 'check_queue', 'crc_property_problems', 'verify'),
+    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
+    "maintain.verify_index": ('check_index',),
+    "maintain.verify_queues": ('check_queue',),
     "maintain.messagespec": ('MessageSpec',),
     "maintain.writer": ('StoreWriter',),
     "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
@@ -80,11 +82,11 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify import (
         check_checkpoint,
         check_consumer_offsets,
-        check_index,
-        check_queue,
         crc_property_problems,
         verify,
     )
+    from inspector.engine.maintain.verify_index import check_index
+    from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.maintain.writer import StoreWriter
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError

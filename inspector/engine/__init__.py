@@ -38,13 +38,11 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view', 'printable', 'problem_view', 'queue_view'),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
+    "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
-    "maintain.messagespec": ('MessageSpec',),
-    "maintain.writer": ('StoreWriter',),
     "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
@@ -70,15 +68,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
-    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.staging import (
-        check_new_target,
-        clear_stale_staging,
-        crash_point,
-        publish,
-        staging_dir_for,
-    )
     from inspector.engine.maintain.verify import (
         check_checkpoint,
         check_consumer_offsets,
@@ -87,7 +78,6 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
-    from inspector.engine.maintain.writer import StoreWriter
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.maintain.dispatch import index_file_name
-from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.index_builder import index_file_name
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.scan.decode import decode_message
 from parsers import commitlog as cl

@@ -49,8 +49,17 @@ if str(REPO) not in sys.path:  # run as a plain script from a checkout
     sys.path.insert(0, str(REPO))
 
 from inspector.engine import Store  # noqa: E402
-from inspector.engine.maintain.writer import HALF_TOPIC, OP_TOPIC, AppendResult, MessageSpec, StoreWriter  # noqa: E402
+from inspector.engine.maintain.messagespec import AppendResult, MessageSpec  # noqa: E402
+from inspector.engine.maintain.writer import StoreWriter  # noqa: E402
 from inspector.engine.model.geometry import Geometry  # noqa: E402
+from inspector.engine.model.systopics import (  # noqa: E402
+    DLQ_PREFIX,
+    HALF_TOPIC,
+    OP_TOPIC,
+    RETRY_PREFIX,
+    SCHEDULE_TOPIC,
+    TRANS_GROUP,
+)
 from inspector.engine.read.body import decompress_body  # noqa: E402
 from parsers.java import index_key, index_key_hash, java_string_hash  # noqa: E402
 from parsers.msgid import encode_uniq_key, uniq_key_time_span  # noqa: E402
@@ -78,10 +87,9 @@ CLUSTER = "DefaultCluster"
 N_ORDERS = 56
 
 ORDER_TOPIC, PAYMENT_TOPIC, INVENTORY_TOPIC = "OrderEvents", "PaymentEvents", "InventoryEvents"
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-FULFILLMENT, BILLING, STOCK, TRANS_GROUP = "fulfillment-consumer", "billing-consumer", "stock-consumer", "CID_RMQ_SYS_TRANS"
-RETRY_TOPIC = f"%RETRY%{BILLING}"
-DLQ_TOPIC = f"%DLQ%{BILLING}"
+FULFILLMENT, BILLING, STOCK = "fulfillment-consumer", "billing-consumer", "stock-consumer"
+RETRY_TOPIC = f"{RETRY_PREFIX}{BILLING}"
+DLQ_TOPIC = f"{DLQ_PREFIX}{BILLING}"
 MAX_RECONSUME_TIMES = 3  # billing-consumer runs with consumer.setMaxReconsumeTimes(3)
 
 # the seed article's IndexFile example: the first six items go into these slots

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from inspector.engine import Message, Store
-from inspector.engine.maintain.writer import compress_body
+from inspector.engine.maintain.encode import compress_body
 from inspector.engine.read.body import decompress_body
 from parsers.java import index_key, index_key_hash, java_string_hash
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -14,16 +13,13 @@ from inspector.engine import (
     BadInput,
     Geometry,
     Store,
-    check_new_target,
-    clear_stale_staging,
     parse_delay_levels,
     problem_view,
-    publish,
     rebuild,
     rebuild_in_place,
-    staging_dir_for,
     store_geometry,
     verify,
+    write_store,
 )
 
 
@@ -49,22 +45,8 @@ def run_write(args) -> int:
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     geometry = _geometry(args, Geometry())
-    out = Path(args.out)
-    check_new_target(out, "store directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    clear_stale_staging(out)
-    staging = staging_dir_for(out)  # built next to the target, renamed into place when complete
-    try:  # opened only now: every check above may refuse without leaving the file open
-        source = sys.stdin if args.input in (None, "-") else open(args.input, encoding="utf-8")  # noqa: SIM115
-    except OSError as e:
-        raise BadInput(f"cannot read the input: {e.strerror or e}", args.input) from None
-    try:
-        with source:
-            results = _write_messages(source, staging, geometry, offsets, args)
-        publish(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
+                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>")
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
@@ -76,29 +58,12 @@ def run_write(args) -> int:
     return 0
 
 
-def _write_messages(source, staging: Path, geometry: Geometry, offsets: dict, args) -> list:
-    from inspector.engine import MessageSpec, StoreWriter, crash_point
-
-    results = []
-    with StoreWriter(staging, geometry, store_host=args.store_host, producer_ip=args.producer_ip,
-                     consumer_offsets=offsets) as writer:
-        for n, line in enumerate(source, 1):
-            if not line.strip():
-                continue
-            try:
-                spec = MessageSpec.from_json(json.loads(line))
-                if spec.transaction == "commit":
-                    results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))
-                elif spec.transaction == "rollback":
-                    results.append(writer.rollback(spec.half_ref, store_timestamp=spec.store_timestamp))
-                else:
-                    results.append(writer.append(spec))
-            except json.JSONDecodeError as e:
-                raise BadInput(f"line {n}: not JSON: {e.msg}", args.input or "<stdin>") from None
-            except BadInput as e:
-                raise BadInput(f"line {n}: {e.reason}", args.input or "<stdin>") from None
-            crash_point("record")
-    return results
+def _open_input(path: str | None):
+    """The JSON Lines input (stdin for None or ``-``); write_store opens it once the target is checked."""
+    try:
+        return sys.stdin if path in (None, "-") else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as e:
+        raise BadInput(f"cannot read the input: {e.strerror or e}", path) from None
 
 
 def run_rebuild(store: Store, args) -> int:

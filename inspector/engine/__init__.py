@@ -23,26 +23,33 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.budget": ('Budget',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
-    "model.meaning": ('NAME_VALUE_SEPARATOR', 'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'compression_name', 'is_compressed', 'keys_of', 'magic_version', 'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map', 'sys_flag_parts', 'tags_of', 'transaction_name', 'unique_key_of'),
-    "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading', 'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
+    "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
+        'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
+        'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
+        'unique_key_of'),
+    "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading',
+        'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.bulk": ('CHECK_BODY_CRC', 'MessageBatch', 'rocketmq_crc32'),
     "read.body": ('decompress_body',),
     "read.commitlog": ('Entry', 'SegmentScan'),
     "read.follow": ('follow',),
     "read.indexfile": ('IndexFileReader',),
+    "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
     "read.layout": ('FieldSpan', 'Region', 'regions'),
     "read.mapped": ('is_all_zero',),
     "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview'),
-    "read.keys": ('IndexedKey', 'indexed_key', 'item_key_text'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
-    "read.views": ('region_view', 'chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view', 'printable', 'problem_view', 'queue_view'),
-    "maintain.dispatch": ('check_path_component', 'ConsumeQueueBuilder', 'dispatch_request', 'DispatchRequest'),
+    "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
+        'printable', 'problem_view', 'queue_view', 'region_view'),
+    "maintain.cq_builder": ('ConsumeQueueBuilder',),
+    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
+    "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
-    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'check_index', 'check_queue', 'crc_property_problems', 'verify'),
-    "maintain.writer": ('MessageSpec', 'StoreWriter'),
+    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
+    "maintain.verify_index": ('check_index',),
+    "maintain.verify_queues": ('check_queue',),
     "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
@@ -66,29 +73,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
-    from inspector.engine.maintain.dispatch import (
-        ConsumeQueueBuilder,
-        DispatchRequest,
-        check_path_component,
-        dispatch_request,
-    )
+    from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
+    from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
+    from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.staging import (
-        check_new_target,
-        clear_stale_staging,
-        crash_point,
-        publish,
-        staging_dir_for,
-    )
     from inspector.engine.maintain.verify import (
         check_checkpoint,
         check_consumer_offsets,
-        check_index,
-        check_queue,
         crc_property_problems,
         verify,
     )
-    from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+    from inspector.engine.maintain.verify_index import check_index
+    from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry

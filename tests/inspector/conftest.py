@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 GEOMETRY = Geometry(segment_size=4096, cq_file_size=200, index_slots=16, index_items=64)

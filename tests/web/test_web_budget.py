@@ -9,7 +9,8 @@ import time
 import pytest
 
 from inspector.engine import Store
-from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BudgetExceeded
 from inspector.engine.model.geometry import Geometry

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package, driven by Playwright (its own browser download is not used)

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.engine.maintain.dispatch import ConsumeQueueBuilder, IndexBuilder, dispatch_request
+from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
+from inspector.engine.maintain.dispatch import dispatch_request
+from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.staging import (
     BACKUP_MARK,
     check_new_target,

@@ -20,6 +20,7 @@ from inspector.engine.model.records import (
     Problem,
     QueueInfo,
 )
+from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog import CommitLog, Entry, RecordInProgress, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
@@ -35,13 +36,6 @@ from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
 INDEX_NAME = re.compile(r"^\d{17}$")
 MAX_TIME = (1 << 63) - 1
-SYSTEM_TOPICS = (
-    "SCHEDULE_TOPIC_XXXX",
-    "RMQ_SYS_TRANS_HALF_TOPIC",
-    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-    "TRANS_CHECK_MAX_TIME_TOPIC",
-    "rmq_sys_wheel_timer",
-)
 
 
 class Store:

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inspector.engine.maintain.dispatch import cq_unit_bytes
+from inspector.engine.maintain.cq_builder import cq_unit_bytes
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC, SYSTEM_PREFIXES
 from inspector.engine.read.layout import blank_fields, message_fields
 from inspector.engine.read.recovery import recover
 from inspector.engine.read.slots import busiest_slots, walk_slot
@@ -27,11 +28,6 @@ from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE, item_position
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id, decode_uniq_key
-
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
-OP_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
-SYSTEM_PREFIXES = ("%RETRY%", "%DLQ%", "%LMQ%", "rmq_sys_", "RMQ_SYS_", "SCHEDULE_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC")
 
 # Every search reads a bounded sample of the store (never time proportional to its size); the sample store fits
 # inside every bound, so its tour is the complete one.

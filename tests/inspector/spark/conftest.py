@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 REPO = Path(__file__).resolve().parents[3]

@@ -7,19 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine.maintain import dispatch
-from inspector.engine.maintain.dispatch import (
-    SCHEDULE_TOPIC,
-    ConsumeQueueBuilder,
-    DispatchRequest,
-    IndexBuilder,
-    cq_unit_bytes,
-    dispatch_request,
-    index_file_name,
-    index_item_bytes,
-)
+from inspector.engine.maintain import index_builder
+from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder, cq_unit_bytes
+from inspector.engine.maintain.dispatch import DispatchRequest, dispatch_request
+from inspector.engine.maintain.index_builder import IndexBuilder, index_file_name, index_item_bytes
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from parsers.commitlog import (
     TRANSACTION_COMMIT_TYPE,
     TRANSACTION_NOT_TYPE,
@@ -84,7 +78,7 @@ def test_index_item_packer_matches_schema(values: tuple[int, int, int, int]) -> 
 
 @pytest.mark.parametrize("value", [0, 1, 2**31 - 1, -1])
 def test_index_slot_packer_matches_schema(value: int) -> None:
-    assert dispatch._INDEX_SLOT.pack(value) == IndexSlot.build(value)
+    assert index_builder._INDEX_SLOT.pack(value) == IndexSlot.build(value)
 
 
 # --- tagsCode (spec §11, §14.2) ----------------------------------------------------------------------------

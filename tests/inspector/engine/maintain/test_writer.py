@@ -11,18 +11,13 @@ from typing import Any
 
 import pytest
 
-from inspector.engine.maintain import writer as writer_module
-from inspector.engine.maintain.dispatch import SCHEDULE_TOPIC
-from inspector.engine.maintain.writer import (
-    HALF_TOPIC,
-    OP_TOPIC,
-    MessageSpec,
-    StoreWriter,
-    encode_record,
-    parse_host,
-)
+from inspector.engine.maintain import encode as encode_module
+from inspector.engine.maintain.encode import encode_record, parse_host
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
 from parsers.checkpoint import Checkpoint
 from parsers.commitlog import (
     MAGIC_BLANK,
@@ -394,12 +389,12 @@ def test_compressed_bodies(tmp_path: Path, kind: str, type_bits: int) -> None:
 
 def test_zlib_is_level_5_with_header() -> None:
     body = bytes(range(256)) * 40
-    compressed = writer_module.compress_body(body, "zlib")
+    compressed = encode_module.compress_body(body, "zlib")
     assert compressed == zlib.compress(body, 5) and compressed[:2] == b"\x78\x5e"
 
 
 def test_lz4_frame_header_like_lz4_frame_output_stream() -> None:
-    data = writer_module.compress_body(b"abc" * 100, "lz4")
+    data = encode_module.compress_body(b"abc" * 100, "lz4")
     assert data[:6] == bytes.fromhex("04224D18 60 70")  # magic, FLG (v1, independent blocks), BD (4 MB)
 
 
@@ -818,7 +813,8 @@ def test_refused_message_consumes_no_generated_id(tmp_path: Path) -> None:
 def test_delivered_copy_keeps_real_topic_and_queue(tmp_path):
     """ScheduleMessageService.messageTimeUp keeps REAL_TOPIC / REAL_QID on the copy it delivers."""
     from inspector.engine import Store
-    from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
 
     with StoreWriter(tmp_path / "s") as w:
         r = w.append(MessageSpec(topic="%RETRY%g", body=b"x", store_timestamp=1000, real_topic="%RETRY%g",

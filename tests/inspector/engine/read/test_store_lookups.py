@@ -610,7 +610,8 @@ def test_decompression_is_bounded_for_every_codec(tmp_path):
     import pytest
 
     from inspector.engine import Store, StoreError
-    from inspector.engine.maintain.writer import MessageSpec, StoreWriter
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
     from inspector.engine.read.body import decompress_body
 
     with StoreWriter(tmp_path / "s") as w:

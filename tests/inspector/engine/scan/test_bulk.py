@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine.maintain.verify import ITEM_DTYPE, verify
+from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify_index import ITEM_DTYPE
 from inspector.engine.model.records import Host, Message, Problem
 from inspector.engine.read.commitlog import CommitLog
 from inspector.engine.read.consumequeue import UNIT_DTYPE

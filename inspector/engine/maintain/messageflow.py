@@ -1,0 +1,280 @@
+"""What the broker writes for one sent message: the records of an ordinary, delayed or transactional send
+(spec §9.1, §10.1), each with its properties in a fixed order.
+
+:class:`MessageFlow` is the half of :class:`~inspector.engine.maintain.writer.StoreWriter` that turns a
+:class:`MessageSpec` into validated records (producer and broker properties, delay parking in
+``SCHEDULE_TOPIC_XXXX``, half / COMMIT / op records); the writer itself appends them, dispatches them and keeps
+the files. Split off because these rules are the broker's message semantics, read on their own.
+
+Property order
+--------------
+A broker writes properties in Java ``HashMap`` order, which depends on map capacity and insertion history;
+we use this fixed, documented order instead (it matches the record of spec §14.7), leaving out absent ones:
+
+ 1. ``TAGS``            2. ``KEYS``            3. ``WAIT``            4. ``DELAY`` (clamped level)
+ 5. the spec's extra user properties, in the order given
+ 6. ``TRAN_MSG``        7. ``PGROUP``          8. ``UNIQ_KEY``        9. ``CLUSTER``
+10. ``REAL_TOPIC``     11. ``REAL_QID``       12. ``__transactionId__``
+
+i.e. what the producer's ``Message`` constructor sets, then user properties, then what the producer adds
+at send time, then what the broker adds. A transaction COMMIT record copies its half message's properties
+in the half's order; an op record has ``TAGS=d``, ``WAIT=true`` (see :meth:`StoreWriter.append`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from inspector.engine.maintain.dispatch import check_path_component
+from inspector.engine.maintain.encode import (
+    _INT64,
+    COMPRESSION_TYPES,
+    _check_int,
+    _prepare,
+    compress_body,
+    format_host,
+)
+from inspector.engine.maintain.messagespec import AppendResult, MessageSpec, _Half
+from inspector.engine.model.errors import BadInput
+from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
+from parsers.commitlog import (
+    COMPRESSED_FLAG,
+    TRANSACTION_COMMIT_TYPE,
+    TRANSACTION_MASK,
+    TRANSACTION_NOT_TYPE,
+    TRANSACTION_PREPARED_TYPE,
+    TRANSACTION_ROLLBACK_TYPE,
+    Properties,
+)
+from parsers.java import INT32_MAX
+
+__all__ = ["MessageFlow"]
+
+REMOVE_TAG = "d"  # TransactionalMessageUtil.REMOVE_TAG
+DEFAULT_PRODUCER_GROUP = "DEFAULT_PRODUCER"  # MixAll.DEFAULT_PRODUCER_GROUP
+
+_RAW_TYPES = {
+    "raw_prepared": TRANSACTION_PREPARED_TYPE,
+    "raw_commit": TRANSACTION_COMMIT_TYPE,
+    "raw_rollback": TRANSACTION_ROLLBACK_TYPE,
+}
+
+# names the writer manages itself; a spec's extra properties may not set them
+P_TAGS, P_KEYS, P_WAIT, P_DELAY = "TAGS", "KEYS", "WAIT", "DELAY"
+P_TRAN_MSG, P_PGROUP, P_UNIQ_KEY, P_CLUSTER = "TRAN_MSG", "PGROUP", "UNIQ_KEY", "CLUSTER"
+P_REAL_TOPIC, P_REAL_QID, P_TRANSACTION_ID = "REAL_TOPIC", "REAL_QID", "__transactionId__"
+MANAGED_PROPERTIES = frozenset(
+    {P_TAGS, P_KEYS, P_WAIT, P_DELAY, P_TRAN_MSG, P_PGROUP, P_UNIQ_KEY, P_CLUSTER, P_REAL_TOPIC, P_REAL_QID,
+     P_TRANSACTION_ID}
+)  # fmt: skip
+# cleared from a half message's properties when its COMMIT record is written (spec §10.1)
+COMMIT_CLEARED_PROPERTIES = (P_TRAN_MSG, P_REAL_TOPIC, P_REAL_QID)
+
+
+def _java_trim(text: str) -> str:
+    """``String.trim()``: strips code points <= U+0020 at both ends."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+class MessageFlow:
+    """The message paths of :class:`~inspector.engine.maintain.writer.StoreWriter`, which sets these attributes
+    and provides ``_write`` (append + dispatch one record), ``_create_uniq_id`` and ``_note_topic``."""
+
+    producer_ip: str
+    store_host: str
+    max_message_size: int
+    strip_commit_properties: bool
+    _max_delay_level: int
+    _delay_levels: set[int]
+    _halves_by_index: dict[int, _Half]
+    _halves_by_key: dict[str, _Half]
+
+    def _append_message(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
+        kind = spec.transaction
+        if spec.half_ref is not None:
+            raise BadInput("half_ref is only for transaction='commit' or 'rollback'")
+        if spec.prepared_transaction_offset and kind not in _RAW_TYPES:
+            raise BadInput("prepared_transaction_offset can only be given for raw_* transaction records")
+        _check_int(spec.delay_level, "delay_level", 0, INT32_MAX)
+        if spec.delay_level and kind is not None:
+            raise BadInput("delay_level is only for ordinary messages (producers clear it on transactions)")
+        extra = spec.properties
+        if not isinstance(extra, Mapping):
+            raise BadInput("properties must be a mapping of str to str")
+        for name, value in extra.items():
+            if not isinstance(name, str) or not isinstance(value, str) or not name:
+                raise BadInput(f"bad user property {name!r}: names and values are strings, names non-empty")
+            if name in MANAGED_PROPERTIES:
+                raise BadInput(f"property {name} is set by the writer; use the MessageSpec field instead")
+        born_timestamp = spec.born_timestamp if spec.born_timestamp is not None else store_timestamp
+        _check_int(born_timestamp, "born_timestamp", *_INT64)
+        unique_key = spec.unique_key
+        if unique_key is None:
+            unique_key = self._create_uniq_id(born_timestamp)
+        body = bytes(spec.body) if isinstance(spec.body, bytes | bytearray | memoryview) else spec.body
+        if not isinstance(body, bytes):
+            raise BadInput(f"body must be bytes, not {type(spec.body).__name__}")
+        sys_flag = _RAW_TYPES.get(kind or "", TRANSACTION_NOT_TYPE)
+        if spec.compression is not None:
+            body = compress_body(body, spec.compression)
+            sys_flag |= COMPRESSED_FLAG | (COMPRESSION_TYPES[spec.compression] << 8)
+        if len(body) > self.max_message_size:
+            raise BadInput(f"body of {len(body)} bytes exceeds max_message_size {self.max_message_size}")
+
+        topic, queue_id = spec.topic, spec.queue_id
+        _check_int(queue_id, "queue_id", 0, INT32_MAX)
+        producer: list[tuple[str, str]] = []
+        if spec.tags:
+            producer.append((P_TAGS, spec.tags))
+        keys = spec.keys if isinstance(spec.keys, str) else _java_trim(" ".join(spec.keys))
+        if keys:
+            producer.append((P_KEYS, keys))
+        if spec.wait_store_msg_ok is not None:
+            producer.append((P_WAIT, "true" if spec.wait_store_msg_ok else "false"))
+        level = min(spec.delay_level, self._max_delay_level)
+        if level > 0:
+            producer.append((P_DELAY, str(level)))  # the broker stores the clamped level
+        producer.extend(extra.items())
+        if kind is not None:  # half and raw transaction records come from a transactional producer
+            producer.append((P_TRAN_MSG, "true"))
+            producer.append((P_PGROUP, spec.producer_group or DEFAULT_PRODUCER_GROUP))
+        elif spec.producer_group:
+            producer.append((P_PGROUP, spec.producer_group))
+        if unique_key:
+            producer.append((P_UNIQ_KEY, unique_key))
+        broker: list[tuple[str, str]] = []
+        if spec.cluster:
+            broker.append((P_CLUSTER, spec.cluster))
+        real: tuple[str, int] | None = None
+        if level > 0:  # HookUtils.transformDelayLevelMessage
+            check_path_component(topic, "topic")
+            real = (topic, queue_id)
+            broker += [(P_REAL_TOPIC, topic), (P_REAL_QID, str(queue_id))]
+            topic, queue_id = SCHEDULE_TOPIC, level - 1
+            self._delay_levels.add(level)
+        elif spec.real_topic is not None:  # a delivered copy keeps REAL_TOPIC / REAL_QID (messageTimeUp)
+            if kind is not None:
+                raise BadInput("real_topic is only for ordinary messages (copies delivered by the schedule service)")
+            real_qid = queue_id if spec.real_queue_id is None else spec.real_queue_id
+            _check_int(real_qid, "real_queue_id", 0, INT32_MAX)
+            broker += [(P_REAL_TOPIC, spec.real_topic), (P_REAL_QID, str(real_qid))]
+        elif kind == "half":  # TransactionalMessageBridge.parseHalfMessageInner
+            check_path_component(topic, "topic")
+            real = (topic, queue_id)
+            broker += [(P_REAL_TOPIC, topic), (P_REAL_QID, str(queue_id))]
+            if unique_key:
+                broker.append((P_TRANSACTION_ID, unique_key))
+            topic, queue_id = HALF_TOPIC, 0
+
+        prepared = _prepare(
+            topic=topic,
+            body=body,
+            properties=Properties(producer + broker, True),
+            queue_id=queue_id,
+            flag=spec.flag,
+            sys_flag=sys_flag,
+            born_timestamp=born_timestamp,
+            born_host=spec.born_host if spec.born_host is not None else format_host(self.producer_ip, 0),
+            store_timestamp=store_timestamp,
+            store_host=spec.store_host if spec.store_host is not None else self.store_host,
+            reconsume_times=spec.reconsume_times,
+            prepared_transaction_offset=spec.prepared_transaction_offset,
+            body_crc=None,
+        )
+        result = self._write(prepared, index)
+        if real is not None:
+            self._note_topic(*real)
+        if kind == "half" and real is not None:
+            half = _Half(result, prepared, real[0], real[1])
+            self._halves_by_index[index] = half
+            if unique_key:
+                self._halves_by_key[unique_key] = half
+        return result
+
+    def _end_transaction(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
+        half = self._find_half(spec.half_ref)
+        given = [
+            name
+            for name, value, default in (
+                ("body", spec.body, b""), ("tags", spec.tags, None), ("properties", spec.properties, {}),
+                ("born_host", spec.born_host, None), ("store_host", spec.store_host, None),
+                ("born_timestamp", spec.born_timestamp, None), ("flag", spec.flag, 0),
+                ("reconsume_times", spec.reconsume_times, 0), ("compression", spec.compression, None),
+                ("delay_level", spec.delay_level, 0), ("unique_key", spec.unique_key, None),
+                ("producer_group", spec.producer_group, None), ("wait_store_msg_ok", spec.wait_store_msg_ok, None),
+                ("prepared_transaction_offset", spec.prepared_transaction_offset, 0),
+                ("queue_id", spec.queue_id, 0),
+            )
+            if value != default
+        ]  # fmt: skip
+        if spec.keys:
+            given.append("keys")
+        if given:
+            raise BadInput(
+                f"a {spec.transaction} takes everything from its half message; do not set {', '.join(given)}"
+            )
+        if spec.topic and spec.topic != half.real_topic:
+            raise BadInput(f"the half message's topic is {half.real_topic!r}, not {spec.topic!r}")
+        commit_result = None
+        if spec.transaction == "commit":  # EndTransactionProcessor.endMessageTransaction
+            entries = half.record.properties.entries
+            if self.strip_commit_properties:
+                entries = [(k, v) for k, v in entries if k not in COMMIT_CLEARED_PROPERTIES]
+            prepared = _prepare(
+                topic=half.real_topic,
+                body=half.record.body,
+                properties=Properties(list(entries), True),
+                queue_id=half.real_queue_id,
+                flag=half.record.flag,
+                sys_flag=(half.record.sys_flag & ~TRANSACTION_MASK) | TRANSACTION_COMMIT_TYPE,
+                born_timestamp=half.record.born_timestamp,
+                born_host=half.record.born_host,
+                store_timestamp=store_timestamp,
+                store_host=half.record.store_host,
+                reconsume_times=half.record.reconsume_times,
+                prepared_transaction_offset=half.result.physical_offset,
+                body_crc=half.record.body_crc,
+            )
+            commit_result = self._write(prepared, index)
+        op = self._write_op(half, index, store_timestamp)
+        if commit_result is None:
+            return op
+        return replace(commit_result, op=op)
+
+    def _write_op(self, half: _Half, index: int, store_timestamp: int) -> AppendResult:
+        """The op message of ``TransactionalMessageBridge``: tag ``d``, body = half queue offset + ``,``.
+
+        ``new Message(topic, "d", body)`` sets TAGS and WAIT=true; the properties string is encoded before
+        ``makeOpMessageInner`` adds WAIT=false and a UNIQ_KEY to the map, so neither is stored. Born host =
+        store host = the broker; born time = store time.
+        """
+        prepared = _prepare(
+            topic=OP_TOPIC,
+            body=f"{half.result.queue_offset},".encode("ascii"),
+            properties=Properties([(P_TAGS, REMOVE_TAG), (P_WAIT, "true")], True),
+            queue_id=half.result.queue_id,
+            flag=0,
+            sys_flag=0,
+            born_timestamp=store_timestamp,
+            born_host=self.store_host,
+            store_timestamp=store_timestamp,
+            store_host=self.store_host,
+            reconsume_times=0,
+            prepared_transaction_offset=0,
+            body_crc=None,
+        )
+        return self._write(prepared, index)
+
+    def _find_half(self, ref: int | str | None) -> _Half:
+        if ref is None:
+            raise BadInput("a commit or rollback needs half_ref (index or unique key of the half message)")
+        half = self._halves_by_index.get(ref) if isinstance(ref, int) else self._halves_by_key.get(ref)
+        if half is None:
+            raise BadInput(f"no half message {ref!r} was written by this writer")
+        return half

@@ -1,0 +1,194 @@
+"""The writer's input and output: :class:`MessageSpec` (one message to write, also from JSON Lines) and
+:class:`AppendResult` (where its records went).
+
+Apart from :mod:`inspector.engine.maintain.writer` because the schema of a message (fields, defaults, JSON
+validation) is what callers read and write; how the broker stores it is the writer's business.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.engine.maintain.encode import _Prepared, _utf8
+from inspector.engine.model.errors import BadInput
+
+__all__ = ["TRANSACTIONS", "AppendResult", "MessageSpec"]
+
+TRANSACTIONS = ("half", "commit", "rollback", "raw_prepared", "raw_commit", "raw_rollback")
+
+
+@dataclass
+class MessageSpec:
+    """One message to write (the writer's input).
+
+    ``transaction`` selects the path (spec §10.1):
+
+    * ``None``: an ordinary message; with ``delay_level > 0`` it is parked in ``SCHEDULE_TOPIC_XXXX``.
+    * ``"half"``: a transactional half message, stored in ``RMQ_SYS_TRANS_HALF_TOPIC`` queue 0.
+    * ``"commit"`` / ``"rollback"``: ends the half message named by ``half_ref`` (its ``AppendResult.index``,
+      i.e. the 0-based number of the ``append`` call that wrote it, or its unique key). Commit writes the
+      COMMIT record in the half's real topic/queue and then the op record; rollback writes only the op
+      record. Only ``store_timestamp`` (and a ``topic`` equal to the half's real topic, or empty) may be set
+      on such a spec: everything else comes from the half message.
+    * ``"raw_prepared"`` / ``"raw_commit"`` / ``"raw_rollback"``: a legacy record written as given in
+      ``topic``/``queue_id`` with that transaction type in its sysFlag (PREPARED and ROLLBACK records get
+      QUEUEOFFSET 0 and no consume-queue unit; ``prepared_transaction_offset`` is written as given).
+
+    ``real_topic`` / ``real_queue_id`` write REAL_TOPIC / REAL_QID on an ordinary, non-delayed record: what a
+    copy delivered by ``ScheduleMessageService.messageTimeUp`` (delayed message or consumer retry) keeps.
+
+    ``unique_key=None`` generates a UNIQ_KEY like ``MessageClientIDSetter``; ``""`` writes none (old
+    clients). ``born_host``/``store_host`` are ``"ip:port"`` or ``"[ipv6]:port"`` (None: the writer's
+    producer address with port 0 / the writer's store host). Timestamps are ms; ``store_timestamp=None``
+    takes the writer's clock, ``born_timestamp=None`` the store timestamp. ``keys`` is a list (joined with a
+    single space, then trimmed like Java) or a raw KEYS string written as is.
+    """
+
+    topic: str
+    body: bytes
+    queue_id: int = 0
+    tags: str | None = None
+    keys: list[str] | str = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+    born_host: str | None = None
+    store_host: str | None = None
+    born_timestamp: int | None = None
+    store_timestamp: int | None = None
+    flag: int = 0
+    reconsume_times: int = 0
+    compression: str | None = None
+    transaction: str | None = None
+    half_ref: int | str | None = None
+    delay_level: int = 0
+    unique_key: str | None = None
+    producer_group: str | None = None
+    wait_store_msg_ok: bool | None = None
+    cluster: str | None = "DefaultCluster"
+    prepared_transaction_offset: int = 0
+    real_topic: str | None = None
+    real_queue_id: int | None = None
+
+    _JSON_FIELDS = (
+        "topic", "body", "body_base64", "queue_id", "tags", "keys", "properties", "born_host", "store_host",
+        "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
+        "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
+        "prepared_transaction_offset", "real_topic", "real_queue_id",
+    )  # fmt: skip
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> MessageSpec:
+        """A spec from one JSON Lines object. Schema (every field optional unless noted):
+
+        ``topic`` (str, required except for commit/rollback), ``body`` (str, written as UTF-8) or
+        ``body_base64`` (str) (neither: empty body), ``queue_id`` (int), ``tags`` (str|null), ``keys``
+        (list of str, or one raw str), ``properties`` (object of str -> str), ``born_host`` /
+        ``store_host`` ("ip:port" or "[ipv6]:port"), ``born_timestamp`` / ``store_timestamp`` (int ms),
+        ``flag`` (int), ``reconsume_times`` (int), ``compression`` ("zlib"|"lz4"|"zstd"|null),
+        ``transaction`` ("half"|"commit"|"rollback"|"raw_prepared"|"raw_commit"|"raw_rollback"|null),
+        ``half_ref`` (int index or str unique key of the half message), ``delay_level`` (int),
+        ``unique_key`` (str|null; "" = none), ``producer_group`` (str), ``wait_store_msg_ok`` (bool),
+        ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only), ``real_topic`` /
+        ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered).
+        Unknown fields are an error.
+        """
+        if not isinstance(obj, Mapping):
+            raise BadInput(f"a message is a JSON object, not {type(obj).__name__}")
+        unknown = sorted(set(obj) - set(cls._JSON_FIELDS))
+        if unknown:
+            raise BadInput(f"unknown message field(s): {', '.join(unknown)}")
+        if "body" in obj and "body_base64" in obj:
+            raise BadInput("give either body or body_base64, not both")
+        if "body_base64" in obj:
+            text = _typed(obj, "body_base64", str)
+            try:
+                body = base64.b64decode(text, validate=True)
+            except ValueError as e:
+                raise BadInput("body_base64 is not valid base64") from e
+        else:
+            body = _utf8(_typed(obj, "body", str, ""), "body")
+        keys = obj.get("keys", [])
+        if not (isinstance(keys, str) or (isinstance(keys, list) and all(isinstance(k, str) for k in keys))):
+            raise BadInput("keys must be a list of strings or a string")
+        properties = obj.get("properties", {})
+        if not isinstance(properties, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in properties.items()
+        ):
+            raise BadInput("properties must be an object of string values")
+        half_ref = obj.get("half_ref")
+        if half_ref is not None and (isinstance(half_ref, bool) or not isinstance(half_ref, int | str)):
+            raise BadInput("half_ref must be an integer or a string")
+        return cls(
+            topic=_typed(obj, "topic", str, ""),
+            body=body,
+            queue_id=_typed(obj, "queue_id", int, 0),
+            tags=_typed(obj, "tags", str, None, nullable=True),
+            keys=keys if isinstance(keys, str) else list(keys),
+            properties=dict(properties),
+            born_host=_typed(obj, "born_host", str, None, nullable=True),
+            store_host=_typed(obj, "store_host", str, None, nullable=True),
+            born_timestamp=_typed(obj, "born_timestamp", int, None, nullable=True),
+            store_timestamp=_typed(obj, "store_timestamp", int, None, nullable=True),
+            flag=_typed(obj, "flag", int, 0),
+            reconsume_times=_typed(obj, "reconsume_times", int, 0),
+            compression=_typed(obj, "compression", str, None, nullable=True),
+            transaction=_typed(obj, "transaction", str, None, nullable=True),
+            half_ref=half_ref,
+            delay_level=_typed(obj, "delay_level", int, 0),
+            unique_key=_typed(obj, "unique_key", str, None, nullable=True),
+            producer_group=_typed(obj, "producer_group", str, None, nullable=True),
+            wait_store_msg_ok=_typed(obj, "wait_store_msg_ok", bool, None, nullable=True),
+            cluster=_typed(obj, "cluster", str, "DefaultCluster", nullable=True),
+            prepared_transaction_offset=_typed(obj, "prepared_transaction_offset", int, 0),
+            real_topic=_typed(obj, "real_topic", str, None, nullable=True),
+            real_queue_id=_typed(obj, "real_queue_id", int, None, nullable=True),
+        )
+
+
+_MISSING = object()
+
+
+def _typed(
+    obj: Mapping[str, Any], name: str, kind: type, default: Any = _MISSING, *, nullable: bool = False
+) -> Any:
+    value = obj.get(name, _MISSING)
+    if value is _MISSING:
+        if default is _MISSING:
+            raise BadInput(f"missing field {name}")
+        return default
+    if value is None and nullable:
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise BadInput(f"field {name} must be {kind.__name__}{' or null' if nullable else ''}, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Where one appended record went. ``index`` numbers ``append`` calls from 0 (usable as ``half_ref``).
+
+    For a commit, ``op`` is the op record written after the COMMIT record; a rollback's result *is* its op
+    record.
+    """
+
+    index: int
+    physical_offset: int
+    queue_offset: int
+    topic: str
+    queue_id: int
+    msg_id: str
+    unique_key: str | None
+    total_size: int
+    sys_flag: int
+    store_timestamp: int
+    op: AppendResult | None = None
+
+
+@dataclass(frozen=True)
+class _Half:
+    result: AppendResult
+    record: _Prepared
+    real_topic: str
+    real_queue_id: int

@@ -1,0 +1,95 @@
+"""A new store from JSON Lines messages, crash-safe: what ``rmq-inspect write`` does, front end aside.
+
+:func:`write_store` refuses a target that holds anything, clears the staging a killed run left, writes every
+message through :class:`~inspector.engine.maintain.writer.StoreWriter` into a staging directory next to the
+target, then fsyncs it and renames it into place (:mod:`~inspector.engine.maintain.staging`), so a crash at
+any moment leaves either no store or the complete one. Here, beside ``rebuild``, because staging and rollback
+are the maintain room's job; the CLI only parses arguments and prints.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from inspector.engine.maintain.messagespec import AppendResult, MessageSpec
+from inspector.engine.maintain.staging import (
+    check_new_target,
+    clear_stale_staging,
+    crash_point,
+    publish,
+    staging_dir_for,
+)
+from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.model.errors import BadInput
+from inspector.engine.model.geometry import Geometry
+
+__all__ = ["write_store"]
+
+
+def write_store(
+    target: Path,
+    messages: Callable[[], AbstractContextManager[Iterable[str]]],
+    geometry: Geometry,
+    *,
+    store_host: str,
+    producer_ip: str,
+    consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
+    source: str = "<stdin>",
+) -> list[AppendResult]:
+    """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, blank lines skipped) as a new
+    store at ``target``; the results of every ``append``, in order.
+
+    ``messages`` opens the input: a callable returning a context manager that gives its lines (an open text
+    file does), called once ``target`` has been checked, so a refused target never opens the input.
+    ``target`` must be absent or an empty directory. ``source`` names the input in errors (a line that is not
+    JSON or not a valid message is a :class:`BadInput` with its line number). On any error the staging
+    directory is removed and ``target`` is left as it was.
+    """
+    check_new_target(target, "store directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_staging(target)
+    staging = staging_dir_for(target)  # built next to the target, renamed into place when complete
+    opened = messages()  # opened only now: every check above may refuse without leaving the input open
+    try:
+        with opened as lines:
+            results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source)
+        publish(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return results
+
+
+def _write_messages(
+    messages: Iterable[str],
+    staging: Path,
+    geometry: Geometry,
+    store_host: str,
+    producer_ip: str,
+    consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
+    source: str,
+) -> list[AppendResult]:
+    results = []
+    with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
+                     consumer_offsets=consumer_offsets) as writer:
+        for n, line in enumerate(messages, 1):
+            if not line.strip():
+                continue
+            try:
+                spec = MessageSpec.from_json(json.loads(line))
+                if spec.transaction == "commit":
+                    results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))
+                elif spec.transaction == "rollback":
+                    results.append(writer.rollback(spec.half_ref, store_timestamp=spec.store_timestamp))
+                else:
+                    results.append(writer.append(spec))
+            except json.JSONDecodeError as e:
+                raise BadInput(f"line {n}: not JSON: {e.msg}", source) from None
+            except BadInput as e:
+                raise BadInput(f"line {n}: {e.reason}", source) from None
+            crash_point("record")
+    return results

@@ -1,0 +1,154 @@
+"""verify's index-file checks: header counters and time ranges, every item against its message's keys, and
+the slot chains (spec §5).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from inspector.engine.model.errors import StoreError
+from inspector.engine.model.records import IndexItem, Message, Problem
+from inspector.engine.read.indexfile import IndexFileReader
+from inspector.engine.scan import bulk
+from parsers.java import index_key, index_key_hash
+
+if TYPE_CHECKING:
+    from inspector.engine.maintain.verify_crosschecks import CrossChecks
+
+__all__ = ["ITEM_DTYPE", "check_index"]
+
+ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev_index", ">i4")])
+
+
+def _message_index_hashes(msg: Message) -> set[int]:
+    keys = ([msg.unique_key] if msg.unique_key else []) + msg.keys
+    return {index_key_hash(index_key(msg.topic, k)) for k in keys}
+
+
+def _written_items(reader: IndexFileReader) -> int:
+    """How many items ``reader.items()`` returns: 1 .. indexCount-1, bounded by the table and the file."""
+    last = min(reader.effective_index_count, reader.item_count) - 1
+    base = 40 + reader.slot_count * 4
+    readable = (reader.mf.size - base) // 20 - 1 if reader.mf.size >= base else -1
+    return max(0, min(last, readable))
+
+
+def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None) -> tuple[list[Problem], int]:
+    problems: list[Problem] = []
+    h = reader.header
+    rel = reader.rel
+    count = reader.effective_index_count
+    if count - 1 > reader.item_count - 1:
+        problems.append(Problem(rel, 36, f"indexCount {h.index_count} exceeds the item table ({reader.item_count})",
+                                "index-header"))
+    written = _written_items(reader)
+    if written != count - 1:
+        problems.append(Problem(rel, 36, f"indexCount {h.index_count} promises {count - 1} items, the file holds "
+                                f"{written}", "index-truncated"))
+    if not written:
+        return problems, 0
+    base = 40 + reader.slot_count * 4
+    items = np.frombuffer(reader.mf.buf, dtype=ITEM_DTYPE, count=written, offset=base + 20)
+    marks = cross.indexes.get(rel) if cross is not None else None
+    # item -> message key hashes; items the commitlog walk vouched for need nothing more
+    cache: dict[int, set[int] | str] = {}  # phy offset -> its key hashes, or why it is unreadable
+    min_ts = max_ts = None
+    if marks is not None and marks.stats[2]:
+        min_ts, max_ts = int(marks.stats[0]), int(marks.stats[1])
+    if marks is not None:
+        todo = np.flatnonzero(np.unpackbits(marks.ok, count=written, bitorder="little") == 0).tolist()
+    else:
+        todo = range(written)
+    for i in todo:
+        k_hash, phy, diff, prev = (int(x) for x in items[i].tolist())
+        item = IndexItem(i + 1, k_hash, phy, diff, prev)
+        pos = base + item.number * 20
+        if item.phy_offset not in cache:
+            try:
+                msg = store.message_at(item.phy_offset)
+                cache[item.phy_offset] = _message_index_hashes(msg)
+                ts = msg.store_timestamp
+                min_ts = ts if min_ts is None else min(min_ts, ts)
+                max_ts = ts if max_ts is None else max(max_ts, ts)
+            except StoreError as e:
+                cache[item.phy_offset] = e.reason
+        hashes_of = cache[item.phy_offset]
+        if isinstance(hashes_of, str):  # every item pointing at an unreadable record dangles, not just the first
+            problems.append(Problem(rel, pos, f"item {item.number} points at {item.phy_offset}: {hashes_of}",
+                                    "index-dangling"))
+        elif item.key_hash not in hashes_of:
+            problems.append(Problem(rel, pos, f"item {item.number}: the message at {item.phy_offset} has no key "
+                                    f"with hash {item.key_hash}", "index-key-mismatch"))
+        if item.prev_index < 0 or item.prev_index >= item.number:
+            problems.append(Problem(rel, pos + 16, f"item {item.number} links to {item.prev_index}, which is not "
+                                    "an older item", "index-bad-link"))
+    # header phy offsets and times
+    first_phy, last_phy = int(items[0]["phy_offset"]), int(items[-1]["phy_offset"])
+    if h.begin_phy_offset != first_phy:
+        problems.append(Problem(rel, 16, f"beginPhyOffset {h.begin_phy_offset} but the first item points at "
+                                f"{first_phy}", "index-header"))
+    if h.end_phy_offset != last_phy:
+        problems.append(Problem(rel, 24, f"endPhyOffset {h.end_phy_offset} but the last item points at "
+                                f"{last_phy}", "index-header"))
+    if min_ts is not None and h.begin_timestamp > min_ts:
+        problems.append(Problem(rel, 0, f"beginTimestamp {h.begin_timestamp} is after the oldest indexed message "
+                                f"({min_ts})", "index-header"))
+    if max_ts is not None and h.end_timestamp < max_ts:
+        problems.append(Problem(rel, 8, f"endTimestamp {h.end_timestamp} is before the newest indexed message "
+                                f"({max_ts})", "index-header"))
+    # slots: chains, counters, items reachable from the right slot
+    chains = None
+    if cross is not None and reader.slot_count:
+        used, reached_n, unusual = bulk.index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
+                                                     count, reader.mf.size, written, reader.mf.release)
+        reader.mf.release(0, reader.mf.size)
+        if not unusual:
+            chains = (used, reached_n)
+    if chains is None:
+        used_slots, reached_count = _walk_chains(reader, count, rel, problems, written)
+    else:
+        used_slots, reached_count = chains
+    if used_slots != h.hash_slot_count:
+        problems.append(Problem(rel, 32, f"hashSlotCount {h.hash_slot_count} but {used_slots} slots are in use",
+                                "index-header"))
+    unreached = written - reached_count
+    if unreached:
+        problems.append(Problem(rel, base, f"{unreached} item(s) are in no slot's chain", "index-orphan-items"))
+    return problems, written
+
+
+def _walk_chains(reader: IndexFileReader, count: int, rel: str, problems: list[Problem],
+                 written: int) -> tuple[int, int]:
+    """Every slot's chain, item by item: (slots in use, items 1..written reached); problems appended."""
+    used_slots = 0
+    reached: set[int] = set()
+    for slot in range(reader.slot_count):
+        value = reader.slot_value(slot)
+        if value is None:
+            break
+        if value == 0:
+            continue
+        spos = 40 + slot * 4
+        if value < 0 or value >= count:
+            problems.append(Problem(rel, spos, f"slot {slot} holds {value}, outside 1..{count - 1}", "index-bad-slot"))
+            continue
+        used_slots += 1
+        number, seen = value, set()
+        while number > 0:
+            if number in seen:
+                problems.append(Problem(rel, spos, f"chain of slot {slot} loops back to item {number}", "index-loop"))
+                break
+            seen.add(number)
+            item = reader.item(number)
+            if item is None or number >= count:
+                problems.append(Problem(rel, spos, f"chain of slot {slot} reaches item {number}, outside the file",
+                                        "index-bad-link"))
+                break
+            if item.key_hash % reader.slot_count != slot:
+                problems.append(Problem(rel, spos, f"item {number} (hash {item.key_hash}) sits in the chain of slot "
+                                        f"{slot}", "index-wrong-slot"))
+            reached.add(number)
+            number = item.prev_index
+    return used_slots, len(reached & set(range(1, written + 1)))

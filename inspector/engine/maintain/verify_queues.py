@@ -1,0 +1,138 @@
+"""verify's consume-queue checks: every unit against the record it points at (spec §4.1, §11).
+
+A unit must point inside the log, after the previous unit, at a record of its topic, queue and queue offset
+(or an LMQ fan-out naming the queue), with the record's size and the tagsCode dispatch would compute.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from inspector.engine.maintain.dispatch import dispatch_request
+from inspector.engine.model.errors import BadInput, StoreError
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.records import Message, Problem
+from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
+
+if TYPE_CHECKING:
+    from inspector.engine.maintain.verify_crosschecks import CrossChecks
+
+__all__ = ["check_queue"]
+
+
+def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
+                 cross: CrossChecks | None) -> tuple[list[Problem], int]:
+    """(problems, units checked) of one queue: every unit against the record it points at.
+
+    Units the commitlog walk vouched for (see CrossChecks) need only the log-end and order checks, done
+    here on arrays; every other unit goes through :func:`_check_unit`.
+    """
+    cq = store.queue(topic, qid)
+    problems: list[Problem] = []
+    units = 0
+    prev_phy = -1
+    marks = cross.queues.get((topic, qid)) if cross is not None else None
+    if marks is None:
+        for unit in cq.units(0):
+            if isinstance(unit, Problem):
+                problems.append(unit)
+                continue
+            if unit.is_pre_blank:
+                continue
+            units += 1
+            found, prev_phy = _check_unit(store, unit, topic, qid, geometry, log_end, prev_phy)
+            problems.extend(found)
+        return problems, units
+    for run in cq.unit_runs(0):
+        if isinstance(run, Problem):
+            problems.append(run)
+            continue
+        phys = run.column("physical_offset")
+        sizes = run.column("size")
+        tags = run.column("tags_code")
+        real = ~((phys == 0) & (sizes == PRE_BLANK_SIZE) & (tags == 0))
+        index = np.flatnonzero(real)
+        units += index.size
+        if not index.size:
+            continue
+        phys, sizes = phys[index], sizes[index]
+        past_end = phys + sizes > log_end
+        # prev_phy before each unit: the last earlier unit that was not past the end
+        last = np.maximum.accumulate(np.where(~past_end, np.arange(index.size), -1))
+        before = np.concatenate([[-1], last[:-1]])
+        prev = np.where(before >= 0, phys[np.maximum(before, 0)], prev_phy)
+        vouched = marks.by_rel.get(run.file)
+        first = run.position // CQ_UNIT_SIZE
+        matched = vouched[first + index].astype(bool) if vouched is not None else np.zeros(index.size, bool)
+        ok = ~past_end & (phys > prev) & matched
+        for i in np.flatnonzero(~ok).tolist():
+            found, _ = _check_unit(store, run.unit(int(index[i])), topic, qid, geometry, log_end, int(prev[i]))
+            problems.extend(found)
+        if last[-1] >= 0:
+            prev_phy = int(phys[last[-1]])
+    for start, _ in cq.files:  # this queue is done: its pages need not stay resident
+        try:
+            cq._map(start).release(0, cq.file_sizes.get(start, 0))
+        except StoreError:
+            pass
+    return problems, units
+
+
+def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: int,
+                prev_phy: int) -> tuple[list[Problem], int]:
+    """Problems of one unit, and prev_phy for the next one."""
+    found: list[Problem] = []
+    where = (unit.file, unit.position)
+    if unit.physical_offset + unit.size > log_end:
+        # with abort present a broker is running (or crashed): its queues may run ahead of the complete records
+        ahead = store.abort_exists and unit.physical_offset >= log_end
+        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}+{unit.size}, "
+                             f"past the end of the commitlog ({log_end})"
+                             + ("; the broker is running or crashed (abort file present)" if ahead else ""),
+                             "cq-past-end", "warning" if ahead else "error"))
+        return found, prev_phy
+    if unit.physical_offset <= prev_phy:
+        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}, not after the "
+                             f"previous unit ({prev_phy})", "cq-order"))
+    prev_phy = unit.physical_offset
+    try:
+        msg = store.message_at(unit.physical_offset)
+    except StoreError as e:
+        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e.reason}",
+                             "cq-dangling"))
+        return found, prev_phy
+    mismatches = []
+    if msg.topic != topic and not _lmq_fanout(msg, topic):
+        mismatches.append(f"topic {msg.topic!r}")
+    if msg.queue_id != qid and not _lmq_fanout(msg, topic):
+        mismatches.append(f"queue {msg.queue_id}")
+    if msg.queue_offset != unit.queue_offset and not _lmq_fanout(msg, topic):
+        mismatches.append(f"queue offset {msg.queue_offset}")
+    if msg.total_size != unit.size:
+        mismatches.append(f"size {msg.total_size} (unit says {unit.size})")
+    try:
+        req = dispatch_request(msg.topic, msg.queue_id, msg.stored_physical_offset, msg.total_size,
+                               msg.store_timestamp, msg.queue_offset, msg.sys_flag,
+                               msg.prepared_transaction_offset, msg.properties, geometry)
+        if req.tags_code != unit.tags_code and not _is_ext(unit.tags_code):
+            mismatches.append(f"tagsCode {req.tags_code} (unit says {unit.tags_code})")
+    except BadInput as e:
+        mismatches.append(str(e))
+    if msg.transaction not in ("NOT_TYPE", "COMMIT"):
+        mismatches.append(f"a {msg.transaction} record, which never gets a unit")
+    if mismatches:
+        found.append(Problem(*where, f"unit {unit.queue_offset} -> message at {unit.physical_offset} has "
+                             + ", ".join(mismatches), "cq-mismatch"))
+    return found, prev_phy
+
+
+def _lmq_fanout(msg: Message, topic: str) -> bool:
+    return topic in msg.properties.get("INNER_MULTI_DISPATCH", "").split(",")
+
+
+def _is_ext(tags_code: int) -> bool:
+    from parsers.consumequeue import is_ext_address
+
+    return is_ext_address(tags_code)

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.model.records import Message
+from inspector.engine.read.collisions import find_collisions
 from inspector.engine.read.store import decode_id
-from inspector.engine.workshop.tour import HALF_TOPIC, SCHEDULE_TOPIC, find_collisions
+from inspector.engine.workshop.tour import HALF_TOPIC, SCHEDULE_TOPIC
 from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.java import index_key, index_key_hash, java_string_hash
 

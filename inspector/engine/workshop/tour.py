@@ -19,12 +19,13 @@ from inspector.engine.maintain.dispatch import cq_unit_bytes
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.read.collisions import MAX_ITEMS, MAX_MESSAGES, find_collisions
 from inspector.engine.read.layout import blank_fields, message_fields
 from inspector.engine.read.recovery import recover
 from inspector.engine.read.slots import busiest_slots, walk_slot
 from parsers import commitlog as cl
 from parsers.consumequeue import CQ_UNIT_SIZE
-from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE, item_position
+from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_SLOT_SIZE
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id, decode_uniq_key
 
@@ -36,8 +37,6 @@ SYSTEM_PREFIXES = ("%RETRY%", "%DLQ%", "%LMQ%", "rmq_sys_", "RMQ_SYS_", "SCHEDUL
 # Every search reads a bounded sample of the store (never time proportional to its size); the sample store fits
 # inside every bound, so its tour is the complete one.
 SEARCH_RECORDS = 5000  # records read while looking for a case near the start of the log
-SEARCH_MESSAGES = 5000  # messages read while looking for a hash collision
-SEARCH_ITEMS = 1_000_000  # index items whose hashes are compared while looking for a collision
 SEARCH_INDEX_FILES = 4  # index files searched for a chain to show
 SEARCH_QUEUES = 256  # consume queues looked at for a queue with a second file
 SEARCH_SEGMENTS = 8  # commitlog segments scanned for a BLANK
@@ -672,97 +671,11 @@ def _used_slots(reader) -> int:
     return int(np.count_nonzero(table))
 
 
-@dataclass(frozen=True)
-class Collision:
-    file: str
-    key_hash: int
-    keys: tuple[tuple[str, int, int], ...]  # (index key string, item number, physical offset), oldest first
-
-
-def find_collisions(store, limit: int = 1, budget: int = SEARCH_MESSAGES, *, max_items: int = SEARCH_ITEMS,
-                    time_budget: Budget | None = None) -> list[Collision]:
-    """Index items whose hashes are equal but whose key strings differ (real collisions), per index file.
-
-    Reads at most ``max_items`` index items (the first ones, file by file; their hashes in one numpy pass) and
-    the messages of items that share a hash, at most ``budget`` of them; ``time_budget`` raises
-    ``BudgetExceeded`` when it runs out.
-    """
-    stop = budget_or_none(time_budget)
-    found: list[Collision] = []
-    cache: dict[int, Message | None] = {}
-    reads = 0
-    left = max_items
-    for reader in store.index_files():
-        if left <= 0:
-            break
-        stop.check("reading index files")
-        groups = _shared_hashes(reader, left)
-        left -= groups.read
-        for key_hash, numbers in groups.items:
-            items = [reader.item(n) for n in numbers]
-            if len({i.phy_offset for i in items}) < 2:
-                continue
-            keys: dict[str, tuple[int, int]] = {}
-            for item in items:
-                if item.phy_offset not in cache:
-                    reads += 1
-                    if reads % 256 == 0:
-                        stop.check("reading messages of index items")
-                    try:
-                        cache[item.phy_offset] = store.message_at(item.phy_offset)
-                    except StoreError:
-                        cache[item.phy_offset] = None
-                msg = cache[item.phy_offset]
-                if msg is None:
-                    continue
-                for k in [*msg.keys, *([msg.unique_key] if msg.unique_key else [])]:
-                    s = index_key(msg.topic, k)
-                    if index_key_hash(s) == key_hash and s not in keys:
-                        keys[s] = (item.number, item.phy_offset)
-            if len(keys) >= 2:
-                found.append(Collision(reader.rel, key_hash, tuple((s, n, p) for s, (n, p) in keys.items())))
-                if len(found) >= limit:
-                    return found
-            if reads >= budget:
-                return found
-    return found
-
-
-_ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev", ">i4")])
-
-
-@dataclass(frozen=True)
-class _Groups:
-    read: int  # items read
-    items: list[tuple[int, list[int]]]  # (key hash, item numbers) of hashes held by 2+ items, by first item
-
-
-def _shared_hashes(reader, max_items: int) -> _Groups:
-    """The key hashes that two or more of the first ``max_items`` written items share (items 1 .. indexCount-1,
-    bounded by the file, as ``IndexFileReader.items``), in the order of their first item."""
-    first = item_position(1, reader.slot_count)
-    in_file = max(0, (reader.mf.size - first) // INDEX_ITEM_SIZE)
-    n = max(0, min(reader.effective_index_count, reader.item_count) - 1)
-    n = min(n, in_file, max_items)
-    if n < 2:
-        return _Groups(n, [])
-    hashes = np.frombuffer(reader.mf.buf, dtype=_ITEM_DTYPE, count=n, offset=first)["key_hash"]
-    values, first_at, inverse, counts = np.unique(hashes, return_index=True, return_inverse=True, return_counts=True)
-    shared = np.flatnonzero(counts >= 2)
-    if not len(shared):
-        return _Groups(n, [])
-    shared = shared[np.argsort(first_at[shared], kind="stable")]
-    by_group = np.argsort(inverse.ravel(), kind="stable")  # item indexes grouped by hash, in item order
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    groups = [(int(values[g]), (by_group[starts[g]:starts[g] + counts[g]] + 1).tolist()) for g in shared]
-    return _Groups(n, groups)
-
-
 def _collision(ctx: _Context):
     found = find_collisions(ctx.store, time_budget=ctx.budget)
     if not found:
         raise Missing("No two different keys of this store share a hash in the same index file (the search "
-                      f"reads up to {SEARCH_ITEMS} index items and {SEARCH_MESSAGES} messages). The sample store "
+                      f"reads up to {MAX_ITEMS} index items and {MAX_MESSAGES} messages). The sample store "
                       "has one: "
                       "OrderEvents#coupon-Aa7K and OrderEvents#coupon-BB7K.")
     c = found[0]
@@ -1028,8 +941,8 @@ def _rebuild(ctx: _Context):
 
 
 __all__ = [
-    "NOT_COMPUTED", "STEP_IDS", "ChainTarget", "Collision", "CqTarget", "DirEntry", "DirectoryTarget", "HexTarget",
-    "IdsTarget", "IndexHeaderTarget", "RebuildTarget", "RecoveryTarget", "Span", "Target", "TourStep", "find_collisions",
+    "NOT_COMPUTED", "STEP_IDS", "ChainTarget", "CqTarget", "DirEntry", "DirectoryTarget", "HexTarget",
+    "IdsTarget", "IndexHeaderTarget", "RebuildTarget", "RecoveryTarget", "Span", "Target", "TourStep",
     "step_view", "tour_steps",
 ]
 

@@ -16,6 +16,7 @@ import pytest
 
 from inspector.engine import Store
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.collisions import find_collisions
 from inspector.engine.read.recovery import recover
 from inspector.engine.workshop.tour import (
     STEP_IDS,
@@ -27,7 +28,6 @@ from inspector.engine.workshop.tour import (
     IndexHeaderTarget,
     RebuildTarget,
     RecoveryTarget,
-    find_collisions,
     step_view,
     tour_steps,
 )

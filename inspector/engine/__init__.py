@@ -44,7 +44,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
-    "workshop.tour": ('cursor_offset', 'NOT_COMPUTED', 'step_view', 'tour_steps'),
+    "workshop.tour_steps": ('NOT_COMPUTED', 'tour_steps'),
+    "workshop.tour_targets": ('cursor_offset', 'step_view'),
 }
 _HOME = {name: module for module, names in _FACE.items() for name in names}
 __all__ = sorted(_HOME)
@@ -128,4 +129,5 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.workshop.exercises import exercise_view, generate, result_view
     from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
     from inspector.engine.workshop.templates import write_templates
-    from inspector.engine.workshop.tour import NOT_COMPUTED, cursor_offset, step_view, tour_steps
+    from inspector.engine.workshop.tour_steps import NOT_COMPUTED, tour_steps
+    from inspector.engine.workshop.tour_targets import cursor_offset, step_view

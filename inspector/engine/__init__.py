@@ -41,7 +41,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.staging": ('check_new_target', 'clear_stale_staging', 'crash_point', 'publish', 'staging_dir_for'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'check_index', 'check_queue', 'crc_property_problems', 'verify'),
     "maintain.writer": ('MessageSpec', 'StoreWriter'),
-    "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
+    "workshop.exercise_model": ('exercise_view', 'result_view'),
+    "workshop.exercises": ('generate',),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
     "workshop.tour_steps": ('NOT_COMPUTED', 'tour_steps'),
@@ -126,7 +127,8 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
     )
     from inspector.engine.scan.bulk import CHECK_BODY_CRC, MessageBatch, rocketmq_crc32
-    from inspector.engine.workshop.exercises import exercise_view, generate, result_view
+    from inspector.engine.workshop.exercise_model import exercise_view, result_view
+    from inspector.engine.workshop.exercises import generate
     from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
     from inspector.engine.workshop.templates import write_templates
     from inspector.engine.workshop.tour_steps import NOT_COMPUTED, tour_steps

@@ -9,7 +9,7 @@ from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import tour_steps
 from inspector.tui.app import create_app
 from inspector.tui.screens.dialogs import PromptScreen
-from inspector.tui.screens.tour import TourHexView, cursor_offset
+from inspector.tui.screens.workshop.tour import TourHexView, cursor_offset
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.hexview import HexView
 

@@ -1,4 +1,4 @@
-"""The guided tour and the exercises, as pages and as JSON (``inspector.engine.workshop.tour`` / ``.exercises``).
+"""The guided tour and the exercises, as pages and as JSON (``inspector.engine.workshop.tour_steps`` / ``.exercises``).
 
 | route | shows |
 | --- | --- |

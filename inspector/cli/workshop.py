@@ -1,6 +1,6 @@
 """``rmq-inspect tour``, ``exercises`` and ``templates``: the workshop commands.
 
-The tour and the exercises come from the engine (:mod:`inspector.engine.workshop.tour`, :mod:`inspector.engine.workshop.exercises`);
+The tour and the exercises come from the engine (:mod:`inspector.engine.workshop.tour_steps`, :mod:`inspector.engine.workshop.exercises`);
 this module only prints them, reusing the other commands' renderers (hex data, chains, ids, messages).
 """
 

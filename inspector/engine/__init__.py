@@ -50,10 +50,12 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
-    "workshop.exercises": ('exercise_view', 'generate', 'result_view'),
+    "workshop.exercise_model": ('exercise_view', 'result_view'),
+    "workshop.exercises": ('generate',),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
     "workshop.templates": ('write_templates',),
-    "workshop.tour": ('cursor_offset', 'NOT_COMPUTED', 'step_view', 'tour_steps'),
+    "workshop.tour_steps": ('NOT_COMPUTED', 'tour_steps'),
+    "workshop.tour_targets": ('cursor_offset', 'step_view'),
 }
 _HOME = {name: module for module, names in _FACE.items() for name in names}
 __all__ = sorted(_HOME)
@@ -142,7 +144,9 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         region_view,
     )
     from inspector.engine.scan.bulk import CHECK_BODY_CRC, MessageBatch, rocketmq_crc32
-    from inspector.engine.workshop.exercises import exercise_view, generate, result_view
+    from inspector.engine.workshop.exercise_model import exercise_view, result_view
+    from inspector.engine.workshop.exercises import generate
     from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
     from inspector.engine.workshop.templates import write_templates
-    from inspector.engine.workshop.tour import NOT_COMPUTED, cursor_offset, step_view, tour_steps
+    from inspector.engine.workshop.tour_steps import NOT_COMPUTED, tour_steps
+    from inspector.engine.workshop.tour_targets import cursor_offset, step_view

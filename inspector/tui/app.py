@@ -24,12 +24,12 @@ from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
-from inspector.tui.screens.exercises import ExercisesScreen
 from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
-from inspector.tui.screens.tour import TourScreen
+from inspector.tui.screens.workshop.exercises import ExercisesScreen
+from inspector.tui.screens.workshop.tour import TourScreen
 
 SCREEN_CLASSES = {
     "overview": OverviewScreen,

@@ -7,7 +7,7 @@ import pytest
 from test_browser import live, page, pytestmark, shot  # noqa: F401 - fixtures, timeout and skip shared
 
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import tour_steps
+from inspector.engine.workshop.tour_steps import tour_steps
 
 
 def focus_start(target) -> int:

@@ -25,7 +25,7 @@ from web_support import CHROMIUM
 
 from inspector.engine import Store
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import tour_steps
+from inspector.engine.workshop.tour_steps import tour_steps
 from web.app import create_app
 
 pytestmark = [

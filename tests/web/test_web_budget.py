@@ -17,7 +17,8 @@ from inspector.engine.model.geometry import Geometry
 from inspector.engine.read.overview import store_overview
 from inspector.engine.read.recovery import recover
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import STEP_IDS, step_view, tour_steps
+from inspector.engine.workshop.tour_steps import STEP_IDS, tour_steps
+from inspector.engine.workshop.tour_targets import step_view
 from web.app import create_app
 from web.data import Limits
 

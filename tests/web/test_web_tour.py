@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import tour_steps
+from inspector.engine.workshop.tour_steps import tour_steps
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -53,7 +53,8 @@ def walk_slot(reader: IndexFileReader, slot: int, limit: int = 100_000) -> SlotC
     return SlotChain(reader.rel, slot, pos, value, tuple(items), stop)
 
 
-def _items_array(reader: IndexFileReader) -> np.ndarray:
+def items_array(reader: IndexFileReader) -> np.ndarray:
+    """The written items 1 .. indexCount-1 (bounded by the file) as one structured array over the mapping."""
     n = max(0, min(reader.effective_index_count, reader.item_count) - 1)
     start = INDEX_HEADER_SIZE + reader.slot_count * INDEX_SLOT_SIZE + INDEX_ITEM_SIZE  # item 1
     available = max(0, (reader.mf.size - start) // INDEX_ITEM_SIZE)
@@ -67,7 +68,7 @@ def items_per_slot(reader: IndexFileReader) -> np.ndarray:
     """Number of written items whose hash falls in each slot (the chain lengths of a sound file)."""
     if reader.slot_count == 0:
         return np.zeros(0, dtype=np.int64)
-    hashes = _items_array(reader)["key_hash"].astype(np.int64)
+    hashes = items_array(reader)["key_hash"].astype(np.int64)
     hashes = hashes[hashes >= 0]
     return np.bincount(hashes % reader.slot_count, minlength=reader.slot_count)
 

@@ -11,7 +11,7 @@ import pytest
 from inspector.cli.main import main
 from inspector.engine import Store
 from inspector.engine.workshop.exercises import KINDS, generate
-from inspector.engine.workshop.tour import TITLES
+from inspector.engine.workshop.tour_steps import TITLES
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "sample_store"

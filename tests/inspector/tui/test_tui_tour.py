@@ -6,10 +6,10 @@ from textual.widgets import OptionList
 from tui_helpers import SIZE, drive, screen_text, settle, static_text
 
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import tour_steps
+from inspector.engine.workshop.tour_steps import tour_steps
 from inspector.tui.app import create_app
 from inspector.tui.screens.dialogs import PromptScreen
-from inspector.tui.screens.tour import TourHexView, cursor_offset
+from inspector.tui.screens.workshop.tour import TourHexView, cursor_offset
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.hexview import HexView
 

@@ -16,7 +16,8 @@ from inspector.engine.model.budget import NO_BUDGET, Budget, Partial
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.read.overview import store_overview
 from inspector.engine.workshop.exercises import generate
-from inspector.engine.workshop.tour import NOT_COMPUTED, STEP_IDS, step_view, tour_steps
+from inspector.engine.workshop.tour_steps import NOT_COMPUTED, STEP_IDS, tour_steps
+from inspector.engine.workshop.tour_targets import step_view
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 

@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 
 from inspector.engine import Message, Store
-from inspector.engine.workshop.exercises import (
-    KINDS,
-    Exercise,
-    exercise_view,
-    generate,
-    parse_duration_ms,
-    parse_host_offset,
-    parse_int,
-)
+from inspector.engine.workshop.exercise_answers import parse_duration_ms, parse_host_offset, parse_int
+from inspector.engine.workshop.exercise_model import Exercise, exercise_view
+from inspector.engine.workshop.exercises import KINDS, generate
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id
 

@@ -16,9 +16,10 @@ import pytest
 
 from inspector.engine import Store
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.collisions import find_collisions
 from inspector.engine.read.recovery import recover
-from inspector.engine.workshop.tour import (
-    STEP_IDS,
+from inspector.engine.workshop.tour_steps import STEP_IDS, tour_steps
+from inspector.engine.workshop.tour_targets import (
     ChainTarget,
     CqTarget,
     DirectoryTarget,
@@ -27,9 +28,7 @@ from inspector.engine.workshop.tour import (
     IndexHeaderTarget,
     RebuildTarget,
     RecoveryTarget,
-    find_collisions,
     step_view,
-    tour_steps,
 )
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id

@@ -1,4 +1,4 @@
-"""The guided tour: one step of ``inspector.engine.workshop.tour`` at a time, its text above and its view below.
+"""The guided tour: one step of ``inspector.engine.workshop.tour_steps`` at a time, its text above and its view below.
 
 Hex targets (and the recovery step's bytes) are shown in an embedded hex view with the step's spans tinted and
 the cursor on the field the text is about; every other target is a small panel. ``o`` opens the step's view

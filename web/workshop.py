@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
-from inspector.engine import NOT_COMPUTED, NotFound, cursor_offset, regions
+from inspector.engine import NOT_COMPUTED, NotFound, cursor_offset, region_view, regions
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import MAX_TEXT, get_deadline, get_limits, get_store, int_arg, parse_int, text_arg
@@ -113,7 +113,7 @@ def hex_fragment(store, target) -> dict:
     end = start + len(raw)
     regs = regions(store.commitlog, start, end) if raw else []
     cur = next((r for r in regs if r.start <= focus_at < r.end), None)
-    page = {"window_start": start, "regions": [data._region_dict(r) for r in regs],
+    page = {"window_start": start, "regions": [region_view(r) for r in regs],
             "current": None if cur is None else {"kind": cur.kind, "start": cur.start, "end": cur.end,
                                                  "label": cur.label}}
     rows = data.hex_rows(page, raw)

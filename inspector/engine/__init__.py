@@ -24,7 +24,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
     "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading', 'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
-    "scan.bulk": ('CHECK_BODY_CRC', 'MessageBatch', 'rocketmq_crc32'),
+    "scan.batch": ('MessageBatch',),
+    "scan.crc": ('rocketmq_crc32',),
+    "scan.record_layout": ('CHECK_BODY_CRC',),
     "read.body": ('decompress_body',),
     "read.commitlog": ('Entry', 'SegmentScan'),
     "read.follow": ('follow',),
@@ -124,7 +126,9 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         problem_view,
         queue_view,
     )
-    from inspector.engine.scan.bulk import CHECK_BODY_CRC, MessageBatch, rocketmq_crc32
+    from inspector.engine.scan.batch import MessageBatch
+    from inspector.engine.scan.crc import rocketmq_crc32
+    from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercises import exercise_view, generate, result_view
     from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
     from inspector.engine.workshop.templates import write_templates

@@ -22,7 +22,19 @@ from inspector.engine.read.commitlog import default_workers
 from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
-from inspector.engine.scan import bulk
+from inspector.engine.scan.batch import INTERN_SLOTS
+from inspector.engine.scan.crc import rocketmq_crc32
+from inspector.engine.scan.kernels import numba_enabled
+from inspector.engine.scan.verify_kernels import (
+    INFO_DELAY,
+    INFO_TAGS,
+    INFO_UNITS,
+    VERIFY_COLUMNS,
+    VerifyTable,
+    index_chains,
+    index_match,
+    mark_units,
+)
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 from parsers.java import (
     CRC_PROPERTY_NAME,
@@ -30,13 +42,12 @@ from parsers.java import (
     index_key,
     index_key_hash,
     parse_crc_property_digits,
-    rocketmq_crc32,
 )
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 VERIFY_PHY, VERIFY_SIZE, VERIFY_QID, VERIFY_QOFF, VERIFY_TAGS, VERIFY_TOPIC, VERIFY_INFO = (
-    bulk.VERIFY_COLUMNS.index(n) for n in ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code",
-                                           "topic", "info"))
+    VERIFY_COLUMNS.index(n) for n in ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code",
+                                      "topic", "info"))
 ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev_index", ">i4")])
 
 
@@ -69,7 +80,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     messages = 0
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
-    cross = _CrossChecks(store) if fast and bulk.numba_enabled() else None
+    cross = _CrossChecks(store) if fast and numba_enabled() else None
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
@@ -139,22 +150,22 @@ class _CrossChecks:
 
     FLUSH_ROWS = 1 << 16  # records gathered before their units are looked up (numpy works in bulk)
 
-    def add(self, table: bulk.VerifyTable) -> None:
+    def add(self, table: VerifyTable) -> None:
         if not len(table):
             return
         for marks in self.indexes.values():
             marks.add(table)
         info = table.column("info")
-        rows = np.flatnonzero(((info & bulk.INFO_UNITS) != 0) & ((info & bulk.INFO_TAGS) != 0))
+        rows = np.flatnonzero(((info & INFO_UNITS) != 0) & ((info & INFO_TAGS) != 0))
         if not rows.size:
             return
         # topic codes are per table: name them through this walk's own numbering
-        codes = np.full(bulk.INTERN_SLOTS, -1, dtype=np.int64)
+        codes = np.full(INTERN_SLOTS, -1, dtype=np.int64)
         for code, name in table.topics.items():
             codes[code] = self._topic_ids.setdefault(name, len(self._topic_ids))
         picked = table.table[:, rows]
         topic_ids = codes[picked[VERIFY_TOPIC]]
-        delayed = (picked[VERIFY_INFO] & bulk.INFO_DELAY) != 0
+        delayed = (picked[VERIFY_INFO] & INFO_DELAY) != 0
         self._pending.append((topic_ids, picked[VERIFY_QID], picked[VERIFY_QOFF], picked[VERIFY_PHY],
                               picked[VERIFY_SIZE], picked[VERIFY_TAGS], delayed))
         self._rows += rows.size
@@ -217,7 +228,7 @@ class _QueueMarks:
             parts = [(f, which == f) for f in np.unique(which).tolist() if f >= 0]
         for f, here in parts:
             first_q, units, marks, mf = self.files[f]
-            lowest = bulk.mark_units(mf.array, first_q, qoffs[here], phys[here], sizes[here], tags[here], marks)
+            lowest = mark_units(mf.array, first_q, qoffs[here], phys[here], sizes[here], tags[here], marks)
             mf.release(0, lowest * CQ_UNIT_SIZE)  # units are met in queue order: drop what is behind
 
 
@@ -232,10 +243,10 @@ class _IndexMarks:
         self.cursor = 0
         self.stats = np.zeros(3, dtype=np.int64)
 
-    def add(self, table: bulk.VerifyTable) -> None:
+    def add(self, table: VerifyTable) -> None:
         if self.cursor < self.written:
-            self.cursor = bulk.index_match(self.reader.mf.array, self.items_at, self.cursor, self.written, table,
-                                           self.ok, self.stats)
+            self.cursor = index_match(self.reader.mf.array, self.items_at, self.cursor, self.written, table,
+                                      self.ok, self.stats)
             self.reader.mf.release(self.items_at, self.items_at + self.cursor * 20)
 
 
@@ -466,8 +477,8 @@ def check_index(store, reader: IndexFileReader, cross: _CrossChecks | None = Non
     # slots: chains, counters, items reachable from the right slot
     chains = None
     if cross is not None and reader.slot_count:
-        used, reached_n, unusual = bulk.index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
-                                                     count, reader.mf.size, written, reader.mf.release)
+        used, reached_n, unusual = index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
+                                                count, reader.mf.size, written, reader.mf.release)
         reader.mf.release(0, reader.mf.size)
         if not unusual:
             chains = (used, reached_n)

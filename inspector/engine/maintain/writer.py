@@ -51,6 +51,7 @@ from inspector.engine.maintain.dispatch import (
 )
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.scan.crc import rocketmq_crc32
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.commitlog import (
     BORNHOST_V6_FLAG,
@@ -70,7 +71,7 @@ from parsers.commitlog import (
     record_length,
 )
 from parsers.fastjson import dumps
-from parsers.java import INT32_MAX, INT32_MIN, rocketmq_crc32
+from parsers.java import INT32_MAX, INT32_MIN
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
 
 __all__ = [

@@ -21,7 +21,7 @@ from inspector.engine.read.mapped import (
     is_all_zero,
     offset_named_entries,
 )
-from inspector.engine.scan import bulk
+from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import (
     MIN_RECORD_SIZE,
     RecordError,
@@ -29,10 +29,14 @@ from inspector.engine.scan.decode import (
     peek_head,
     stored_physical_offset,
 )
+from inspector.engine.scan.kernels import numba_enabled
+from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY
+from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
+from inspector.engine.scan.walk import Run, check_run, find_clean, walk_boundaries
 from parsers import commitlog as cl
 
 Entry = Message | Blank | Problem
-Item = Message | Blank | Problem | bulk.MessageBatch | bulk.Run
+Item = Message | Blank | Problem | MessageBatch | Run
 
 _PATTERNS = {
     "v1": cl.MAGIC_V1.to_bytes(4, "big", signed=True),
@@ -276,8 +280,8 @@ class CommitLog:
         walked = 0
         chunk = 1 << 16
         while True:
-            starts, end = bulk.walk_boundaries(mf.array if mf.size else b"", cur, mf.size,
-                                               segment_start=seg.start_offset, stop_at=target, max_records=chunk)
+            starts, end = walk_boundaries(mf.array if mf.size else b"", cur, mf.size,
+                                          segment_start=seg.start_offset, stop_at=target, max_records=chunk)
             n = len(starts)
             # remember the start of every MARK_EVERY-th record walked (or the end when that is where it falls)
             for k in range(self.MARK_EVERY - walked % self.MARK_EVERY, n + 1, self.MARK_EVERY):
@@ -336,17 +340,17 @@ class CommitLog:
 
     def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int) -> Iterator[Entry]:
         for item in self._segment_items(seg, pos, check_crc, index, "batches"):
-            if isinstance(item, bulk.MessageBatch):
+            if isinstance(item, MessageBatch):
                 yield from item.messages()
             else:
                 yield item
 
     def segment_batches(self, segment: Segment, position: int = 0, *, check_crc: bool = True,
-                        batch_size: int = 1 << 15) -> Iterator[bulk.MessageBatch | Blank | Problem | Message]:
+                        batch_size: int = 1 << 15) -> Iterator[MessageBatch | Blank | Problem | Message]:
         """One segment from ``position`` as :meth:`entries` walks it, clean records decoded in columnar batches.
 
-        Yields :class:`~inspector.engine.scan.bulk.MessageBatch` (runs of records with nothing to report, at most
-        ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
+        Yields :class:`~inspector.engine.scan.batch.MessageBatch` (runs of records with nothing to report, at most
+   ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
         in log order: expanding each batch with ``batch.messages()`` gives exactly ``entries()``.
         """
         return self._segment_items(segment, position, check_crc, self.segments.index(segment), "batches",
@@ -357,8 +361,8 @@ class CommitLog:
                        on_message=None) -> Iterator[Item]:
         """The walk of one segment: runs of clean records the fast way, every other record the careful way.
 
-        ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as bulk.Run figures only) or "tables"
-        (each bulk.Run followed by its bulk.VerifyTable, for verify). The careful
+        ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as Run figures only) or "tables"
+        (each Run followed by its VerifyTable, for verify). The careful
         step (_careful_step) decides everything about a record that is not clean, so both modes see
         the same Blanks and Problems as a record-by-record walk. ``on_message`` is called with each Message
         of a careful step and returns extra Problems (verify's __CRC32# check). ``stop_at``: stop at the
@@ -372,7 +376,7 @@ class CommitLog:
         buf, limit = mf.buf, mf.size
         arr = mf.array
         is_last = index >= self._last_data_index
-        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
+        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
         # the fast path stops before a record a broker is still writing (it ends past the last non-zero byte)
         fast_limit = limit
         if is_last and limit:
@@ -386,8 +390,8 @@ class CommitLog:
             while True:
                 soft = pos + step
                 if mode == "runs":
-                    run = bulk.check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                         flags=flags, soft_stop=soft)
+                    run = check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
+                                    flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         pos = run.end
@@ -395,8 +399,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 elif mode == "tables":
-                    run, table, cut = bulk.verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
-                                                      stop_at=end_at, flags=flags, soft_stop=soft)
+                    run, table, cut = verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
+                                                 stop_at=end_at, flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         if table is not None:
@@ -406,8 +410,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 else:
-                    batch = bulk.decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                              max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
+                    batch = decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
+                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
                     if len(batch):
                         yield batch
                         pos = batch.end
@@ -545,8 +549,8 @@ class CommitLog:
         """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
         and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
         each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
-        with a :class:`~inspector.engine.scan.bulk.VerifyTable` of every run of clean records (verify's
-        cross-checks); the tables are not kept.
+        with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
+   cross-checks); the tables are not kept.
         """
         index = self.segments.index(segment)
         messages = 0
@@ -564,14 +568,14 @@ class CommitLog:
 
         for item in self._summary_items(segment, index, check_crc, crc_property,
                                         extras if on_message is not None else None, workers, on_table is not None):
-            if isinstance(item, bulk.Run):
+            if isinstance(item, Run):
                 messages += item.count
                 data_end = item.end
                 if not first_ts:
                     first_ts = item.first_store_timestamp
                 last_ts = item.last_store_timestamp
                 max_ts = max(max_ts, item.max_store_timestamp)
-            elif isinstance(item, bulk.VerifyTable):
+            elif isinstance(item, VerifyTable):
                 on_table(item)
             elif isinstance(item, Message):
                 messages += 1
@@ -597,11 +601,11 @@ class CommitLog:
     PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
 
     def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
-                       workers: int | None, tables: bool = False) -> Iterator[Item | bulk.VerifyTable]:
+                       workers: int | None, tables: bool = False) -> Iterator[Item | VerifyTable]:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or not bulk.numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
+        if workers < 2 or not numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message)
             return
@@ -614,12 +618,12 @@ class CommitLog:
         if index >= self._last_data_index:  # threads stop before a record still being written
             allocated = allocated_end(mf.path)
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
-        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
+        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
         starts = [0]
         pieces = max(workers, -(-limit // self.PARALLEL_CHUNK))
         for k in range(1, pieces):
             at = k * limit // pieces
-            found = bulk.find_clean(arr, at, limit, segment_start=seg.start_offset, flags=flags)
+            found = find_clean(arr, at, limit, segment_start=seg.start_offset, flags=flags)
             mf.release(at - EDGE, max(found, at) + EDGE)  # a fault may map a large folio (MBs) around it
             if found > starts[-1]:
                 starts.append(found)
@@ -632,14 +636,14 @@ class CommitLog:
             while True:
                 soft = pos + self.STEP
                 if tables:
-                    run, table, cut = bulk.verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop,
-                                                      flags=flags, soft_stop=soft)
+                    run, table, cut = verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop,
+                                                 flags=flags, soft_stop=soft)
                     out.append(run)
                     if table is not None and len(table):
                         out.append(table)
                 else:
-                    run = bulk.check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop, flags=flags,
-                                         soft_stop=soft)
+                    run = check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop, flags=flags,
+                                    soft_stop=soft)
                     cut = soft <= run.end < stop
                     out.append(run)
                 mf.release(pos, run.end)
@@ -664,7 +668,7 @@ class CommitLog:
                 broken = True
                 continue
             for item in items:
-                if isinstance(item, bulk.Run):
+                if isinstance(item, Run):
                     if item.count:
                         yield item
                     pos = item.end

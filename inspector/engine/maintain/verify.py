@@ -18,10 +18,10 @@ from inspector.engine.maintain.dispatch import SCHEDULE_TOPIC, dispatch_request
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import IndexItem, Message, Problem
-from inspector.engine.read.commitlog import default_workers
 from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
+from inspector.engine.read.parallel import default_workers
 from inspector.engine.scan.batch import INTERN_SLOTS
 from inspector.engine.scan.crc import rocketmq_crc32
 from inspector.engine.scan.kernels import numba_enabled

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from inspector.engine.maintain.verify import ITEM_DTYPE, verify
 from inspector.engine.model.records import Host, Message, Problem
+from inspector.engine.read.careful import careful_step
 from inspector.engine.read.commitlog import CommitLog
 from inspector.engine.read.consumequeue import UNIT_DTYPE
 from inspector.engine.read.store import Store
@@ -102,7 +103,7 @@ def careful_entries(log: CommitLog, seg, pos: int = 0, check_crc: bool = True) -
     is_last = index >= log._last_data_index
     out = []
     while True:
-        found, nxt = log._careful_step(mf.buf, pos, mf.size, seg, is_last, check_crc)
+        found, nxt = careful_step(mf.buf, pos, mf.size, seg, is_last, check_crc, log.segment_size)
         out.extend(found)
         if nxt is None:
             return out

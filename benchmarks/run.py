@@ -32,9 +32,13 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 import datagen  # noqa: E402
 
-from inspector.engine import Store, bulk  # noqa: E402
+from inspector.engine import Store  # noqa: E402
 from inspector.engine.maintain.verify import verify  # noqa: E402
 from inspector.engine.model.records import Problem  # noqa: E402
+from inspector.engine.scan.batch import MessageBatch  # noqa: E402
+from inspector.engine.scan.crc import CRC_BACKEND  # noqa: E402
+from inspector.engine.scan.kernels import numba_enabled  # noqa: E402
+from inspector.engine.scan.walk import walk_boundaries  # noqa: E402
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -91,7 +95,7 @@ def machine() -> dict:
     try:
         import numba
 
-        numba_version = numba.__version__ if bulk.numba_enabled() else f"{numba.__version__} (disabled)"
+        numba_version = numba.__version__ if numba_enabled() else f"{numba.__version__} (disabled)"
     except ImportError:
         numba_version = "no"
     import numpy
@@ -99,7 +103,7 @@ def machine() -> dict:
     return {
         "cpu": cpu, "cores": f"{os.cpu_count()} ({usable} usable)", "ram": ram,
         "python": platform.python_version(), "numpy": numpy.__version__, "numba": numba_version,
-        "crc": bulk.CRC_BACKEND, "os": platform.platform(),
+        "crc": CRC_BACKEND, "os": platform.platform(),
         "load average": " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
     }
 
@@ -127,8 +131,8 @@ def bench_walk(root: Path, repeat: int) -> Row:
         def walk() -> None:
             pos, n = 0, 0
             while True:
-                starts, end = bulk.walk_boundaries(mf.array, pos, mf.size, segment_start=seg.start_offset,
-                                                   max_records=1 << 16)
+                starts, end = walk_boundaries(mf.array, pos, mf.size, segment_start=seg.start_offset,
+                                              max_records=1 << 16)
                 n += len(starts)
                 if len(starts) < 1 << 16:
                     break
@@ -149,7 +153,7 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
         def decode() -> None:
             n = 0
             for item in store.commitlog.segment_batches(seg, check_crc=False):
-                if isinstance(item, bulk.MessageBatch):
+                if isinstance(item, MessageBatch):
                     n += len(item)
             count[0] = n
 
@@ -163,7 +167,7 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
         def with_maps() -> None:  # decode, then split the properties of every record into its map
             n = 0
             for item in store.commitlog.segment_batches(seg, check_crc=False):
-                if isinstance(item, bulk.MessageBatch):
+                if isinstance(item, MessageBatch):
                     for i in range(len(item)):
                         item.properties(i)
                     n += len(item)
@@ -308,7 +312,11 @@ def bench_index(root: Path, facts: dict, repeat: int) -> list[Row]:
 _MEMORY_CHILD = r"""
 import sys, time
 sys.path[:0] = [sys.argv[1]]
-from inspector.engine import Store, bulk
+from inspector.engine import Store
+from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.crc import CRC_BACKEND
+from inspector.engine.scan.kernels import numba_enabled
+from inspector.engine.scan.walk import walk_boundaries
 from inspector.engine.maintain.verify import verify
 root, what = sys.argv[2], sys.argv[3]
 def rss(key):
@@ -324,7 +332,7 @@ with Store(root) as store:
     elif what == "batches":
         for seg in store.segments:
             for item in store.commitlog.segment_batches(seg, check_crc=False):
-                n += len(item) if isinstance(item, bulk.MessageBatch) else 0
+                n += len(item) if isinstance(item, MessageBatch) else 0
     elif what == "entries":
         for e in store.entries(check_crc=False):
             n += 1

@@ -29,7 +29,9 @@ _FACE: dict[str, tuple[str, ...]] = {
         'unique_key_of'),
     "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading',
         'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
-    "scan.bulk": ('CHECK_BODY_CRC', 'MessageBatch', 'rocketmq_crc32'),
+    "scan.batch": ('MessageBatch',),
+    "scan.crc": ('rocketmq_crc32',),
+    "scan.record_layout": ('CHECK_BODY_CRC',),
     "read.body": ('decompress_body',),
     "read.commitlog": ('Entry', 'SegmentScan'),
     "read.follow": ('follow',),
@@ -143,7 +145,9 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.scan.bulk import CHECK_BODY_CRC, MessageBatch, rocketmq_crc32
+    from inspector.engine.scan.batch import MessageBatch
+    from inspector.engine.scan.crc import rocketmq_crc32
+    from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view
     from inspector.engine.workshop.exercises import generate
     from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup

@@ -24,9 +24,9 @@ import pytest
 from inspector.cli.main import main as cli_main
 from inspector.engine import Message, Problem, Store, StoreError
 from inspector.engine.maintain.rebuild import broker_holds_lock
-from inspector.engine.read.commitlog import IN_PROGRESS
 from inspector.engine.read.follow import Follower
 from inspector.engine.read.recovery import recover
+from inspector.engine.read.tail import IN_PROGRESS
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).with_name("live_broker_sim.py")

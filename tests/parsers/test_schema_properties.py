@@ -22,8 +22,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine.scan import bulk
+from inspector.engine.scan.batch import decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
+from inspector.engine.scan.record_layout import as_array
+from inspector.engine.scan.verify_kernels import verify_run
+from inspector.engine.scan.walk import check_run, walk_boundaries
 from parsers import checkpoint, consumequeue, fastjson, indexfile, java, msgid, rocksdb_cq, timer
 from parsers import commitlog as cl
 
@@ -488,12 +491,12 @@ def test_bulk_walkers_agree_with_decode_message(case: tuple[bytes, int | None], 
     take decodes with decode_message to the same message."""
     data, records = case
     start = start_seed % (len(data) + 1) if start_seed % 3 == 0 and records is None else 0
-    arr = bulk.as_array(data)
-    positions, end = bulk.walk_boundaries(arr, start, len(data))
+    arr = as_array(data)
+    positions, end = walk_boundaries(arr, start, len(data))
     assert start <= end <= len(data)
-    run = bulk.check_run(arr, start, len(data), segment_start=0, flags=0)
-    batch = bulk.decode_batch(arr, start, len(data), flags=0)
-    vrun, _table, _cut = bulk.verify_run(arr, start, len(data), segment_start=0, flags=0)
+    run = check_run(arr, start, len(data), segment_start=0, flags=0)
+    batch = decode_batch(arr, start, len(data), flags=0)
+    vrun, _table, _cut = verify_run(arr, start, len(data), segment_start=0, flags=0)
     assert run.count == len(batch) == vrun.count and run.end == batch.end == vrun.end
     for msg in batch.messages():
         direct = decode_message(data, msg.position, len(data), file="", segment_start=0)

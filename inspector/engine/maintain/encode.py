@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.engine.model.errors import BadInput
+from inspector.engine.scan.crc import rocketmq_crc32
 from parsers.commitlog import (
     BORNHOST_V6_FLAG,
     MAGIC_V1,
@@ -25,7 +26,7 @@ from parsers.commitlog import (
     Properties,
     record_length,
 )
-from parsers.java import INT32_MAX, INT32_MIN, rocketmq_crc32
+from parsers.java import INT32_MAX, INT32_MIN
 
 __all__ = ["compress_body", "encode_record", "format_host", "parse_host"]
 

@@ -24,14 +24,14 @@ from inspector.engine.maintain.verify_queues import check_queue
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.commitlog import default_workers
 from inspector.engine.read.journal import interrupted_rebuild_problems
-from inspector.engine.scan import bulk
+from inspector.engine.read.parallel import default_workers
+from inspector.engine.scan.crc import rocketmq_crc32
+from inspector.engine.scan.kernels import numba_enabled
 from parsers.java import (
     CRC_PROPERTY_NAME,
     CRC_PROPERTY_TAIL_LENGTH,
     parse_crc_property_digits,
-    rocketmq_crc32,
 )
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -66,7 +66,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     messages = 0
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
-    cross = CrossChecks(store) if fast and bulk.numba_enabled() else None
+    cross = CrossChecks(store) if fast and numba_enabled() else None
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(

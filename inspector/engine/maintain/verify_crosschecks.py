@@ -15,13 +15,22 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader
-from inspector.engine.scan import bulk
+from inspector.engine.scan.batch import INTERN_SLOTS
+from inspector.engine.scan.verify_kernels import (
+    INFO_DELAY,
+    INFO_TAGS,
+    INFO_UNITS,
+    VERIFY_COLUMNS,
+    VerifyTable,
+    index_match,
+    mark_units,
+)
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 __all__ = ["CrossChecks"]
 
 VERIFY_PHY, VERIFY_SIZE, VERIFY_QID, VERIFY_QOFF, VERIFY_TAGS, VERIFY_TOPIC, VERIFY_INFO = (
-    bulk.VERIFY_COLUMNS.index(n) for n in ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code",
+    VERIFY_COLUMNS.index(n) for n in ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code",
                                            "topic", "info"))
 
 
@@ -51,22 +60,22 @@ class CrossChecks:
 
     FLUSH_ROWS = 1 << 16  # records gathered before their units are looked up (numpy works in bulk)
 
-    def add(self, table: bulk.VerifyTable) -> None:
+    def add(self, table: VerifyTable) -> None:
         if not len(table):
             return
         for marks in self.indexes.values():
             marks.add(table)
         info = table.column("info")
-        rows = np.flatnonzero(((info & bulk.INFO_UNITS) != 0) & ((info & bulk.INFO_TAGS) != 0))
+        rows = np.flatnonzero(((info & INFO_UNITS) != 0) & ((info & INFO_TAGS) != 0))
         if not rows.size:
             return
         # topic codes are per table: name them through this walk's own numbering
-        codes = np.full(bulk.INTERN_SLOTS, -1, dtype=np.int64)
+        codes = np.full(INTERN_SLOTS, -1, dtype=np.int64)
         for code, name in table.topics.items():
             codes[code] = self._topic_ids.setdefault(name, len(self._topic_ids))
         picked = table.table[:, rows]
         topic_ids = codes[picked[VERIFY_TOPIC]]
-        delayed = (picked[VERIFY_INFO] & bulk.INFO_DELAY) != 0
+        delayed = (picked[VERIFY_INFO] & INFO_DELAY) != 0
         self._pending.append((topic_ids, picked[VERIFY_QID], picked[VERIFY_QOFF], picked[VERIFY_PHY],
                               picked[VERIFY_SIZE], picked[VERIFY_TAGS], delayed))
         self._rows += rows.size
@@ -129,7 +138,7 @@ class _QueueMarks:
             parts = [(f, which == f) for f in np.unique(which).tolist() if f >= 0]
         for f, here in parts:
             first_q, units, marks, mf = self.files[f]
-            lowest = bulk.mark_units(mf.array, first_q, qoffs[here], phys[here], sizes[here], tags[here], marks)
+            lowest = mark_units(mf.array, first_q, qoffs[here], phys[here], sizes[here], tags[here], marks)
             mf.release(0, lowest * CQ_UNIT_SIZE)  # units are met in queue order: drop what is behind
 
 
@@ -144,8 +153,8 @@ class _IndexMarks:
         self.cursor = 0
         self.stats = np.zeros(3, dtype=np.int64)
 
-    def add(self, table: bulk.VerifyTable) -> None:
+    def add(self, table: VerifyTable) -> None:
         if self.cursor < self.written:
-            self.cursor = bulk.index_match(self.reader.mf.array, self.items_at, self.cursor, self.written, table,
+            self.cursor = index_match(self.reader.mf.array, self.items_at, self.cursor, self.written, table,
                                            self.ok, self.stats)
             self.reader.mf.release(self.items_at, self.items_at + self.cursor * 20)

@@ -11,7 +11,7 @@ import numpy as np
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import IndexItem, Message, Problem
 from inspector.engine.read.indexfile import IndexFileReader
-from inspector.engine.scan import bulk
+from inspector.engine.scan.verify_kernels import index_chains
 from parsers.java import index_key, index_key_hash
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     # slots: chains, counters, items reachable from the right slot
     chains = None
     if cross is not None and reader.slot_count:
-        used, reached_n, unusual = bulk.index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
+        used, reached_n, unusual = index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
                                                      count, reader.mf.size, written, reader.mf.release)
         reader.mf.release(0, reader.mf.size)
         if not unusual:

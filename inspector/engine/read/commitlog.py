@@ -1,95 +1,40 @@
-"""The commitlog as a mapped file queue: segments, message at an offset, iteration with resync (spec §2, §3)."""
+"""The commitlog as a mapped file queue: segments, message at an offset, iteration with resync (spec §2, §3).
+
+:class:`CommitLog` maps segments and walks them: runs of clean records the fast way (scan.walk,
+scan.batch), every other position with the careful step (careful.py), large segments by threads
+(parallel.py); the segment files' layout checks are in segment_files.py and the torn-tail detection in
+tail.py.
+"""
 
 from __future__ import annotations
 
 import bisect
-import os
-from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
+from inspector.engine.read.careful import careful_step
 from inspector.engine.read.mapped import (
     MappedFile,
     PageReleaser,
     allocated_end,
     data_end,
-    first_nonzero,
-    is_all_zero,
     offset_named_entries,
 )
-from inspector.engine.scan import bulk
-from inspector.engine.scan.decode import (
-    MIN_RECORD_SIZE,
-    RecordError,
-    decode_message,
-    peek_head,
-    stored_physical_offset,
-)
-from parsers import commitlog as cl
+from inspector.engine.read.parallel import default_workers, threaded_runs
+from inspector.engine.read.segment_files import entry_kind, infer_segment_size, layout_problems
+from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfinished
+from inspector.engine.scan.batch import MessageBatch, decode_batch
+from inspector.engine.scan.decode import RecordError, decode_message
+from inspector.engine.scan.kernels import numba_enabled
+from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY
+from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
+from inspector.engine.scan.walk import Run, check_run, walk_boundaries
 
 Entry = Message | Blank | Problem
-Item = Message | Blank | Problem | bulk.MessageBatch | bulk.Run
-
-_PATTERNS = {
-    "v1": cl.MAGIC_V1.to_bytes(4, "big", signed=True),
-    "v2": cl.MAGIC_V2.to_bytes(4, "big", signed=True),
-    "blank": cl.MAGIC_BLANK.to_bytes(4, "big", signed=True),
-}
-
-
-IN_PROGRESS = "end of data: a record is being written by a running broker, or was cut short by a crash"
-_MAGIC_PREFIXES = {m[:k] + bytes(4 - k) for m in (_PATTERNS["v1"], _PATTERNS["v2"]) for k in range(5)}
-
-
-def in_progress(file: str, position: int, why: str, code: str) -> Problem:
-    """The warning for the end of a log whose last record is still being written (or was cut by a crash)."""
-    return Problem(file, position, f"{why} (torn tail: the log ends here; {IN_PROGRESS})", code, "warning")
-
-
-def is_in_progress(problem: Problem) -> bool:
-    """Whether ``problem`` is that warning: the tail a follower waits at rather than damage."""
-    return problem.severity == "warning" and IN_PROGRESS in problem.reason
-
-
-class RecordInProgress(StoreError):
-    """The record at this offset is not completely written yet (the active segment's tail)."""
-
-
-def unfinished(buf, end: int, limit: int) -> bool:
-    """A decoded record ending at ``end`` whose last byte is still zero, zeros after it: being written."""
-    return end > 0 and buf[end - 1] == 0 and is_all_zero(buf, end, limit)
-
-
-def tail_unfinished(buf, pos: int, limit: int) -> bool:
-    """The record at ``pos`` says it ends at a byte still zero, with only zeros after it (cheap when not)."""
-    if limit - pos < 8:
-        return False
-    if bytes(buf[pos + 4 : pos + 8]) not in _MAGIC_PREFIXES:
-        return False  # a BLANK, or not a record at all
-    total = int.from_bytes(buf[pos : pos + 4], "big", signed=True)
-    return 8 <= total <= limit - pos and unfinished(buf, pos + total, limit)
-
-
-def record_in_progress(buf, pos: int, limit: int) -> bool:
-    """True when the bytes at ``pos`` are the first part of a record written front to back, zeros after it.
-
-    That is what a reader sees while a broker copies a record into its mapped segment (and what a crash
-    leaves). The TOTALSIZE read may itself be partly written (its low bytes still zero): it is never larger
-    than the true size, which fits in the segment with room for a BLANK.
-    """
-    head = bytes(buf[pos : pos + 8]).ljust(8, b"\0")
-    if head[4:8] not in _MAGIC_PREFIXES:
-        return False
-    if head[4:8] != _PATTERNS["v1"] and head[4:8] != _PATTERNS["v2"]:
-        return is_all_zero(buf, pos + 8, limit)  # the header itself is unfinished
-    total = int.from_bytes(head[:4], "big", signed=True)
-    if total < MIN_RECORD_SIZE or total + 8 > limit - pos:
-        return False
-    return unfinished(buf, pos + total, limit)  # its last byte, and all after it, still zero
+Item = Message | Blank | Problem | MessageBatch | Run
 
 
 @dataclass(frozen=True)
@@ -110,31 +55,6 @@ class SegmentScan:
     def valid_end_offset(self) -> int:
         return self.segment.start_offset + self.data_end
 
-
-def _kind(path: Path) -> str:
-    """What a non-regular directory entry is, for a message."""
-    if path.is_symlink() and not path.exists():
-        return "a dangling symbolic link"
-    if path.is_dir():
-        return "a directory"
-    return "no regular file"
-
-
-def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int | None:
-    """The configured segment size.
-
-    The most common non-zero file size, if every gap between consecutive names (names are offsets) is a
-    multiple of it: a missing middle segment leaves a double gap. Otherwise (a grown or cut file made the
-    sizes disagree) the most common gap. Ties go to the smaller value.
-    """
-    counts = Counter(s for s in sizes if s > 0)
-    size = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else None
-    gaps = Counter(b - a for a, b in zip(starts or [], (starts or [])[1:], strict=False) if b > a)
-    if size and all(g % size == 0 for g in gaps):
-        return size
-    if gaps:
-        return min(gaps.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-    return size
 
 
 class CommitLog:
@@ -161,44 +81,11 @@ class CommitLog:
         self._maps: dict[int, MappedFile] = {}
         self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
         self._scans: dict[tuple[int, bool], SegmentScan] = {}  # (segment start, check_crc) -> its walk
-        self.problems: list[Problem] = self._layout_problems()
+        self.problems: list[Problem] = layout_problems(directory, self._not_files, self.segments, self.segment_size)
         self._last_data_index = self._find_last_data_index()
 
     # -- layout -------------------------------------------------------------------------------------------
 
-    def _layout_problems(self) -> list[Problem]:
-        problems = [Problem(f"{self.directory}/{path.name}", 0, f"{_kind(path)} where a segment file should be: "
-                            "skipped", "not-a-segment-file") for path in self._not_files]
-        for i, seg in enumerate(self.segments):
-            if self.segment_size and seg.file_size != self.segment_size:
-                is_empty_last = i == len(self.segments) - 1 and seg.file_size == 0
-                problems.append(
-                    Problem(
-                        seg.file,
-                        0,
-                        f"segment is {seg.file_size} bytes, expected {self.segment_size}"
-                        + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if is_empty_last else ""),
-                        "wrong-segment-size",
-                        "warning" if is_empty_last else "error",
-                    )
-                )
-            if i and self.segment_size:
-                expected = self.segments[i - 1].start_offset + self.segment_size
-                if seg.start_offset > expected:
-                    missing = (seg.start_offset - expected) // self.segment_size
-                    problems.append(
-                        Problem(
-                            seg.file,
-                            0,
-                            f"{missing} segment(s) missing before this one: expected {expected:020d}",
-                            "missing-segment",
-                        )
-                    )
-                elif seg.start_offset < expected:
-                    problems.append(
-                        Problem(seg.file, 0, f"overlaps the previous segment (which ends at {expected})", "overlap")
-                    )
-        return problems
 
     def _find_last_data_index(self) -> int:
         """Index of the last segment whose first record header is not zero (later ones are preallocated)."""
@@ -240,8 +127,8 @@ class CommitLog:
         for path in self._not_files:
             start = int(path.name)
             if start <= offset < start + max(self.segment_size, 1):
-                return StoreError(f"{_kind(path)} where a segment file should be", f"{self.directory}/{path.name}",
-                                  offset - start)
+                return StoreError(f"{entry_kind(path)} where a segment file should be",
+                                  f"{self.directory}/{path.name}", offset - start)
         return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
 
     def is_last_data_segment(self, segment: Segment) -> bool:
@@ -276,8 +163,8 @@ class CommitLog:
         walked = 0
         chunk = 1 << 16
         while True:
-            starts, end = bulk.walk_boundaries(mf.array if mf.size else b"", cur, mf.size,
-                                               segment_start=seg.start_offset, stop_at=target, max_records=chunk)
+            starts, end = walk_boundaries(mf.array if mf.size else b"", cur, mf.size,
+                                          segment_start=seg.start_offset, stop_at=target, max_records=chunk)
             n = len(starts)
             # remember the start of every MARK_EVERY-th record walked (or the end when that is where it falls)
             for k in range(self.MARK_EVERY - walked % self.MARK_EVERY, n + 1, self.MARK_EVERY):
@@ -336,17 +223,17 @@ class CommitLog:
 
     def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int) -> Iterator[Entry]:
         for item in self._segment_items(seg, pos, check_crc, index, "batches"):
-            if isinstance(item, bulk.MessageBatch):
+            if isinstance(item, MessageBatch):
                 yield from item.messages()
             else:
                 yield item
 
     def segment_batches(self, segment: Segment, position: int = 0, *, check_crc: bool = True,
-                        batch_size: int = 1 << 15) -> Iterator[bulk.MessageBatch | Blank | Problem | Message]:
+                        batch_size: int = 1 << 15) -> Iterator[MessageBatch | Blank | Problem | Message]:
         """One segment from ``position`` as :meth:`entries` walks it, clean records decoded in columnar batches.
 
-        Yields :class:`~inspector.engine.scan.bulk.MessageBatch` (runs of records with nothing to report, at most
-        ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
+        Yields :class:`~inspector.engine.scan.batch.MessageBatch` (runs of records with nothing to report, at most
+   ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
         in log order: expanding each batch with ``batch.messages()`` gives exactly ``entries()``.
         """
         return self._segment_items(segment, position, check_crc, self.segments.index(segment), "batches",
@@ -357,9 +244,9 @@ class CommitLog:
                        on_message=None) -> Iterator[Item]:
         """The walk of one segment: runs of clean records the fast way, every other record the careful way.
 
-        ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as bulk.Run figures only) or "tables"
-        (each bulk.Run followed by its bulk.VerifyTable, for verify). The careful
-        step (_careful_step) decides everything about a record that is not clean, so both modes see
+        ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as Run figures only) or "tables"
+        (each Run followed by its VerifyTable, for verify). The careful
+        step (careful.careful_step) decides everything about a record that is not clean, so both modes see
         the same Blanks and Problems as a record-by-record walk. ``on_message`` is called with each Message
         of a careful step and returns extra Problems (verify's __CRC32# check). ``stop_at``: stop at the
         first record boundary at or past it (without the careful step there).
@@ -372,7 +259,7 @@ class CommitLog:
         buf, limit = mf.buf, mf.size
         arr = mf.array
         is_last = index >= self._last_data_index
-        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
+        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
         # the fast path stops before a record a broker is still writing (it ends past the last non-zero byte)
         fast_limit = limit
         if is_last and limit:
@@ -386,8 +273,8 @@ class CommitLog:
             while True:
                 soft = pos + step
                 if mode == "runs":
-                    run = bulk.check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                         flags=flags, soft_stop=soft)
+                    run = check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
+                                    flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         pos = run.end
@@ -395,8 +282,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 elif mode == "tables":
-                    run, table, cut = bulk.verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
-                                                      stop_at=end_at, flags=flags, soft_stop=soft)
+                    run, table, cut = verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
+                                                 stop_at=end_at, flags=flags, soft_stop=soft)
                     if run.count:
                         yield run
                         if table is not None:
@@ -406,8 +293,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 else:
-                    batch = bulk.decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                              max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
+                    batch = decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
+                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
                     if len(batch):
                         yield batch
                         pos = batch.end
@@ -417,7 +304,7 @@ class CommitLog:
                 pages.advance(pos)
                 if stop_at is not None and pos >= stop_at:
                     return
-                found, nxt = self._careful_step(buf, pos, limit, seg, is_last, check_crc)
+                found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size)
                 for entry in found:
                     yield entry
                     if on_message is not None and isinstance(entry, Message):
@@ -428,105 +315,6 @@ class CommitLog:
         finally:
             pages.finish(pos)
 
-    def _careful_step(self, buf, pos: int, limit: int, seg: Segment, is_last: bool,
-                      check_crc: bool) -> tuple[list[Entry], int | None]:
-        """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop)."""
-        if limit - pos < 8:
-            if pos < limit and not is_all_zero(buf, pos, limit):
-                return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None
-            if not is_last:
-                return [Problem(seg.file, pos, "segment ends without a BLANK record", "no-blank")], None
-            return [], None
-        total, magic = peek_head(buf, pos)
-        if magic == cl.MAGIC_BLANK:
-            found: list[Entry] = [Blank(seg.file, pos, seg.start_offset + pos, total)]
-            expected = (self.segment_size or limit) - pos
-            if total != expected:
-                found.append(Problem(
-                    seg.file, pos, f"BLANK record says {total} bytes but {expected} remain", "blank-size", "warning"
-                ))
-            return found, None
-        if total == 0 and magic == 0:
-            nonzero = first_nonzero(buf, pos, limit)
-            if nonzero >= limit:
-                if not is_last:
-                    return [Problem(
-                        seg.file, pos, f"data ends at {pos} with {limit - pos} zero bytes and no BLANK record",
-                        "no-blank",
-                    )], None
-                return [], None  # the normal end of the log (zero tail of the active segment)
-            # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
-            resync = self._resync(buf, max(pos + 1, nonzero - 3), limit, seg)
-            if resync is None and is_last and record_in_progress(buf, pos, limit):
-                # the broker began the next record between our two reads of these bytes
-                return [in_progress(seg.file, pos, "a record is starting here", "record-in-progress")], None
-            if resync is None:
-                return [Problem(
-                    seg.file, pos,
-                    f"end of data at {pos}; {limit - nonzero} bytes after it (from {nonzero}) hold no readable record",
-                    "garbage-after-end" if is_last else "unreadable-bytes",
-                )], None
-            return [Problem(
-                seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
-                "zeroed-region",
-            )], resync
-        if is_last and tail_unfinished(buf, pos, limit):  # checked before decoding (a broker may be writing it)
-            try:
-                decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
-                code, why = "record-in-progress", "the record's last byte is not written yet"
-            except RecordError as e:
-                code, why = e.code, e.reason
-            return [in_progress(seg.file, pos, why, code)], None
-        try:
-            msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
-        except RecordError as e:
-            resync = self._resync(buf, pos + 1, limit, seg)
-            if resync is None:
-                if is_last and record_in_progress(buf, pos, limit):
-                    # a prefix of a record, zeros after: a broker is writing it (or died writing it)
-                    return [in_progress(seg.file, pos, e.reason, e.code)], None
-                tail = " (torn tail: the log ends here)" if is_last else ""
-                return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
-            return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",
-                            e.code)], resync
-        found = []
-        if msg.stored_physical_offset != msg.physical_offset:
-            found.append(Problem(
-                seg.file, pos,
-                f"PHYSICALOFFSET field is {msg.stored_physical_offset} but the record is at {msg.physical_offset}",
-                "offset-mismatch",
-            ))
-        if check_crc and not msg.body_crc_ok:
-            found.append(Problem(seg.file, pos, f"body CRC {msg.body_crc} does not match the body", "crc-mismatch"))
-        found.append(msg)
-        return found, pos + msg.total_size
-
-    def _resync(self, buf, start: int, limit: int, seg: Segment) -> int | None:
-        """First position >= start where a plausible record begins (bounded: each candidate is checked once)."""
-        nexts = {name: buf.find(p, start + 4, limit) for name, p in _PATTERNS.items()}
-        while True:
-            live = {n: i for n, i in nexts.items() if i >= 0}
-            if not live:
-                return None
-            name, idx = min(live.items(), key=lambda kv: kv[1])
-            cand = idx - 4
-            if cand >= start and self._plausible(buf, cand, limit, seg, name == "blank"):
-                return cand
-            nexts[name] = buf.find(_PATTERNS[name], idx + 1, limit)
-
-    def _plausible(self, buf, pos: int, limit: int, seg: Segment, blank: bool) -> bool:
-        total, _ = peek_head(buf, pos)
-        if blank:
-            return total == (self.segment_size or limit) - pos
-        if total < MIN_RECORD_SIZE or total > limit - pos:
-            return False
-        if stored_physical_offset(buf, pos) != seg.start_offset + pos:
-            return False
-        try:
-            decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
-        except RecordError:
-            return False
-        return True
 
     def scan_segment(self, segment: Segment, *, check_crc: bool = True, workers: int | None = None) -> SegmentScan:
         """Walk one segment and summarise it (used by info and verify); remembered until close().
@@ -545,8 +333,8 @@ class CommitLog:
         """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
         and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
         each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
-        with a :class:`~inspector.engine.scan.bulk.VerifyTable` of every run of clean records (verify's
-        cross-checks); the tables are not kept.
+        with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
+   cross-checks); the tables are not kept.
         """
         index = self.segments.index(segment)
         messages = 0
@@ -564,14 +352,14 @@ class CommitLog:
 
         for item in self._summary_items(segment, index, check_crc, crc_property,
                                         extras if on_message is not None else None, workers, on_table is not None):
-            if isinstance(item, bulk.Run):
+            if isinstance(item, Run):
                 messages += item.count
                 data_end = item.end
                 if not first_ts:
                     first_ts = item.first_store_timestamp
                 last_ts = item.last_store_timestamp
                 max_ts = max(max_ts, item.max_store_timestamp)
-            elif isinstance(item, bulk.VerifyTable):
+            elif isinstance(item, VerifyTable):
                 on_table(item)
             elif isinstance(item, Message):
                 messages += 1
@@ -597,11 +385,11 @@ class CommitLog:
     PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
 
     def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
-                       workers: int | None, tables: bool = False) -> Iterator[Item | bulk.VerifyTable]:
+                       workers: int | None, tables: bool = False) -> Iterator[Item | VerifyTable]:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or not bulk.numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
+        if workers < 2 or not numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message)
             return
@@ -614,65 +402,9 @@ class CommitLog:
         if index >= self._last_data_index:  # threads stop before a record still being written
             allocated = allocated_end(mf.path)
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
-        flags = (bulk.CHECK_BODY_CRC if check_crc else 0) | (bulk.CHECK_CRC_PROPERTY if crc_property else 0)
-        starts = [0]
-        pieces = max(workers, -(-limit // self.PARALLEL_CHUNK))
-        for k in range(1, pieces):
-            at = k * limit // pieces
-            found = bulk.find_clean(arr, at, limit, segment_start=seg.start_offset, flags=flags)
-            mf.release(at - EDGE, max(found, at) + EDGE)  # a fault may map a large folio (MBs) around it
-            if found > starts[-1]:
-                starts.append(found)
-        bounds = list(zip(starts, [*starts[1:], limit], strict=True))
-
-        def walk(bound: tuple[int, int]) -> list:
-            start, stop = bound
-            out: list = []
-            pos = start
-            while True:
-                soft = pos + self.STEP
-                if tables:
-                    run, table, cut = bulk.verify_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop,
-                                                      flags=flags, soft_stop=soft)
-                    out.append(run)
-                    if table is not None and len(table):
-                        out.append(table)
-                else:
-                    run = bulk.check_run(arr, pos, limit, segment_start=seg.start_offset, stop_at=stop, flags=flags,
-                                         soft_stop=soft)
-                    cut = soft <= run.end < stop
-                    out.append(run)
-                mf.release(pos, run.end)
-                pos = run.end
-                if not cut or pos >= stop:
-                    return out
-
-        pool = _pool(workers)
-        pending = [pool.submit(walk, b) for b in bounds[: workers + 1]]
-        submitted = len(pending)
-        pos = 0
-        broken = False
-        for start, stop in bounds:
-            future = pending.pop(0)
-            if submitted < len(bounds):
-                pending.append(pool.submit(walk, bounds[submitted]))
-                submitted += 1
-            items = future.result()
-            if broken:
-                continue
-            if pos != start:
-                broken = True
-                continue
-            for item in items:
-                if isinstance(item, bulk.Run):
-                    if item.count:
-                        yield item
-                    pos = item.end
-                else:
-                    yield item
-            mf.release(max(0, start - EDGE), pos)  # what faults mapped around the chunk's edges
-            if pos != stop:
-                broken = True
+        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
+        pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
+                                       self.STEP)
         # the rest (the end of the segment, or damage) record by record from where the runs left off
         yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
                                        on_message=on_message)
@@ -685,24 +417,3 @@ class SegmentSummary:
     scan: SegmentScan
     max_store_timestamp: int
     problems: tuple[Problem, ...]
-
-
-EDGE = 2 << 20  # a page fault can map this much around it (large page-cache folios)
-_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
-
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    key = (os.getpid(), workers)  # a forked child must not use its parent's threads (they are not there)
-    pool = _pools.get(key)
-    if pool is None:
-        pool = _pools[key] = ThreadPoolExecutor(workers, thread_name_prefix="rmq-scan")
-    return pool
-
-
-def default_workers() -> int:
-    """Threads for the fast path: the CPUs this process may use, at most 4."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus))

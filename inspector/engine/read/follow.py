@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from inspector.engine.model.records import Blank, Message, Problem
-from inspector.engine.read.commitlog import CommitLog, is_in_progress
+from inspector.engine.read.commitlog import CommitLog
+from inspector.engine.read.tail import is_in_progress
 
 
 class Follower:

@@ -21,13 +21,14 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
-from inspector.engine.read.commitlog import CommitLog, Entry, RecordInProgress, SegmentScan
+from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.indexfile import infer_geometry

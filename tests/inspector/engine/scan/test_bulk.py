@@ -1,4 +1,4 @@
-"""The bulk path (inspector.engine.scan.bulk) equals construct, decode_message and the record-by-record walk.
+"""The scan kernels (walk, batch, verify_kernels) equal construct, decode_message and the record-by-record walk.
 
 * Decoded batches equal ``MessageRecord.parse`` and ``decode_message`` on random, real and sample-store
   records; the numba kernels equal the pure-Python fallback on the same bytes, damaged or not.
@@ -23,11 +23,24 @@ from hypothesis import strategies as st
 from inspector.engine.maintain.verify import verify
 from inspector.engine.maintain.verify_index import ITEM_DTYPE
 from inspector.engine.model.records import Host, Message, Problem
+from inspector.engine.read.careful import careful_step
 from inspector.engine.read.commitlog import CommitLog
 from inspector.engine.read.consumequeue import UNIT_DTYPE
 from inspector.engine.read.store import Store
-from inspector.engine.scan import bulk
+from inspector.engine.scan import crc
+from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import decode_message
+from inspector.engine.scan.kernels import numba_enabled, python_only
+from inspector.engine.scan.record_layout import CHECK_BODY_CRC, FIXED_LENGTH, HEAD, MIN_RECORD_SIZE
+from inspector.engine.scan.verify_kernels import (
+    INFO_DELAY,
+    INFO_KEYS,
+    INFO_TAGS,
+    INFO_UNITS,
+    crc32_many,
+    verify_run,
+)
+from inspector.engine.scan.walk import check_run, find_clean, walk_boundaries
 from parsers import commitlog as cl
 from parsers.consumequeue import ConsumeQueueUnit
 from parsers.indexfile import IndexItem
@@ -35,18 +48,18 @@ from parsers.java import index_key, index_key_hash, java_string_hash, rocketmq_c
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 FIXTURE_OK = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
-needs_numba = pytest.mark.skipif(not bulk.numba_enabled(), reason="numba is not installed")
+needs_numba = pytest.mark.skipif(not numba_enabled(), reason="numba is not installed")
 BOTH = pytest.mark.parametrize("python", [False, True], ids=["numba", "python"])
 
 
 @pytest.fixture(autouse=True)
 def _path(request):
-    """Tests parametrized with ``python`` run inside bulk.python_only() when it is True."""
+    """Tests parametrized with ``python`` run inside python_only() when it is True."""
     python = request.node.callspec.params.get("python") if hasattr(request.node, "callspec") else None
-    if python is False and not bulk.numba_enabled():
+    if python is False and not numba_enabled():
         pytest.skip("numba is not installed")
     if python:
-        with bulk.python_only():
+        with python_only():
             yield
     else:
         yield
@@ -66,7 +79,7 @@ def schema_fields(buf, pos: int, total: int) -> dict:
     )
 
 
-def assert_batch_is_schema(batch: bulk.MessageBatch, buf) -> list[Message]:
+def assert_batch_is_schema(batch: MessageBatch, buf) -> list[Message]:
     """Every record of the batch, columns and Messages, equals construct's parse and decode_message."""
     messages = list(batch.messages())
     assert len(messages) == len(batch)
@@ -91,7 +104,7 @@ def careful_entries(log: CommitLog, seg, pos: int = 0, check_crc: bool = True) -
     is_last = index >= log._last_data_index
     out = []
     while True:
-        found, nxt = log._careful_step(mf.buf, pos, mf.size, seg, is_last, check_crc)
+        found, nxt = careful_step(mf.buf, pos, mf.size, seg, is_last, check_crc, log.segment_size)
         out.extend(found)
         if nxt is None:
             return out
@@ -118,9 +131,9 @@ def careful_boundary(log: CommitLog, offset: int) -> int:
 
 
 def test_fixed_offsets_come_from_the_schema() -> None:
-    assert bulk.HEAD["physical_offset"] == 28 and bulk.HEAD["born_host"] == 48
-    assert bulk.MIN_RECORD_SIZE == cl.record_length(0, 0, 0) == 91
-    assert bulk.FIXED_LENGTH == 74
+    assert HEAD["physical_offset"] == 28 and HEAD["born_host"] == 48
+    assert MIN_RECORD_SIZE == cl.record_length(0, 0, 0) == 91
+    assert FIXED_LENGTH == 74
 
 
 def test_unit_and_item_dtypes_match_their_schemas() -> None:
@@ -138,8 +151,8 @@ def test_unit_and_item_dtypes_match_their_schemas() -> None:
 @given(data=st.binary(max_size=3000))
 def test_crc_backends_agree(data: bytes) -> None:
     expected = rocketmq_crc32(data)  # zlib
-    assert bulk.rocketmq_crc32(data) == expected
-    if bulk.CRC_BACKEND == "isal":
+    assert crc.rocketmq_crc32(data) == expected
+    if crc.CRC_BACKEND == "isal":
         from isal import isal_zlib
 
         assert isal_zlib.crc32(data) == zlib.crc32(data)
@@ -151,7 +164,7 @@ def test_crc_many_equals_one_by_one(python) -> None:
     buf = bytes(rng.randrange(256) for _ in range(5000))
     pos = np.array([rng.randrange(4000) for _ in range(200)], dtype=np.int64)
     lens = np.array([rng.randrange(0, 900) for _ in range(200)], dtype=np.int64)
-    got = bulk.crc32_many(buf, pos, lens)
+    got = crc32_many(buf, pos, lens)
     assert got.tolist() == [rocketmq_crc32(buf[p : p + n]) for p, n in zip(pos.tolist(), lens.tolist(), strict=True)]
 
 
@@ -195,9 +208,9 @@ def test_random_records_decode_like_the_schema_on_both_paths(build_record, recor
                                                              flags) -> None:
     start = segment_index * 4096
     buf = _lay_out(build_record, records, start, prefix) + suffix
-    with bulk.python_only():
-        slow = bulk.decode_batch(buf, len(prefix), len(buf), segment_start=start, flags=flags)
-        slow_run = bulk.check_run(buf, len(prefix), len(buf), segment_start=start, flags=flags)
+    with python_only():
+        slow = decode_batch(buf, len(prefix), len(buf), segment_start=start, flags=flags)
+        slow_run = check_run(buf, len(prefix), len(buf), segment_start=start, flags=flags)
     assert_batch_is_schema(slow, buf)
     assert (slow_run.count, slow_run.end) == (len(slow), slow.end)
     # the batch is the longest clean run: the record after it is not clean (or the data ends)
@@ -207,10 +220,10 @@ def test_random_records_decode_like_the_schema_on_both_paths(build_record, recor
             else None
         if nxt is not None:
             assert (flags & 1 and not nxt.body_crc_ok) or (flags & 2)
-    if bulk.numba_enabled():
-        fast = bulk.decode_batch(buf, len(prefix), len(buf), segment_start=start, flags=flags)
+    if numba_enabled():
+        fast = decode_batch(buf, len(prefix), len(buf), segment_start=start, flags=flags)
         assert list(fast.messages()) == list(slow.messages()) and fast.end == slow.end
-        assert bulk.check_run(buf, len(prefix), len(buf), segment_start=start, flags=flags) == slow_run
+        assert check_run(buf, len(prefix), len(buf), segment_start=start, flags=flags) == slow_run
 
 
 @given(records=st.lists(record_kwargs(), min_size=1, max_size=5),
@@ -224,15 +237,15 @@ def test_damaged_bytes_give_the_same_runs_on_both_paths(build_record, records, e
         buf[index % len(buf)] = value
     buf = bytes(buf[: max(cut, 8)])
     start = min(start, len(buf))
-    fast = (bulk.decode_batch(buf, start, len(buf), flags=flags), bulk.check_run(buf, start, len(buf), segment_start=0,
-                                                                               flags=flags),
-            bulk.walk_boundaries(buf, start, len(buf)), bulk.find_clean(buf, start, len(buf), segment_start=0,
-                                                                        flags=flags))
-    with bulk.python_only():
-        slow = (bulk.decode_batch(buf, start, len(buf), flags=flags),
-                bulk.check_run(buf, start, len(buf), segment_start=0, flags=flags),
-                bulk.walk_boundaries(buf, start, len(buf)),
-                bulk.find_clean(buf, start, len(buf), segment_start=0, flags=flags))
+    fast = (decode_batch(buf, start, len(buf), flags=flags), check_run(buf, start, len(buf), segment_start=0,
+                                                                     flags=flags),
+            walk_boundaries(buf, start, len(buf)), find_clean(buf, start, len(buf), segment_start=0,
+                                                              flags=flags))
+    with python_only():
+        slow = (decode_batch(buf, start, len(buf), flags=flags),
+                check_run(buf, start, len(buf), segment_start=0, flags=flags),
+                walk_boundaries(buf, start, len(buf)),
+                find_clean(buf, start, len(buf), segment_start=0, flags=flags))
     assert list(fast[0].messages()) == list(slow[0].messages()) and fast[0].end == slow[0].end
     assert fast[1] == slow[1]
     assert fast[2][0].tolist() == slow[2][0].tolist() and fast[2][1] == slow[2][1]
@@ -248,12 +261,12 @@ def test_damaged_bytes_give_the_same_runs_on_both_paths(build_record, records, e
 @pytest.mark.parametrize("name", ["apache", "shaoxubao"])
 def test_real_commitlog_decodes_like_the_schema(real_commitlog_stores, python, name: str) -> None:
     buf = (real_commitlog_stores[name] / "commitlog" / "00000000000000000000").read_bytes()
-    batch = bulk.decode_batch(buf, 0, len(buf), flags=bulk.CHECK_BODY_CRC, file="commitlog/00000000000000000000")
+    batch = decode_batch(buf, 0, len(buf), flags=CHECK_BODY_CRC, file="commitlog/00000000000000000000")
     messages = assert_batch_is_schema(batch, buf)
     assert len(messages) == 47 and batch.end == 8084 and not batch.cut
-    starts, end = bulk.walk_boundaries(buf, 0, len(buf))
+    starts, end = walk_boundaries(buf, 0, len(buf))
     assert starts.tolist() == [m.position for m in messages] and end == 8084
-    run = bulk.check_run(buf, 0, len(buf), segment_start=0)
+    run = check_run(buf, 0, len(buf), segment_start=0)
     assert (run.count, run.end) == (47, 8084)
     assert run.first_store_timestamp == messages[0].store_timestamp
     assert run.max_store_timestamp == max(m.store_timestamp for m in messages)
@@ -266,7 +279,7 @@ def test_sample_store_batches_expand_to_the_careful_entries(python) -> None:
         for seg in log.segments:
             expanded = []
             for item in log.segment_batches(seg, batch_size=7):
-                if isinstance(item, bulk.MessageBatch):
+                if isinstance(item, MessageBatch):
                     assert len(item) <= 7
                     assert_batch_is_schema(item, log.map(seg).buf)
                     expanded.extend(item.messages())
@@ -279,10 +292,10 @@ def test_sample_store_batches_expand_to_the_careful_entries(python) -> None:
 def test_a_full_intern_table_starts_a_new_batch(build_record, monkeypatch) -> None:
     records = [dict(topic=f"topic-{i}", born_host=(f"10.0.{i}.1", 1)) for i in range(40)]
     buf = _lay_out(build_record, records, 0, b"")
-    monkeypatch.setattr(bulk, "INTERN_SLOTS", 8)
+    monkeypatch.setattr("inspector.engine.scan.batch.INTERN_SLOTS", 8)
     pos, got = 0, []
     while True:
-        batch = bulk.decode_batch(buf, pos, len(buf))
+        batch = decode_batch(buf, pos, len(buf))
         got.extend(batch.messages())
         pos = batch.end
         if not batch.cut:
@@ -326,9 +339,9 @@ def test_damaged_log_walks_like_the_careful_walk(tmp_path_factory, clean_log, ed
         (root / "commitlog" / f"{i * SEG:020d}").write_bytes(bytes(data[i * SEG : (i + 1) * SEG]))
     offsets = [off % len(data) for off in offsets]
     for python in (False, True):
-        if not python and not bulk.numba_enabled():
+        if not python and not numba_enabled():
             continue
-        ctx = bulk.python_only() if python else _nothing()
+        ctx = python_only() if python else _nothing()
         with ctx:
             log = CommitLog(root)
             try:
@@ -428,7 +441,7 @@ def test_verify_tables_hold_each_records_keys_and_tags() -> None:
     with Store(SAMPLE) as store:
         seg = store.segments[0]
         mf = store.commitlog.map(seg)
-        run, table, cut = bulk.verify_run(mf.array, 0, mf.size, segment_start=seg.start_offset)
+        run, table, cut = verify_run(mf.array, 0, mf.size, segment_start=seg.start_offset)
         assert not cut and len(table) == run.count > 0
         info = table.column("info")
         for i in range(len(table)):
@@ -436,15 +449,15 @@ def test_verify_tables_hold_each_records_keys_and_tags() -> None:
             assert table.topics[int(table.column("topic")[i])] == msg.topic
             assert (int(table.column("queue_id")[i]), int(table.column("queue_offset")[i])) == (msg.queue_id,
                                                                                                  msg.queue_offset)
-            if info[i] & bulk.INFO_TAGS:
+            if info[i] & INFO_TAGS:
                 assert table.column("tags_code")[i] == (java_string_hash(msg.tags) if msg.tags else 0)
-            if info[i] & bulk.INFO_KEYS:
+            if info[i] & INFO_KEYS:
                 start, n = int(table.column("keys_start")[i]), int(table.column("keys_count")[i])
                 keys = ([msg.unique_key] if msg.unique_key else []) + msg.keys
                 assert table.keys[start : start + n].tolist() == [index_key_hash(index_key(msg.topic, k))
                                                                    for k in keys]
-            assert bool(info[i] & bulk.INFO_UNITS) == (msg.transaction in ("NOT_TYPE", "COMMIT"))
-            assert bool(info[i] & bulk.INFO_DELAY) == ("DELAY" in msg.properties)
+            assert bool(info[i] & INFO_UNITS) == (msg.transaction in ("NOT_TYPE", "COMMIT"))
+            assert bool(info[i] & INFO_DELAY) == ("DELAY" in msg.properties)
 
 
 # --- consume queues ------------------------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""The careful step: one record, BLANK, zero run or damaged range at a time, with everything wrong reported.
+
+The commitlog walk takes runs of clean records the fast way (:mod:`inspector.engine.scan.walk`) and hands
+every other position here: :func:`careful_step` decides what is there (a Message with its CRC and
+PHYSICALOFFSET checks, a BLANK, the zero tail, a record still being written, damage) and where the walk
+goes on, resyncing past damage at the next plausible record. ``segment_size`` is the configured size
+(0: unknown), which a BLANK must fill up to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from inspector.engine.model.records import Blank, Problem, Segment
+from inspector.engine.read.mapped import first_nonzero, is_all_zero
+from inspector.engine.read.tail import MAGIC_PATTERNS, in_progress, record_in_progress, tail_unfinished
+from inspector.engine.scan.decode import (
+    MIN_RECORD_SIZE,
+    RecordError,
+    decode_message,
+    peek_head,
+    stored_physical_offset,
+)
+from parsers import commitlog as cl
+
+if TYPE_CHECKING:
+    from inspector.engine.read.commitlog import Entry
+
+
+def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool,
+                 segment_size: int) -> tuple[list[Entry], int | None]:
+    """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop)."""
+    if limit - pos < 8:
+        if pos < limit and not is_all_zero(buf, pos, limit):
+            return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None
+        if not is_last:
+            return [Problem(seg.file, pos, "segment ends without a BLANK record", "no-blank")], None
+        return [], None
+    total, magic = peek_head(buf, pos)
+    if magic == cl.MAGIC_BLANK:
+        found: list[Entry] = [Blank(seg.file, pos, seg.start_offset + pos, total)]
+        expected = (segment_size or limit) - pos
+        if total != expected:
+            found.append(Problem(
+                seg.file, pos, f"BLANK record says {total} bytes but {expected} remain", "blank-size", "warning"
+            ))
+        return found, None
+    if total == 0 and magic == 0:
+        nonzero = first_nonzero(buf, pos, limit)
+        if nonzero >= limit:
+            if not is_last:
+                return [Problem(
+                    seg.file, pos, f"data ends at {pos} with {limit - pos} zero bytes and no BLANK record",
+                    "no-blank",
+                )], None
+            return [], None  # the normal end of the log (zero tail of the active segment)
+        # the first non-zero byte may be inside the next record's TOTALSIZE (its high bytes are zero)
+        resync = _resync(buf, max(pos + 1, nonzero - 3), limit, seg, segment_size)
+        if resync is None and is_last and record_in_progress(buf, pos, limit):
+            # the broker began the next record between our two reads of these bytes
+            return [in_progress(seg.file, pos, "a record is starting here", "record-in-progress")], None
+        if resync is None:
+            return [Problem(
+                seg.file, pos,
+                f"end of data at {pos}; {limit - nonzero} bytes after it (from {nonzero}) hold no readable record",
+                "garbage-after-end" if is_last else "unreadable-bytes",
+            )], None
+        return [Problem(
+            seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
+            "zeroed-region",
+        )], resync
+    if is_last and tail_unfinished(buf, pos, limit):  # checked before decoding (a broker may be writing it)
+        try:
+            decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
+            code, why = "record-in-progress", "the record's last byte is not written yet"
+        except RecordError as e:
+            code, why = e.code, e.reason
+        return [in_progress(seg.file, pos, why, code)], None
+    try:
+        msg = decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
+    except RecordError as e:
+        resync = _resync(buf, pos + 1, limit, seg, segment_size)
+        if resync is None:
+            if is_last and record_in_progress(buf, pos, limit):
+                # a prefix of a record, zeros after: a broker is writing it (or died writing it)
+                return [in_progress(seg.file, pos, e.reason, e.code)], None
+            tail = " (torn tail: the log ends here)" if is_last else ""
+            return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
+        return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",
+                        e.code)], resync
+    found = []
+    if msg.stored_physical_offset != msg.physical_offset:
+        found.append(Problem(
+            seg.file, pos,
+            f"PHYSICALOFFSET field is {msg.stored_physical_offset} but the record is at {msg.physical_offset}",
+            "offset-mismatch",
+        ))
+    if check_crc and not msg.body_crc_ok:
+        found.append(Problem(seg.file, pos, f"body CRC {msg.body_crc} does not match the body", "crc-mismatch"))
+    found.append(msg)
+    return found, pos + msg.total_size
+
+
+def _resync(buf, start: int, limit: int, seg: Segment, segment_size: int) -> int | None:
+    """First position >= start where a plausible record begins (bounded: each candidate is checked once)."""
+    nexts = {name: buf.find(p, start + 4, limit) for name, p in MAGIC_PATTERNS.items()}
+    while True:
+        live = {n: i for n, i in nexts.items() if i >= 0}
+        if not live:
+            return None
+        name, idx = min(live.items(), key=lambda kv: kv[1])
+        cand = idx - 4
+        if cand >= start and _plausible(buf, cand, limit, seg, name == "blank", segment_size):
+            return cand
+        nexts[name] = buf.find(MAGIC_PATTERNS[name], idx + 1, limit)
+
+
+def _plausible(buf, pos: int, limit: int, seg: Segment, blank: bool, segment_size: int) -> bool:
+    total, _ = peek_head(buf, pos)
+    if blank:
+        return total == (segment_size or limit) - pos
+    if total < MIN_RECORD_SIZE or total > limit - pos:
+        return False
+    if stored_physical_offset(buf, pos) != seg.start_offset + pos:
+        return False
+    try:
+        decode_message(buf, pos, limit, file=seg.file, segment_start=seg.start_offset)
+    except RecordError:
+        return False
+    return True

@@ -1,0 +1,106 @@
+"""Walking the clean runs of one large segment with several threads, in log order.
+
+``CommitLog.summarise_segment`` (info, verify) hands a large segment here when the kernels are compiled:
+the segment is cut at clean record starts (:func:`~inspector.engine.scan.walk.find_clean`), each piece
+is walked by a thread of a shared pool, and the pieces are put back in order as long as each one starts
+exactly where the one before it ended. Where that fails (damage) the caller goes on record by record
+from the returned position, so the result is the same for any number of threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from inspector.engine.read.mapped import MappedFile
+from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
+from inspector.engine.scan.walk import Run, check_run, find_clean
+
+
+def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, tables: bool, workers: int,
+                  chunk: int, step: int) -> Iterator[Run | VerifyTable]:
+    """The clean runs (with a VerifyTable after each one when ``tables``) of ``mf`` up to ``limit``, walked by
+    ``workers`` threads in pieces of about ``chunk`` bytes, pages released every ``step`` bytes. Returns
+    (as the generator's value) the position where the runs left off."""
+    arr = mf.array
+    starts = [0]
+    pieces = max(workers, -(-limit // chunk))
+    for k in range(1, pieces):
+        at = k * limit // pieces
+        found = find_clean(arr, at, limit, segment_start=segment_start, flags=flags)
+        mf.release(at - EDGE, max(found, at) + EDGE)  # a fault may map a large folio (MBs) around it
+        if found > starts[-1]:
+            starts.append(found)
+    bounds = list(zip(starts, [*starts[1:], limit], strict=True))
+
+    def walk(bound: tuple[int, int]) -> list:
+        start, stop = bound
+        out: list = []
+        pos = start
+        while True:
+            soft = pos + step
+            if tables:
+                run, table, cut = verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop,
+                                             flags=flags, soft_stop=soft)
+                out.append(run)
+                if table is not None and len(table):
+                    out.append(table)
+            else:
+                run = check_run(arr, pos, limit, segment_start=segment_start, stop_at=stop, flags=flags,
+                                soft_stop=soft)
+                cut = soft <= run.end < stop
+                out.append(run)
+            mf.release(pos, run.end)
+            pos = run.end
+            if not cut or pos >= stop:
+                return out
+
+    pool = _pool(workers)
+    pending = [pool.submit(walk, b) for b in bounds[: workers + 1]]
+    submitted = len(pending)
+    pos = 0
+    broken = False
+    for start, stop in bounds:
+        future = pending.pop(0)
+        if submitted < len(bounds):
+            pending.append(pool.submit(walk, bounds[submitted]))
+            submitted += 1
+        items = future.result()
+        if broken:
+            continue
+        if pos != start:
+            broken = True
+            continue
+        for item in items:
+            if isinstance(item, Run):
+                if item.count:
+                    yield item
+                pos = item.end
+            else:
+                yield item
+        mf.release(max(0, start - EDGE), pos)  # what faults mapped around the chunk's edges
+        if pos != stop:
+            broken = True
+    return pos
+
+
+EDGE = 2 << 20  # a page fault can map this much around it (large page-cache folios)
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    key = (os.getpid(), workers)  # a forked child must not use its parent's threads (they are not there)
+    pool = _pools.get(key)
+    if pool is None:
+        pool = _pools[key] = ThreadPoolExecutor(workers, thread_name_prefix="rmq-scan")
+    return pool
+
+
+def default_workers() -> int:
+    """Threads for the fast path: the CPUs this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))

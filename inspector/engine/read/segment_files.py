@@ -1,0 +1,75 @@
+"""The segment files of a commitlog directory: the configured segment size inferred from them, and what is
+wrong with their layout (entries that are no regular file, sizes, missing segments, overlaps).
+
+Pure functions of the directory listing, so ``CommitLog`` reports the same problems however it is opened.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from inspector.engine.model.records import Problem, Segment
+
+
+def entry_kind(path: Path) -> str:
+    """What a non-regular directory entry is, for a message."""
+    if path.is_symlink() and not path.exists():
+        return "a dangling symbolic link"
+    if path.is_dir():
+        return "a directory"
+    return "no regular file"
+
+
+def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int | None:
+    """The configured segment size.
+
+    The most common non-zero file size, if every gap between consecutive names (names are offsets) is a
+    multiple of it: a missing middle segment leaves a double gap. Otherwise (a grown or cut file made the
+    sizes disagree) the most common gap. Ties go to the smaller value.
+    """
+    counts = Counter(s for s in sizes if s > 0)
+    size = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else None
+    gaps = Counter(b - a for a, b in zip(starts or [], (starts or [])[1:], strict=False) if b > a)
+    if size and all(g % size == 0 for g in gaps):
+        return size
+    if gaps:
+        return min(gaps.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return size
+
+
+def layout_problems(directory: str, not_files: list[Path], segments: list[Segment],
+                    segment_size: int) -> list[Problem]:
+    """What is wrong with the segment files of ``directory``: entries that are no files, sizes, gaps, overlaps."""
+    problems = [Problem(f"{directory}/{path.name}", 0, f"{entry_kind(path)} where a segment file should be: "
+                        "skipped", "not-a-segment-file") for path in not_files]
+    for i, seg in enumerate(segments):
+        if segment_size and seg.file_size != segment_size:
+            is_empty_last = i == len(segments) - 1 and seg.file_size == 0
+            problems.append(
+                Problem(
+                    seg.file,
+                    0,
+                    f"segment is {seg.file_size} bytes, expected {segment_size}"
+                    + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if is_empty_last else ""),
+                    "wrong-segment-size",
+                    "warning" if is_empty_last else "error",
+                )
+            )
+        if i and segment_size:
+            expected = segments[i - 1].start_offset + segment_size
+            if seg.start_offset > expected:
+                missing = (seg.start_offset - expected) // segment_size
+                problems.append(
+                    Problem(
+                        seg.file,
+                        0,
+                        f"{missing} segment(s) missing before this one: expected {expected:020d}",
+                        "missing-segment",
+                    )
+                )
+            elif seg.start_offset < expected:
+                problems.append(
+                    Problem(seg.file, 0, f"overlaps the previous segment (which ends at {expected})", "overlap")
+                )
+    return problems

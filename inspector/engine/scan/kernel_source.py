@@ -1,0 +1,603 @@
+"""The numba source of every kernel: plain Python functions that :func:`inspector.engine.scan.kernels._compile`
+jits in this module's namespace.
+
+They stay in one file on purpose: numba's cache (``cache=True``) invalidates a compiled kernel only when its
+own source file changes, so a kernel calling a helper defined in another file would keep running the old
+helper after that file is edited (numba documents the limitation). Each kernel has a pure-Python twin in
+walk.py, batch.py or verify_kernels.py, and tests/inspector/engine/scan/test_bulk.py holds the two equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from inspector.engine.scan.record_layout import (
+    BORN_V6,
+    CHECK_BODY_CRC,
+    CHECK_CRC_PROPERTY,
+    CRC_TAIL,
+    FIXED_LENGTH,
+    MIN_RECORD_SIZE,
+    STORE_V6,
+    V1,
+    V2,
+)
+from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
+
+# Plain Python source, compiled by kernels._compile() with numba.njit(cache=True, nogil=True). Integers are int64
+# throughout (numba wraps on overflow, which _u64 relies on); the Python paths never call these.
+
+_crc_c = None  # the C CRC function (an ExternalFunction), set by kernels._compile before anything is compiled
+_memchr_c = None  # libc memchr, likewise
+
+
+def _nb_u32(b, p):
+    return (np.int64(b[p]) << 24) | (np.int64(b[p + 1]) << 16) | (np.int64(b[p + 2]) << 8) | np.int64(b[p + 3])
+
+
+def _nb_i32(b, p):
+    v = _nb_u32(b, p)
+    return v - 4294967296 if v >= 2147483648 else v
+
+
+def _nb_i16(b, p):
+    v = (np.int64(b[p]) << 8) | np.int64(b[p + 1])
+    return v - 65536 if v >= 32768 else v
+
+
+def _nb_i8(b, p):
+    v = np.int64(b[p])
+    return v - 256 if v >= 128 else v
+
+
+def _nb_i64(b, p):
+    return (_nb_u32(b, p) << 32) | _nb_u32(b, p + 4)
+
+
+def _nb_crc(b, p, n):
+    if n <= 0:
+        return np.int64(0)
+    return np.int64(_crc_c(np.uint32(0), np.int64(b.ctypes.data) + p, np.uint64(n))) & 0x7FFFFFFF
+
+
+def _nb_layout(b, pos, limit):
+    """decode_message's checks: (end, sys_flag, bh, sh, body_pos, body_len, topic_pos, topic_len, props_pos,
+    props_len), end = -1 when the record is not a well-formed message."""
+    bad = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0),
+           np.int64(0), np.int64(0), np.int64(0))
+    if pos < 0 or limit - pos < 8:
+        return bad
+    total = _nb_i32(b, pos)
+    magic = _nb_i32(b, pos + 4)
+    if (magic != V1 and magic != V2) or total < MIN_RECORD_SIZE or total > limit - pos:
+        return bad
+    end = pos + total
+    sys_flag = _nb_i32(b, pos + 36)
+    bh = np.int64(20) if sys_flag & BORN_V6 else np.int64(8)
+    sh = np.int64(20) if sys_flag & STORE_V6 else np.int64(8)
+    tlw = np.int64(2) if magic == V2 else np.int64(1)
+    if total < FIXED_LENGTH + bh + sh + tlw:
+        return bad
+    p = pos + 48 + bh + 8 + sh
+    if p + 16 > end:
+        return bad
+    body_len = _nb_i32(b, p + 12)
+    p += 16
+    body_pos = p
+    if body_len < 0 or p + body_len > end:
+        return bad
+    p += body_len
+    if p + tlw > end:
+        return bad
+    topic_len = _nb_i16(b, p) if tlw == 2 else _nb_i8(b, p)
+    p += tlw
+    if topic_len < 0 or p + topic_len + 2 > end:
+        return bad
+    topic_pos = p
+    p += topic_len
+    props_len = _nb_i16(b, p)
+    p += 2
+    if props_len < 0 or p + props_len != end:
+        return bad
+    return (end, sys_flag, bh, sh, body_pos, body_len, topic_pos, topic_len, p, props_len)
+
+
+def _nb_property(b, p, n, name):
+    """(position, length) of the value Properties.as_map() keeps for ``name`` (no 0x01 in it), or (-1, 0)."""
+    end = p + n
+    s = p
+    found = np.int64(-1)
+    found_len = np.int64(0)
+    m = name.size
+    while s < end:
+        e = _nb_find(b, s, end, 2)
+        if m > 0 and s + m + 1 < e and b[s + m] == 1:
+            same = True
+            for k in range(m):
+                if b[s + k] != name[k]:
+                    same = False
+                    break
+            if same:
+                found = s + m + 1
+                found_len = e - s - m - 1
+        s = e + 1
+    return found, found_len
+
+
+def _nb_clean(b, pos, limit, seg_start, flags, crc_name):
+    """_nb_layout of a clean record (PHYSICALOFFSET, and the CRCs ``flags`` ask for, check out), else end -1."""
+    lay = _nb_layout(b, pos, limit)
+    end = lay[0]
+    if end < 0:
+        return lay
+    bad = (np.int64(-1),) + lay[1:]
+    if _nb_i64(b, pos + 28) != seg_start + pos:
+        return bad
+    if flags & CHECK_BODY_CRC:
+        if _nb_crc(b, lay[4], lay[5]) != _nb_i32(b, pos + 8):
+            return bad
+    if flags & CHECK_CRC_PROPERTY:
+        vpos, vlen = _nb_property(b, lay[8], lay[9], crc_name)
+        if vpos >= 0:
+            if vlen != 10:
+                return bad
+            expected = np.int64(0)
+            for k in range(9, -1, -1):
+                c = np.int64(b[vpos + k])
+                if c < 48 or c > 57:
+                    return bad
+                expected = expected * 10 + (c - 48)
+            if _nb_crc(b, pos, end - pos - CRC_TAIL) != expected:
+                return bad
+    return lay
+
+
+def _nb_intern(tab, b, p, n):
+    """Slot of the bytes b[p:p+n] in an open-addressing table (hash, position, length, free); -1 when full."""
+    h = np.int64(-3750763034362895579)  # FNV-1a 64 offset basis, as a signed int64
+    for k in range(n):
+        h = (h ^ np.int64(b[p + k])) * np.int64(1099511628211)
+    h ^= n
+    cap = tab.shape[0] - 1
+    s = h & (cap - 1)
+    while True:
+        if tab[s, 1] < 0:
+            if tab[cap, 0] * 4 >= cap * 3:
+                return np.int64(-1)
+            tab[s, 0] = h
+            tab[s, 1] = p
+            tab[s, 2] = n
+            tab[s, 3] = -2  # free for the caller (verify_run: the topic's hashCode prefix)
+            tab[cap, 0] += 1
+            return s
+        if tab[s, 0] == h and tab[s, 2] == n:
+            q = tab[s, 1]
+            same = True
+            for k in range(n):
+                if b[q + k] != b[p + k]:
+                    same = False
+                    break
+            if same:
+                return s
+        s = (s + 1) & (cap - 1)
+
+
+def _kn_walk(b, pos, limit, seg_start, stop_at, out):
+    n = 0
+    cap = out.size
+    while n < cap and limit - pos >= 36:
+        total = _nb_i32(b, pos)
+        magic = _nb_i32(b, pos + 4)
+        if (magic != V1 and magic != V2) or total < MIN_RECORD_SIZE or total > limit - pos or pos + total > stop_at:
+            break
+        if _nb_i64(b, pos + 28) != seg_start + pos:
+            break
+        out[n] = pos
+        n += 1
+        pos += total
+    return n, pos
+
+
+def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stats):
+    n = 0
+    first = np.int64(0)
+    last = np.int64(0)
+    top = np.int64(0)
+    while pos < stop_at and pos < soft:
+        lay = _nb_clean(b, pos, limit, seg_start, flags, crc_name)
+        end = lay[0]
+        if end < 0 or end > stop_at:
+            break
+        ts = _nb_i64(b, pos + 48 + lay[2])
+        if first == 0:
+            first = ts
+        last = ts
+        if ts > top:
+            top = ts
+        n += 1
+        pos = end
+    stats[0] = first
+    stats[1] = last
+    stats[2] = top
+    stats[3] = n
+    return n, pos
+
+
+def _kn_decode_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, t, topics, ips):
+    cap = t.shape[1]
+    n = 0
+    cut = False
+    while pos < stop_at:
+        if n >= cap or pos >= soft:
+            cut = True
+            break
+        lay = _nb_clean(b, pos, limit, seg_start, flags, crc_name)
+        end = lay[0]
+        if end < 0 or end > stop_at:
+            break
+        bh = lay[2]
+        sh = lay[3]
+        p = pos + 48
+        born_ip = _nb_intern(ips, b, p, bh - 4)
+        store_ip = _nb_intern(ips, b, p + bh + 8, sh - 4)
+        topic = _nb_intern(topics, b, lay[6], lay[7])
+        if born_ip < 0 or store_ip < 0 or topic < 0:
+            cut = True  # a table is full: the caller starts a new batch here
+            break
+        t[0, n] = pos
+        t[1, n] = end - pos
+        t[2, n] = _nb_i32(b, pos + 4)
+        t[3, n] = _nb_i32(b, pos + 8)
+        t[4, n] = _nb_i32(b, pos + 12)
+        t[5, n] = _nb_i32(b, pos + 16)
+        t[6, n] = _nb_i64(b, pos + 20)
+        t[7, n] = _nb_i64(b, pos + 28)
+        t[8, n] = lay[1]
+        t[9, n] = _nb_i64(b, pos + 40)
+        t[10, n] = born_ip
+        t[11, n] = _nb_i32(b, p + bh - 4)
+        p += bh
+        t[12, n] = _nb_i64(b, p)
+        p += 8
+        t[13, n] = store_ip
+        t[14, n] = _nb_i32(b, p + sh - 4)
+        p += sh
+        t[15, n] = _nb_i32(b, p)
+        t[16, n] = _nb_i64(b, p + 4)
+        t[17, n] = lay[4]
+        t[18, n] = lay[5]
+        t[19, n] = topic
+        t[20, n] = lay[8]
+        t[21, n] = lay[9]
+        n += 1
+        pos = end
+    return n, pos, cut
+
+
+def _kn_crc_many(b, positions, lengths, out):
+    for i in range(positions.size):
+        out[i] = _nb_crc(b, positions[i], lengths[i])
+
+
+def _kn_find_clean(b, start, stop, limit, seg_start, flags, crc_name):
+    p = max(start, 0)
+    while p < stop and p + 8 <= limit:
+        if b[p + 4] == 0xDA and b[p + 5] == 0xA3 and b[p + 6] == 0x20 and (b[p + 7] == 0xA7 or b[p + 7] == 0xAB):
+            if _nb_clean(b, p, limit, seg_start, flags, crc_name)[0] >= 0:
+                return p
+        p += 1
+    return -1
+
+
+def _nb_ascii_hash(b, p, n, h):
+    """Java String.hashCode continued over ASCII bytes (as int64 in [0, 2^32)); -1 when a byte is not ASCII."""
+    k = 0
+    while k + 4 <= n:
+        c0 = np.int64(b[p + k])
+        c1 = np.int64(b[p + k + 1])
+        c2 = np.int64(b[p + k + 2])
+        c3 = np.int64(b[p + k + 3])
+        if (c0 | c1 | c2 | c3) >= 128:
+            return np.int64(-1)
+        h = (h * 923521 + c0 * 29791 + c1 * 961 + c2 * 31 + c3) & 0xFFFFFFFF
+        k += 4
+    while k < n:
+        c = np.int64(b[p + k])
+        if c >= 128:
+            return np.int64(-1)
+        h = (h * 31 + c) & 0xFFFFFFFF
+        k += 1
+    return h
+
+
+def _nb_signed32(h):
+    return h - 4294967296 if h >= 2147483648 else h
+
+
+def _nb_index_hash(h):
+    """IndexFile.indexKeyHashMethod of an unsigned 32-bit hashCode."""
+    v = _nb_signed32(h)
+    if v == -2147483648:
+        return np.int64(0)
+    return -v if v < 0 else v
+
+
+def _nb_find(b, p, end, c):
+    """Position of the first byte ``c`` in b[p:end] (libc memchr), or ``end``."""
+    if p >= end:
+        return end
+    base = np.int64(b.ctypes.data)
+    found = _memchr_c(base + p, np.int32(c), np.uint64(end - p))
+    return end if found == 0 else found - base
+
+
+def _nb_properties(b, p, n, names, offs, vpos, vlen):
+    """For each wanted name j (names[offs[j]:offs[j+1]], none containing 0x01) the value Properties.as_map()
+    keeps, (vpos[j], vlen[j]), or (-1, 0): the last segment ``name 0x01 value`` with a non-empty value."""
+    k = offs.size - 1
+    for j in range(k):
+        vpos[j] = -1
+        vlen[j] = 0
+    end = p + n
+    s = p
+    while s < end:
+        e = _nb_find(b, s, end, 2)
+        for j in range(k):
+            m = offs[j + 1] - offs[j]
+            if s + m + 1 < e and b[s + m] == 1:
+                same = True
+                for x in range(m):
+                    if b[s + x] != names[offs[j] + x]:
+                        same = False
+                        break
+                if same:
+                    vpos[j] = s + m + 1
+                    vlen[j] = e - s - m - 1
+                    break
+        s = e + 1
+
+
+def _nb_crc_property_ok(b, pos, end, vpos, vlen):
+    """No __CRC32# property, or ten ASCII digits that (reversed) equal the CRC of the record's head."""
+    if vpos < 0:
+        return True
+    if vlen != 10:
+        return False
+    expected = np.int64(0)
+    for k in range(9, -1, -1):
+        c = np.int64(b[vpos + k])
+        if c < 48 or c > 57:
+            return False
+        expected = expected * 10 + (c - 48)
+    return _nb_crc(b, pos, end - pos - CRC_TAIL) == expected
+
+
+def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, t, keyh, topics, stats):
+    cap = t.shape[1]
+    n = 0
+    nk = 0
+    first = np.int64(0)
+    last = np.int64(0)
+    top = np.int64(0)
+    cut = 0
+    vpos = np.empty(offs.size - 1, dtype=np.int64)
+    vlen = np.empty(offs.size - 1, dtype=np.int64)
+    while pos < stop_at:
+        if pos >= soft:
+            cut = 1
+            break
+        lay = _nb_clean(b, pos, limit, seg_start, flags & CHECK_BODY_CRC, names)
+        end = lay[0]
+        if end < 0 or end > stop_at:
+            break
+        _nb_properties(b, lay[8], lay[9], names, offs, vpos, vlen)
+        if flags & CHECK_CRC_PROPERTY and not _nb_crc_property_ok(b, pos, end, vpos[0], vlen[0]):
+            break
+        if n >= cap or nk + 64 > keyh.size:
+            cut = 1
+            break
+        topic = _nb_intern(topics, b, lay[6], lay[7])
+        if topic < 0:
+            cut = 1
+            break
+        ts = _nb_i64(b, pos + 48 + lay[2])
+        if first == 0:
+            first = ts
+        last = ts
+        if ts > top:
+            top = ts
+        info = 0
+        code = np.int64(0)
+        known = True
+        if vpos[1] >= 0:
+            h = _nb_ascii_hash(b, vpos[1], vlen[1], np.int64(0))
+            if h < 0:
+                known = False
+            else:
+                code = _nb_signed32(h)
+        if known:
+            info |= 1
+        tx = lay[1] & 12
+        if tx == 0 or tx == 8:
+            info |= 2
+        if vpos[2] >= 0:
+            info |= 8
+        k0 = nk
+        good = True
+        ht = topics[topic, 3]
+        if ht == -2:
+            ht = _nb_ascii_hash(b, lay[6], lay[7], np.int64(0))
+            if ht >= 0:
+                ht = (ht * 31 + 35) & 0xFFFFFFFF  # '#'
+            topics[topic, 3] = ht
+        if ht < 0:
+            good = False
+        else:
+            if vpos[3] >= 0:
+                h = _nb_ascii_hash(b, vpos[3], vlen[3], ht)
+                if h < 0:
+                    good = False
+                else:
+                    keyh[nk] = _nb_index_hash(h)
+                    nk += 1
+            if good and vpos[4] >= 0:
+                s = vpos[4]
+                stop = vpos[4] + vlen[4]
+                while s <= stop and good:
+                    e = s
+                    while e < stop and b[e] != 32:
+                        e += 1
+                    if e > s:
+                        h = _nb_ascii_hash(b, s, e - s, ht)
+                        if h < 0 or nk - k0 >= 60:
+                            good = False
+                        else:
+                            keyh[nk] = _nb_index_hash(h)
+                            nk += 1
+                    s = e + 1
+        if good:
+            info |= 4
+        else:
+            nk = k0
+        t[0, n] = seg_start + pos
+        t[1, n] = end - pos
+        t[2, n] = _nb_i32(b, pos + 12)
+        t[3, n] = _nb_i64(b, pos + 20)
+        t[4, n] = code
+        t[5, n] = ts
+        t[6, n] = k0
+        t[7, n] = nk - k0
+        t[8, n] = topic
+        t[9, n] = info
+        n += 1
+        pos = end
+    stats[0] = first
+    stats[1] = last
+    stats[2] = top
+    stats[3] = n
+    stats[4] = nk
+    stats[5] = cut
+    return n, pos
+
+
+def _kn_index_match(f, items_at, first, count, lo, hi, t, n, keyh, ok, stats):
+    """Items first.. (0-based; item number = index + 1) in file order while they point below ``hi``: bit i
+    of ``ok`` (little-endian bit order) set where the item points at a record of the table (sorted by offset, covering [lo, hi)) whose index keys
+    include the item's hash and links to an older item. Returns where it stopped; stats = [min, max] store
+    timestamp of the records of ok items."""
+    i = first
+    hint = 0
+    while i < count:
+        ipos = items_at + (i + 1) * 20
+        phy = _nb_i64(f, ipos + 4)
+        if phy >= hi:
+            break
+        if phy >= lo and n > 0:
+            a = hint
+            if not (a < n and t[0, a] == phy):
+                if a + 1 < n and t[0, a + 1] == phy:
+                    a += 1
+                else:
+                    a = 0
+                    z = n
+                    while a < z:
+                        mid = (a + z) // 2
+                        if t[0, mid] < phy:
+                            a = mid + 1
+                        else:
+                            z = mid
+            hint = a
+            if a < n and t[0, a] == phy and t[9, a] & 4:
+                prev = _nb_i32(f, ipos + 16)
+                if prev >= 0 and prev < i + 1:
+                    h = _nb_i32(f, ipos)
+                    for x in range(t[6, a], t[6, a] + t[7, a]):
+                        if keyh[x] == h:
+                            ok[i >> 3] |= np.uint8(1 << (i & 7))
+                            ts = t[5, a]
+                            if stats[2] == 0 or ts < stats[0]:
+                                stats[0] = ts
+                            if stats[2] == 0 or ts > stats[1]:
+                                stats[1] = ts
+                            stats[2] = 1
+                            break
+        i += 1
+    return i
+
+
+def _kn_index_chains(f, slots_at, slot_count, items_at, item_count, count, size, reached):
+    """Walk every slot's chain as verify does; (used slots, items reached, 1 if anything is wrong)."""
+    used = 0
+    nreached = 0
+    for slot in range(slot_count):
+        spos = slots_at + slot * 4
+        if spos + 4 > size:
+            break
+        value = _nb_i32(f, spos)
+        if value == 0:
+            continue
+        if value < 0 or value >= count:
+            return used, nreached, 1
+        used += 1
+        number = value
+        while number > 0:
+            if number >= item_count or number >= count:
+                return used, nreached, 1
+            ipos = items_at + number * 20
+            if ipos + 20 > size:
+                return used, nreached, 1
+            key_hash = _nb_i32(f, ipos)
+            if key_hash < 0 or key_hash % slot_count != slot or reached[number]:
+                return used, nreached, 1
+            reached[number] = 1
+            nreached += 1
+            prev = _nb_i32(f, ipos + 16)
+            if prev >= number:
+                return used, nreached, 1
+            number = prev
+    return used, nreached, 0
+
+
+def _kn_chain_items(f, items_at, slot_count, first, stop, last):
+    """Items first..stop-1 of a file laid out as IndexFile.putKey writes it: each links to the previous item
+    of its slot (``last``, updated). 1 when they all do, 0 at the first that does not."""
+    for number in range(first, stop):
+        ipos = items_at + number * 20
+        key_hash = _nb_i32(f, ipos)
+        if key_hash < 0:
+            return 0
+        slot = key_hash % slot_count
+        if _nb_i32(f, ipos + 16) != last[slot]:
+            return 0
+        last[slot] = number
+    return 1
+
+
+def _kn_chain_slots(f, slots_at, first, stop, last):
+    """Slots first..stop-1 each hold their newest item (``last``): how many are in use, or -1."""
+    used = 0
+    for slot in range(first, stop):
+        value = _nb_i32(f, slots_at + slot * 4)
+        if value != last[slot]:
+            return -1
+        if value != 0:
+            used += 1
+    return used
+
+def _kn_mark_units(f, n_units, first_q, qoffs, phys, sizes, tags, marks):
+    """Consume-queue file ``f`` (raw bytes; unit i at 20 * i, first queue offset ``first_q``): marks[local] = 1
+    for each record (queue offset, offset, size, tagsCode) whose unit points back at it. Returns the lowest
+    unit index looked at (n_units when none)."""
+    lowest = n_units
+    for i in range(qoffs.size):
+        local = qoffs[i] - first_q
+        if local < 0 or local >= n_units:
+            continue
+        if local < lowest:
+            lowest = local
+        p = local * 20
+        if _nb_i64(f, p) == phys[i] and _nb_i32(f, p + 8) == sizes[i]:
+            t = _nb_i64(f, p + 12)
+            if t == tags[i] or t <= CQ_EXT_ADDR_LIMIT:  # a ConsumeQueueExt address holds no tags hash
+                marks[local] = 1
+    return lowest

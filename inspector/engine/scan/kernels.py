@@ -1,0 +1,133 @@
+"""Loading the compiled kernels: numba's cache directory, compiling (or loading) once, the pure-Python switch.
+
+The kernels' source is :mod:`inspector.engine.scan.kernel_source`; the modules that use a kernel (walk,
+batch, verify_kernels) ask :func:`compiled` for the compiled namespace and take their ``struct``/numpy path when
+it is None: numba is not importable, ``RMQ_INSPECT_NO_NUMBA`` is set, or the caller is inside
+:func:`python_only` (tests compare both paths). Kernels are compiled with ``numba.njit(cache=True,
+nogil=True)``; they call the C CRC of :func:`inspector.engine.scan.crc.crc_library` and libc ``memchr``
+directly, without the GIL, so several threads can check different segments at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import threading
+from pathlib import Path
+
+from inspector.engine.scan import kernel_source
+from inspector.engine.scan.crc import crc_library
+
+
+def _set_cache_dir() -> None:
+    """numba caches next to the kernel source; when that is not writable (a system install), in the user cache."""
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return
+    here = Path(__file__).resolve().parent
+    pycache = here / "__pycache__"
+    if os.access(pycache if pycache.is_dir() else here, os.W_OK):
+        return
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    os.environ["NUMBA_CACHE_DIR"] = str(base / "rmq-inspect" / "numba")
+
+
+_lock = threading.Lock()
+_kernels = None  # the compiled kernels, once loaded; False when numba is unavailable
+_force_python = False
+
+
+def _load():
+    """Compile (or load from numba's cache) the kernels; None when numba is not importable or is disabled."""
+    global _kernels
+    if _kernels is None:
+        with _lock:
+            if _kernels is None:
+                _kernels = False
+                if not os.environ.get("RMQ_INSPECT_NO_NUMBA"):
+                    _set_cache_dir()
+                    try:
+                        import numba  # noqa: F401
+                    except ImportError:
+                        pass
+                    else:
+                        _kernels = _compile()
+    return _kernels or None
+
+
+def numba_enabled() -> bool:
+    """True when the compiled kernels are in use (numba importable and not disabled)."""
+    return not _force_python and _load() is not None
+
+
+@contextlib.contextmanager
+def python_only():
+    """Use the pure-Python/numpy path inside the block (tests compare both paths)."""
+    global _force_python
+    before = _force_python
+    _force_python = True
+    try:
+        yield
+    finally:
+        _force_python = before
+
+
+def compiled():
+    """The compiled kernels (a namespace), or None: take the Python path."""
+    return None if _force_python else _load()
+
+
+
+def need_compiled():
+    k = compiled()
+    if k is None:
+        raise RuntimeError("this kernel needs numba (check kernels.numba_enabled() first)")
+    return k
+
+
+_HELPERS = ("_nb_find", "_nb_u32", "_nb_i32", "_nb_i16", "_nb_i8", "_nb_i64", "_nb_crc", "_nb_layout", "_nb_property",
+            "_nb_clean", "_nb_intern", "_nb_ascii_hash", "_nb_signed32", "_nb_index_hash", "_nb_properties",
+            "_nb_crc_property_ok")
+_KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn_decode_run",
+            "crc_many": "_kn_crc_many", "find_clean": "_kn_find_clean",
+            "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
+            "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_units": "_kn_mark_units"}
+
+
+def _memchr_address() -> int | None:
+    for name in (None, ctypes.util.find_library("c"), "msvcrt"):
+        try:
+            return ctypes.cast(ctypes.CDLL(name).memchr, ctypes.c_void_p).value
+        except (OSError, AttributeError, TypeError):
+            continue
+    return None
+
+
+def _compile():
+    """Register the C CRC symbol and jit every kernel (in kernel_source); the namespace of kernels, or False on
+    failure."""
+    import types as pytypes
+
+    import llvmlite.binding as llvm
+    import numba
+    from numba import types
+
+    name, address = crc_library()
+    memchr = _memchr_address()
+    if address is None or memchr is None:
+        return False
+    llvm.add_symbol("rmq_inspect_crc32", address)
+    llvm.add_symbol("rmq_inspect_memchr", memchr)
+    module = vars(kernel_source)
+    module["_crc_c"] = types.ExternalFunction("rmq_inspect_crc32", types.uint32(types.uint32, types.intp,
+                                                                                types.uint64))
+    module["_memchr_c"] = types.ExternalFunction("rmq_inspect_memchr", types.intp(types.intp, types.int32,
+                                                                                  types.uint64))
+    for helper in _HELPERS:
+        module[helper] = numba.njit(cache=True, nogil=True)(module[helper])
+    kernels = pytypes.SimpleNamespace(crc_backend=name)
+    for public, source in _KERNELS.items():
+        module[source] = numba.njit(cache=True, nogil=True)(module[source])
+        setattr(kernels, public, module[source])
+    return kernels

@@ -1,7 +1,8 @@
 """The committed teaching store ``sample_store/``: reproducible, and it holds what its README promises.
 
 (a) The committed store files hash to a recorded SHA-256, and regenerating with
-``scripts/make_sample_store.py`` gives byte-identical files and the same generated README section. (b) Every promised feature is found in the committed store through the read-only engine
+``scripts/make_sample_store.py`` from its scenario ``scripts/sample_store.toml`` gives byte-identical files
+and the same generated README section. (b) Every promised feature is found in the committed store through the read-only engine
 ``Store`` (discovered from the data where possible, not taken from the script), and every ``rmq-inspect``
 command in the README runs with the documented exit code.
 """

@@ -1,13 +1,15 @@
 """The committed teaching store ``sample_store/``: reproducible, and it holds what its README promises.
 
-(a) Regenerating with ``scripts/make_sample_store.py`` gives byte-identical files and the same generated
-README section. (b) Every promised feature is found in the committed store through the read-only engine
+(a) The committed store files hash to a recorded SHA-256, and regenerating with
+``scripts/make_sample_store.py`` from its scenario ``scripts/sample_store.toml`` gives byte-identical files
+and the same generated README section. (b) Every promised feature is found in the committed store through the read-only engine
 ``Store`` (discovered from the data where possible, not taken from the script), and every ``rmq-inspect``
 command in the README runs with the documented exit code.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -27,6 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_store"
 SCRIPT = REPO / "scripts" / "make_sample_store.py"
 BEGIN_MARK, END_MARK = "<!-- generated -->", "<!-- /generated -->"
+# SHA-256 of every store file under sample_store/ (see _store_digest). Changing the scenario or the writer
+# changes it on purpose: regenerate, check the README's claims still hold, and record the new value here.
+STORE_SHA256 = "68e7c4b394cb8f7520b2fa4d39a0304e37251bf2e3253b0af4d3a50ac235d5d0"
 DAY_START = 1_758_272_400_000  # 2025-09-19 09:00:00 UTC
 HALF, OP, SCHEDULE = "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "SCHEDULE_TOPIC_XXXX"
 
@@ -47,6 +52,21 @@ def _files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and p.name != "README.md"}
 
 
+def _store_digest(root: Path) -> str:
+    """One SHA-256 over the store's files, sorted by relative path: path, size and bytes of each.
+
+    README.md is left out: it is prose, edited by hand outside its generated section (which
+    test_regenerating_gives_identical_bytes compares). Everything else (commitlog, consumequeue, index,
+    config, checkpoint, lock) is what a broker would read, so any change to it is a change of the store.
+    """
+    digest = hashlib.sha256()
+    for name, path in sorted(_files(root).items()):
+        data = path.read_bytes()
+        digest.update(b"%s\0%d\0" % (name.encode("utf-8"), len(data)))
+        digest.update(data)
+    return digest.hexdigest()
+
+
 def _generated(readme: Path) -> str:
     text = readme.read_text(encoding="utf-8")
     return text[text.index(BEGIN_MARK):text.index(END_MARK)]
@@ -63,6 +83,10 @@ def _codecs_reproduce(messages: list[Message]) -> str | None:
             if compress_body(decompress_body(msg), codec) != msg.body:
                 return f"this environment's {codec} library compresses differently from the one that made the store"
     return None
+
+
+def test_committed_store_has_the_recorded_hash():
+    assert _store_digest(SAMPLE) == STORE_SHA256, "sample_store/ changed: see STORE_SHA256"
 
 
 def test_regenerating_gives_identical_bytes(tmp_path, messages):

@@ -24,6 +24,9 @@ with warnings.catch_warnings(), contextlib.suppress(ImportError):
     warnings.simplefilter("ignore", DeprecationWarning)
     import hypothesis.extra._patching  # noqa: E402, F401
 
+import external_tools  # noqa: E402
+from external_tools import pytest_terminal_summary  # noqa: E402, F401 - the missing-tool lines, once per tool
+
 from parsers import commitlog as cl  # noqa: E402
 from parsers.java import rocketmq_crc32  # noqa: E402
 
@@ -162,3 +165,32 @@ def real_commitlog_stores(realdata) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def real_store_hosts() -> dict[str, str]:
     return dict(REAL_STORE_HOSTS)
+
+
+# -- markers (registered in pyproject.toml): by the fixture a test uses, or by where it lives ------------------------
+
+TESTS = Path(__file__).resolve().parent
+MARK_BY_FIXTURE = {"browser": "browser", "spark": "spark", "kaitai_compiler": "kaitai"}
+MARK_BY_DIRECTORY = {TESTS / "inspector" / "spark": "spark"}
+# The modules that dominate a full run (besides the browser and Spark-cluster tests): `-m "not slow"` leaves them out.
+SLOW_MODULES = {TESTS / "hardening" / name for name in ("test_corruption_commands.py", "test_corruption_findings.py",
+                                                         "test_fuzz_store.py", "test_interrupted_writes.py",
+                                                         "test_live_broker.py")} | {
+    TESTS / "web" / "test_web_budget.py", TESTS / "inspector" / "tui" / "test_snapshots.py"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        names = {mark for fixture, mark in MARK_BY_FIXTURE.items() if fixture in getattr(item, "fixturenames", ())}
+        names |= {mark for directory, mark in MARK_BY_DIRECTORY.items() if directory in path.parents}
+        if item.get_closest_marker("spark_cluster") or "browser" in names or path in SLOW_MODULES:
+            names.add("slow")
+        for name in sorted(names):
+            item.add_marker(name)
+
+
+@pytest.fixture(scope="session")
+def kaitai_compiler() -> Path:
+    """The Kaitai Struct compiler's directory (installed into .cache/ksc by npm on first use; see external_tools)."""
+    return external_tools.kaitai_compiler()

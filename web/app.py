@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Response
 
+from inspector import version
 from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable
 from web.data import Limits
 
@@ -44,6 +45,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only)."""
     app = _Flask(__name__)
     app.jinja_env.finalize = _printable
+    app.jinja_env.globals["rmq_version"] = version()  # the page footer
     app.config.from_mapping(LIMITS=Limits())
     app.json.sort_keys = False
     if test_config is not None:

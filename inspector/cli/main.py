@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from inspector import version
 from inspector.commandline import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_STORE_ERROR
 from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
@@ -18,6 +19,12 @@ from inspector.engine import BadInput, NotFound, Store, StoreError
 
 SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates")
+
+
+# The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
+USAGE = """%(prog)s STORE            open a store: the terminal UI on a terminal, else `info`
+       %(prog)s COMMAND ...      one of the commands below (`%(prog)s COMMAND --help` for its options)
+       %(prog)s --version"""
 
 
 def _port(text: str) -> int:
@@ -41,8 +48,10 @@ def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rmq-inspect", description="See what is really in an Apache RocketMQ store.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser = _Parser(prog="rmq-inspect", usage=USAGE, description="See what is really in an Apache RocketMQ store.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", prog="rmq-inspect",
+                                parser_class=_Parser)
 
     p = sub.add_parser("info", help="segments, topics and queues, index files, checkpoint, shutdown state, problems")
     _store_args(p)
@@ -237,10 +246,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         parser.print_help()
         return EXIT_BAD_INPUT
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # --help (0) or a usage error (2): return the code instead of exiting
-        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+    if argv[0] == "spark":  # the Spark dispatcher owns everything after `spark`, its -h/--help included
+        args = argparse.Namespace(command="spark", spark_args=argv[1:])
+    else:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # --help/--version (0) or a usage error (2): return the code instead of exiting
+            return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     try:
         return run(args)
     except NotFound as e:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import pytest
 from damage_scenarios import SAMPLE, TUI_STAND_IN
+from external_tools import CONSOLE_SCRIPT, SETPRIV, need
 
 from inspector.cli.main import main
 from inspector.engine import Message, Store
@@ -268,16 +269,17 @@ def test_no_path_through_the_cli_ends_in_a_traceback(capsys, tmp_path):
     assert code == 2 and "usage: rmq-inspect" in out and "Traceback" not in out + err
 
 
-@pytest.mark.skipif(__import__("shutil").which("rmq-inspect") is None, reason="console script not installed")
 def test_the_installed_command_gives_the_same_one_line_errors(capsys, tmp_path, damaged_for_subprocess):
     """The real ``rmq-inspect`` executable: same exit codes and stderr as main() in-process, no traceback."""
     import subprocess
+
+    command = need(CONSOLE_SCRIPT)
 
     cases = [["show", str(SAMPLE), "zzz"], ["hex", str(tmp_path / "missing"), "0"], ["messages", str(SAMPLE), "--limit", "x"],
              ["show", str(damaged_for_subprocess[0]), str(damaged_for_subprocess[1])],
              ["verify", str(damaged_for_subprocess[0]), "--json"]]
     for argv in cases:
-        proc = subprocess.run(["rmq-inspect", *argv], capture_output=True, text=True, check=False, timeout=120)
+        proc = subprocess.run([command, *argv], capture_output=True, text=True, check=False, timeout=120)
         code, _, err = _run(capsys, argv)
         assert proc.returncode == code, (argv, proc.returncode, code, proc.stderr)
         assert "Traceback" not in proc.stdout + proc.stderr, (argv, proc.stderr)
@@ -304,20 +306,18 @@ DROP_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-
 def test_no_read_permission_with_the_override_capabilities_dropped(name, tmp_path):
     """Root reads a chmod-000 file anyway; without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH it cannot, so the
     installed command runs under ``setpriv`` with them dropped. (Non-root runs get these cases in-process.)"""
-    import shutil
     import subprocess
 
     from damage_scenarios import SCENARIOS, make, restore_permissions, running_as_root
 
     if not running_as_root():
         pytest.skip("not root: the in-process scenarios cover unreadable files")
-    if shutil.which("setpriv") is None or shutil.which("rmq-inspect") is None:
-        pytest.skip("needs setpriv (util-linux) and the installed rmq-inspect")
+    setpriv, command = need(SETPRIV), need(CONSOLE_SCRIPT)
     scenario = next(s for s in SCENARIOS if s.name == name)
     root, damage = make(scenario, tmp_path)
     try:
         def run(*argv: str) -> subprocess.CompletedProcess:
-            return subprocess.run([*DROP_DAC, "rmq-inspect", *argv], capture_output=True, text=True, check=False,
+            return subprocess.run([setpriv, *DROP_DAC[1:], command, *argv], capture_output=True, text=True, check=False,
                                   timeout=120)
 
         path = str(damage.path)

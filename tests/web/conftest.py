@@ -7,7 +7,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from web_support import CHROMIUM, CHROMIUM_ARGS, write_hostile_store
+from external_tools import CHROMIUM, PLAYWRIGHT, need
+from web_support import CHROMIUM_ARGS, write_hostile_store
 
 from inspector.engine import Message, Store
 from parsers.java import index_key, index_key_hash
@@ -77,9 +78,12 @@ def colliding_key(sample_store, sample_messages) -> tuple[str, str, str]:
 
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Debian Chromium through Playwright, one per module."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    """Headless Debian Chromium through Playwright, one per module (the tests are skipped without them)."""
+    executable = need(CHROMIUM)
+    need(PLAYWRIGHT)
+    from playwright import sync_api
+
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
         b.close()

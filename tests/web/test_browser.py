@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from web_support import CHROMIUM, XSS_KEYS, XSS_TOPIC
+from web_support import XSS_KEYS, XSS_TOPIC
 
 from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
 from web.app import create_app, make_web_server
@@ -21,10 +21,7 @@ from web.app import create_app, make_web_server
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "web-chain.png"
 
-pytestmark = [
-    pytest.mark.timeout(120),
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (Debian package 'chromium')"),
-]
+pytestmark = [pytest.mark.timeout(120)]  # without Chromium the `browser` fixture skips (tests/external_tools.py)
 
 
 @contextlib.contextmanager

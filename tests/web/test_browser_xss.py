@@ -21,17 +21,13 @@ from hostile_support import (
     write_rich_hostile_store,
 )
 from test_browser import served
-from web_support import CHROMIUM
 
 from inspector.engine import Store
 from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import tour_steps
 from web.app import create_app
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (Debian package 'chromium')"),
-]
+pytestmark = [pytest.mark.timeout(180)]  # without Chromium the `browser` fixture skips (tests/external_tools.py)
 
 # What the page would hold if any payload had become markup or run.
 INJECTED = """() => ({

@@ -9,7 +9,8 @@ from inspector.engine.maintain.messagespec import MessageSpec
 from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's package, driven by Playwright (its own browser download is not used)
+# Chromium is Debian's package (external_tools.CHROMIUM finds it), driven by Playwright: its own browser download
+# is not used.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 

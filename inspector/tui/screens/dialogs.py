@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
+from inspector import version
 from inspector.engine import StoreError
 from inspector.tui.widgets.messagedetail import MessageDetail
 
@@ -121,7 +122,7 @@ HELP = [
 
 def help_text() -> Text:
     t = Text()
-    t.append("rmq-inspect", style="bold")
+    t.append(f"rmq-inspect {version()}", style="bold")
     t.append(": a read-only look inside an Apache RocketMQ store. The mouse works too.\n", style="dim")
     for section, keys in HELP:
         t.append(f"\n{section}\n", style="bold underline")

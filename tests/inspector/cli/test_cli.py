@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 import sys
 
-import pytest
+from external_tools import CONSOLE_SCRIPT, need
 
 from inspector.cli.main import main
 from inspector.engine import Store
@@ -212,10 +211,10 @@ def test_argument_errors_exit_2(capsys):
     assert run(capsys)[0] == 2
 
 
-@pytest.mark.skipif(shutil.which("rmq-inspect") is None, reason="console script not installed")
 def test_installed_console_script(pristine_store):
+    command = need(CONSOLE_SCRIPT)
     root, _ = pristine_store
-    proc = subprocess.run(["rmq-inspect", "info", str(root), "--json"], capture_output=True, text=True, check=False)
+    proc = subprocess.run([command, "info", str(root), "--json"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and json.loads(proc.stdout)["segment_size"] == 4096
     proc = subprocess.run([sys.executable, "-m", "inspector.cli.main", "decode-id", SPEC_MSG_ID, "--json"],
                           capture_output=True, text=True, check=False)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from external_tools import JAVA, need
 
 from inspector.engine.maintain.messagespec import MessageSpec
 from inspector.engine.maintain.writer import StoreWriter
@@ -26,11 +27,6 @@ REPO = Path(__file__).resolve().parents[3]
 SAMPLE_STORE = REPO / "sample_store"
 T0 = 1_758_272_400_000  # 2025-09-19 09:00:00 UTC
 MULTI_GEOMETRY = Geometry(segment_size=256 * 1024, cq_file_size=20 * 500, index_slots=1024, index_items=4096)
-
-
-def pytest_configure(config) -> None:
-    config.addinivalue_line("markers", "spark_cluster: starts a Spark standalone master and worker on 127.0.0.1 "
-                            "(slow; deselect with -m 'not spark_cluster')")
 
 
 def write_multi_segment_store(root: Path, *, segments: int = 8, geometry: Geometry = MULTI_GEOMETRY,
@@ -79,6 +75,7 @@ def write_multi_segment_store(root: Path, *, segments: int = 8, geometry: Geomet
 
 @pytest.fixture(scope="session")
 def spark():
+    need(JAVA)
     from inspector.spark.session import build_session
 
     session = build_session("local[2]", app_name="rmq-inspect tests", progress=False, conf={

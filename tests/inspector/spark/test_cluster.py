@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -14,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from external_tools import JAVA, need
 
 from inspector.engine import Message, Store
 from inspector.engine.read.views import message_view
@@ -70,8 +70,7 @@ def standalone(tmp_path_factory):
     """``spark://127.0.0.1:PORT`` of a master with one registered worker (2 cores, 1 GiB); both are killed after."""
     import pyspark
 
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no Java")
+    need(JAVA)
     home = Path(pyspark.__file__).parent
     tmp = tmp_path_factory.mktemp("standalone")
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp),

@@ -6,6 +6,7 @@ import os
 import time
 
 import pytest
+from external_tools import JAVA, need
 
 from inspector.spark import session
 
@@ -14,8 +15,9 @@ from inspector.spark import session
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv(session.CDS_ENV, raising=False)
+    need(JAVA)
     if session.cds_archive() is None:
-        pytest.skip("no java on PATH / JAVA_HOME")
+        pytest.skip("this JDK has no dynamic class-data archives (JDK 13+ with a release file)")
     return tmp_path / "rmq-inspect"
 
 

@@ -3,8 +3,8 @@
 The Kaitai round trip compiles the generated .ksy files with the real Kaitai Struct compiler (the npm package
 ``kaitai-struct-compiler``, run with node) to Python, parses the sample store's files with the ``kaitaistruct``
 runtime and compares every value with what our engine reads. The compiler is looked up in
-``$RMQ_INSPECT_KSC_DIR`` or ``<repo>/.cache/ksc`` (``npm install --prefix .cache/ksc kaitai-struct-compiler@0.11.0
-js-yaml@4``, done by .ci/run); the test skips only when node itself is missing.
+``$RMQ_INSPECT_KSC_DIR`` or ``<repo>/.cache/ksc``, where the test run installs it with npm when it is missing
+(tests/external_tools.py: skipped, naming the install command, without node and npm).
 
 ImHex cannot run here, so the .hexpat files get a structural check: balanced brackets, every type defined
 before use, one placement, every schema field present.
@@ -15,9 +15,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,8 +43,6 @@ from parsers.commitlog import sys_flag_parts
 
 REPO = Path(__file__).resolve().parents[5]
 SAMPLE = REPO / "sample_store"
-KSC_ENV = "RMQ_INSPECT_KSC_DIR"
-KSC_INSTALL = "npm install --prefix .cache/ksc kaitai-struct-compiler@0.11.0 js-yaml@4"
 
 COMPILE_JS = r"""
 const path = require("path"), fs = require("fs");
@@ -150,23 +146,7 @@ SYNTHETIC = Struct(
 # -- the Kaitai round trip -----------------------------------------------------------------------------------------------
 
 
-def _compiler_dir() -> Path:
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed: the Kaitai Struct compiler (an npm package) needs it")
-    base = Path(os.environ.get(KSC_ENV) or REPO / ".cache" / "ksc")
-    for package in ("kaitai-struct-compiler", "js-yaml"):
-        assert (base / "node_modules" / package).is_dir(), (
-            f"the Kaitai Struct compiler is not installed in {base}: run `{KSC_INSTALL}` in the repository "
-            f"(or set {KSC_ENV} to a directory holding node_modules/kaitai-struct-compiler and js-yaml)")
-    return base
-
-
-def _compile(tmp: Path, documents: dict[str, str]) -> Path:
-    base = _compiler_dir()
-    try:
-        import kaitaistruct  # noqa: F401
-    except ImportError:
-        pytest.fail("the kaitaistruct runtime is missing: pip install 'kaitaistruct>=0.11' (tests extra)")
+def _compile(tmp: Path, documents: dict[str, str], base: Path) -> Path:
     src, out = tmp / "ksy", tmp / "py"
     src.mkdir()
     out.mkdir()
@@ -181,13 +161,13 @@ def _compile(tmp: Path, documents: dict[str, str]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory):
-    """The generated .ksy files compiled to Python modules, importable."""
+def compiled(tmp_path_factory, kaitai_compiler):
+    """The generated .ksy files compiled to Python modules, importable (``kaitai_compiler``: tests/conftest.py)."""
     tmp = tmp_path_factory.mktemp("kaitai")
     documents = {n: t for n, t in render_templates().items() if n.endswith(".ksy")}
     documents["synthetic.ksy"] = "# test schema\n" + kaitai.to_yaml(
         kaitai.schema_document(SYNTHETIC, "synthetic", "synthetic", "every construct the walker handles"))
-    out = _compile(tmp, documents)
+    out = _compile(tmp, documents, kaitai_compiler)
     sys.path.insert(0, str(out))
     try:
         yield {stem: importlib.import_module(stem) for stem in

@@ -34,9 +34,9 @@ import datagen  # noqa: E402
 
 from inspector.engine import Store  # noqa: E402
 from inspector.engine.maintain.verify import verify  # noqa: E402
+from inspector.engine.model.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.model.records import Problem  # noqa: E402
 from inspector.engine.scan.batch import MessageBatch  # noqa: E402
-from inspector.engine.scan.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.scan.kernels import numba_enabled  # noqa: E402
 from inspector.engine.scan.walk import walk_boundaries  # noqa: E402
 
@@ -314,7 +314,7 @@ import sys, time
 sys.path[:0] = [sys.argv[1]]
 from inspector.engine import Store
 from inspector.engine.scan.batch import MessageBatch
-from inspector.engine.scan.crc import CRC_BACKEND
+from inspector.engine.model.crc import CRC_BACKEND
 from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.walk import walk_boundaries
 from inspector.engine.maintain.verify import verify

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 # module (relative to this package) -> the public names it gives the front ends
 _FACE: dict[str, tuple[str, ...]] = {
     "model.budget": ('Budget',),
+    "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
     "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
@@ -30,7 +31,6 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading',
         'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.batch": ('MessageBatch',),
-    "scan.crc": ('rocketmq_crc32',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
     "read.body": ('decompress_body',),
     "read.commitlog": ('Entry', 'SegmentScan'),
@@ -90,6 +90,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.model.budget import Budget
+    from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
     from inspector.engine.model.meaning import (
@@ -146,7 +147,6 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         region_view,
     )
     from inspector.engine.scan.batch import MessageBatch
-    from inspector.engine.scan.crc import rocketmq_crc32
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view
     from inspector.engine.workshop.exercises import generate

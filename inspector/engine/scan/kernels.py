@@ -4,7 +4,7 @@ The kernels' source is :mod:`inspector.engine.scan.kernel_source`; the modules t
 batch, verify_kernels) ask :func:`compiled` for the compiled namespace and take their ``struct``/numpy path when
 it is None: numba is not importable, ``RMQ_INSPECT_NO_NUMBA`` is set, or the caller is inside
 :func:`python_only` (tests compare both paths). Kernels are compiled with ``numba.njit(cache=True,
-nogil=True)``; they call the C CRC of :func:`inspector.engine.scan.crc.crc_library` and libc ``memchr``
+nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr``
 directly, without the GIL, so several threads can check different segments at once.
 """
 
@@ -17,8 +17,8 @@ import os
 import threading
 from pathlib import Path
 
+from inspector.engine.model.crc import crc_library
 from inspector.engine.scan import kernel_source
-from inspector.engine.scan.crc import crc_library
 
 
 def _set_cache_dir() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.engine.scan.crc import rocketmq_crc32
+from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.scan.kernels import compiled
 from inspector.engine.scan.record_layout import (
     BORN_V6,

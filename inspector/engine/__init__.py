@@ -45,6 +45,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
+    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.newstore": ('write_store',),
@@ -145,6 +146,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
+    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.crc import rocketmq_crc32
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC

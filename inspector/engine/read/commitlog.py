@@ -400,7 +400,7 @@ class CommitLog:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or not numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
+        if workers < 2 or seg.file_size < self.PARALLEL_MIN_BYTES or not numba_enabled():
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message)
             return

@@ -78,6 +78,19 @@ def compiled():
     return None if _force_python else _load()
 
 
+# Loading the kernels costs ~0.4 s (importing numba, LLVM start-up, reading the cache): more than the Python path
+# takes for a few MiB. A small job (info of a small store) does not load them; once loaded, everything uses them.
+LAZY_BYTES = 4 << 20
+
+
+def compiled_for(nbytes: int):
+    """:func:`compiled` for a job reading ``nbytes``: None (the Python path) when it is small and the kernels are
+    not loaded yet. Both paths give the same answers (tests hold them equal)."""
+    if _force_python or (_kernels is None and nbytes < LAZY_BYTES):
+        return None
+    return _load()
+
+
 
 def need_compiled():
     k = compiled()

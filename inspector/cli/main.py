@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only; any other prints a warning)")
     p.add_argument("--port", type=_port, default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a host name clients use to reach a viewer bound elsewhere (repeatable); requests naming "
+                        "any other host are refused (DNS rebinding). On loopback only loopback names are answered")
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -189,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "web":
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
-            return serve(store, host=args.host, port=args.port)
+            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host))
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

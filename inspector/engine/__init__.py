@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 # module (relative to this package) -> the public names it gives the front ends
 _FACE: dict[str, tuple[str, ...]] = {
+    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'INDEX_ITEMS', 'INDEX_SLOT', 'INDEX_SLOTS',
+        'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT', 'QUEUE_ID', 'QUEUE_OFFSET',
+        'SEGMENT_SIZE', 'START', 'TIME_MS'),
     "model.budget": ('Budget',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
@@ -89,6 +92,25 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
+    from inspector.engine.model.arguments import (
+        COUNT,
+        CQ_FILE_SIZE,
+        INDEX_ITEMS,
+        INDEX_SLOT,
+        INDEX_SLOTS,
+        LENGTH,
+        LIMIT,
+        OFFSET,
+        PORT,
+        QUEUE_ID,
+        QUEUE_OFFSET,
+        SEGMENT_SIZE,
+        START,
+        TIME_MS,
+        ArgumentKind,
+        integer_kind,
+        parse_integer,
+    )
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry

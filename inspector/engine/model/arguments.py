@@ -24,13 +24,15 @@ _TOO_BIG = 1 << 64  # stands for any number with more digits than a 64-bit value
 _SHOWN = 40  # characters of a bad value echoed in the message
 
 
-def parse_integer(text: str) -> int | None:
+def parse_integer(text: str, *, decimal_only: bool = False) -> int | None:
     """The integer ``text`` spells (decimal or 0x hex, optional sign), or None when it spells none. A number too
     long for 64 bits comes back as +-2**64 (out of every kind's range) without converting it."""
     match = _SYNTAX.fullmatch(text.strip())
     if match is None:
         return None
     sign, hex_digits, digits = match.groups()
+    if decimal_only and hex_digits is not None:
+        return None
     body, base, longest = (hex_digits, 16, 17) if hex_digits is not None else (digits, 10, 21)
     body = body.lstrip("0") or "0"
     value = _TOO_BIG if len(body) > longest else int(body, base)
@@ -52,26 +54,28 @@ class ArgumentKind:
     high: int
     multiple: int = 1
 
-    def allowed(self) -> str:
+    def allowed(self, *, decimal_only: bool = False) -> str:
         step = f" that is a multiple of {self.multiple}" if self.multiple > 1 else ""
-        return f"an integer in [{self.low}, {self.high}]{step}"
+        return f"{'a decimal' if decimal_only else 'an'} integer in [{self.low}, {self.high}]{step}"
 
-    def refusal(self, given: int | str) -> str:
+    def refusal(self, given: int | str, *, decimal_only: bool = False) -> str:
         """``must be a message count, an integer in [1, ...], not '-5'`` (argparse puts the name in front)."""
-        return f"must be {self.noun}, {self.allowed()}, not {_shown(given) if isinstance(given, str) else given}"
+        shown = _shown(given) if isinstance(given, str) else given
+        return f"must be {self.noun}, {self.allowed(decimal_only=decimal_only)}, not {shown}"
 
-    def message(self, name: str, given: int | str) -> str:
+    def message(self, name: str, given: int | str, *, decimal_only: bool = False) -> str:
         """The one wording of every refusal: ``--limit must be a message count, an integer in [1, ...], not '-5'``."""
-        return f"{name} {self.refusal(given)}"
+        return f"{name} {self.refusal(given, decimal_only=decimal_only)}"
 
     def fits(self, value: int) -> bool:
         return self.low <= value <= self.high and value % self.multiple == 0
 
-    def parse(self, text: str, name: str) -> int:
-        """The value of ``text`` for the argument called ``name``; ``BadInput`` with the allowed range otherwise."""
-        value = parse_integer(text)
+    def parse(self, text: str, name: str, *, decimal_only: bool = False) -> int:
+        """The value of ``text`` for the argument called ``name``; ``BadInput`` with the allowed range otherwise.
+        ``decimal_only``: no 0x hex (the web's URLs and JSON carry offsets in decimal)."""
+        value = parse_integer(text, decimal_only=decimal_only)
         if value is None or not self.fits(value):
-            raise BadInput(self.message(name, text))
+            raise BadInput(self.message(name, text, decimal_only=decimal_only))
         return value
 
     def check(self, value: int | None, name: str) -> int | None:

@@ -8,6 +8,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from inspector.engine.model.arguments import (
+    CQ_FILE_SIZE,
+    INDEX_ITEMS,
+    INDEX_SLOTS,
+    OFFSET,
+    SEGMENT_SIZE,
+    parse_integer,
+)
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
@@ -67,10 +75,11 @@ class Store:
             next(resolved.iterdir(), None)
         except OSError as e:
             raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
-        self.cq_file_size = cq_file_size
-        self.index_slots = index_slots
-        self.index_items = index_items
-        self.commitlog = CommitLog(self.root, segment_size)
+        # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
+        self.cq_file_size = CQ_FILE_SIZE.check(cq_file_size, "cq_file_size")
+        self.index_slots = INDEX_SLOTS.check(index_slots, "index_slots")
+        self.index_items = INDEX_ITEMS.check(index_items, "index_items")
+        self.commitlog = CommitLog(self.root, SEGMENT_SIZE.check(segment_size, "segment_size"))
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
@@ -385,17 +394,17 @@ class Store:
     def find(self, ref: str) -> Message:
         """A message by physical offset (decimal), offset msgId or unique key."""
         ref = ref.strip()
-        if ref.isdigit() and len(ref) not in (32, 56):
-            return self.message_at(int(ref))
+        number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
+        if number is not None and len(ref) not in (32, 56):
+            return self.message_at(OFFSET.parse(ref, "offset"))  # -1 or 2**64: the range message
         if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
             for reading in decode_id(ref, self):
                 if reading.found and reading.physical_offset is not None:
                     return self.message_at(reading.physical_offset)
-        if ref.isdigit():
-            return self.message_at(int(ref))
-        if len(ref) not in (32, 56):
-            raise BadInput(f"{ref!r} is neither a physical offset nor a 32/56-hex message id")
-        raise NotFound(f"no message with id {ref} in this store")
+            if number is not None and OFFSET.fits(number):
+                return self.message_at(number)
+            raise NotFound(f"no message with id {ref} in this store")
+        raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consumers ----------------------------------------------------------------------------------------------
 

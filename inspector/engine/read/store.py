@@ -22,7 +22,7 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
-from inspector.engine.read.config import ConfigSet, load_config
+from inspector.engine.read.config import ConfigSet, load_config, shape_problems
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
@@ -156,6 +156,10 @@ class Store:
         if self._config is None:
             self._config = load_config(self.root)
         return self._config
+
+    def config_problems(self) -> list[Problem]:
+        """Config files that could not be read, and what their lenient accessors leave out (see shape_problems)."""
+        return [*self.config.problems, *shape_problems(self.config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
 
@@ -415,7 +419,7 @@ class Store:
 
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, index headers, checkpoint, config."""
-        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config.problems,
+        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config_problems(),
                 *interrupted_rebuild_problems(self.root)]
 
 

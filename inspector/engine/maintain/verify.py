@@ -62,7 +62,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
 
     geometry = geometry or store_geometry(store)
     workers = default_workers() if workers is None else max(1, workers)
-    problems: list[Problem] = list(store.commitlog.problems)
+    problems: list[Problem] = [*store.commitlog.problems, *store.unknown_files()]
     messages = 0
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))

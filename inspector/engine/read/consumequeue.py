@@ -13,6 +13,7 @@ import numpy as np
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo
 from inspector.engine.read.mapped import MappedFile, offset_named_files
+from inspector.engine.read.strays import queue_id_name
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 _UNIT = struct.Struct(">qiq")
@@ -248,7 +249,8 @@ def discover_queues(root: Path, directory: str = "consumequeue") -> list[tuple[s
         if not topic_dir.is_dir():
             continue
         for queue_dir in topic_dir.iterdir():
-            if queue_dir.is_dir() and queue_dir.name.lstrip("-").isdigit():
-                found.append((topic_dir.name, int(queue_dir.name)))
+            queue_id = queue_id_name(queue_dir.name)  # other names: strays.py's findings
+            if queue_dir.is_dir() and queue_id is not None:
+                found.append((topic_dir.name, queue_id))
     found.sort()
     return found

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import struct
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
@@ -27,6 +27,7 @@ from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
+from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
@@ -35,7 +36,6 @@ from parsers.indexfile import infer_geometry
 from parsers.java import index_key
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
-INDEX_NAME = re.compile(r"^\d{17}$")
 MAX_TIME = (1 << 63) - 1
 
 
@@ -81,6 +81,7 @@ class Store:
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._config: ConfigSet | None = None
+        self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
 
     # -- lifecycle --------------------------------------------------------------------------------------------
@@ -284,7 +285,8 @@ class Store:
         if self._index_readers is None:
             self._index_readers = []
             base = self.root / "index"
-            names = sorted(p.name for p in base.iterdir() if INDEX_NAME.match(p.name)) if base.is_dir() else []
+            names = sorted(p.name for p in base.iterdir()
+                           if decimal_name(p.name, INDEX_NAME_WIDTH) is not None) if base.is_dir() else []
             slots, items = self._index_geometry(base, names)
             for name in names:
                 try:
@@ -417,10 +419,16 @@ class Store:
                                  max_offset=max_offset, lag=lag))
         return rows
 
+    def unknown_files(self) -> list[Problem]:
+        """Entries of commitlog/, index/ and consumequeue/ no reader reads (see strays.py); listed once."""
+        if self._unknown is None:
+            self._unknown = unknown_entries(self.root)
+        return list(self._unknown)
+
     def problems(self) -> list[Problem]:
-        """Problems found without walking the data: layout, index headers, checkpoint, config."""
-        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config_problems(),
-                *interrupted_rebuild_problems(self.root)]
+        """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
+        return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
+                *self.config_problems(), *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

@@ -27,8 +27,8 @@ from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
-from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint

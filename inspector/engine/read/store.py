@@ -26,6 +26,7 @@ from inspector.engine.read.config import ConfigSet, load_config, shape_problems
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
+from inspector.engine.read.keyscan import covered_range, scan_for_key
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
@@ -372,7 +373,30 @@ class Store:
                 seen.add(off)
                 msg = self.message_at(off)
                 hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+        for reader, start, stop in self._untrusted_ranges():
+            if (begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end) and reader.header.end_timestamp > 0:
+                continue
+            note = (f"{reader.rel} cannot be trusted ({reader.header_problems[0].reason}): found by scanning the "
+                    f"commitlog range it covered, {start}..{stop}")
+            for msg in scan_for_key(self, topic, key, begin, end, start, stop):
+                if msg.physical_offset not in seen:
+                    seen.add(msg.physical_offset)
+                    hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
         return hits
+
+    def _untrusted_ranges(self) -> list[tuple[IndexFileReader, int, int]]:
+        """(reader, first, last physical offset it covered) of each index file whose counters cannot be trusted."""
+        readers = self.index_files()
+        if all(r.trusted for r in readers):
+            return []
+        log_start, log_end = self.min_offset, self.max_offset()
+        return [(r, *covered_range(r, readers[i + 1] if i + 1 < len(readers) else None,
+                                   readers[i - 1] if i else None, log_start, log_end))
+                for i, r in enumerate(readers) if not r.trusted]
+
+    def index_trust_problems(self) -> list[Problem]:
+        """Why key lookups scan part of the log: the header findings of every index file that cannot be trusted."""
+        return [p for r in self.index_files() if not r.trusted for p in r.header_problems]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic is tried."""

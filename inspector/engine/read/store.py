@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from inspector.engine.model.bounds import decimal_name
+from inspector.engine.model.bounds import decimal_name, offset_text
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
@@ -415,13 +415,17 @@ class Store:
     def find(self, ref: str) -> Message:
         """A message by physical offset (decimal), offset msgId or unique key."""
         ref = ref.strip()
-        if ref.isdigit() and len(ref) not in (32, 56):
-            return self.message_at(int(ref))
+        try:
+            offset = offset_text(ref) if len(ref) not in (32, 56) else None
+        except ValueError as e:
+            raise BadInput(str(e)) from None
+        if offset is not None:
+            return self.message_at(offset)
         if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
             for reading in decode_id(ref, self):
                 if reading.found and reading.physical_offset is not None:
                     return self.message_at(reading.physical_offset)
-        if ref.isdigit():
+        if ref.isascii() and ref.isdigit():
             return self.message_at(int(ref))
         if len(ref) not in (32, 56):
             raise BadInput(f"{ref!r} is neither a physical offset nor a 32/56-hex message id")
@@ -444,7 +448,8 @@ class Store:
         return rows
 
     def unknown_files(self) -> list[Problem]:
-        """Entries of commitlog/, index/ and consumequeue/ no reader reads (see strays.py); listed once."""
+        """Entries of index/ and consumequeue/ no reader reads (see strays.py; the commitlog's own are among
+        ``commitlog.problems``); listed once."""
         if self._unknown is None:
             self._unknown = unknown_entries(self.root)
         return list(self._unknown)

@@ -204,13 +204,20 @@ class ConsumeQueue:
         return False
 
     def _last_valid(self, mf: MappedFile) -> int:
-        """One past the last real unit of a file (0 when none): the queue's end. Not a binary search for the
-        first bad unit: a damaged unit in the middle must not hide the units after it (see unit_runs)."""
+        """One past the last real unit of a file (0 when none): the queue's end. A binary search for the zero
+        tail, not for the first bad unit: a damaged unit in the middle must not hide the units after it (see
+        unit_runs); then back to the last real unit (a torn one being written is not)."""
         count = mf.size // CQ_UNIT_SIZE
         if not count:
             return 0
         units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count)
-        hi = _written_units(mf, 0, count)
+        lo, hi = 0, count
+        while lo < hi:  # the first all-zero unit: the preallocated tail starts there (units are written in order)
+            mid = (lo + hi) // 2
+            if mf.buf[mid * CQ_UNIT_SIZE : (mid + 1) * CQ_UNIT_SIZE].strip(b"\0"):
+                lo = mid + 1
+            else:
+                hi = mid
         while hi > 0:
             lo = max(0, hi - 4096)
             chunk = units[lo:hi]
@@ -221,14 +228,14 @@ class ConsumeQueue:
         return 0
 
     def info(self) -> QueueInfo:
-        """Min (first real unit) and max (exclusive) queue offsets, found by binary search on the last file."""
+        """Min (first real unit) and max (exclusive) queue offsets, found by binary searches."""
         if self._info is not None:
             return self._info
         files = tuple(f"{self.rel_dir}/{start:020d}" for start, _ in self.files)
         if not self.files:
             self._info = QueueInfo(self.topic, self.queue_id, 0, 0, files, 0)
             return self._info
-        # max: first invalid unit of the last file; units are written in order so validity is a prefix
+        # max: one past the last real unit of the last file that has one (see _last_valid)
         max_offset = None
         for start, _ in reversed(self.files):
             lo = self._last_valid(self._map(start))

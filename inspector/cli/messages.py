@@ -11,6 +11,7 @@ from inspector.engine import Message, Problem, Store, StoreError, decompress_bod
 
 def _commitlog_order(store: Store, topic: str | None, start: int | None):
     yield from store.commitlog.problems  # a missing or cut segment: the walk below cannot see what is not there
+    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))  # and files it skips
     for entry in store.entries(start):
         if isinstance(entry, Problem):
             yield entry

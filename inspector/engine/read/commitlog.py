@@ -25,7 +25,6 @@ from inspector.engine.read.mapped import (
 )
 from inspector.engine.read.parallel import default_workers, threaded_runs
 from inspector.engine.read.segment_files import entry_kind, infer_segment_size, layout_problems
-from inspector.engine.read.strays import commitlog_strays
 from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfinished
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
@@ -88,8 +87,7 @@ class CommitLog:
         self._maps: dict[int, MappedFile] = {}
         self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
         self._scans: dict[tuple[int, bool], SegmentScan] = {}  # (segment start, check_crc) -> its walk
-        self.problems: list[Problem] = [*layout_problems(directory, self._not_files, self.segments, self.segment_size),
-                                        *commitlog_strays(root, directory)]
+        self.problems: list[Problem] = layout_problems(directory, self._not_files, self.segments, self.segment_size)
         self._last_data_index = self._find_last_data_index()
 
     # -- layout -------------------------------------------------------------------------------------------

@@ -178,6 +178,9 @@ class ConsumeQueue:
                     if resume is None and not self._continues_after(start):
                         return
                     resume = count if resume is None else resume
+                    if units[stop]["physical_offset"] >= 0 and units[stop]["size"] > 0:
+                        at = stop  # a live broker finished it meanwhile (it writes units in order): read on
+                        continue
                     yield from _bad_units(mf.rel, units, first, stop, resume, q)
                     q += resume - stop
                     stop = resume

@@ -448,8 +448,7 @@ class Store:
         return rows
 
     def unknown_files(self) -> list[Problem]:
-        """Entries of index/ and consumequeue/ no reader reads (see strays.py; the commitlog's own are among
-        ``commitlog.problems``); listed once."""
+        """Entries of commitlog/, index/ and consumequeue/ no reader reads (see strays.py); listed once."""
         if self._unknown is None:
             self._unknown = unknown_entries(self.root)
         return list(self._unknown)

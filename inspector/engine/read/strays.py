@@ -49,15 +49,9 @@ def _offset_folder(folder: Path, rel: str, what: str) -> Iterator[Problem]:
                           "unknown-file", "warning")
 
 
-def commitlog_strays(root: Path, directory: str = "commitlog") -> list[Problem]:
-    """Entries of a commitlog folder that are no segment name (part of ``CommitLog.problems``: every walk
-    reports them, as it reports a missing segment)."""
-    return list(_offset_folder(root / directory, directory, "commitlog segment"))
-
-
 def unknown_entries(root: Path) -> list[Problem]:
-    """Every entry of index/ and consumequeue/ that no reader of the engine reads."""
-    found: list[Problem] = []
+    """Every entry of commitlog/, index/ and consumequeue/ that no reader of the engine reads."""
+    found = list(_offset_folder(root / "commitlog", "commitlog", "commitlog segment"))
     for entry in _entries(root / "index"):
         if decimal_name(entry.name, INDEX_NAME_WIDTH) is None:
             found.append(Problem(f"index/{entry.name}", 0, f"not an index file name ({INDEX_NAME_WIDTH} digits, a "

@@ -53,7 +53,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
+    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
+        'record_problems', 'verify'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
@@ -89,6 +90,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         check_checkpoint,
         check_consumer_offsets,
         crc_property_problems,
+        record_problems,
         verify,
     )
     from inspector.engine.maintain.verify_index import check_index

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 import stat
 from pathlib import Path
 
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.read.strays import offset_name
 
-OFFSET_NAME = re.compile(r"^\d{20}$")
 PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
 
@@ -135,9 +134,10 @@ def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[
         return [], []
     found, others = [], []
     for entry in directory.iterdir():
-        if OFFSET_NAME.match(entry.name):
+        start = offset_name(entry.name)  # other names (a letter, 25 digits, past 2^63) are strays.py's findings
+        if start is not None:
             if entry.is_file():
-                found.append((int(entry.name), entry))
+                found.append((start, entry))
             else:
                 others.append(entry)
     found.sort()

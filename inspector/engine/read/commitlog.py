@@ -304,7 +304,8 @@ class CommitLog:
                 pages.advance(pos)
                 if stop_at is not None and pos >= stop_at:
                     return
-                found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size)
+                found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size,
+                                          lambda: allocated_end(mf.path))
                 for entry in found:
                     yield entry
                     if on_message is not None and isinstance(entry, Message):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from collections import Counter
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ import numpy as np
 
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo
+from inspector.engine.read.cq_probe import UnitProbe
 from inspector.engine.read.mapped import MappedFile, offset_named_files
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
@@ -58,11 +60,12 @@ class ConsumeQueue:
         self.topic = topic
         self.queue_id = queue_id
         self.rel_dir = f"{directory}/{topic}/{queue_id}"
-        self.files = offset_named_files(root / directory / topic / str(queue_id))
+        self._dir = os.path.join(root, directory, topic, str(queue_id))
+        self.files = offset_named_files(self._dir)
         sizes = []
         for _, path in self.files:
             try:
-                sizes.append(path.stat().st_size)
+                sizes.append(os.stat(path).st_size)
             except OSError:
                 sizes.append(0)
         self.file_sizes = dict(zip([start for start, _ in self.files], sizes, strict=True))
@@ -178,64 +181,76 @@ class ConsumeQueue:
                 return
 
     def info(self) -> QueueInfo:
-        """Min (first real unit) and max (exclusive) queue offsets, found by binary search on the last file."""
+        """Min (first real unit) and max (exclusive) queue offsets, found by binary search on the last file.
+
+        Read with ``pread`` (:class:`UnitProbe`), not through the mappings: a listing of thousands of
+        preallocated files costs a few system calls per queue and no resident memory."""
         if self._info is not None:
             return self._info
         files = tuple(f"{self.rel_dir}/{start:020d}" for start, _ in self.files)
         if not self.files:
             self._info = QueueInfo(self.topic, self.queue_id, 0, 0, files, 0)
             return self._info
+        probes: dict[int, UnitProbe] = {}
+        try:
+            self._info = self._probe_info(files, probes)
+        finally:
+            for probe in probes.values():
+                probe.close()
+        return self._info
+
+    def _probe(self, probes: dict[int, UnitProbe], start: int) -> UnitProbe:
+        probe = probes.get(start)
+        if probe is None:
+            name = f"{start:020d}"
+            probe = probes[start] = UnitProbe(os.path.join(self._dir, name), f"{self.rel_dir}/{name}")
+        return probe
+
+    def _probe_unit(self, probes: dict[int, UnitProbe], queue_offset: int) -> tuple[int, int, int] | None:
+        """What :meth:`unit` reads, by ``pread``: (phyOffset, size, tagsCode), None where it raises NotFound."""
+        byte = queue_offset * CQ_UNIT_SIZE
+        start = byte // self.file_size * self.file_size
+        if queue_offset < 0 or start not in self.file_sizes:
+            return None
+        probe = self._probe(probes, start)
+        i = (byte - start) // CQ_UNIT_SIZE
+        return probe.probe(i) if i < probe.units else None
+
+    def _probe_info(self, files: tuple[str, ...], probes: dict[int, UnitProbe]) -> QueueInfo:
         # max: first invalid unit of the last file; units are written in order so validity is a prefix
         max_offset = None
         for start, _ in reversed(self.files):
-            mf = self._map(start)
-            n = mf.size // CQ_UNIT_SIZE
-            lo, hi = 0, n
-            while lo < hi:
-                mid = (lo + hi) // 2
-                phy, size, _ = _UNIT.unpack_from(mf.buf, mid * CQ_UNIT_SIZE)
-                if phy >= 0 and size > 0:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = self._probe(probes, start).valid_prefix()
             if lo > 0 or start == self.files[0][0]:
                 max_offset = start // CQ_UNIT_SIZE + lo
                 break
         assert max_offset is not None
         first_start = self.files[0][0]
         min_offset = first_start // CQ_UNIT_SIZE
-        mf = self._map(first_start)
+        first = self._probe(probes, first_start)
         # skip pre-blank units that pad a queue re-created past offset 0
         while min_offset < max_offset:
-            pos = (min_offset - first_start // CQ_UNIT_SIZE) * CQ_UNIT_SIZE
-            if pos + CQ_UNIT_SIZE > mf.size:
-                break
-            phy, size, tags = _UNIT.unpack_from(mf.buf, pos)
-            if not (phy == 0 and size == PRE_BLANK_SIZE and tags == 0):
+            i = min_offset - first_start // CQ_UNIT_SIZE
+            if i >= first.units or first.probe(i) != (0, PRE_BLANK_SIZE, 0):
                 break
             min_offset += 1
         # correctMinOffset: the first unit whose message is still in the commitlog (units are in phy order)
         lo, hi = min_offset, max_offset
         while lo < hi:
             mid = (lo + hi) // 2
-            try:
-                before_log = self.unit(mid).physical_offset < self.log_min_offset
-            except NotFound:  # a file cut short in the middle of the queue: no unit there to compare
-                before_log = False
-            if before_log:
+            unit = self._probe_unit(probes, mid)
+            # None: a file cut short in the middle of the queue: no unit there to compare
+            if unit is not None and unit[0] < self.log_min_offset:
                 lo = mid + 1
             else:
                 hi = mid
         min_offset = lo
         max_end = 0
         if max_offset > min_offset:
-            try:
-                last = self.unit(max_offset - 1)
-                max_end = last.physical_offset + last.size
-            except NotFound:
-                pass
-        self._info = QueueInfo(self.topic, self.queue_id, min_offset, max_offset, files, max_end)
-        return self._info
+            last = self._probe_unit(probes, max_offset - 1)
+            if last is not None:
+                max_end = last[0] + last[1]
+        return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, files, max_end)
 
 
 def discover_queues(root: Path, directory: str = "consumequeue") -> list[tuple[str, int]]:

@@ -1,0 +1,103 @@
+"""Single consume-queue units read with ``pread``, never through a mapping: what a queue listing needs.
+
+A broker preallocates every consume-queue file (6,000,000 bytes, mostly a hole) and a store may hold tens of
+thousands of them. Finding a queue's ends by binary search over a mapped file faults in a page (and its
+neighbours) per probe, and every touched page of every file stays in the process's resident memory: 16,000
+queues cost a minute and gigabytes. Here a probe is one ``pread`` of the page that holds the unit (kept for
+the next probes of the same search), and a probe past the file's last allocated byte (``SEEK_DATA`` /
+``SEEK_HOLE``) reads nothing at all: a hole holds zeros, and a zero unit is the end of a queue. Where the file
+system cannot tell, every probe is a ``pread`` (still no mapping). One descriptor per file, closed at once.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+
+from inspector.engine.model.errors import StoreError
+from inspector.engine.read.mapped import allocated_end_fd
+from parsers.consumequeue import CQ_UNIT_SIZE
+
+_UNIT = struct.Struct(">qiq")
+_ZERO = (0, 0, 0)
+_PAGE = 4096
+
+
+class UnitProbe:
+    """Units of one consume-queue file by index, read on demand: ``probe(i)`` is (phyOffset, size, tagsCode)."""
+
+    def __init__(self, path: str | os.PathLike[str], rel: str):
+        self.rel = rel
+        try:
+            self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO must not hang us
+        except OSError as e:
+            raise StoreError(f"cannot open: {e.strerror}", rel) from e
+        try:
+            st = os.fstat(self._fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError("not a regular file", rel)
+        except (OSError, StoreError):
+            self.close()
+            raise
+        self.size = st.st_size
+        self.units = self.size // CQ_UNIT_SIZE
+        # past the last allocated byte the file is a hole: zeros, read without a system call
+        end = allocated_end_fd(self._fd) if st.st_blocks * 512 < self.size else None
+        self.data_end = self.size if end is None else min(end, self.size)
+        self._pages: dict[int, bytes] = {}
+
+    def probe(self, i: int) -> tuple[int, int, int]:
+        """Unit ``i`` (0 <= i < ``units``) as (physical offset, size, tags code)."""
+        pos = i * CQ_UNIT_SIZE
+        if pos >= self.data_end:
+            return _ZERO
+        first, last = pos // _PAGE, (pos + CQ_UNIT_SIZE - 1) // _PAGE
+        if first == last:
+            page = self._page(first)
+            at = pos - first * _PAGE
+            if len(page) >= at + CQ_UNIT_SIZE:
+                return _UNIT.unpack_from(page, at)
+        data = self._read(pos, CQ_UNIT_SIZE)  # a unit across a page boundary (or cut by a shrinking file)
+        return _UNIT.unpack(data) if len(data) == CQ_UNIT_SIZE else _ZERO
+
+    def _page(self, n: int) -> bytes:
+        page = self._pages.get(n)
+        if page is None:
+            page = self._pages[n] = self._read(n * _PAGE, _PAGE)
+        return page
+
+    def _read(self, pos: int, length: int) -> bytes:
+        try:
+            return os.pread(self._fd, length, pos)
+        except OSError as e:
+            raise StoreError(f"cannot read: {e.strerror}", self.rel) from e
+
+    def valid_prefix(self) -> int:
+        """Number of units before the first with phyOffset < 0 or size <= 0, by binary search (units are
+        written in order, so validity is a prefix; the probes are those of a search over the whole file)."""
+        lo, hi = 0, self.units
+        holes = -(-self.data_end // CQ_UNIT_SIZE)  # units from here on lie in the zero tail: invalid
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid >= holes:
+                hi = mid
+                continue
+            phy, size, _ = self.probe(mid)
+            if phy >= 0 and size > 0:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._pages.clear()
+
+    def __enter__(self) -> UnitProbe:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -47,6 +47,14 @@ class UnitRun:
                       int(u["tags_code"]), self.file, self.position + i * CQ_UNIT_SIZE)
 
 
+def _common_size(sizes: list[int]) -> int:
+    """The most common non-zero file size (the larger on a tie), else the broker's default."""
+    if len(sizes) == 1 and sizes[0] > 0:
+        return sizes[0]  # most queues have one file: no Counter for them
+    counts = Counter(s for s in sizes if s > 0)
+    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
+
+
 _FAST_UNIT = not hasattr(CqUnit, "__slots__") and not hasattr(CqUnit, "__post_init__")
 
 
@@ -69,9 +77,7 @@ class ConsumeQueue:
             except OSError:
                 sizes.append(0)
         self.file_sizes = dict(zip([start for start, _ in self.files], sizes, strict=True))
-        counts = Counter(s for s in sizes if s > 0)
-        inferred = max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
-        self.file_size = file_size or inferred
+        self.file_size = file_size or _common_size(sizes)
         self._maps: dict[int, MappedFile] = {}
         self._info: QueueInfo | None = None
 

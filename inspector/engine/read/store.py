@@ -217,8 +217,7 @@ class Store:
             raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
         q = self._queues.get(key)
         if q is None:
-            file_dir = self.root / "consumequeue" / topic / str(queue_id)
-            if self.rocksdb_cq is not None and not file_dir.is_dir():
+            if self.rocksdb_cq is not None and not (self.root / "consumequeue" / topic / str(queue_id)).is_dir():
                 return self.rocksdb_cq.queue(topic, queue_id)
             q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size, log_min_offset=self.commitlog.min_offset)
             self._queues[key] = q

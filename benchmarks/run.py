@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -34,9 +35,9 @@ import datagen  # noqa: E402
 
 from inspector.engine import Store  # noqa: E402
 from inspector.engine.maintain.verify import verify  # noqa: E402
-from inspector.engine.model.records import Problem  # noqa: E402
+from inspector.engine.model.crc import CRC_BACKEND  # noqa: E402
+from inspector.engine.model.records import Message, Problem  # noqa: E402
 from inspector.engine.scan.batch import MessageBatch  # noqa: E402
-from inspector.engine.scan.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.scan.kernels import numba_enabled  # noqa: E402
 from inspector.engine.scan.walk import walk_boundaries  # noqa: E402
 
@@ -194,7 +195,8 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
         def split_messages() -> None:  # what entries() cost before the properties were kept raw
             n = 0
             for m in store.commitlog.entries(seg.start_offset, check_crc=False):
-                m.properties_entries  # noqa: B018 - the split each Message used to get at decode
+                if isinstance(m, Message):  # the segment ends in a BLANK (no properties)
+                    m.properties_entries  # noqa: B018 - the split each Message used to get at decode
                 n += 1
                 if n >= 200_000:
                     break
@@ -229,6 +231,45 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
     secs = timed(cli, max(1, repeat // 2))
     rows.append(Row("  `rmq-inspect verify` command, cold process", "GB/s", [size / s / 1e9 for s in secs],
                     note="includes interpreter start, imports, kernel load"))
+    return rows
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "inspector.cli.main", *args]
+
+
+def bench_json_out(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """``rmq-inspect messages STORE --json`` over the whole segment as a fresh command (start-up included),
+    into /dev/null and through a pipe (``| cat > /dev/null``)."""
+    n = facts["records"]
+    cmd = _command("messages", str(root), "--json", "--limit", str(n))
+    rows = []
+    for label, shell in (("> /dev/null", False), ("| cat > /dev/null", True)):
+        def run(shell=shell) -> None:
+            if shell:
+                subprocess.run(" ".join(map(shlex.quote, cmd)) + " | cat > /dev/null", shell=True, check=True,
+                               cwd=ROOT)
+            else:
+                subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, cwd=ROOT)
+
+        rates = [n / s / 1e3 for s in timed(run, repeat)]
+        rows.append(Row(f"`rmq-inspect messages --json` {label}, whole process", "k msgs/s", rates, ">= 300",
+                        statistics.median(rates) >= 300,
+                        f"{n:,} messages, {facts['segment_size'] / GiB:.3g} GiB segment; bulk JSON Lines (orjson)"))
+    return rows
+
+
+def bench_startup(repeat: int) -> list[Row]:
+    """Whole-process wall time of the cheapest commands: what a user waits for before anything is read."""
+    rows = []
+    for label, args, goal in (("`rmq-inspect --help`", ["--help"], 0.15),
+                              ("`rmq-inspect info sample_store`", ["info", str(ROOT / "sample_store")], 0.3)):
+        def run(args=args) -> None:
+            subprocess.run(_command(*args), stdout=subprocess.DEVNULL, check=True, cwd=ROOT)
+
+        secs = timed(run, max(repeat, 3))
+        rows.append(Row(f"start-up: {label}", "s", secs, f"< {goal}", statistics.median(secs) < goal,
+                        "fresh process; numba, textual, flask, pyspark not imported"))
     return rows
 
 
@@ -314,7 +355,7 @@ import sys, time
 sys.path[:0] = [sys.argv[1]]
 from inspector.engine import Store
 from inspector.engine.scan.batch import MessageBatch
-from inspector.engine.scan.crc import CRC_BACKEND
+from inspector.engine.model.crc import CRC_BACKEND
 from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.walk import walk_boundaries
 from inspector.engine.maintain.verify import verify
@@ -480,12 +521,12 @@ def bench_tui_pages(root: Path, facts: dict, repeat: int) -> list[Row]:
 # --- the many-queue store (issue 20): thousands of broker-sized, sparse consume-queue files ----------------
 
 
-def many_queue_store(data: Path) -> tuple[Path, dict]:
+def many_queue_store(data: Path, mode: str) -> tuple[Path, dict]:
     """2,000 topics x 8 queues, 2 messages each, 6,000,000-byte sparse queue files, a sparse 1 GiB segment
-    (the same at --quick: it is small on disk and quick to make)."""
-    root = data / "many_queues"
+    (the same at --quick: it is small on disk and quick to make; --smoke: 40 topics)."""
+    root = data / "smoke" / "many_queues" if mode == "smoke" else data / "many_queues"
     t = time.perf_counter()
-    facts = datagen.cached_many_queue_store(root)
+    facts = datagen.cached_many_queue_store(root, topics=40 if mode == "smoke" else 2000)
     if time.perf_counter() - t > 1:
         print(f"generated {root} ({facts['messages']:,} messages) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     return root, facts
@@ -578,8 +619,8 @@ def bench_many_queues_web(root: Path, repeat: int) -> list[Row]:
                 "page of the first 1,000 topics (8,000 queue rows)")]
 
 
-def bench_many_queues(data: Path, repeat: int) -> list[Row]:
-    root, facts = many_queue_store(data)
+def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
+    root, facts = many_queue_store(data, mode)
     return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
             *bench_many_queues_web(root, repeat)]
 
@@ -587,19 +628,24 @@ def bench_many_queues(data: Path, repeat: int) -> list[Row]:
 # --- data and output -----------------------------------------------------------------------------------------
 
 
-def stores(data: Path, quick: bool) -> dict[str, tuple[Path, dict]]:
-    seg = 128 * MiB if quick else GiB
+SIZES = {"full": GiB, "quick": 128 * MiB, "smoke": 4 * MiB}
+
+
+def stores(data: Path, mode: str) -> dict[str, tuple[Path, dict]]:
+    seg = SIZES[mode]
     # quick: the index geometry of the segment and memory stores shrinks with the data (a full-size slot table
-    # is a fixed cost verify would pay for 1/8 of the records); the lookup store keeps the full-size file
-    index = dict(index_slots=625_000, index_items=2_500_000) if quick else {}
+    # is a fixed cost verify would pay for 1/8 of the records); the lookup store keeps the full-size file.
+    # smoke (the test suite's run: does every row still run?): tiny index files everywhere
+    index = {"full": {}, "quick": dict(index_slots=625_000, index_items=2_500_000),
+             "smoke": dict(index_slots=4096, index_items=32_768)}[mode]
     spec = {
         "segment": dict(segments=1, segment_size=seg, **index),
-        "memory": dict(segments=4, segment_size=seg, **index),
-        "lookup": dict(segments=1, segment_size=seg, fill_index=True),
+        "memory": dict(segments=4 if mode != "smoke" else 2, segment_size=seg, **index),
+        "lookup": dict(segments=1, segment_size=seg, fill_index=True, **(index if mode == "smoke" else {})),
     }
     out = {}
     for name, kwargs in spec.items():
-        root = data / ("quick" if quick else "full") / name
+        root = data / mode / name
         t = time.perf_counter()
         facts = datagen.cached_store(root, workdir=data, **kwargs)
         took = time.perf_counter() - t
@@ -618,36 +664,44 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="128 MiB segments, fewer runs (about a minute)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="128 MiB segments, fewer runs (about a minute)")
+    size.add_argument("--smoke", action="store_true",
+                      help="4 MiB segments, one run per target: does every row still run (exit 0 whatever the "
+                           "figures; the test suite runs this)")
     parser.add_argument("--data", type=Path, default=HERE / "data", help="where generated stores are kept")
-    parser.add_argument("--repeat", type=int, help="timed runs per target (default 5, quick 3)")
+    parser.add_argument("--repeat", type=int, help="timed runs per target (default 5, quick 3, smoke 1)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 5)
+    mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    repeat = args.repeat or {"full": 5, "quick": 3, "smoke": 1}[mode]
     t0 = time.perf_counter()
     info = machine()
-    data = stores(args.data, args.quick)
+    data = stores(args.data, mode)
     seg_root, seg_facts = data["segment"]
     rows: list[Row] = []
     rows.append(bench_walk(seg_root, repeat))
     rows += bench_decode(seg_root, repeat)
     rows += bench_verify(seg_root, repeat)
+    rows += bench_json_out(seg_root, seg_facts, repeat)
+    rows += bench_startup(repeat)
     rows += bench_consume_queues(data["memory"][0], repeat)
     rows += bench_index(data["lookup"][0], data["lookup"][1], repeat)
     rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
     rows += bench_tui(seg_root, repeat)
     rows += bench_tui_pages(seg_root, seg_facts, repeat)
-    rows += bench_many_queues(args.data, repeat)
-    print(f"rmq-inspect benchmarks ({'quick: 128 MiB segments' if args.quick else 'full: 1 GiB segments'}, "
-          f"{repeat} runs each, medians)")
+    rows += bench_many_queues(args.data, mode, repeat)
+    print(f"rmq-inspect benchmarks ({mode}: {SIZES[mode] // MiB:,} MiB segments, {repeat} runs each, medians)")
     for key, value in info.items():
         print(f"  {key}: {value}")
     print()
     print(table(rows))
     print(f"\n{time.perf_counter() - t0:.0f} s in all")
     if args.json:
-        args.json.write_text(json.dumps(dict(machine=info, quick=args.quick, rows=[r.__dict__ for r in rows]),
-                                        indent=1))
+        args.json.write_text(json.dumps(dict(machine=info, mode=mode, quick=args.quick,
+                                             rows=[r.__dict__ for r in rows]), indent=1))
+    if mode == "smoke":  # figures of a 4 MiB store say nothing: the smoke run only fails by crashing
+        return 0
     return 0 if all(r.met is not False for r in rows) else 1
 
 

@@ -28,7 +28,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
-ENGINE_OPTIONAL = {"numpy", "numba", "llvmlite", "isal", "lz4", "zstandard", "rocksdict"}
+ENGINE_OPTIONAL = {"numpy", "numba", "llvmlite", "isal", "orjson", "lz4", "zstandard", "rocksdict"}
 UI_AND_CLUSTER = {"textual", "flask", "pyspark", "rich", "werkzeug", "jinja2"}
 FRONT_ENDS = {"inspector.cli": "inspector/cli", "inspector.tui": "inspector/tui", "inspector.spark": "inspector/spark",
               "web": "web"}

@@ -10,12 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from inspector import version
 from inspector.commandline import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_STORE_ERROR
 from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
-from inspector.engine import BadInput, NotFound, Store, StoreError
+from inspector.engine import BadInput, NotFound, StoreError
+
+if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, which --help need not wait for
+    from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates")
@@ -137,9 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
     p.add_argument("--json", action="store_true")
 
-    from inspector.cli import workshop  # tour, exercises, templates
+    from inspector.cli import workshop_args  # tour, exercises, templates
 
-    workshop.add_parsers(sub, _store_args, _int)
+    workshop_args.add_parsers(sub, _store_args, _int)
     return parser
 
 
@@ -153,6 +157,8 @@ def _geometry_args(p: argparse.ArgumentParser) -> None:
 
 
 def _open(args) -> Store:
+    from inspector.engine import Store
+
     return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
                  index_slots=args.index_slots, index_items=args.index_items)
 
@@ -160,6 +166,7 @@ def _open(args) -> Store:
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
+        from inspector.engine import Store
 
         store = Store(args.store) if args.store else None
         return ids.run(args.id, store, args.json)

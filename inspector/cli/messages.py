@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+
 from rich.panel import Panel
 from rich.table import Table
 
 from inspector.cli.output import console, esc, print_json, print_json_line, table, warn_problem, when
-from inspector.engine import Message, Problem, Store, StoreError, decompress_body, message_view
+from inspector.engine import Message, Problem, Store, StoreError, decompress_body, json_lines, message_view
 
 
-def _commitlog_order(store: Store, topic: str | None, start: int | None):
+def _commitlog_order(store: Store, topic: str | None, start: int | None, batches: bool = False):
     yield from store.commitlog.problems  # a missing or cut segment: the walk below cannot see what is not there
+    if batches:  # JSON: runs of clean records as columnar batches, encoded in bulk (json_lines filters topics)
+        yield from store.commitlog.batches(start)
+        return
     for entry in store.entries(start):
         if isinstance(entry, Problem):
             yield entry
@@ -32,8 +37,10 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if topic is not None and queue_id is not None:
         stream = _queue_order(store, topic, queue_id, start)
     else:
-        stream = _commitlog_order(store, topic, start)
-    t = None if as_json else table(
+        stream = _commitlog_order(store, topic, start, batches=as_json)
+    if as_json:
+        return _json_out(stream, topic, limit, decompress)
+    t = table(
         "Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags", "keys", "size", "body"
     )
     shown = 0
@@ -46,15 +53,26 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         if shown >= limit:
             break
         shown += 1
-        if as_json:
-            print_json_line(message_view(item, decompress=decompress))
-        else:
-            t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
-                      when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
-                      esc(_body_preview(item)))
-    if t is not None:
-        console.print(t)
-        console.print(f"{shown} message(s)")
+        t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
+                  when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
+                  esc(_body_preview(item)))
+    console.print(t)
+    console.print(f"{shown} message(s)")
+    return 0
+
+
+def _json_out(stream, topic: str | None, limit: int, decompress: bool) -> int:
+    """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out."""
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    for chunk in json_lines(stream, decompress=decompress, topic=topic, limit=limit):
+        if isinstance(chunk, Problem):
+            warn_problem(chunk)
+        elif out is not None:
+            out.write(chunk)
+        else:  # a text-only stdout (an embedding caller's StringIO)
+            sys.stdout.write(chunk.decode())
+    sys.stdout.flush()
     return 0
 
 

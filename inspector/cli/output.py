@@ -3,34 +3,24 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 from rich.console import Console
 from rich.table import Table
 
-from inspector.engine import Problem, fmt_time, printable
+from inspector.engine import Problem, fmt_time, json_text, printable
 
 # piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
 console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _json_text(text: str) -> str:
-    """Store bytes that are no UTF-8 reach us as lone surrogates (surrogateescape), which no stream can encode:
-    write them as JSON \\uDCxx escapes (json.loads gives the same string back)."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def print_json(value: object) -> None:
-    sys.stdout.write(_json_text(json.dumps(value, ensure_ascii=False, indent=2)) + "\n")
+    sys.stdout.write(json_text(json.dumps(value, ensure_ascii=False, indent=2)) + "\n")
 
 
 def print_json_line(value: object) -> None:
-    sys.stdout.write(_json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) + "\n")
+    sys.stdout.write(json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
 
 def warn_problem(p: Problem) -> None:

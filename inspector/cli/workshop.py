@@ -16,42 +16,15 @@ from rich.panel import Panel
 from rich.rule import Rule
 
 from inspector.cli.output import console, esc, print_json, table
+from inspector.cli.workshop_args import DEFAULT_STORE, add_parsers  # noqa: F401 - add_parsers: re-exported
 from inspector.engine import BadInput, NotFound, Store
 
 COMMANDS = ("tour", "exercises", "templates")
-DEFAULT_STORE = "sample_store"
 PROMPT = "[Enter] next, b back, a step number, q quit > "
 FOCUS_STYLE = "bold black on yellow"
 SPAN_STYLES = ("black on cyan", "black on green")
 MAX_HEX = 1024  # bytes of one hex view printed by the tour (long bodies are cut)
 ELIDE_ABOVE = 8  # longer dumps print only the rows where a highlighted field starts (and the first and last)
-
-
-# -- argument parsing (called from inspector.cli.main) ----------------------------------------------------------------
-
-
-def add_parsers(sub, store_args: Callable[[argparse.ArgumentParser], None], int_type) -> None:
-    p = sub.add_parser("tour", help="a guided tour of a store, step by step (default: ./sample_store)")
-    store_args(p)
-    for action in p._actions:  # the store is optional here: the sample store is the default
-        if action.dest == "store":
-            action.nargs, action.required, action.default = "?", False, None
-            action.help = f"store root directory (default: ./{DEFAULT_STORE})"
-    p.add_argument("--step", type=int_type, help="print only step N (1-based) and exit")
-    p.add_argument("--all", action="store_true", help="print every step without waiting")
-    p.add_argument("--json", action="store_true", help="the steps as JSON (with --step: that step only)")
-
-    p = sub.add_parser("exercises", help="questions about a store, checked against the engine")
-    store_args(p)
-    p.add_argument("--seed", type=int_type, default=0, help="another variant of the same set (default 0)")
-    p.add_argument("--count", type=int_type, default=12, help="number of exercises (default 12)")
-    p.add_argument("--answers", help='JSON file of answers: {"01-key-offset": "4096", ...} or a list in order')
-    p.add_argument("--answer-key", action="store_true", help="print the questions with their answers (for trainers)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("templates", help="write Kaitai Struct (.ksy) and ImHex (.hexpat) templates of the formats")
-    p.add_argument("--out", required=True, help="directory to write the templates into")
-    p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace, open_store: Callable[[argparse.Namespace], Store],

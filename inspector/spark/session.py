@@ -64,6 +64,10 @@ def build_session(master: str | None = None, *, app_name: str = APP_NAME, conf: 
         settings["spark.driver.host"] = "127.0.0.1"
         settings["spark.driver.bindAddress"] = "127.0.0.1"
         if "PYSPARK_PYTHON" not in os.environ:
+            # PySpark 4 starts local Python workers with $PYSPARK_PYTHON (else whatever ``python3`` is first on
+            # PATH), not with spark.pyspark.python: run from a virtual environment's own rmq-inspect, PATH's
+            # python3 may lack pyarrow or the project. The workers must be the interpreter running us.
+            os.environ["PYSPARK_PYTHON"] = sys.executable
             settings["spark.pyspark.python"] = sys.executable
         settings["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(
             p for p in (project_root(), os.environ.get("PYTHONPATH")) if p)

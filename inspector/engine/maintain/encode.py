@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import BadInput
-from inspector.engine.scan.crc import rocketmq_crc32
 from parsers.commitlog import (
     BORNHOST_V6_FLAG,
     MAGIC_V1,

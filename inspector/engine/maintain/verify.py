@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_index import check_index
 from inspector.engine.maintain.verify_queues import check_queue
+from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.parallel import default_workers
-from inspector.engine.scan.crc import rocketmq_crc32
 from inspector.engine.scan.kernels import numba_enabled
 from parsers.java import (
     CRC_PROPERTY_NAME,

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from inspector.engine.model import meaning
+from inspector.engine.model.crc import rocketmq_crc32
 from parsers import commitlog as cl
-from parsers.java import rocketmq_crc32
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,18 @@ class CommitLog:
         at the next plausible record (magic, sizes and PHYSICALOFFSET agree) and
         reports the skipped range as a Problem.
         """
+        for i, seg, pos in self._walk_from(from_offset):
+            yield from self._segment_entries(seg, pos, check_crc, i)
+
+    def batches(self, from_offset: int | None = None, *, check_crc: bool = True,
+                batch_size: int = 1 << 15) -> Iterator[MessageBatch | Entry]:
+        """:meth:`entries` with the runs of clean records as columnar batches (:meth:`segment_batches` of every
+        segment from ``from_offset``): expanding each batch with ``batch.messages()`` gives exactly ``entries()``."""
+        for i, seg, pos in self._walk_from(from_offset):
+            yield from self._segment_items(seg, pos, check_crc, i, "batches", batch_size=batch_size)
+
+    def _walk_from(self, from_offset: int | None) -> Iterator[tuple[int, Segment, int]]:
+        """(index, segment, start position) of every segment a walk from ``from_offset`` reads, in order."""
         start_index = 0
         start_pos = 0
         if from_offset is not None and self.segments:
@@ -214,8 +226,7 @@ class CommitLog:
             start_index = self.segments.index(seg)
             start_pos = from_offset - seg.start_offset
         for i in range(start_index, len(self.segments)):
-            seg = self.segments[i]
-            yield from self._segment_entries(seg, start_pos if i == start_index else 0, check_crc, i)
+            yield i, self.segments[i], start_pos if i == start_index else 0
 
     def segment_entries(self, index: int, position: int = 0, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems of segment ``index`` only (one segment is one task for bulk jobs)."""
@@ -390,7 +401,7 @@ class CommitLog:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or not numba_enabled() or seg.file_size < self.PARALLEL_MIN_BYTES:
+        if workers < 2 or seg.file_size < self.PARALLEL_MIN_BYTES or not numba_enabled():
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message)
             return

@@ -15,7 +15,7 @@ import numpy as np
 
 from inspector.engine.model.records import RAW_PROPERTIES, Host, Message
 from inspector.engine.scan.decode import new_message
-from inspector.engine.scan.kernels import compiled
+from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CRC_NAME, as_array
 from inspector.engine.scan.walk import _HEAD9, _I32, _I64, _clean_py
 from parsers import commitlog as cl
@@ -147,7 +147,7 @@ def decode_batch(buf, start: int, limit: int, *, segment_start: int = 0, stop_at
     stop_at = limit if stop_at is None else stop_at
     soft_stop = stop_at if soft_stop is None else soft_stop
     table = np.empty((len(COLUMNS), max(0, max_records)), dtype=np.int64)
-    k = compiled()
+    k = compiled_for(stop_at - start)
     if k is not None:
         topic_tab = np.full((INTERN_SLOTS + 1, 4), -1, dtype=np.int64)
         ip_tab = np.full((INTERN_SLOTS + 1, 4), -1, dtype=np.int64)

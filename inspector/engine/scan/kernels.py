@@ -4,7 +4,7 @@ The kernels' source is :mod:`inspector.engine.scan.kernel_source`; the modules t
 batch, verify_kernels) ask :func:`compiled` for the compiled namespace and take their ``struct``/numpy path when
 it is None: numba is not importable, ``RMQ_INSPECT_NO_NUMBA`` is set, or the caller is inside
 :func:`python_only` (tests compare both paths). Kernels are compiled with ``numba.njit(cache=True,
-nogil=True)``; they call the C CRC of :func:`inspector.engine.scan.crc.crc_library` and libc ``memchr``
+nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr``
 directly, without the GIL, so several threads can check different segments at once.
 """
 
@@ -17,8 +17,8 @@ import os
 import threading
 from pathlib import Path
 
+from inspector.engine.model.crc import crc_library
 from inspector.engine.scan import kernel_source
-from inspector.engine.scan.crc import crc_library
 
 
 def _set_cache_dir() -> None:
@@ -76,6 +76,19 @@ def python_only():
 def compiled():
     """The compiled kernels (a namespace), or None: take the Python path."""
     return None if _force_python else _load()
+
+
+# Loading the kernels costs ~0.4 s (importing numba, LLVM start-up, reading the cache): more than the Python path
+# takes for a few MiB. A small job (info of a small store) does not load them; once loaded, everything uses them.
+LAZY_BYTES = 4 << 20
+
+
+def compiled_for(nbytes: int):
+    """:func:`compiled` for a job reading ``nbytes``: None (the Python path) when it is small and the kernels are
+    not loaded yet. Both paths give the same answers (tests hold them equal)."""
+    if _force_python or (_kernels is None and nbytes < LAZY_BYTES):
+        return None
+    return _load()
 
 
 

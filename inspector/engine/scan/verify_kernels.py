@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.scan.batch import INTERN_SLOTS, _topic_text
-from inspector.engine.scan.crc import rocketmq_crc32
 from inspector.engine.scan.kernels import compiled, need_compiled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY, CRC_PROPERTY, as_array
 from inspector.engine.scan.walk import Run, check_run

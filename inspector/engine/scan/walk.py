@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.engine.scan.crc import rocketmq_crc32
-from inspector.engine.scan.kernels import compiled
+from inspector.engine.model.crc import rocketmq_crc32
+from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import (
     BORN_V6,
     CHECK_BODY_CRC,
@@ -54,7 +54,7 @@ def walk_boundaries(buf, start: int = 0, limit: int | None = None, *, segment_st
     limit = arr.size if limit is None else limit
     stop_at = limit if stop_at is None else stop_at
     out = np.empty(max(0, max_records), dtype=np.int64)
-    k = compiled()
+    k = compiled_for(stop_at - start)
     if k is not None:
         n, end = k.walk(arr, start, limit, segment_start, stop_at, out)
         return out[:n], int(end)
@@ -109,7 +109,7 @@ def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int |
     arr = as_array(buf)
     stop_at = limit if stop_at is None else stop_at
     soft_stop = stop_at if soft_stop is None else soft_stop
-    k = compiled()
+    k = compiled_for(stop_at - start)
     if k is not None:
         stats = np.zeros(4, dtype=np.int64)
         n, end = k.check_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, stats)
@@ -127,7 +127,7 @@ def find_clean(buf, start: int, limit: int, *, segment_start: int, flags: int = 
     """
     arr = as_array(buf)
     stop = min(limit, start + max_scan)
-    k = compiled()
+    k = compiled_for(stop - start)
     if k is not None:
         return int(k.find_clean(arr, start, stop, limit, segment_start, flags, CRC_NAME))
     data = arr.data if arr.size else b""

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 from inspector.engine.maintain.verify import verify
 from inspector.engine.maintain.verify_index import ITEM_DTYPE
+from inspector.engine.model import crc
 from inspector.engine.model.records import Host, Message, Problem
 from inspector.engine.read.careful import careful_step
 from inspector.engine.read.commitlog import CommitLog
 from inspector.engine.read.consumequeue import UNIT_DTYPE
 from inspector.engine.read.store import Store
-from inspector.engine.scan import crc
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import decode_message
 from inspector.engine.scan.kernels import numba_enabled, python_only

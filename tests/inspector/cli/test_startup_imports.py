@@ -1,0 +1,49 @@
+"""The cheap commands start fast: ``--help`` and ``info`` of a small store import none of numba (its kernels load
+on the first bulk job), Textual, Flask or PySpark; ``--help`` not even numpy or rich. Checked in a fresh
+process by what is in ``sys.modules``, not by timing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+HEAVY = ("numba", "llvmlite", "textual", "flask", "pyspark", "pyarrow")
+
+_CHILD = r"""
+import contextlib, io, json, runpy, sys
+sys.argv = ["rmq-inspect", *sys.argv[1:]]
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        runpy.run_module("inspector.cli.main", run_name="__main__")
+    except SystemExit as e:
+        code = e.code
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." not in m)}))
+"""
+
+
+def loaded(*argv: str) -> tuple[int, set[str]]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    env.pop("RMQ_INSPECT_NO_NUMBA", None)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *argv], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=REPO, check=True)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out["code"], set(out["modules"])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["info", "sample_store"], ["info", "sample_store", "--json"]])
+def test_cheap_commands_load_no_heavy_module(argv):
+    code, modules = loaded(*argv)
+    assert code in (0, None)
+    assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_help_loads_neither_numpy_nor_rich():
+    _code, modules = loaded("--help")
+    assert not modules & {"numpy", "rich"}, sorted(modules & {"numpy", "rich"})

@@ -343,13 +343,11 @@ def make_store(root: Path, *, segments: int, segment_size: int, index_slots: int
 
 def cached_store(root: Path, **kwargs) -> dict:
     """``make_store`` unless ``root`` already holds a store generated with the same arguments."""
-    stamp = root / "bench.json"
-    if stamp.exists():
-        facts = json.loads(stamp.read_text())
-        wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots")}
-        if facts.get("version") == GENERATOR_VERSION and all(facts.get(k) == v for k, v in wanted.items()):
-            if not kwargs.get("fill_index") or facts.get("index_items") == kwargs.get("index_items", 20_000_000) - 1:
-                return facts
+    wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots")}
+    facts = stamped_facts(root, GENERATOR_VERSION, wanted)
+    if facts is not None:
+        if not kwargs.get("fill_index") or facts.get("index_items") == kwargs.get("index_items", 20_000_000) - 1:
+            return facts
     return make_store(root, **kwargs)
 
 
@@ -381,12 +379,19 @@ def make_many_queue_store(root: Path, *, topics: int = 2000, queues: int = 8, pe
 
 def cached_many_queue_store(root: Path, **kwargs) -> dict:
     """``make_many_queue_store`` unless ``root`` already holds one made with the same arguments."""
+    facts = stamped_facts(root, MANY_QUEUES_VERSION, kwargs)
+    return facts if facts is not None else make_many_queue_store(root, **kwargs)
+
+
+def stamped_facts(root: Path, version: int, wanted: dict) -> dict | None:
+    """The facts a generated store at ``root`` was stamped with, when made by ``version`` with ``wanted``."""
     stamp = root / "bench.json"
-    if stamp.exists():
-        facts = json.loads(stamp.read_text())
-        if facts.get("version") == MANY_QUEUES_VERSION and all(facts.get(k) == v for k, v in kwargs.items()):
-            return facts
-    return make_many_queue_store(root, **kwargs)
+    if not stamp.exists():
+        return None
+    facts = json.loads(stamp.read_text())
+    if facts.get("version") == version and all(facts.get(k) == v for k, v in wanted.items()):
+        return facts
+    return None
 
 
 if __name__ == "__main__":  # python benchmarks/datagen.py OUT SEGMENTS SEGMENT_MB

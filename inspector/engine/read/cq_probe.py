@@ -22,6 +22,7 @@ from parsers.consumequeue import CQ_UNIT_SIZE
 _UNIT = struct.Struct(">qiq")
 _ZERO = (0, 0, 0)
 _PAGE = 4096
+_HEAD_BYTES = 64 << 10
 
 
 class UnitProbe:
@@ -29,6 +30,8 @@ class UnitProbe:
 
     def __init__(self, path: str | os.PathLike[str], rel: str):
         self.rel = rel
+        self._pages: dict[int, bytes] = {}
+        self._head = b""
         try:
             self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO must not hang us
         except OSError as e:
@@ -37,21 +40,25 @@ class UnitProbe:
             st = os.fstat(self._fd)
             if not stat.S_ISREG(st.st_mode):
                 raise StoreError("not a regular file", rel)
+            self.size = st.st_size
+            self.units = self.size // CQ_UNIT_SIZE
+            # past the last allocated byte the file is a hole: zeros, read without a system call
+            end = allocated_end_fd(self._fd) if st.st_blocks * 512 < self.size else None
+            self.data_end = self.size if end is None else min(end, self.size)
+            # the usual preallocated file holds a few KiB of units: read in one go, probes answered from them
+            if self.data_end <= _HEAD_BYTES:
+                self._head = self._read(0, self.data_end)
         except (OSError, StoreError):
             self.close()
             raise
-        self.size = st.st_size
-        self.units = self.size // CQ_UNIT_SIZE
-        # past the last allocated byte the file is a hole: zeros, read without a system call
-        end = allocated_end_fd(self._fd) if st.st_blocks * 512 < self.size else None
-        self.data_end = self.size if end is None else min(end, self.size)
-        self._pages: dict[int, bytes] = {}
 
     def probe(self, i: int) -> tuple[int, int, int]:
         """Unit ``i`` (0 <= i < ``units``) as (physical offset, size, tags code)."""
         pos = i * CQ_UNIT_SIZE
         if pos >= self.data_end:
             return _ZERO
+        if pos + CQ_UNIT_SIZE <= len(self._head):
+            return _UNIT.unpack_from(self._head, pos)
         first, last = pos // _PAGE, (pos + CQ_UNIT_SIZE - 1) // _PAGE
         if first == last:
             page = self._page(first)
@@ -78,12 +85,14 @@ class UnitProbe:
         written in order, so validity is a prefix; the probes are those of a search over the whole file)."""
         lo, hi = 0, self.units
         holes = -(-self.data_end // CQ_UNIT_SIZE)  # units from here on lie in the zero tail: invalid
+        head, in_head = self._head, len(self._head) // CQ_UNIT_SIZE
+        unpack = _UNIT.unpack_from
         while lo < hi:
             mid = (lo + hi) // 2
             if mid >= holes:
                 hi = mid
                 continue
-            phy, size, _ = self.probe(mid)
+            phy, size, _ = unpack(head, mid * CQ_UNIT_SIZE) if mid < in_head else self.probe(mid)
             if phy >= 0 and size > 0:
                 lo = mid + 1
             else:
@@ -95,6 +104,7 @@ class UnitProbe:
             os.close(self._fd)
             self._fd = -1
         self._pages.clear()
+        self._head = b""
 
     def __enter__(self) -> UnitProbe:
         return self

@@ -7,12 +7,14 @@ through the mappings (``unit_runs``), and against themselves with the file syste
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 from pathlib import Path
 
 import pytest
 
+from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
 from inspector.engine.read import cq_probe
 from inspector.engine.read.consumequeue import ConsumeQueue
@@ -130,3 +132,10 @@ def test_a_file_cut_mid_unit_and_a_small_file(tmp_path: Path) -> None:
     info = cq.info()
     assert info.max_offset == 9
     assert info.max_physical_end == 100 * 8 + 1 + 50
+
+
+def test_a_probe_of_no_regular_file_says_so_and_keeps_no_descriptor(tmp_path: Path) -> None:
+    fifo = tmp_path / f"{0:020d}"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="not a regular file"):
+        UnitProbe(fifo, "consumequeue/T/0/00000000000000000000")

@@ -1,16 +1,41 @@
 """What every command-line front end shares (``rmq-inspect`` and its Spark jobs): the documented exit codes,
-one-line argument errors, integer arguments in any base."""
+one-line argument errors, integer arguments read through the engine's one argument vocabulary."""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Callable
+
+from inspector.engine import (
+    CQ_FILE_SIZE,
+    INDEX_ITEMS,
+    INDEX_SLOTS,
+    SEGMENT_SIZE,
+    ArgumentKind,
+    integer_kind,
+    parse_integer,
+)
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
 
+# argparse takes "-1" as a value only when it looks like a negative number; "-0x10" too, so that an out-of-range
+# value gets the range message instead of "unrecognized arguments" (no option of ours starts with a digit)
+_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+|0[xX][0-9a-fA-F]+|\d*\.\d+)$")
+
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse exits 2 with usage on a bad argument; keep the code (2 is our "bad input" too), shorten the text."""
+    """argparse exits 2 with usage on a bad argument; keep the code (2 is our "bad input" too), shorten the text.
+
+    Positionals may stand between options (``key S --begin 5 TOPIC KEY``): plain argparse binds the positionals
+    before the first option at once, which an optional positional (``key``'s STORE) turns into a wrong binding
+    and "unrecognized arguments"."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
+        self._intermixing = False
 
     def error(self, message: str):
         self.print_usage(sys.stderr)
@@ -18,10 +43,45 @@ class OneLineParser(argparse.ArgumentParser):
         sys.stderr.write(f"{program}: error: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
 
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing or not self._can_intermix():
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # parse_known_intermixed_args calls back here, twice
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
-def int_arg(text: str) -> int:
-    """An integer in decimal, 0x hex, 0o octal or 0b binary (offsets are often copied as hex)."""
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    def _can_intermix(self) -> bool:
+        """Only a command with an optional positional needs it; argparse refuses it with a sub-command or a
+        remainder argument."""
+        actions = self._actions
+        return (any(a.nargs == "?" and not a.option_strings for a in actions)
+                and not any(a.nargs in (argparse.REMAINDER, argparse.PARSER) for a in actions))
+
+
+def kind_arg(kind: ArgumentKind) -> Callable[[str], int]:
+    """An argparse ``type`` for one argument kind: exit 2 with its allowed range (``argument --limit: must be a
+    message count, an integer in [1, 9223372036854775807], not '-5'``)."""
+
+    def parse(text: str) -> int:
+        value = parse_integer(text)
+        if value is None or not kind.fits(value):
+            raise argparse.ArgumentTypeError(kind.refusal(text))
+        return value
+
+    parse.__name__ = kind.noun  # argparse names the type in some messages
+    return parse
+
+
+int_arg = kind_arg(integer_kind(-(1 << 63), (1 << 63) - 1))  # any 64-bit integer, decimal or 0x hex
+
+
+def geometry_options(group) -> None:
+    """The broker's four sizes (``--segment-size`` ...), each held to its allowed range: a wrong one would
+    invent findings ("-65510 remain") or be silently ignored (0)."""
+    group.add_argument("--segment-size", type=kind_arg(SEGMENT_SIZE), help="mappedFileSizeCommitLog in bytes")
+    group.add_argument("--cq-file-size", type=kind_arg(CQ_FILE_SIZE),
+                       help="mappedFileSizeConsumeQueue in bytes (a multiple of 20)")
+    group.add_argument("--index-slots", type=kind_arg(INDEX_SLOTS), help="maxHashSlotNum")
+    group.add_argument("--index-items", type=kind_arg(INDEX_ITEMS), help="maxIndexNum")

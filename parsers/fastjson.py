@@ -35,6 +35,9 @@ __all__ = ["FastjsonError", "dumps", "loads", "split_topic_group"]
 # Nesting limit: real files are 5 levels deep. Two Python frames per level, so 200 stays well clear of
 # the default recursion limit (1000) even when called from a deep stack.
 MAX_DEPTH = 200
+# Number length limit, for values and bare integer keys alike: a Java long is at most 20 characters, a double
+# at most 24 ("-1.7976931348623157E308"); Python's int() refuses more than 4300 digits with its own error.
+MAX_NUMBER_LENGTH = 64
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -120,17 +123,18 @@ class _Parser:
             m = _NUMBER.match(text, pos)
             if m is None:
                 self.fail("a digit after '-'", pos + 1)
-            literal = m.group()
-            if m.group(1) or m.group(2):
-                return float(literal), m.end()
-            try:
-                return int(literal), m.end()
-            except ValueError:  # Python refuses int() of more than 4300 digits
-                raise FastjsonError.at("number too long", text, pos) from None
+            return self.number(m, float if m.group(1) or m.group(2) else int)
         for word, result in _KEYWORDS.items():
             if text.startswith(word, pos):
                 return result, pos + len(word)
         self.fail("a value", pos)
+
+    def number(self, m: re.Match[str], kind: type[int] | type[float]) -> tuple[int | float, int]:
+        """The number ``m`` matched (a value or an integer key), refused past MAX_NUMBER_LENGTH characters."""
+        if m.end() - m.start() > MAX_NUMBER_LENGTH:
+            raise FastjsonError.at(f"number too long ({m.end() - m.start()} characters, at most {MAX_NUMBER_LENGTH})",
+                                   self.text, m.start())
+        return kind(m.group()), m.end()
 
     def obj(self, pos: int, depth: int) -> tuple[dict[str | int, object], int]:
         if depth > MAX_DEPTH:
@@ -148,7 +152,7 @@ class _Parser:
                 m = _INT_KEY.match(text, pos)  # fastjson's unquoted Integer/Long map key
                 if m is None:
                     self.fail("a string or integer key", pos)
-                key, pos = int(m.group()), m.end()
+                key, pos = self.number(m, int)
             pos = self.ws(pos)
             if not text.startswith(":", pos):
                 self.fail("':'", pos)

@@ -23,6 +23,7 @@ from werkzeug.wrappers import Response
 from inspector import version
 from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable
 from web.data import Limits
+from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -46,7 +47,8 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app = _Flask(__name__)
     app.jinja_env.finalize = _printable
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
-    app.config.from_mapping(LIMITS=Limits())
+    # loopback names only until make_web_server knows the address and port (a test client says "localhost")
+    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None)
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
@@ -59,6 +61,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.before_request(check_host)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(InternalServerError, _http_error)
@@ -148,13 +151,17 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
 
 
-def exposure_warning(host: str) -> str | None:
+def exposure_warning(host: str, allow_hosts: tuple[str, ...] = ()) -> str | None:
     """The stderr warning for a server reachable from other machines (None on loopback)."""
     if is_loopback(host):
         return None
     what = "every interface" if host in ("", "0.0.0.0", "::", "[::]") else host
+    names = (f"It answers only to the host names {', '.join(allow_hosts)}, the bound address and loopback names."
+             if allow_hosts else "It answers requests naming any host (name yours with --allow-host to refuse "
+             "the others, as a DNS-rebinding page would send).")
     return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. It has no "
-            "login and shows every message body in the store. Use --host 127.0.0.1 to keep it on this machine.")
+            f"login and shows every message body in the store. {names} Use --host 127.0.0.1 to keep it on this "
+            "machine.")
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -162,23 +169,27 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False) -> BaseWSGIServer:
-    """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``)."""
+def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False,
+                    allow_hosts: tuple[str, ...] = ()) -> BaseWSGIServer:
+    """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``). ``app`` then
+    answers only the Host names that server may be reached by (``web.hosts``)."""
     handler = _QuietHandler if quiet else None
     busy = app.extensions["rmq_limits"].busy_seconds
-    return make_server(host, port, _OneAtATime(app, busy), threaded=True, request_handler=handler)
+    server = make_server(host, port, _OneAtATime(app, busy), threaded=True, request_handler=handler)
+    restrict(app, host, server.server_port, allow_hosts, loopback=is_loopback(host))
+    return server
 
 
-def serve(store: Store, host: str = "127.0.0.1", port: int = 8080) -> int:
+def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = ()) -> int:
     """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``)."""
     app = create_app(store)
     try:
-        server = make_web_server(app, host, port)
+        server = make_web_server(app, host, port, allow_hosts=allow_hosts)
     except (OSError, SystemExit) as e:  # werkzeug prints the reason and exits on a busy port
         reason = getattr(e, "strerror", None) or "see above"
         print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return 2
-    warning = exposure_warning(host)
+    warning = exposure_warning(host, allow_hosts)
     if warning:
         print(warning, file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host

@@ -6,33 +6,51 @@ import re
 
 from flask import abort, current_app, g, request
 
+from inspector.engine import (
+    INDEX_SLOT,
+    LENGTH,
+    LIMIT,
+    OFFSET,
+    QUEUE_ID,
+    QUEUE_OFFSET,
+    ArgumentKind,
+    BadInput,
+    integer_kind,
+)
 from web.deadline import Deadline
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
-_INT = re.compile(r"^[+-]?[0-9]{1,19}$")
 MAX_TEXT = 4096  # no argument we take is longer (topics are <= 32767 bytes in theory; in practice < 256)
 
 
+def parse_kind(text: str, name: str, kind: ArgumentKind) -> int:
+    """``text`` read as ``kind`` (the engine's argument vocabulary, shared with the CLI and the TUI); 400 with the
+    allowed range otherwise. Decimal only: every URL and JSON field of the viewer spells numbers in decimal."""
+    try:
+        return kind.parse(text, name, decimal_only=True)
+    except BadInput as e:
+        abort(400, description=str(e))
+
+
 def parse_int(text: str, name: str, low: int = INT64_MIN, high: int = INT64_MAX) -> int:
-    """A decimal integer in [low, high]; 400 otherwise."""
-    text = text.strip()
-    if not _INT.fullmatch(text):
-        abort(400, description=f"{name} must be a decimal integer, not {text[:40]!r}")
-    value = int(text)
-    if not low <= value <= high:
-        abort(400, description=f"{name} must be in [{low}, {high}], not {value}")
-    return value
+    """An integer in [low, high] for an argument with no kind of its own; 400 otherwise."""
+    return parse_kind(text, name, integer_kind(low, high))
 
 
-def int_arg(name: str, default: int | None = None, *, low: int = INT64_MIN, high: int = INT64_MAX,
-            required: bool = False) -> int | None:
-    """Query argument ``name`` as an int; an empty value counts as absent."""
+def kind_arg(name: str, kind: ArgumentKind, default: int | None = None, *, required: bool = False) -> int | None:
+    """Query argument ``name`` read as ``kind``; an empty value counts as absent."""
     text = request.args.get(name, "")
     if not text.strip():
         if required:
             abort(400, description=f"{name} is required")
         return default
-    return parse_int(text, name, low, high)
+    return parse_kind(text, name, kind)
+
+
+def int_arg(name: str, default: int | None = None, *, low: int = INT64_MIN, high: int = INT64_MAX,
+            required: bool = False) -> int | None:
+    """Query argument ``name`` as an int in [low, high]; an empty value counts as absent."""
+    return kind_arg(name, integer_kind(low, high), default, required=required)
 
 
 def text_arg(name: str, *, required: bool = False) -> str | None:
@@ -85,15 +103,16 @@ def get_deadline() -> Deadline:
 def list_args() -> dict:
     limits = get_limits()
     topic = text_arg("topic")
-    queue_id = int_arg("queue", low=0, high=(1 << 31) - 1)
+    queue_id = kind_arg("queue", QUEUE_ID)
     if queue_id is not None and topic is None:
         abort(400, description="queue needs a topic")
-    return {"topic": topic, "queue_id": queue_id, "start": int_arg("from", low=0),
-            "limit": int_arg("limit", limits.page_size, low=1, high=limits.max_page_size)}
+    return {"topic": topic, "queue_id": queue_id,
+            "start": kind_arg("from", OFFSET if queue_id is None else QUEUE_OFFSET),
+            "limit": kind_arg("limit", LIMIT.at_most(limits.max_page_size), limits.page_size)}
 
 
 def offset_value(text: str) -> int:
-    return parse_int(text, "offset", 0)
+    return parse_kind(text, "offset", OFFSET)
 
 
 def body_format_arg() -> str:
@@ -105,8 +124,9 @@ def body_format_arg() -> str:
 
 def hex_args() -> tuple[int, int]:
     limits = get_limits()
-    offset = int_arg("offset", get_store().min_offset, low=0)
-    length = int_arg("length", limits.hex_length, low=16, high=limits.max_hex_length)
+    offset = kind_arg("offset", OFFSET, get_store().min_offset)
+    # the page's own bounds (a row is 16 bytes; a page at most max_hex_length) narrow the shared length range
+    length = kind_arg("length", LENGTH.at_least(16).at_most(limits.max_hex_length), limits.hex_length)
     return offset, length
 
 
@@ -120,7 +140,7 @@ def chain_args() -> tuple[str | None, str | None]:
 def slot_args() -> tuple[str | None, int | None]:
     """``file`` is an index file NAME, checked against the store's own list later; never a path."""
     name = text_arg("file")
-    slot = int_arg("slot", low=0, high=(1 << 31) - 1)
+    slot = kind_arg("slot", INDEX_SLOT)
     if name is not None and not (len(name) == INDEX_NAME_LENGTH and name.isascii() and name.isdigit()):
         abort(400, description="file must be an index file name (17 digits, e.g. 20250919090000196), not a path")
     if name is None and slot is not None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from inspector.cli.output import console, esc, print_json, table, when
+from inspector.cli.output import console, esc, print_json, table, warn_problem, when
 from inspector.engine import MAX_TIME, NotFound, Store, chain_view, key_hit_view
 
 
 def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:
     hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end)
+    for p in store.index_trust_problems():  # the lookup scanned the log where these files could not be followed
+        warn_problem(p)
     if as_json:
         print_json({"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]})
     else:

@@ -13,10 +13,28 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from inspector import version
-from inspector.commandline import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_STORE_ERROR
+from inspector.commandline import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_STORE_ERROR,
+    geometry_options,
+    kind_arg,
+)
 from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
-from inspector.engine import BadInput, NotFound, StoreError
+from inspector.engine import (
+    LENGTH,
+    LIMIT,
+    OFFSET,
+    PORT,
+    QUEUE_ID,
+    START,
+    TIME_MS,
+    BadInput,
+    NotFound,
+    StoreError,
+)
 
 if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, which --help need not wait for
     from inspector.engine import Store
@@ -31,13 +49,6 @@ USAGE = """%(prog)s STORE            open a store: the terminal UI on a terminal
        %(prog)s --version"""
 
 
-def _port(text: str) -> int:
-    port = _int(text)
-    if not 0 <= port <= 65535:  # the socket layer would raise OverflowError, not a one-line error
-        raise argparse.ArgumentTypeError(f"not a TCP port (0-65535): {text!r}")
-    return port
-
-
 def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     if optional:
         p.add_argument("store", nargs="?", help="store root directory (the broker's storePathRootDir); with "
@@ -45,10 +56,7 @@ def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     else:
         p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
-    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
-    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
-    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
-    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+    geometry_options(g)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,9 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
     _store_args(p)
     p.add_argument("--topic")
-    p.add_argument("--queue", type=_int)
-    p.add_argument("--from", dest="start", type=_int, help="physical offset, or queue offset with --topic/--queue")
-    p.add_argument("--limit", type=_int, help="at most this many messages (default 100; --follow: no limit)")
+    p.add_argument("--queue", type=kind_arg(QUEUE_ID))
+    p.add_argument("--from", dest="start", type=kind_arg(START), help="physical offset, or queue offset with --topic/--queue")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many messages (default 100; --follow: no limit)")
     p.add_argument("--decompress", action="store_true", help="also give the decompressed body")
     p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
     p.add_argument("--follow", action="store_true",
@@ -83,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p, optional=True)
     p.add_argument("topic")
     p.add_argument("key")
-    p.add_argument("--begin", type=_int, help="store time lower bound, epoch ms")
-    p.add_argument("--end", type=_int, help="store time upper bound, epoch ms")
+    p.add_argument("--begin", type=kind_arg(TIME_MS), help="store time lower bound, epoch ms")
+    p.add_argument("--end", type=kind_arg(TIME_MS), help="store time upper bound, epoch ms")
     p.add_argument("--keyindex", metavar="DIR",
                    help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
     p.add_argument("--json", action="store_true")
@@ -102,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
     _store_args(p)
-    p.add_argument("offset", type=_int)
-    p.add_argument("--length", type=_int, default=256)
+    p.add_argument("offset", type=kind_arg(OFFSET))
+    p.add_argument("--length", type=kind_arg(LENGTH), default=256)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
@@ -112,7 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only; any other prints a warning)")
-    p.add_argument("--port", type=_port, default=8080)
+    p.add_argument("--port", type=kind_arg(PORT), default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a host name clients use to reach a viewer bound elsewhere (repeatable); requests naming "
+                        "any other host are refused (DNS rebinding). On loopback only loopback names are answered")
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -149,10 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _geometry_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("geometry (defaults: the broker's)")
-    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
-    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
-    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
-    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+    geometry_options(g)
     g.add_argument("--delay-levels", help="messageDelayLevel")
 
 
@@ -196,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "web":
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
-            return serve(store, host=args.host, port=args.port)
+            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host))
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

@@ -13,6 +13,7 @@ from inspector.engine import Message, Problem, Store, StoreError, decompress_bod
 
 def _commitlog_order(store: Store, topic: str | None, start: int | None, batches: bool = False):
     yield from store.commitlog.problems  # a missing or cut segment: the walk below cannot see what is not there
+    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))  # and files it skips
     if batches:  # JSON: runs of clean records as columnar batches, encoded in bulk (json_lines filters topics)
         yield from store.commitlog.batches(start)
         return

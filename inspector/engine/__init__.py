@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 # module (relative to this package) -> the public names it gives the front ends
 _FACE: dict[str, tuple[str, ...]] = {
+    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'INDEX_ITEMS', 'INDEX_SLOT', 'INDEX_SLOTS',
+        'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT', 'QUEUE_ID', 'QUEUE_OFFSET',
+        'SEGMENT_SIZE', 'START', 'TIME_MS'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
@@ -50,7 +53,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems', 'verify'),
+    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
+        'record_problems', 'verify'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
@@ -78,22 +82,54 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
+    from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
+    from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
+    from inspector.engine.maintain.newstore import write_store
+    from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
+    from inspector.engine.maintain.verify import (
+        check_checkpoint,
+        check_consumer_offsets,
+        crc_property_problems,
+        record_problems,
+        verify,
+    )
+    from inspector.engine.maintain.verify_index import check_index
+    from inspector.engine.maintain.verify_queues import check_queue
+    from inspector.engine.model.arguments import (
+        COUNT,
+        CQ_FILE_SIZE,
+        INDEX_ITEMS,
+        INDEX_SLOT,
+        INDEX_SLOTS,
+        LENGTH,
+        LIMIT,
+        OFFSET,
+        PORT,
+        QUEUE_ID,
+        QUEUE_OFFSET,
+        SEGMENT_SIZE,
+        START,
+        TIME_MS,
+        ArgumentKind,
+        integer_kind,
+        parse_integer,
+    )
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
     from inspector.engine.model.meaning import (
+        NAME_VALUE_SEPARATOR,
+        PROPERTY_SEPARATOR,
+        SYS_FLAG_PART_NAMES,
         compression_name,
         is_compressed,
         keys_of,
         magic_version,
-        NAME_VALUE_SEPARATOR,
         offset_msg_id,
         offset_msg_id_prefix,
         offset_msg_id_suffix,
         properties_map,
-        PROPERTY_SEPARATOR,
-        SYS_FLAG_PART_NAMES,
         sys_flag_parts,
         tags_of,
         transaction_name,
@@ -104,7 +140,6 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         ChainStep,
         ChainWalk,
         CheckpointInfo,
-        fmt_time,
         Host,
         IdReading,
         IndexFileInfo,
@@ -112,20 +147,19 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         Problem,
         QueueInfo,
         Segment,
+        fmt_time,
     )
-    from inspector.engine.scan.batch import MessageBatch
-    from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.commitlog import Entry, SegmentScan
     from inspector.engine.read.follow import follow
     from inspector.engine.read.indexfile import IndexFileReader
-    from inspector.engine.read.keys import indexed_key, IndexedKey, item_key_text
+    from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text
     from inspector.engine.read.layout import FieldSpan, Region, regions
     from inspector.engine.read.mapped import is_all_zero
     from inspector.engine.read.overview import approximate_unique_key_time, id_overview, store_overview
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
-    from inspector.engine.read.store import decode_id, MAX_TIME, Store
+    from inspector.engine.read.store import MAX_TIME, Store, decode_id
     from inspector.engine.read.views import (
         chain_view,
         has_undecodable,
@@ -138,21 +172,11 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         region_view,
     )
     from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line
-    from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-    from inspector.engine.maintain.dispatch import check_path_component, dispatch_request, DispatchRequest
-    from inspector.engine.maintain.newstore import write_store
-    from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.verify import (
-        check_checkpoint,
-        check_consumer_offsets,
-        crc_property_problems,
-        verify,
-    )
-    from inspector.engine.maintain.verify_index import check_index
-    from inspector.engine.maintain.verify_queues import check_queue
+    from inspector.engine.scan.batch import MessageBatch
+    from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view
     from inspector.engine.workshop.exercises import generate
-    from inspector.engine.workshop.teaching import build_steps, DEFAULT_HASHES, DEFAULT_SLOTS, lookup
+    from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
     from inspector.engine.workshop.templates import write_templates
     from inspector.engine.workshop.tour_steps import NOT_COMPUTED, tour_steps
     from inspector.engine.workshop.tour_targets import cursor_offset, step_view

@@ -47,15 +47,25 @@ def _one_per_message(rows: list[dict]) -> list[dict]:
 
 
 def _pyarrow(path: str, topic: str, key: str, begin: int | None, end: int | None) -> list[dict]:
+    import pyarrow as pa
     import pyarrow.dataset as ds
 
-    dataset = ds.dataset(path, format="parquet")
     condition = (ds.field("topic") == topic) & (ds.field("key") == key)
     if begin is not None:
         condition = condition & (ds.field("store_timestamp") >= begin)
     if end is not None:
         condition = condition & (ds.field("store_timestamp") <= end)
-    return dataset.to_table(columns=list(FIELDS), filter=condition).to_pylist()
+    try:  # a folder of other files (a store, a README), or Parquet without our columns: bad input, not a traceback
+        return ds.dataset(path, format="parquet").to_table(columns=list(FIELDS), filter=condition).to_pylist()
+    except (pa.ArrowException, OSError) as e:
+        raise _not_a_key_table(path, e) from None
+
+
+def _not_a_key_table(path: str, error: Exception) -> Exception:
+    from inspector.engine import BadInput
+
+    why = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return BadInput(f"not a key table written by `rmq-inspect spark keyindex`: {why[:300]}", path)
 
 
 def _spark(path: str, topic: str, key: str, begin: int | None, end: int | None) -> list[dict]:
@@ -68,6 +78,8 @@ def _spark(path: str, topic: str, key: str, begin: int | None, end: int | None) 
     active = SparkSession.getActiveSession()
     spark = active or build_session("local[1]", app_name="rmq-inspect key", progress=False, ship=False,
                                     conf={"spark.ui.enabled": "false"})
+    from pyspark.errors import PySparkException
+
     try:
         df = spark.read.schema(KEYINDEX).parquet(path).where((F.col("topic") == topic) & (F.col("key") == key))
         if begin is not None:
@@ -75,6 +87,8 @@ def _spark(path: str, topic: str, key: str, begin: int | None, end: int | None) 
         if end is not None:
             df = df.where(F.col("store_timestamp") <= end)
         return [row.asDict() for row in df.select(*FIELDS).collect()]
+    except PySparkException as e:
+        raise _not_a_key_table(path, e) from None
     finally:
         if active is None:
             spark.stop()

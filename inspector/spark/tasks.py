@@ -33,8 +33,8 @@ from inspector.engine import (
     check_index,
     check_path_component,
     check_queue,
-    crc_property_problems,
     dispatch_request,
+    record_problems,
     sys_flag_parts,
 )
 
@@ -260,7 +260,7 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
                 summary = store.commitlog.summarise_segment(
-                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: crc_property_problems(s, m),
+                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
                     workers=1)
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end

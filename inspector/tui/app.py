@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import Problem, SegmentScan, Store
-from inspector.tui.fmt import commitlog_offset, parse_int
+from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store
+from inspector.tui.fmt import commitlog_offset, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
@@ -252,13 +252,13 @@ class RmqInspectApp(App):
     def action_jump_prompt(self) -> None:
         def jump(text: str) -> None:
             try:
-                offset = parse_int(text)
-            except ValueError:
-                try:
+                if is_number(text):  # -1 or 2**64: the range message, as `rmq-inspect hex` gives it
+                    offset = parse_kind(text, OFFSET, "offset")
+                else:
                     offset = self.store.find(text).physical_offset
-                except Exception as e:  # noqa: BLE001 - any failure is the user's to read
-                    self.notify(str(e), title="jump", severity="error")
-                    return
+            except Exception as e:  # noqa: BLE001 - any failure is the user's to read
+                self.notify(str(e), title="jump", severity="error")
+                return
             self.show_hex(offset)
 
         self.ask("Jump to a physical offset (decimal or 0x hex), an offset msgId or a unique key",
@@ -281,9 +281,9 @@ class RmqInspectApp(App):
         def browse(text: str) -> None:
             screen = self.view("chain")
             try:
-                screen.browse_slot(screen.selected_file(), parse_int(text))
-            except ValueError:
-                self.notify(f"not a slot number: {text!r}", severity="error")
+                screen.browse_slot(screen.selected_file(), parse_kind(text, INDEX_SLOT, "slot"))
+            except ValueError as e:
+                self.notify(str(e), severity="error")
 
         self.ask("Browse a slot of the selected index file", "slot number", browse)
 

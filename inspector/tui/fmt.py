@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from inspector.engine import Problem, fmt_time
+from inspector.engine import TIME_MS, ArgumentKind, BadInput, Problem, fmt_time, parse_integer
 
 
 def when(ms: int | None) -> str:
@@ -29,19 +29,29 @@ def size(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def parse_int(text: str) -> int:
-    """A decimal or 0x-hex integer; commas, underscores and spaces are ignored. ValueError otherwise."""
-    cleaned = re.sub(r"[\s,_]", "", text)
-    if not cleaned:
-        raise ValueError("empty")
-    return int(cleaned, 0) if cleaned.lower().startswith(("0x", "-0x")) else int(cleaned, 10)
+def _ungrouped(text: str) -> str:
+    return re.sub(r"[\s,_]", "", text)  # numbers are shown grouped (14,924): copied back, they still read
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` spells an integer at all (then it is read as a number, in range or refused)."""
+    return parse_integer(_ungrouped(text)) is not None
+
+
+def parse_kind(text: str, kind: ArgumentKind, name: str) -> int:
+    """``text`` read as one of the engine's argument kinds (the CLI's and the web's ranges and wording);
+    ValueError with that one-line message otherwise."""
+    try:
+        return kind.parse(_ungrouped(text), name)
+    except BadInput as e:
+        raise ValueError(str(e)) from None
 
 
 def parse_time(text: str) -> int:
     """Epoch ms from what a user types: epoch ms digits, or an ISO date/time (local zone unless one is given)."""
     text = text.strip()
-    if re.fullmatch(r"\d{10,}", text):
-        return int(text)
+    if re.fullmatch(r"[0-9]{10,}", text):  # ASCII digits only, held to the CLI's --begin/--end range
+        return parse_kind(text, TIME_MS, "time")
     try:
         moment = dt.datetime.fromisoformat(text.replace(" ", "T", 1) if " " in text else text)
     except ValueError:

@@ -46,7 +46,10 @@ class Damage:
     @property
     def walk_findings(self) -> set[Finding]:
         """The findings the commitlog walk itself (info, messages, the TUI's background scan) must show."""
-        return {f for f in self.findings if f[0].startswith("commitlog")}
+        return {f for f in self.findings if f[0].startswith("commitlog") and f[2] not in VERIFY_ONLY}
+
+
+VERIFY_ONLY = {"body-undecompressable"}  # commitlog findings of verify's own per-record checks, not of the walk
 
 
 # -- reading the undamaged copy ---------------------------------------------------------------------------------
@@ -237,6 +240,26 @@ def physical_offset_mismatch(root: Path) -> Damage:
     return Damage({(m.file, m.position, "offset-mismatch")}, ref=m.physical_offset)
 
 
+def sysflag_says_zstd_body_is_plain(root: Path) -> Damage:
+    """The sysFlag of a plain record says its body is ZSTD-compressed: a consumer's decompression would fail."""
+    m = victim(root)
+    patch_field(root, m, "SYSFLAG", m.sys_flag | 0x1 | (2 << 8))
+    return Damage({(m.file, m.position, "body-undecompressable")}, ref=m.physical_offset)
+
+
+def compressed_body_garbled(root: Path) -> Damage:
+    """A ZLIB-compressed body garbled in the middle, its BODYCRC recomputed: only decompression can tell."""
+    from inspector.engine.model.crc import rocketmq_crc32
+
+    m = next(e for e in messages(root) if e.compression == "ZLIB")
+    rel, pos, length = field_at(root, m, "BODY")
+    body = bytearray((root / rel).read_bytes()[pos : pos + length])
+    body[len(body) // 2 : len(body) // 2 + 8] = b"\xff" * 8
+    patch(root, rel, pos, bytes(body))
+    patch_field(root, m, "BODYCRC", rocketmq_crc32(bytes(body)))
+    return Damage({(m.file, m.position, "body-undecompressable")}, ref=m.physical_offset)
+
+
 # -- commitlog segments -----------------------------------------------------------------------------------------
 
 
@@ -288,6 +311,28 @@ def empty_commitlog_directory(root: Path) -> Damage:
     return Damage(findings, tolerated={("index/", "index-header")}, ref=0)
 
 
+def segment_name_past_int64(root: Path) -> Damage:
+    """A copy of the last segment named 99999999999999999999 (above 2^63): no segment can start there."""
+    with Store(root) as s:
+        last = s.segments[-1]
+    shutil.copyfile(root / last.file, root / "commitlog" / ("9" * 20))
+    return Damage({("commitlog/" + "9" * 20, 0, "bad-file-name")})  # no record is damaged: nothing to show
+
+
+def unknown_entries(root: Path) -> Damage:
+    """Files and folders the engine does not read, where it reads: each a warning (verify still exits 0), never
+    skipped without a word. Warnings are no ``findings`` here (those make verify exit 4): see UNKNOWN_ENTRIES."""
+    (root / "commitlog" / "abc").write_bytes(b"x")
+    (root / "commitlog" / ("0" * 24 + "1")).write_bytes(b"x")
+    (root / "index" / "notatime").write_bytes(b"x")
+    (root / "consumequeue" / "OrderEvents" / "abc").mkdir()
+    return Damage(set(), tolerated={(file, code) for file, _, code in UNKNOWN_ENTRIES})
+
+
+UNKNOWN_ENTRIES = {("commitlog/abc", 0, "unknown-file"), ("commitlog/" + "0" * 24 + "1", 0, "unknown-file"),
+                   ("index/notatime", 0, "unknown-file"), ("consumequeue/OrderEvents/abc", 0, "unknown-file")}
+
+
 # -- consume queues ---------------------------------------------------------------------------------------------
 
 
@@ -335,6 +380,17 @@ def cq_unit_at_blank(root: Path) -> Damage:
             break
     patch(root, target.file, target.position, blank.to_bytes(8, "big"))
     return Damage({(target.file, target.position, "cq-dangling")}, ref=blank)
+
+
+def cq_unit_negative(root: Path) -> Damage:
+    """One unit in the middle of queue OrderEvents/3 with a negative offset, one with a negative size: each is
+    a finding and the queue's other units are still read (the broker's recovery would cut the queue there)."""
+    with Store(root) as s:
+        units = [u for u in s.queue("OrderEvents", 3).units(0)]
+    a, b = units[10], units[len(units) // 2]
+    patch(root, a.file, a.position, (-5).to_bytes(8, "big", signed=True))
+    patch(root, b.file, b.position + 8, (-1).to_bytes(4, "big", signed=True))
+    return Damage({(a.file, a.position, "cq-bad-unit"), (b.file, b.position, "cq-bad-unit")})
 
 
 # -- index files ------------------------------------------------------------------------------------------------
@@ -388,6 +444,17 @@ def header_counters_disagree(root: Path) -> Damage:
     return Damage(findings)
 
 
+def index_header_counts_minus_one(root: Path) -> Damage:
+    """hashSlotCount and indexCount are -1 in every index file: lookups must not answer "not found"."""
+    findings = set()
+    with Store(root) as s:
+        rels = [r.rel for r in s.index_files()]
+    for rel in rels:
+        patch(root, rel, 32, (-1).to_bytes(4, "big", signed=True) * 2)
+        findings |= {(rel, 32, "index-header"), (rel, 36, "index-header")}
+    return Damage(findings)
+
+
 # -- root files -------------------------------------------------------------------------------------------------
 
 
@@ -403,6 +470,24 @@ def config_cut_in_half_with_good_bak(root: Path) -> Damage:
     (root / "config" / "topics.json.bak").write_bytes(data)
     path.write_bytes(data[: len(data) // 2])
     return Damage({("config/topics.json", 0, "bad-config"), ("config/topics.json", 0, "config-from-backup")})
+
+
+def config_top_level_not_object(root: Path) -> Damage:
+    """Config files whose top level is [], null, a 50 MB string: each a finding, never a silently empty table."""
+    (root / "config" / "consumerOffset.json").write_text("[]")
+    (root / "config" / "delayOffset.json").write_text("null")
+    (root / "config" / "subscriptionGroup.json").write_text('"' + "x" * (50 << 20) + '"')
+    return Damage({(f"config/{name}", 0, "config-not-object")
+                   for name in ("consumerOffset.json", "delayOffset.json", "subscriptionGroup.json")})
+
+
+def config_number_too_long(root: Path) -> Damage:
+    """A 5,000-digit integer key in delayOffset.json: "number too long", with the line and column."""
+    path = root / "config" / "delayOffset.json"
+    text = path.read_text()
+    at = text.index("{", text.index('"offsetTable"')) + 1
+    path.write_text(text[:at] + "9" * 5000 + ":1," + text[at:])
+    return Damage({("config/delayOffset.json", 0, "bad-config")})
 
 
 def unreadable_segment(root: Path) -> Damage:
@@ -468,10 +553,16 @@ SCENARIOS = [
         cq_truncated_mid_unit, cq_unit_past_commitlog_end, cq_unit_at_blank,
         index_truncated_in_slot_table, slot_past_index_count, chain_links_loop, header_counters_disagree,
         checkpoint_wrong_size, config_cut_in_half_with_good_bak, unreadable_segment, segment_is_a_directory,
+        # the second round (issue 22)
+        sysflag_says_zstd_body_is_plain, compressed_body_garbled, segment_name_past_int64,
+        cq_unit_negative, index_header_counts_minus_one, config_top_level_not_object, config_number_too_long,
         store_path_is_a_file, store_path_symlink_loop, store_path_missing, store_path_unreadable,
     )
 ]
 DATA_SCENARIOS = [s for s in SCENARIOS if not s.store_path_case]
+# Damage that only warns (verify exits 0), which the corruption suite's per-scenario tests cannot express (there
+# an empty ``findings`` means "nothing at all is reported"): test_second_round.py drives these itself.
+WARNING_SCENARIOS = [Scenario(f.__name__, f) for f in (unknown_entries,)]
 # The terminal UI is driven on every scenario; a Textual run costs seconds of CPU (styling eight screens), so
 # RMQ_INSPECT_TUI_STAND_INS=1 drives it only on one scenario per family that reaches the screens the same way.
 TUI_STAND_IN = {
@@ -483,6 +574,7 @@ TUI_STAND_IN = {
     "index_truncated_in_slot_table": "chain_links_loop", "slot_past_index_count": "chain_links_loop",
     "header_counters_disagree": "chain_links_loop", "checkpoint_wrong_size": "config_cut_in_half_with_good_bak",
     "unreadable_segment": "missing_middle_segment",
+    "compressed_body_garbled": "sysflag_says_zstd_body_is_plain", "config_number_too_long": "config_top_level_not_object",
 }
 PATH_SCENARIOS = [s for s in SCENARIOS if s.store_path_case]
 

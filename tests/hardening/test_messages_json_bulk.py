@@ -49,7 +49,7 @@ def cases(root: Path) -> list[tuple[list[str], dict]]:
         (["--limit", "1000000"], dict(limit=1_000_000)),
         ([], {}),
         (["--limit", "7"], dict(limit=7)),
-        (["--limit", "0"], dict(limit=0)),
+        (["--limit", "1"], dict(limit=1)),  # (0 is refused: a limit is a count >= 1)
         (["--limit", "1000000", "--decompress"], dict(limit=1_000_000, decompress=True)),
         (["--from", str(middle), "--limit", "1000000"], dict(start=middle, limit=1_000_000)),
         (["--topic", topic, "--limit", "1000000"], dict(topic=topic, limit=1_000_000)),

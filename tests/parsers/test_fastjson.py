@@ -396,6 +396,19 @@ def test_huge_number_literal_is_an_error() -> None:
         loads("9" * 5000)
 
 
+def test_every_number_goes_through_one_length_bound() -> None:
+    """Values, bare integer map keys and floats alike: refused past MAX_NUMBER_LENGTH, with the position."""
+    from parsers.fastjson import MAX_NUMBER_LENGTH
+
+    for text in ("{" + "9" * 5000 + ":1}", '{"offsetTable":{3:4,' + "1" * 5000 + ":1}}", "1." + "5" * 5000,
+                 "[" + "9" * (MAX_NUMBER_LENGTH + 1) + "]"):
+        with pytest.raises(FastjsonError, match="number too long") as err:
+            loads(text)
+        assert text[err.value.position] in "-0123456789"
+    assert loads("{" + "9" * MAX_NUMBER_LENGTH + ":1}") == {int("9" * MAX_NUMBER_LENGTH): 1}
+    assert loads(str(-(1 << 63))) == -(1 << 63)
+
+
 # --- property ------------------------------------------------------------------------------------------------
 
 _scalars = (

@@ -3,6 +3,7 @@ anywhere else, and a bounded load test of concurrent page and API requests with 
 
 from __future__ import annotations
 
+import http.client
 import re
 import subprocess
 import sys
@@ -165,3 +166,24 @@ def test_concurrent_load_holds_with_flat_memory(server, sample_store, sample_mes
     # the access log saw every request (werkzeug colours the request line of a 4xx when it may: ANSI codes)
     assert len(re.findall(r'"(?:\x1b\[[0-9;]*m)*GET /', log)) >= len(urls) + 320 + sum(done)
     print(f"\n{sum(done)} requests in {took:.1f} s ({sum(done) / took:.0f}/s); RSS {warm} -> {after} kB")
+
+
+def test_the_real_server_refuses_a_foreign_host_header(server, sample_messages):
+    """`curl -H 'Host: attacker.example' http://127.0.0.1:PORT/api/message/N`: what a DNS-rebinding page sends."""
+    _proc, base = server
+    m = sample_messages[len(sample_messages) // 2]
+    port = base.rsplit(":", 1)[1]
+    for host, status in [("attacker.example", 400), (f"attacker.example:{port}", 400), (f"localhost:{port}", 200),
+                         (f"127.0.0.1:{port}", 200), (f"[::1]:{port}", 200), ("127.0.0.1:1", 400),
+                         ("localhost:99999", 400), ("localhost:-1", 400), ("[::1", 400), ("", 400)]:
+        connection = http.client.HTTPConnection("127.0.0.1", int(port), timeout=20)
+        try:  # http.client sends a given Host header as it is
+            connection.putrequest("GET", f"/api/message/{m.physical_offset}", skip_host=True)
+            connection.putheader("Host", host)
+            connection.endheaders()
+            response = connection.getresponse()
+            got, body = response.status, response.read()
+        finally:
+            connection.close()
+        assert got == status, (host, got, body[:200])
+        assert (m.topic.encode() in body) is (status == 200), host

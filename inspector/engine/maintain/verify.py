@@ -25,6 +25,7 @@ from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import Message, Problem
+from inspector.engine.read.body import CodecMissing, decompress_body
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.parallel import default_workers
 from inspector.engine.scan.kernels import numba_enabled
@@ -62,7 +63,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
 
     geometry = geometry or store_geometry(store)
     workers = default_workers() if workers is None else max(1, workers)
-    problems: list[Problem] = list(store.commitlog.problems)
+    problems: list[Problem] = [*store.commitlog.problems, *store.unknown_files()]
     messages = 0
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
@@ -70,7 +71,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
-                seg, check_crc=True, crc_property=True, on_message=lambda m: crc_property_problems(store, m),
+                seg, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
                 on_table=cross.add if cross is not None else None, workers=workers,
             )
             problems.extend(summary.problems)
@@ -87,7 +88,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
             elif isinstance(entry, Message):
                 messages += 1
                 last_ts = max(last_ts, entry.store_timestamp)
-                problems.extend(crc_property_problems(store, entry))
+                problems.extend(record_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
     cq_units = 0
@@ -105,7 +106,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     problems.extend(store.checkpoint_problems())
     problems.extend(check_checkpoint(store, last_ts))
     problems.extend(check_consumer_offsets(store))
-    problems.extend(store.config.problems)
+    problems.extend(store.config_problems())
     problems.extend(interrupted_rebuild_problems(store.root))
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 
@@ -117,6 +118,24 @@ def _dedupe(problems: list[Problem]) -> Iterator[Problem]:
         if key not in seen:
             seen.add(key)
             yield p
+
+
+def record_problems(store, msg: Message) -> list[Problem]:
+    """verify's checks of one record beyond the walk's: the ``__CRC32#`` property, a compressed body."""
+    return [*crc_property_problems(store, msg), *body_problems(msg)]
+
+
+def body_problems(msg: Message) -> list[Problem]:
+    """A body whose sysFlag says it is compressed (ZLIB, LZ4, ZSTD) must decompress: a consumer would fail on it."""
+    if not msg.compressed:
+        return []
+    try:
+        decompress_body(msg)
+    except CodecMissing as e:
+        return [Problem(msg.file, msg.position, f"{e.reason}: not checked", "codec-missing", "warning")]
+    except StoreError as e:
+        return [Problem(msg.file, msg.position, e.reason, "body-undecompressable")]
+    return []
 
 
 def crc_property_problems(store, msg: Message) -> list[Problem]:

@@ -38,6 +38,7 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
         for unit in cq.units(0):
             if isinstance(unit, Problem):
                 problems.append(unit)
+                units += unit.code == "cq-bad-unit"  # checked, and not a unit
                 continue
             if unit.is_pre_blank:
                 continue
@@ -48,6 +49,7 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
     for run in cq.unit_runs(0):
         if isinstance(run, Problem):
             problems.append(run)
+            units += run.code == "cq-bad-unit"
             continue
         phys = run.column("physical_offset")
         sizes = run.column("size")

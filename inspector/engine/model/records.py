@@ -290,6 +290,7 @@ class KeyHit:
     index_file: str
     item_number: int
     matched_by: str  # "key" or "unique_key"
+    note: str | None = None  # found by scanning the commitlog because the index file could not be trusted
 
 
 @dataclass(frozen=True)

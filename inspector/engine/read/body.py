@@ -11,6 +11,10 @@ from inspector.engine.model.records import Message
 MAX_DECOMPRESSED = 64 << 20  # a hostile body must not exhaust memory
 
 
+class CodecMissing(StoreError):
+    """The body's codec library is not installed: nothing is known about the bytes."""
+
+
 def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
     """The body as the producer sent it; the stored bytes when the body is not compressed.
 
@@ -30,7 +34,7 @@ def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
             try:
                 import lz4.frame
             except ImportError:
-                raise StoreError("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
+                raise CodecMissing("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
             out = lz4.frame.LZ4FrameDecompressor().decompress(msg.body, max_length=limit + 1)
             if len(out) > limit:
                 raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
@@ -39,7 +43,7 @@ def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED) -> bytes:
             try:
                 import zstandard
             except ImportError:
-                raise StoreError("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
+                raise CodecMissing("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
             # a frame that declares its size is decoded to that size whatever max_output_size says: read a stream
             with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(msg.body)) as reader:
                 out = reader.read(limit + 1)

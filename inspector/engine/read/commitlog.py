@@ -29,7 +29,7 @@ from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfin
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.kernels import numba_enabled
-from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY
+from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED, CHECK_CRC_PROPERTY
 from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
 from inspector.engine.scan.walk import Run, check_run, walk_boundaries
 
@@ -55,6 +55,12 @@ class SegmentScan:
     def valid_end_offset(self) -> int:
         return self.segment.start_offset + self.data_end
 
+
+
+def _flags(check_crc: bool, per_record: bool) -> int:
+    """Kernel flags: ``per_record`` (verify) also sends every record with a __CRC32# property or a compressed
+    body through the careful step, where verify's ``on_message`` checks it."""
+    return (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY | CHECK_COMPRESSED if per_record else 0)
 
 
 class CommitLog:
@@ -270,7 +276,7 @@ class CommitLog:
         buf, limit = mf.buf, mf.size
         arr = mf.array
         is_last = index >= self._last_data_index
-        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
+        flags = _flags(check_crc, crc_property)
         # the fast path stops before a record a broker is still writing (it ends past the last non-zero byte)
         fast_limit = limit
         if is_last and limit:
@@ -422,7 +428,7 @@ class CommitLog:
         if index >= self._last_data_index:  # threads stop before a record still being written
             allocated = allocated_end(mf.path)
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
-        flags = (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY if crc_property else 0)
+        flags = _flags(check_crc, crc_property)
         pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
                                        self.STEP)
         # the rest (the end of the segment, or damage) record by record from where the runs left off

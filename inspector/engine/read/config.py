@@ -6,6 +6,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.engine.model.bounds import decimal_name, int64_problem
 from inspector.engine.model.records import Problem
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 
@@ -52,7 +53,7 @@ class ConfigSet:
             if not isinstance(key, str) or "@" not in key or not isinstance(queues, dict):
                 continue
             result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
-                                              if q is not None and isinstance(o, int) and not isinstance(o, bool)}
+                                              if q is not None and _is_long(o)}
         return result
 
     @property
@@ -61,16 +62,71 @@ class ConfigSet:
         if not isinstance(table, dict):
             return {}
         return {k: v for k, v in ((_as_int(k), v) for k, v in table.items())
-                if k is not None and isinstance(v, int) and not isinstance(v, bool)}
+                if k is not None and _is_long(v)}
 
 
 def _as_int(key: object) -> int | None:
-    """A map key that should be an integer (fastjson writes them bare; a quoted one is accepted too)."""
-    if isinstance(key, int) and not isinstance(key, bool):
+    """A map key that should be an integer (fastjson writes them bare; a quoted one is accepted too), within
+    the signed 64-bit range; None otherwise (reported by :func:`entry_problems`)."""
+    if isinstance(key, str):
+        key = int(key) if len(key) <= 20 and decimal_name(key.removeprefix("-")) is not None else None
+    if isinstance(key, int) and not isinstance(key, bool) and int64_problem(key, "") is None:
         return key
-    if isinstance(key, str) and key.lstrip("-").isdigit():
-        return int(key)
     return None
+
+
+def _is_long(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and int64_problem(value, "") is None
+
+
+def shape_problems(config: ConfigSet) -> list[Problem]:
+    """What the accessors of ``config`` leave out, said: a file whose top level is not the object the broker
+    writes (``[]``, ``null``, a string: its tables read as empty), offset-table entries that are no Java long.
+
+    Apart from ``ConfigSet.problems`` (what could not be read at all): the accessors stay lenient, the store's
+    problem list and verify carry these.
+    """
+    found = []
+    for name, cf in sorted(config.files.items()):
+        if cf.file is None:
+            continue  # unreadable: already a bad-config finding
+        if not isinstance(cf.value, dict):
+            found.append(Problem(cf.file, 0, f"top level is {_kind(cf.value)}, not the object the broker writes: "
+                                 "read as empty", "config-not-object"))
+        else:
+            found += entry_problems(name, cf.file, cf.value)
+    return found
+
+
+def entry_problems(name: str, rel: str, value: dict) -> list[Problem]:
+    """Entries of an offset table that cannot be what the broker writes (a key or offset that is no Java long):
+    each is left out of the table, so each is said."""
+    if name not in ("consumerOffset.json", "delayOffset.json"):
+        return []
+    table = value.get("offsetTable", {})
+    if not isinstance(table, dict):
+        return [Problem(rel, 0, f"offsetTable is {_kind(table)}, not an object: ignored", "bad-config-entry")]
+    found = []
+    for key, item in table.items():
+        if name == "delayOffset.json":
+            bad = [(key, item)]
+        elif isinstance(key, str) and "@" in key and isinstance(item, dict):
+            bad = list(item.items())
+        else:  # not "topic@group": {queue: offset}
+            found.append(Problem(rel, 0, f"offsetTable entry {key!s:.60} is not topic@group with queue offsets: "
+                                 "ignored", "bad-config-entry", "warning"))
+            continue
+        found += [Problem(rel, 0, f"offsetTable {key!s:.60}: {k!s:.40}:{v!s:.40} is not a queue id and a 64-bit "
+                          "offset: ignored", "bad-config-entry", "warning")
+                  for k, v in bad if _as_int(k) is None or not _is_long(v)]
+    return found
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, for a message."""
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:

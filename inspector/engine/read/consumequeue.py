@@ -14,7 +14,8 @@ import numpy as np
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo
 from inspector.engine.read.cq_probe import UnitProbe
-from inspector.engine.read.mapped import MappedFile, offset_named_files
+from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
+from inspector.engine.read.strays import queue_id_name
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 _UNIT = struct.Struct(">qiq")
@@ -180,14 +181,42 @@ class ConsumeQueue:
                     yield UnitRun(self.topic, self.queue_id, mf.rel, first + at * CQ_UNIT_SIZE, q, units[at:stop])
                     q += stop - at
                 if stop < min(count, at + max_units):
-                    return
+                    # the end of the queue, unless a real unit follows: then these units are damage, said and
+                    # stepped over (the broker's recovery would cut the queue here and lose the units after)
+                    resume = self._next_valid(mf, units, first, stop + 1, count)
+                    if resume is None and not self._continues_after(start):
+                        return
+                    resume = count if resume is None else resume
+                    if units[stop]["physical_offset"] >= 0 and units[stop]["size"] > 0:
+                        at = stop  # a live broker finished it meanwhile (it writes units in order): read on
+                        continue
+                    yield from _bad_units(mf.rel, units, first, stop, resume, q)
+                    q += resume - stop
+                    stop = resume
                 at = stop
             if tail:
                 yield Problem(mf.rel, mf.size - tail, f"file ends with a partial unit of {tail} bytes", "partial-cq-unit")
                 return
 
+    def _next_valid(self, mf: MappedFile, units: np.ndarray, first: int, frm: int, count: int) -> int | None:
+        """Index (into ``units``, which start at byte ``first`` of ``mf``) of the first real unit (phyOffset >= 0,
+        size > 0) at or after ``frm``; None when there is none. Only the written part of the file is read."""
+        return _first_valid(units[frm:_written_units(mf, first, count)], frm)
+
+    def _continues_after(self, start: int) -> bool:
+        """Whether a file after ``start`` begins with a real unit (so the queue did not end in this one)."""
+        for later, _ in self.files:
+            if later > start and self.file_sizes.get(later, 0) >= CQ_UNIT_SIZE:
+                try:
+                    unit = self._unit_at(later, 0, later // CQ_UNIT_SIZE)
+                except StoreError:
+                    continue
+                if unit is not None and unit.physical_offset >= 0 and unit.size > 0:
+                    return True
+        return False
+
     def info(self) -> QueueInfo:
-        """Min (first real unit) and max (exclusive) queue offsets, found by binary search on the last file.
+        """Min (first real unit) and max (exclusive) queue offsets, found by binary searches.
 
         Read with ``pread`` (:class:`UnitProbe`), not through the mappings: a listing of thousands of
         preallocated files costs a few system calls per queue and no resident memory."""
@@ -223,10 +252,10 @@ class ConsumeQueue:
         return probe.probe(i) if i < probe.units else None
 
     def _probe_info(self, files: tuple[str, ...], probes: dict[int, UnitProbe]) -> QueueInfo:
-        # max: first invalid unit of the last file; units are written in order so validity is a prefix
+        # max: one past the last real unit of the last file that has one (see UnitProbe.last_valid)
         max_offset = None
         for start, _ in reversed(self.files):
-            lo = self._probe(probes, start).valid_prefix()
+            lo = self._probe(probes, start).last_valid()
             if lo > 0 or start == self.files[0][0]:
                 max_offset = start // CQ_UNIT_SIZE + lo
                 break
@@ -259,6 +288,45 @@ class ConsumeQueue:
         return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, files, max_end)
 
 
+def _written_units(mf: MappedFile, first: int, count: int) -> int:
+    """How many of the ``count`` units from byte ``first`` reach into the written (non-zero, allocated) part
+    of ``mf``: a preallocated queue file is mostly zeros, often a hole, and need not be read."""
+    end = first + count * CQ_UNIT_SIZE
+    allocated = allocated_end(mf.path)
+    last = data_end(mf.array, first, end if allocated is None else max(first, min(end, allocated)))
+    return -(-(last - first) // CQ_UNIT_SIZE)
+
+
+BAD_UNITS_SAID = 100  # a zeroed stretch of a queue file: its first units one by one, then one line for the rest
+
+
+def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, resume: int, q: int) -> Iterator[Problem]:
+    """One ``cq-bad-unit`` finding per unit ``stop``..``resume`` that cannot be a unit (up to BAD_UNITS_SAID)."""
+    for i in range(stop, min(resume, stop + BAD_UNITS_SAID)):
+        u = units[i]
+        yield Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
+                      f"{int(u['physical_offset'])} and size {int(u['size'])}: not a unit, though units follow "
+                      "(the broker's recovery would cut the queue here); skipped", "cq-bad-unit")
+    if resume - stop > BAD_UNITS_SAID:
+        at = stop + BAD_UNITS_SAID
+        yield Problem(rel, first + at * CQ_UNIT_SIZE, f"and {resume - at} more units like these up to unit "
+                      f"{q + resume - stop - 1}", "cq-bad-units-more")
+
+
+def _first_valid(units: np.ndarray, base: int) -> int | None:
+    """``base`` + the index of the first real unit of ``units``, None without one."""
+    piece = 4096
+    at = 0
+    while at < len(units):
+        chunk = units[at : at + piece]
+        good = (chunk["physical_offset"] >= 0) & (chunk["size"] > 0)
+        if good.any():
+            return base + at + int(np.argmax(good))
+        at += len(chunk)
+        piece *= 4
+    return None
+
+
 def discover_queues(root: Path, directory: str = "consumequeue") -> list[tuple[str, int]]:
     """(topic, queue id) pairs found under consumequeue/ (directories named by decimal queue ids)."""
     base = root / directory
@@ -271,8 +339,9 @@ def discover_queues(root: Path, directory: str = "consumequeue") -> list[tuple[s
     for topic_dir in topic_dirs:
         with os.scandir(topic_dir.path) as queues:
             for queue_dir in queues:
-                if queue_dir.name.lstrip("-").isdigit() and _is_dir(queue_dir):
-                    found.append((topic_dir.name, int(queue_dir.name)))
+                queue_id = queue_id_name(queue_dir.name)  # other names: strays.py's findings
+                if queue_id is not None and _is_dir(queue_dir):
+                    found.append((topic_dir.name, queue_id))
     found.sort()
     return found
 

@@ -15,14 +15,22 @@ import os
 import stat
 import struct
 
+import numpy as np
+
 from inspector.engine.model.errors import StoreError
 from inspector.engine.read.mapped import allocated_end_fd
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 _UNIT = struct.Struct(">qiq")
 _ZERO = (0, 0, 0)
+_UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
 _PAGE = 4096
+_BACK_UNITS = 4096  # units read at a time looking back from the zero tail for the last real unit
 _HEAD_BYTES = 64 << 10
+
+
+def _real(unit: tuple[int, int, int]) -> bool:
+    return unit[0] >= 0 and unit[1] > 0
 
 
 class UnitProbe:
@@ -80,11 +88,14 @@ class UnitProbe:
         except OSError as e:
             raise StoreError(f"cannot read: {e.strerror}", self.rel) from e
 
-    def valid_prefix(self) -> int:
-        """Number of units before the first with phyOffset < 0 or size <= 0, by binary search (units are
-        written in order, so validity is a prefix; the probes are those of a search over the whole file)."""
+    def last_valid(self) -> int:
+        """One past the last real unit (phyOffset >= 0, size > 0) of the file, 0 when none: the queue's end.
+
+        A binary search for the zero tail (the first all-zero unit: units are written in order), not for the
+        first bad unit, so a damaged unit in the middle does not hide the units after it; then back to the last
+        real unit (a torn one being written is not). The probes past the allocated end read nothing."""
         lo, hi = 0, self.units
-        holes = -(-self.data_end // CQ_UNIT_SIZE)  # units from here on lie in the zero tail: invalid
+        holes = -(-self.data_end // CQ_UNIT_SIZE)  # units from here on lie in the hole: zeros
         head, in_head = self._head, len(self._head) // CQ_UNIT_SIZE
         unpack = _UNIT.unpack_from
         while lo < hi:
@@ -92,12 +103,28 @@ class UnitProbe:
             if mid >= holes:
                 hi = mid
                 continue
-            phy, size, _ = unpack(head, mid * CQ_UNIT_SIZE) if mid < in_head else self.probe(mid)
-            if phy >= 0 and size > 0:
+            unit = unpack(head, mid * CQ_UNIT_SIZE) if mid < in_head else self.probe(mid)
+            if unit != _ZERO:
                 lo = mid + 1
             else:
                 hi = mid
-        return lo
+        if hi and _real(self.probe(hi - 1)):
+            return hi  # the usual case: the unit before the zero tail is a real one
+        while hi > 0:
+            lo = max(0, hi - _BACK_UNITS)
+            units = np.frombuffer(self._units_bytes(lo, hi), dtype=_UNIT_DTYPE)
+            good = np.flatnonzero((units["physical_offset"] >= 0) & (units["size"] > 0))
+            if good.size:
+                return lo + int(good[-1]) + 1
+            hi = lo
+        return 0
+
+    def _units_bytes(self, lo: int, hi: int) -> bytes:
+        """Units [lo, hi) as bytes (zeros where the file is shorter than it was)."""
+        length = (hi - lo) * CQ_UNIT_SIZE
+        if hi * CQ_UNIT_SIZE <= len(self._head):
+            return self._head[lo * CQ_UNIT_SIZE : hi * CQ_UNIT_SIZE]
+        return self._read(lo * CQ_UNIT_SIZE, length).ljust(length, b"\0")
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -40,6 +40,23 @@ def is_time_matched(header: IndexHeaderInfo, begin: int, end: int) -> bool:
     return (begin < b and end > e) or (b <= begin <= e) or (b <= end <= e)
 
 
+def header_problems(rel: str, h: IndexHeaderInfo, slots: int, items: int) -> list[Problem]:
+    """The header counters against the file's geometry: indexCount in 1..items (0 reads as 1, as the broker
+    does), hashSlotCount in 0..slots, and no slot in use without an item. Outside them the chains cannot be
+    followed (a lookup would answer "not found" for messages that are there)."""
+    found = []
+    if not (0 <= h.index_count <= items) and items:
+        found.append(Problem(rel, 36, f"indexCount {h.index_count} is outside 0..{items} (the file's item table): "
+                             "the items cannot be trusted", "index-header"))
+    if not (0 <= h.hash_slot_count <= slots) and slots:
+        found.append(Problem(rel, 32, f"hashSlotCount {h.hash_slot_count} is outside 0..{slots} (the file's slot "
+                             "table)", "index-header"))
+    elif h.hash_slot_count > 0 and h.index_count <= 1 and not found:
+        found.append(Problem(rel, 36, f"indexCount {h.index_count} says no item was written, hashSlotCount "
+                             f"{h.hash_slot_count} that slots are in use", "index-header"))
+    return found
+
+
 class IndexFileReader:
     """One index file. Geometry (slots, items) is configuration: given, or inferred from the size (1:4)."""
 
@@ -76,6 +93,13 @@ class IndexFileReader:
         self.header = IndexHeaderInfo(
             h.begin_timestamp, h.end_timestamp, h.begin_phy_offset, h.end_phy_offset, h.hash_slot_count, h.index_count
         )
+        self.header_problems = header_problems(rel, self.header, self.slot_count, self.item_count)
+        self.problems.extend(self.header_problems)
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the header's counters fit the file: a lookup can then follow its chains (else it must scan)."""
+        return not self.header_problems
 
     def info(self) -> IndexFileInfo:
         return IndexFileInfo(self.name, self.rel, self.mf.size, self.slot_count, self.item_count, self.header)

@@ -14,15 +14,14 @@ from __future__ import annotations
 import errno
 import mmap
 import os
-import re
 import stat
 from pathlib import Path
 
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.read.strays import offset_name
 
-OFFSET_NAME = re.compile(r"^\d{20}$")
 PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
 
@@ -139,13 +138,14 @@ def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[
         return [], []
     with entries:
         for entry in entries:
-            if OFFSET_NAME.match(entry.name):
+            start = offset_name(entry.name)  # other names (a letter, 25 digits, past 2^63) are strays.py's findings
+            if start is not None:
                 try:
                     regular = entry.is_file()
                 except OSError:
                     regular = False
                 if regular:
-                    found.append((int(entry.name), Path(entry.path)))
+                    found.append((start, Path(entry.path)))
                 else:
                     others.append(Path(entry.path))
     found.sort()

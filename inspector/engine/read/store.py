@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-import re
 import struct
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from inspector.engine.model.arguments import (
+    CQ_FILE_SIZE,
+    INDEX_ITEMS,
+    INDEX_SLOTS,
+    OFFSET,
+    SEGMENT_SIZE,
+    parse_integer,
+)
+from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
@@ -22,12 +30,14 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
-from inspector.engine.read.config import ConfigSet, load_config
+from inspector.engine.read.config import ConfigSet, load_config, shape_problems
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
+from inspector.engine.read.keyscan import covered_range, scan_for_key
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
@@ -35,7 +45,6 @@ from parsers.indexfile import infer_geometry
 from parsers.java import index_key
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
-INDEX_NAME = re.compile(r"^\d{17}$")
 MAX_TIME = (1 << 63) - 1
 
 
@@ -67,10 +76,11 @@ class Store:
             next(resolved.iterdir(), None)
         except OSError as e:
             raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
-        self.cq_file_size = cq_file_size
-        self.index_slots = index_slots
-        self.index_items = index_items
-        self.commitlog = CommitLog(self.root, segment_size)
+        # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
+        self.cq_file_size = CQ_FILE_SIZE.check(cq_file_size, "cq_file_size")
+        self.index_slots = INDEX_SLOTS.check(index_slots, "index_slots")
+        self.index_items = INDEX_ITEMS.check(index_items, "index_items")
+        self.commitlog = CommitLog(self.root, SEGMENT_SIZE.check(segment_size, "segment_size"))
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
@@ -82,6 +92,7 @@ class Store:
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._config: ConfigSet | None = None
+        self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
 
     # -- lifecycle --------------------------------------------------------------------------------------------
@@ -157,6 +168,10 @@ class Store:
         if self._config is None:
             self._config = load_config(self.root)
         return self._config
+
+    def config_problems(self) -> list[Problem]:
+        """Config files that could not be read, and what their lenient accessors leave out (see shape_problems)."""
+        return [*self.config.problems, *shape_problems(self.config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
 
@@ -280,7 +295,8 @@ class Store:
         if self._index_readers is None:
             self._index_readers = []
             base = self.root / "index"
-            names = sorted(p.name for p in base.iterdir() if INDEX_NAME.match(p.name)) if base.is_dir() else []
+            names = sorted(p.name for p in base.iterdir()
+                           if decimal_name(p.name, INDEX_NAME_WIDTH) is not None) if base.is_dir() else []
             slots, items = self._index_geometry(base, names)
             for name in names:
                 try:
@@ -366,7 +382,30 @@ class Store:
                 seen.add(off)
                 msg = self.message_at(off)
                 hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+        for reader, start, stop in self._untrusted_ranges():
+            if (begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end) and reader.header.end_timestamp > 0:
+                continue
+            note = (f"{reader.rel} cannot be trusted ({reader.header_problems[0].reason}): found by scanning the "
+                    f"commitlog range it covered, {start}..{stop}")
+            for msg in scan_for_key(self, topic, key, begin, end, start, stop):
+                if msg.physical_offset not in seen:
+                    seen.add(msg.physical_offset)
+                    hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
         return hits
+
+    def _untrusted_ranges(self) -> list[tuple[IndexFileReader, int, int]]:
+        """(reader, first, last physical offset it covered) of each index file whose counters cannot be trusted."""
+        readers = self.index_files()
+        if all(r.trusted for r in readers):
+            return []
+        log_start, log_end = self.min_offset, self.max_offset()
+        return [(r, *covered_range(r, readers[i + 1] if i + 1 < len(readers) else None,
+                                   readers[i - 1] if i else None, log_start, log_end))
+                for i, r in enumerate(readers) if not r.trusted]
+
+    def index_trust_problems(self) -> list[Problem]:
+        """Why key lookups scan part of the log: the header findings of every index file that cannot be trusted."""
+        return [p for r in self.index_files() if not r.trusted for p in r.header_problems]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic is tried."""
@@ -385,17 +424,17 @@ class Store:
     def find(self, ref: str) -> Message:
         """A message by physical offset (decimal), offset msgId or unique key."""
         ref = ref.strip()
-        if ref.isdigit() and len(ref) not in (32, 56):
-            return self.message_at(int(ref))
+        number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
+        if number is not None and len(ref) not in (32, 56):
+            return self.message_at(OFFSET.parse(ref, "offset"))  # -1 or 2**64: the range message
         if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
             for reading in decode_id(ref, self):
                 if reading.found and reading.physical_offset is not None:
                     return self.message_at(reading.physical_offset)
-        if ref.isdigit():
-            return self.message_at(int(ref))
-        if len(ref) not in (32, 56):
-            raise BadInput(f"{ref!r} is neither a physical offset nor a 32/56-hex message id")
-        raise NotFound(f"no message with id {ref} in this store")
+            if number is not None and OFFSET.fits(number):
+                return self.message_at(number)
+            raise NotFound(f"no message with id {ref} in this store")
+        raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consumers ----------------------------------------------------------------------------------------------
 
@@ -413,10 +452,16 @@ class Store:
                                  max_offset=max_offset, lag=lag))
         return rows
 
+    def unknown_files(self) -> list[Problem]:
+        """Entries of commitlog/, index/ and consumequeue/ no reader reads (see strays.py); listed once."""
+        if self._unknown is None:
+            self._unknown = unknown_entries(self.root)
+        return list(self._unknown)
+
     def problems(self) -> list[Problem]:
-        """Problems found without walking the data: layout, index headers, checkpoint, config."""
-        return [*self.commitlog.problems, *self.index_problems(), *self.checkpoint_problems(), *self.config.problems,
-                *interrupted_rebuild_problems(self.root)]
+        """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
+        return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
+                *self.config_problems(), *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

@@ -123,6 +123,8 @@ def key_hit_view(hit: KeyHit, **kw) -> dict:
     view["index_file"] = hit.index_file
     view["index_item"] = hit.item_number
     view["matched_by"] = hit.matched_by
+    if hit.note is not None:
+        view["note"] = hit.note
     return view
 
 

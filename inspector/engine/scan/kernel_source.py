@@ -14,14 +14,17 @@ import numpy as np
 from inspector.engine.scan.record_layout import (
     BORN_V6,
     CHECK_BODY_CRC,
+    CHECK_COMPRESSED,
     CHECK_CRC_PROPERTY,
     CRC_TAIL,
     FIXED_LENGTH,
     MIN_RECORD_SIZE,
     STORE_V6,
+    SYSFLAG_AT,
     V1,
     V2,
 )
+from parsers.commitlog import COMPRESSED_FLAG
 from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
 
 # Plain Python source, compiled by kernels._compile() with numba.njit(cache=True, nogil=True). Integers are int64
@@ -136,6 +139,8 @@ def _nb_clean(b, pos, limit, seg_start, flags, crc_name):
     if flags & CHECK_BODY_CRC:
         if _nb_crc(b, lay[4], lay[5]) != _nb_i32(b, pos + 8):
             return bad
+    if flags & CHECK_COMPRESSED and _nb_i32(b, pos + SYSFLAG_AT) & COMPRESSED_FLAG:
+        return bad
     if flags & CHECK_CRC_PROPERTY:
         vpos, vlen = _nb_property(b, lay[8], lay[9], crc_name)
         if vpos >= 0:
@@ -386,7 +391,7 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
         if pos >= soft:
             cut = 1
             break
-        lay = _nb_clean(b, pos, limit, seg_start, flags & CHECK_BODY_CRC, names)
+        lay = _nb_clean(b, pos, limit, seg_start, flags & (CHECK_BODY_CRC | CHECK_COMPRESSED), names)
         end = lay[0]
         if end < 0 or end > stop_at:
             break

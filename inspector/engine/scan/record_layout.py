@@ -49,6 +49,8 @@ CRC_TAIL = CRC_PROPERTY_TAIL_LENGTH
 # flags of check runs
 CHECK_BODY_CRC = 1
 CHECK_CRC_PROPERTY = 2
+CHECK_COMPRESSED = 4  # a record whose sysFlag says its body is compressed is not clean: verify decompresses it
+SYSFLAG_AT = 36  # position of SYSFLAG in a record
 
 
 # --- buffers ------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import (
     BORN_V6,
     CHECK_BODY_CRC,
+    CHECK_COMPRESSED,
     CHECK_CRC_PROPERTY,
     CRC_NAME,
     CRC_PROPERTY,
@@ -30,10 +31,12 @@ from inspector.engine.scan.record_layout import (
     FIXED_LENGTH,
     MIN_RECORD_SIZE,
     STORE_V6,
+    SYSFLAG_AT,
     V1,
     V2,
     as_array,
 )
+from parsers.commitlog import COMPRESSED_FLAG
 
 # --- boundary walk ------------------------------------------------------------------------------------------
 
@@ -103,7 +106,7 @@ def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int |
     """Consume clean records from ``start`` up to ``stop_at`` (default ``limit``); stop at any other record.
 
     ``flags``: CHECK_BODY_CRC (BODYCRC must match the body), CHECK_CRC_PROPERTY (a ``__CRC32#`` property,
-    when present, must match the record). ``soft_stop``: also stop at the first record boundary at or past
+    when present, must match the record), CHECK_COMPRESSED (the body is not compressed). ``soft_stop``: also stop at the first record boundary at or past
     it (``run.end >= soft_stop``: call again from there).
     """
     arr = as_array(buf)
@@ -225,6 +228,8 @@ def _clean_py(buf, pos, limit, segment_start, flags):
         if rocketmq_crc32(buf[body_pos : body_pos + body_len]) != _I32.unpack_from(buf, pos + 8)[0]:
             return None
     if flags & CHECK_CRC_PROPERTY and not _crc_property_ok_py(buf, pos, total, props_pos, props_len):
+        return None
+    if flags & CHECK_COMPRESSED and _I32.unpack_from(buf, pos + SYSFLAG_AT)[0] & COMPRESSED_FLAG:
         return None
     return layout
 

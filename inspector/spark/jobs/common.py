@@ -23,9 +23,9 @@ from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs'
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_STORE_ERROR,
+    geometry_options,
 )
 from inspector.commandline import OneLineParser as _Parser
-from inspector.commandline import int_arg as _int
 from inspector.engine import BadInput, Geometry, StoreError, store_geometry
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
@@ -61,10 +61,7 @@ def job_parser(job: str, description: str, *, out_required: bool) -> argparse.Ar
     p.add_argument("--overwrite", action="store_true", help="replace existing output tables")
     p.add_argument("--no-progress", action="store_true", help="no console progress bar")
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
-    g.add_argument("--segment-size", type=_int, help="mappedFileSizeCommitLog in bytes")
-    g.add_argument("--cq-file-size", type=_int, help="mappedFileSizeConsumeQueue in bytes")
-    g.add_argument("--index-slots", type=_int, help="maxHashSlotNum")
-    g.add_argument("--index-items", type=_int, help="maxIndexNum")
+    geometry_options(g)
     return p
 
 

@@ -14,10 +14,10 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine import MAX_TIME, Message, StoreError
+from inspector.engine import MAX_TIME, QUEUE_ID, Message, StoreError
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
-from inspector.tui.fmt import num, parse_int, parse_time, when
+from inspector.tui.fmt import num, parse_kind, parse_time, when
 from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
@@ -133,7 +133,7 @@ class BrowserScreen(ViewScreen):
     def _read_filters(self) -> Query | None:
         raw = {name: self.query_one(f"#f-{name}", FormInput).value.strip() for name in FILTERS}
         try:
-            queue = parse_int(raw["queue"]) if raw["queue"] else None
+            queue = parse_kind(raw["queue"], QUEUE_ID, "queue") if raw["queue"] else None
             begin = parse_time(raw["from"]) if raw["from"] else None
             end = parse_time(raw["to"]) if raw["to"] else None
         except ValueError as e:

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
 from inspector.engine import (
+    INDEX_SLOT,
     ChainStep,
     ChainWalk,
     StoreError,
@@ -19,7 +20,7 @@ from inspector.engine import (
     item_key_text,
     walk_slot,
 )
-from inspector.tui.fmt import num, parse_int, when
+from inspector.tui.fmt import num, parse_kind, when
 from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
@@ -121,9 +122,9 @@ class ChainScreen(ViewScreen):
             self.query_one("#c-slot", FormInput).focus()
             return
         try:
-            slot = parse_int(text)
-        except ValueError:
-            self.notify(f"not a slot number: {text!r}", severity="error")
+            slot = parse_kind(text, INDEX_SLOT, "slot")
+        except ValueError as e:
+            self.notify(str(e), severity="error")
             return
         self.browse_slot(self.selected_file(), slot)
 

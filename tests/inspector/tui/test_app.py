@@ -620,3 +620,38 @@ def test_failures_in_workers_are_notifications(app, store, monkeypatch):
     assert running
     assert ("disk on fire", "error") in seen
     assert any("ZeroDivisionError" in m and sev == "error" for m, sev in seen)
+
+
+def test_jump_and_slot_prompts_refuse_impossible_numbers_with_the_cli_s_range(store):
+    """The same value gets the same answer as `rmq-inspect hex` (issue 22): the range message, the cursor stays."""
+    app = create_app(store, screen="hex")
+
+    async def script(pilot):
+        seen = record_notifications(app)
+        hv = app.screen.query_one(HexView)
+        before = hv.cursor
+        for text in ("-1", "1" * 4400, "-0x10"):
+            await jump(pilot, text)
+        after_bad = hv.cursor
+        await jump(pilot, "0x10")
+        return seen, before, after_bad, hv.cursor
+
+    seen, before, after_bad, cursor = drive(app, script)
+    errors = [m for m, severity in seen if severity == "error"]
+    assert len(errors) == 3 and all("offset must be a physical offset, an integer in [0, 9223372036854775807]" in m
+                                    for m in errors), errors
+    assert after_bad == before and cursor == 16
+
+
+def test_a_non_ascii_digit_is_no_offset_in_the_jump_prompt(store):
+    app = create_app(store, screen="hex")
+
+    async def script(pilot):
+        seen = record_notifications(app)
+        hv = app.screen.query_one(HexView)
+        await jump(pilot, "0")
+        await jump(pilot, "٣")  # an Arabic-Indic 3: looked up as an id, never read as offset 3
+        return seen, hv.cursor
+
+    seen, cursor = drive(app, script)
+    assert cursor == 0 and any("neither a physical offset" in m for m, s in seen if s == "error"), seen

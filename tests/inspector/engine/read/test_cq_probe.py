@@ -139,3 +139,27 @@ def test_a_probe_of_no_regular_file_says_so_and_keeps_no_descriptor(tmp_path: Pa
     os.mkfifo(fifo)
     with pytest.raises(StoreError, match="not a regular file"):
         UnitProbe(fifo, "consumequeue/T/0/00000000000000000000")
+
+
+def test_the_end_is_the_last_real_unit_before_the_zero_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Damaged units (negative offset, zero size, but not all zero) before the zero tail: the queue ends after
+    the last real unit, however many bad ones follow it (more than one look-back chunk of 4096 too)."""
+    rng = random.Random(22)
+    cases = []
+    for i in range(24):
+        n = rng.choice([1, 3, 204, 205, 5000, 9000])
+        units = [(100 * k, 50, 1) for k in range(n)]
+        bad = rng.choice([0, 1, 2, 4097, n])  # trailing damaged units
+        for k in range(max(0, n - bad), n):
+            units[k] = rng.choice([(-1, 50, 1), (100 * k, 0, 1), (0, 0, 9)])
+        for _ in range(rng.choice([0, 3])):  # damage in the middle must not hide what follows
+            k = rng.randrange(n)
+            units[k] = (-5, 0, 3)
+        real = [k for k, (phy, size, _) in enumerate(units) if phy >= 0 and size > 0]
+        path = tmp_path / str(i) / "consumequeue" / "T" / "0" / f"{0:020d}"
+        write_sparse(path, units)
+        cases.append((tmp_path / str(i), real[-1] + 1 if real else 0))
+    got = [ConsumeQueue(root, "T", 0).info().max_offset for root, _ in cases]
+    assert got == [want for _, want in cases]
+    monkeypatch.setattr(cq_probe, "allocated_end_fd", lambda fd: None)
+    assert [ConsumeQueue(root, "T", 0).info().max_offset for root, _ in cases] == got

@@ -1,0 +1,116 @@
+"""One argument vocabulary: what a user may type for an offset, a limit, a length, a size, a time or a port.
+
+This is about user text (command-line arguments, TUI prompts, web query parameters), not store bytes. Every
+front end reads its numbers through one ``ArgumentKind``, so the same value gets the same answer everywhere:
+the same range and the same one-line message (``BadInput``: CLI exit 2, web 400, a TUI notification).
+
+Syntax: an optional sign, then ASCII decimal digits or ``0x`` hex digits. Nothing else: ``int()`` would take
+Arabic-Indic or full-width digits, underscores, and blow up on 4,300+ digits; here any text of digits longer
+than a 64-bit value can be is simply out of range.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from inspector.engine.model.errors import BadInput
+from parsers.commitlog import record_length
+
+INT64_MAX = (1 << 63) - 1
+INT32_MAX = (1 << 31) - 1
+_SYNTAX = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F]+)|([0-9]+))", re.ASCII)
+_TOO_BIG = 1 << 64  # stands for any number with more digits than a 64-bit value: out of every range
+_SHOWN = 40  # characters of a bad value echoed in the message
+
+
+def parse_integer(text: str, *, decimal_only: bool = False) -> int | None:
+    """The integer ``text`` spells (decimal or 0x hex, optional sign), or None when it spells none. A number too
+    long for 64 bits comes back as +-2**64 (out of every kind's range) without converting it."""
+    match = _SYNTAX.fullmatch(text.strip())
+    if match is None:
+        return None
+    sign, hex_digits, digits = match.groups()
+    if decimal_only and hex_digits is not None:
+        return None
+    body, base, longest = (hex_digits, 16, 17) if hex_digits is not None else (digits, 10, 21)
+    body = body.lstrip("0") or "0"
+    value = _TOO_BIG if len(body) > longest else int(body, base)
+    return -value if sign == "-" else value
+
+
+def _shown(text: str) -> str:
+    text = text.strip()
+    return repr(text) if len(text) <= _SHOWN else f"{text[:_SHOWN]!r}... ({len(text)} characters)"
+
+
+@dataclass(frozen=True)
+class ArgumentKind:
+    """A kind of integer argument: what it is (``noun``), its inclusive range, and a step it must be a multiple
+    of (the consume-queue file size holds whole 20-byte units)."""
+
+    noun: str
+    low: int
+    high: int
+    multiple: int = 1
+
+    def allowed(self, *, decimal_only: bool = False) -> str:
+        step = f" that is a multiple of {self.multiple}" if self.multiple > 1 else ""
+        return f"{'a decimal' if decimal_only else 'an'} integer in [{self.low}, {self.high}]{step}"
+
+    def refusal(self, given: int | str, *, decimal_only: bool = False) -> str:
+        """``must be a message count, an integer in [1, ...], not '-5'`` (argparse puts the name in front)."""
+        shown = _shown(given) if isinstance(given, str) else given
+        return f"must be {self.noun}, {self.allowed(decimal_only=decimal_only)}, not {shown}"
+
+    def message(self, name: str, given: int | str, *, decimal_only: bool = False) -> str:
+        """The one wording of every refusal: ``--limit must be a message count, an integer in [1, ...], not '-5'``."""
+        return f"{name} {self.refusal(given, decimal_only=decimal_only)}"
+
+    def fits(self, value: int) -> bool:
+        return self.low <= value <= self.high and value % self.multiple == 0
+
+    def parse(self, text: str, name: str, *, decimal_only: bool = False) -> int:
+        """The value of ``text`` for the argument called ``name``; ``BadInput`` with the allowed range otherwise.
+        ``decimal_only``: no 0x hex (the web's URLs and JSON carry offsets in decimal)."""
+        value = parse_integer(text, decimal_only=decimal_only)
+        if value is None or not self.fits(value):
+            raise BadInput(self.message(name, text, decimal_only=decimal_only))
+        return value
+
+    def check(self, value: int | None, name: str) -> int | None:
+        """An int already parsed (a Python caller's, or None for "not given") held to the same range."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not self.fits(value):
+            raise BadInput(self.message(name, value if isinstance(value, int) else repr(value)))
+        return value
+
+    def at_most(self, high: int) -> ArgumentKind:
+        """The same kind under a front end's cap (the web's page size): the message then states the cap."""
+        return replace(self, high=min(self.high, high))
+
+    def at_least(self, low: int) -> ArgumentKind:
+        return replace(self, low=max(self.low, low))
+
+
+def integer_kind(low: int, high: int) -> ArgumentKind:
+    """A plain integer in [low, high], for arguments with no name of their own (a tour step, a seed)."""
+    return ArgumentKind("an integer", low, high)
+
+
+OFFSET = ArgumentKind("a physical offset", 0, INT64_MAX)
+QUEUE_OFFSET = ArgumentKind("a queue offset", 0, INT64_MAX)
+START = ArgumentKind("a physical or queue offset", 0, INT64_MAX)  # messages --from: which one depends on --queue
+QUEUE_ID = ArgumentKind("a queue id", 0, INT32_MAX)
+LIMIT = ArgumentKind("a message count", 1, INT64_MAX)
+LENGTH = ArgumentKind("a length in bytes", 1, INT64_MAX)
+TIME_MS = ArgumentKind("a time in epoch milliseconds", 0, INT64_MAX)
+COUNT = ArgumentKind("a count", 1, INT32_MAX)
+PORT = ArgumentKind("a TCP port", 0, 65535)
+INDEX_SLOT = ArgumentKind("a hash slot number", 0, INT32_MAX)
+# geometry: the broker keeps these in Java ints; a segment holds at least one record, a queue file whole units
+SEGMENT_SIZE = ArgumentKind("a commitlog segment size in bytes", record_length(0, 0, 0), INT32_MAX)
+CQ_FILE_SIZE = ArgumentKind("a consume-queue file size in bytes", 20, INT32_MAX - INT32_MAX % 20, multiple=20)
+INDEX_SLOTS = ArgumentKind("a hash slot count", 1, INT32_MAX)
+INDEX_ITEMS = ArgumentKind("an index item count", 1, INT32_MAX)

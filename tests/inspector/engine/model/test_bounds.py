@@ -1,0 +1,33 @@
+"""Integers from store files and typed offsets: ASCII digits only, a signed 64-bit range, one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.engine.model.bounds import INT64_MAX, decimal_name, int64_problem, offset_text
+
+
+def test_decimal_names_are_ascii_digits_of_the_given_width() -> None:
+    assert decimal_name("00000000000000065536", 20) == 65536
+    assert decimal_name("abc") is None and decimal_name("") is None
+    assert decimal_name("\u0663") is None and decimal_name("\u00b2") is None  # "٣", "²": str.isdigit() takes them
+    assert decimal_name("0" * 24 + "1", 20) is None
+    assert decimal_name("9" * 20, 20) == int("9" * 20)  # the caller bounds it (strays.offset_name)
+    assert decimal_name("1" * 5000) is None  # no int() of 4,300+ digits
+
+
+def test_int64_problem_names_the_range() -> None:
+    assert int64_problem(INT64_MAX, "x") is None
+    assert "signed 64-bit range" in int64_problem(INT64_MAX + 1, "offset")
+
+
+@pytest.mark.parametrize("text", ["9" * 20, "1" * 5000, "0" * 30 + "9223372036854775808"])
+def test_offsets_past_int64_are_refused_in_one_short_line(text: str) -> None:
+    with pytest.raises(ValueError, match="outside the signed 64-bit range") as err:
+        offset_text(text)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 160
+
+
+def test_offsets_within_int64() -> None:
+    assert offset_text(str(INT64_MAX)) == INT64_MAX and offset_text("0" * 30 + "5") == 5
+    assert offset_text("-1") is None and offset_text("0x10") is None and offset_text("\u0663") is None

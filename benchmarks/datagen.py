@@ -343,14 +343,55 @@ def make_store(root: Path, *, segments: int, segment_size: int, index_slots: int
 
 def cached_store(root: Path, **kwargs) -> dict:
     """``make_store`` unless ``root`` already holds a store generated with the same arguments."""
-    stamp = root / "bench.json"
-    if stamp.exists():
-        facts = json.loads(stamp.read_text())
-        wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots")}
-        if facts.get("version") == GENERATOR_VERSION and all(facts.get(k) == v for k, v in wanted.items()):
-            if not kwargs.get("fill_index") or facts.get("index_items") == kwargs.get("index_items", 20_000_000) - 1:
-                return facts
+    wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots")}
+    facts = stamped_facts(root, GENERATOR_VERSION, wanted)
+    if facts is not None:
+        if not kwargs.get("fill_index") or facts.get("index_items") == kwargs.get("index_items", 20_000_000) - 1:
+            return facts
     return make_store(root, **kwargs)
+
+
+# --- the many-queue store ------------------------------------------------------------------------------------
+
+MANY_QUEUES_VERSION = 1  # bump when its layout changes: the cached store is regenerated
+
+
+def make_many_queue_store(root: Path, *, topics: int = 2000, queues: int = 8, per_queue: int = 2) -> dict:
+    """A broker with thousands of queues: ``topics`` x ``queues`` consume queues of ``per_queue`` messages each,
+    written by our own StoreWriter with the broker's geometry. Every consume-queue file is created at the full
+    6,000,000 bytes with ``truncate`` and filled with positioned writes, so it is sparse on disk (a few KiB
+    allocated) like a broker's preallocated file; the one commitlog segment is a sparse 1 GiB file."""
+    if root.exists():
+        shutil.rmtree(root)
+    with StoreWriter(root, Geometry(), producer_ip="10.20.3.7", pid=4242, store_host=STORE_HOST) as w:
+        n = 0
+        for round_ in range(per_queue):  # round-robin over the queues, as many producers would interleave
+            for t in range(topics):
+                for q in range(queues):
+                    w.append(MessageSpec(topic=f"Topic{t:05d}", queue_id=q, tags=TAGS[n % len(TAGS)],
+                                         keys=[f"k-{n:08d}"], body=b'{"n":%d,"round":%d}' % (n, round_),
+                                         store_timestamp=T0 + n, born_timestamp=T0 + n - 1))
+                    n += 1
+    facts = dict(version=MANY_QUEUES_VERSION, topics=topics, queues=queues, per_queue=per_queue, messages=n)
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_many_queue_store(root: Path, **kwargs) -> dict:
+    """``make_many_queue_store`` unless ``root`` already holds one made with the same arguments."""
+    facts = stamped_facts(root, MANY_QUEUES_VERSION, kwargs)
+    return facts if facts is not None else make_many_queue_store(root, **kwargs)
+
+
+def stamped_facts(root: Path, version: int, wanted: dict) -> dict | None:
+    """The facts a generated store at ``root`` was stamped with, when made by ``version`` with ``wanted``."""
+    stamp = root / "bench.json"
+    if not stamp.exists():
+        return None
+    facts = json.loads(stamp.read_text())
+    if facts.get("version") == version and all(facts.get(k) == v for k, v in wanted.items()):
+        return facts
+    return None
 
 
 if __name__ == "__main__":  # python benchmarks/datagen.py OUT SEGMENTS SEGMENT_MB

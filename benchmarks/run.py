@@ -518,6 +518,114 @@ def bench_tui_pages(root: Path, facts: dict, repeat: int) -> list[Row]:
     return rows
 
 
+# --- the many-queue store (issue 20): thousands of broker-sized, sparse consume-queue files ----------------
+
+
+def many_queue_store(data: Path, mode: str) -> tuple[Path, dict]:
+    """2,000 topics x 8 queues, 2 messages each, 6,000,000-byte sparse queue files, a sparse 1 GiB segment
+    (the same at --quick: it is small on disk and quick to make; --smoke: 40 topics)."""
+    root = data / "smoke" / "many_queues" if mode == "smoke" else data / "many_queues"
+    t = time.perf_counter()
+    facts = datagen.cached_many_queue_store(root, topics=40 if mode == "smoke" else 2000)
+    if time.perf_counter() - t > 1:
+        print(f"generated {root} ({facts['messages']:,} messages) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    return root, facts
+
+
+def _child_run(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MB (the child's own, from wait4) of one command, output discarded."""
+    t = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    secs = time.perf_counter() - t
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {child.returncode}")
+    return secs, usage.ru_maxrss * 1024 / 1e6  # ru_maxrss is in KiB on Linux
+
+
+def bench_many_queues_info(root: Path, facts: dict, repeat: int) -> list[Row]:
+    argv = [sys.executable, "-m", "inspector.cli.main", "info", str(root), "--json"]
+    _child_run(argv)  # warm-up: page cache, numba's kernel cache
+    runs = [_child_run(argv) for _ in range(repeat)]
+    secs, peaks = [r[0] for r in runs], [r[1] for r in runs]
+    queues = facts["topics"] * facts["queues"]
+    note = f"{queues:,} queues of 6,000,000-byte sparse files, {facts['messages']:,} msgs, sparse 1 GiB segment"
+    return [Row("`info --json`, many-queue store, whole process", "s", secs, "< 1.5", statistics.median(secs) < 1.5,
+                note + "; includes interpreter start, imports, kernel load"),
+            Row("  peak RSS of that `info`", "MB", peaks, "< 300", statistics.median(peaks) < 300, "VmHWM (wait4)")]
+
+
+def bench_many_queues_tui(root: Path, facts: dict, repeat: int) -> list[Row]:
+    try:
+        from textual.widgets import Tree
+
+        from inspector.tui.app import create_app
+    except ImportError:
+        return [Row("TUI first screen, many-queue store", "s", [], "< 1", None, "the TUI is not importable")]
+    topics = facts["topics"]
+
+    def topics_node(app):
+        trees = app.screen.query(Tree)
+        if not trees:
+            return None
+        return next((n for n in trees.first().root.children if n.data is not None and n.data.kind == "topics"), None)
+
+    async def once() -> tuple[float, float]:
+        t = time.perf_counter()
+        first = None
+        with Store(root) as store:
+            app = create_app(store)
+            async with app.run_test(size=(160, 48)) as pilot:
+                while time.perf_counter() - t < 120:
+                    await pilot.pause(0.005)
+                    node = topics_node(app)
+                    if node is None or len(node.children) < topics:
+                        continue
+                    if first is None:
+                        first = time.perf_counter() - t
+                    if "reading queue ends" not in str(node.label):
+                        return first, time.perf_counter() - t
+        raise RuntimeError("the overview never listed the queues")
+
+    asyncio.run(once())  # warm-up
+    runs = [asyncio.run(once()) for _ in range(repeat)]
+    first, full = [r[0] for r in runs], [r[1] for r in runs]
+    return [Row("TUI first screen with the topic tree, many-queue store", "s", first, "< 1",
+                statistics.median(first) < 1, f"{topics:,} topic nodes shown, queue ends still being read"),
+            Row("  ... every queue's ends listed (counter gone)", "s", full, note="for information; in the "
+                "background while the screen is usable")]
+
+
+def bench_many_queues_web(root: Path, facts: dict, repeat: int) -> list[Row]:
+    try:
+        from web.app import create_app
+    except ImportError:
+        return [Row("web `/`, many-queue store", "s", [], "< 0.5", None, "the web viewer is not importable")]
+    first, warm = [], []
+    for _ in range(repeat):
+        app = create_app(root)  # a fresh viewer: its first `/` lists the queues and walks the log
+        client = app.test_client()
+        t = time.perf_counter()
+        assert client.get("/").status_code == 200
+        first.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        assert client.get("/").status_code == 200
+        warm.append(time.perf_counter() - t)
+        app.extensions["rmq_store"].close()
+    return [Row("web `/`, many-queue store, first request of a fresh viewer", "s", first, "< 0.5",
+                statistics.median(first) < 0.5,
+                f"Flask test client; lists {facts['topics'] * facts['queues']:,} queues, walks the segment"),
+            Row("web `/`, many-queue store, next request", "s", warm, "< 0.5", statistics.median(warm) < 0.5,
+                "the page shows the first 1,000 topics (Limits.max_rows)")]
+
+
+def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
+    root, facts = many_queue_store(data, mode)
+    return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
+            *bench_many_queues_web(root, facts, repeat)]
+
+
 # --- data and output -----------------------------------------------------------------------------------------
 
 
@@ -583,6 +691,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
     rows += bench_tui(seg_root, repeat)
     rows += bench_tui_pages(seg_root, seg_facts, repeat)
+    rows += bench_many_queues(args.data, mode, repeat)
     print(f"rmq-inspect benchmarks ({mode}: {SIZES[mode] // MiB:,} MiB segments, {repeat} runs each, medians)")
     for key, value in info.items():
         print(f"  {key}: {value}")

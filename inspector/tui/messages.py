@@ -17,6 +17,14 @@ class OverviewLoaded(Message):
 
 
 @dataclass
+class QueuesListed(Message):
+    """Progress of the overview's listing of queue ends: ``done`` of ``total`` queues."""
+
+    done: int
+    total: int
+
+
+@dataclass
 class SegmentScanned(Message):
     """One commitlog segment walked (``complete`` False when the walk was cancelled part way)."""
 

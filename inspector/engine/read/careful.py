@@ -9,6 +9,7 @@ goes on, resyncing past damage at the next plausible record. ``segment_size`` is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from inspector.engine.model.records import Blank, Problem, Segment
@@ -28,8 +29,13 @@ if TYPE_CHECKING:
 
 
 def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool,
-                 segment_size: int) -> tuple[list[Entry], int | None]:
-    """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop)."""
+                 segment_size: int, allocated: Callable[[], int | None] | None = None,
+                 ) -> tuple[list[Entry], int | None]:
+    """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop).
+
+    ``allocated`` tells, when asked, where the file's last allocated extent ends (None: unknown): a zero run
+    is searched for its end only up to there, as the rest is a hole (a preallocated segment's zero tail is
+    not read, so not faulted in)."""
     if limit - pos < 8:
         if pos < limit and not is_all_zero(buf, pos, limit):
             return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None
@@ -46,7 +52,13 @@ def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_c
             ))
         return found, None
     if total == 0 and magic == 0:
-        nonzero = first_nonzero(buf, pos, limit)
+        bound = limit
+        if allocated is not None:
+            end = allocated()
+            bound = limit if end is None else max(pos, min(limit, end))
+        nonzero = first_nonzero(buf, pos, bound)
+        if nonzero >= bound:
+            nonzero = limit
         if nonzero >= limit:
             if not is_last:
                 return [Problem(

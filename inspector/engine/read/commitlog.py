@@ -321,7 +321,8 @@ class CommitLog:
                 pages.advance(pos)
                 if stop_at is not None and pos >= stop_at:
                     return
-                found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size)
+                found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size,
+                                          lambda: allocated_end(mf.path))
                 for entry in found:
                     yield entry
                     if on_message is not None and isinstance(entry, Message):
@@ -401,12 +402,20 @@ class CommitLog:
     PARALLEL_MIN_BYTES = 64 << 20  # smaller segments are walked by one thread
     PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
 
+    def _walk_bytes(self, seg: Segment, index: int) -> int:
+        """About how many bytes a walk of the segment reads: the active segment of a broker is preallocated, a
+        hole past its data (a 1 GiB file holding a few MiB is not worth threads, nor loading the kernels)."""
+        if seg.file_size < self.PARALLEL_MIN_BYTES or index < self._last_data_index:
+            return seg.file_size
+        allocated = allocated_end(self.root / seg.file)
+        return seg.file_size if allocated is None else min(seg.file_size, allocated)
+
     def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
                        workers: int | None, tables: bool = False) -> Iterator[Item | VerifyTable]:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or seg.file_size < self.PARALLEL_MIN_BYTES or not numba_enabled():
+        if workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled():
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message)
             return

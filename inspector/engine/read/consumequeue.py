@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from collections import Counter
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ import numpy as np
 
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo
+from inspector.engine.read.cq_probe import UnitProbe
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from inspector.engine.read.strays import queue_id_name
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
@@ -46,6 +48,14 @@ class UnitRun:
                       int(u["tags_code"]), self.file, self.position + i * CQ_UNIT_SIZE)
 
 
+def _common_size(sizes: list[int]) -> int:
+    """The most common non-zero file size (the larger on a tie), else the broker's default."""
+    if len(sizes) == 1 and sizes[0] > 0:
+        return sizes[0]  # most queues have one file: no Counter for them
+    counts = Counter(s for s in sizes if s > 0)
+    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
+
+
 _FAST_UNIT = not hasattr(CqUnit, "__slots__") and not hasattr(CqUnit, "__post_init__")
 
 
@@ -59,17 +69,16 @@ class ConsumeQueue:
         self.topic = topic
         self.queue_id = queue_id
         self.rel_dir = f"{directory}/{topic}/{queue_id}"
-        self.files = offset_named_files(root / directory / topic / str(queue_id))
+        self._dir = os.path.join(root, directory, topic, str(queue_id))
+        self.files = offset_named_files(self._dir)
         sizes = []
         for _, path in self.files:
             try:
-                sizes.append(path.stat().st_size)
+                sizes.append(os.stat(path).st_size)
             except OSError:
                 sizes.append(0)
         self.file_sizes = dict(zip([start for start, _ in self.files], sizes, strict=True))
-        counts = Counter(s for s in sizes if s > 0)
-        inferred = max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
-        self.file_size = file_size or inferred
+        self.file_size = file_size or _common_size(sizes)
         self._maps: dict[int, MappedFile] = {}
         self._info: QueueInfo | None = None
 
@@ -206,80 +215,77 @@ class ConsumeQueue:
                     return True
         return False
 
-    def _last_valid(self, mf: MappedFile) -> int:
-        """One past the last real unit of a file (0 when none): the queue's end. A binary search for the zero
-        tail, not for the first bad unit: a damaged unit in the middle must not hide the units after it (see
-        unit_runs); then back to the last real unit (a torn one being written is not)."""
-        count = mf.size // CQ_UNIT_SIZE
-        if not count:
-            return 0
-        units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count)
-        lo, hi = 0, count
-        while lo < hi:  # the first all-zero unit: the preallocated tail starts there (units are written in order)
-            mid = (lo + hi) // 2
-            if mf.buf[mid * CQ_UNIT_SIZE : (mid + 1) * CQ_UNIT_SIZE].strip(b"\0"):
-                lo = mid + 1
-            else:
-                hi = mid
-        while hi > 0:
-            lo = max(0, hi - 4096)
-            chunk = units[lo:hi]
-            good = np.flatnonzero((chunk["physical_offset"] >= 0) & (chunk["size"] > 0))
-            if good.size:
-                return lo + int(good[-1]) + 1
-            hi = lo
-        return 0
-
     def info(self) -> QueueInfo:
-        """Min (first real unit) and max (exclusive) queue offsets, found by binary searches."""
+        """Min (first real unit) and max (exclusive) queue offsets, found by binary searches.
+
+        Read with ``pread`` (:class:`UnitProbe`), not through the mappings: a listing of thousands of
+        preallocated files costs a few system calls per queue and no resident memory."""
         if self._info is not None:
             return self._info
         files = tuple(f"{self.rel_dir}/{start:020d}" for start, _ in self.files)
         if not self.files:
             self._info = QueueInfo(self.topic, self.queue_id, 0, 0, files, 0)
             return self._info
-        # max: one past the last real unit of the last file that has one (see _last_valid)
+        probes: dict[int, UnitProbe] = {}
+        try:
+            self._info = self._probe_info(files, probes)
+        finally:
+            for probe in probes.values():
+                probe.close()
+        return self._info
+
+    def _probe(self, probes: dict[int, UnitProbe], start: int) -> UnitProbe:
+        probe = probes.get(start)
+        if probe is None:
+            name = f"{start:020d}"
+            probe = probes[start] = UnitProbe(os.path.join(self._dir, name), f"{self.rel_dir}/{name}")
+        return probe
+
+    def _probe_unit(self, probes: dict[int, UnitProbe], queue_offset: int) -> tuple[int, int, int] | None:
+        """What :meth:`unit` reads, by ``pread``: (phyOffset, size, tagsCode), None where it raises NotFound."""
+        byte = queue_offset * CQ_UNIT_SIZE
+        start = byte // self.file_size * self.file_size
+        if queue_offset < 0 or start not in self.file_sizes:
+            return None
+        probe = self._probe(probes, start)
+        i = (byte - start) // CQ_UNIT_SIZE
+        return probe.probe(i) if i < probe.units else None
+
+    def _probe_info(self, files: tuple[str, ...], probes: dict[int, UnitProbe]) -> QueueInfo:
+        # max: one past the last real unit of the last file that has one (see UnitProbe.last_valid)
         max_offset = None
         for start, _ in reversed(self.files):
-            lo = self._last_valid(self._map(start))
+            lo = self._probe(probes, start).last_valid()
             if lo > 0 or start == self.files[0][0]:
                 max_offset = start // CQ_UNIT_SIZE + lo
                 break
         assert max_offset is not None
         first_start = self.files[0][0]
         min_offset = first_start // CQ_UNIT_SIZE
-        mf = self._map(first_start)
+        first = self._probe(probes, first_start)
         # skip pre-blank units that pad a queue re-created past offset 0
         while min_offset < max_offset:
-            pos = (min_offset - first_start // CQ_UNIT_SIZE) * CQ_UNIT_SIZE
-            if pos + CQ_UNIT_SIZE > mf.size:
-                break
-            phy, size, tags = _UNIT.unpack_from(mf.buf, pos)
-            if not (phy == 0 and size == PRE_BLANK_SIZE and tags == 0):
+            i = min_offset - first_start // CQ_UNIT_SIZE
+            if i >= first.units or first.probe(i) != (0, PRE_BLANK_SIZE, 0):
                 break
             min_offset += 1
         # correctMinOffset: the first unit whose message is still in the commitlog (units are in phy order)
         lo, hi = min_offset, max_offset
         while lo < hi:
             mid = (lo + hi) // 2
-            try:
-                before_log = self.unit(mid).physical_offset < self.log_min_offset
-            except NotFound:  # a file cut short in the middle of the queue: no unit there to compare
-                before_log = False
-            if before_log:
+            unit = self._probe_unit(probes, mid)
+            # None: a file cut short in the middle of the queue: no unit there to compare
+            if unit is not None and unit[0] < self.log_min_offset:
                 lo = mid + 1
             else:
                 hi = mid
         min_offset = lo
         max_end = 0
         if max_offset > min_offset:
-            try:
-                last = self.unit(max_offset - 1)
-                max_end = last.physical_offset + last.size
-            except NotFound:
-                pass
-        self._info = QueueInfo(self.topic, self.queue_id, min_offset, max_offset, files, max_end)
-        return self._info
+            last = self._probe_unit(probes, max_offset - 1)
+            if last is not None:
+                max_end = last[0] + last[1]
+        return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, files, max_end)
 
 
 def _written_units(mf: MappedFile, first: int, count: int) -> int:
@@ -324,15 +330,25 @@ def _first_valid(units: np.ndarray, base: int) -> int | None:
 def discover_queues(root: Path, directory: str = "consumequeue") -> list[tuple[str, int]]:
     """(topic, queue id) pairs found under consumequeue/ (directories named by decimal queue ids)."""
     base = root / directory
-    found = []
+    found: list[tuple[str, int]] = []
     if not base.is_dir():
         return found
-    for topic_dir in sorted(base.iterdir()):
-        if not topic_dir.is_dir():
-            continue
-        for queue_dir in topic_dir.iterdir():
-            queue_id = queue_id_name(queue_dir.name)  # other names: strays.py's findings
-            if queue_dir.is_dir() and queue_id is not None:
-                found.append((topic_dir.name, queue_id))
+    # scandir: the entry types come with the names (no stat per directory; a store may hold 16,000 queues)
+    with os.scandir(base) as topics:
+        topic_dirs = sorted((e for e in topics if _is_dir(e)), key=lambda e: e.name)
+    for topic_dir in topic_dirs:
+        with os.scandir(topic_dir.path) as queues:
+            for queue_dir in queues:
+                queue_id = queue_id_name(queue_dir.name)  # other names: strays.py's findings
+                if queue_id is not None and _is_dir(queue_dir):
+                    found.append((topic_dir.name, queue_id))
     found.sort()
     return found
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """``Path.is_dir``'s answer for a scandir entry: False when it cannot be told."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

@@ -11,6 +11,7 @@ however big the store is.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import stat
@@ -130,16 +131,23 @@ def offset_named_files(directory: Path) -> list[tuple[int, Path]]:
 def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[Path]]:
     """``offset_named_files`` plus the entries with such a name that are no regular file (a directory, a
     pipe, a dangling link), by name: a queue skips them, a caller may say so."""
-    if not directory.is_dir():
-        return [], []
     found, others = [], []
-    for entry in directory.iterdir():
-        start = offset_name(entry.name)  # other names (a letter, 25 digits, past 2^63) are strays.py's findings
-        if start is not None:
-            if entry.is_file():
-                found.append((start, entry))
-            else:
-                others.append(entry)
+    try:
+        entries = os.scandir(directory)  # scandir: no Path and no stat per entry (thousands of queues)
+    except (FileNotFoundError, NotADirectoryError):
+        return [], []
+    with entries:
+        for entry in entries:
+            start = offset_name(entry.name)  # other names (a letter, 25 digits, past 2^63) are strays.py's findings
+            if start is not None:
+                try:
+                    regular = entry.is_file()
+                except OSError:
+                    regular = False
+                if regular:
+                    found.append((start, Path(entry.path)))
+                else:
+                    others.append(Path(entry.path))
     found.sort()
     others.sort(key=lambda e: e.name)
     return found, others
@@ -201,14 +209,22 @@ def allocated_end(path: Path) -> int | None:
     except OSError:
         return None
     try:
+        return allocated_end_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def allocated_end_fd(fd: int) -> int | None:
+    """:func:`allocated_end` of a file already open for reading."""
+    if not hasattr(os, "SEEK_DATA"):
+        return None
+    try:
         end = pos = 0
         while True:
             try:
                 start = os.lseek(fd, pos, os.SEEK_DATA)
-            except OSError:  # ENXIO: no data after pos
-                return end
+            except OSError as e:  # ENXIO: no data after pos; anything else: the file system cannot tell
+                return end if e.errno == errno.ENXIO else None
             end = pos = os.lseek(fd, start, os.SEEK_HOLE)
     except OSError:
         return None
-    finally:
-        os.close(fd)

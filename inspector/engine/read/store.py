@@ -88,6 +88,7 @@ class Store:
             self.rocksdb_cq = RocksDBConsumeQueueStore(self.root)
             known = set(self._queue_ids)
             self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
+        self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._config: ConfigSet | None = None
@@ -227,12 +228,11 @@ class Store:
 
     def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue:
         key = (topic, queue_id)
-        if key not in self._queue_ids:
+        if key not in self._queue_id_set:
             raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
         q = self._queues.get(key)
         if q is None:
-            file_dir = self.root / "consumequeue" / topic / str(queue_id)
-            if self.rocksdb_cq is not None and not file_dir.is_dir():
+            if self.rocksdb_cq is not None and not (self.root / "consumequeue" / topic / str(queue_id)).is_dir():
                 return self.rocksdb_cq.queue(topic, queue_id)
             q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size, log_min_offset=self.commitlog.min_offset)
             self._queues[key] = q

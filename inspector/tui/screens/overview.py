@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -16,7 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from inspector.engine import CheckpointInfo, IndexFileInfo, QueueInfo, Segment, SegmentScan, StoreError
 from inspector.tui.fmt import num, size, when
-from inspector.tui.messages import OverviewLoaded, ScanProgress
+from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
 from inspector.tui.widgets.navbar import NavBar
 
 
@@ -40,28 +41,45 @@ class OverviewData:
     clean_shutdown: bool
     lock_exists: bool
     errors: list[str] = field(default_factory=list)
+    queue_ids: list[tuple[str, int]] = field(default_factory=list)
+    listed: bool = True  # False: the skeleton (queue ends not read yet)
 
 
-def load_overview(store) -> OverviewData:
-    """Everything but the walk of the commitlog (cheap: headers, consume-queue ends, config)."""
+def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
+                  list_queues: bool = True) -> OverviewData:
+    """Everything but the walk of the commitlog (cheap: headers, consume-queue ends, config).
+
+    ``list_queues=False`` gives the skeleton shown at once: the queue ids (known from the directory names)
+    without their ends (``queues`` empty, ``listed`` False) and no consumer lag. ``progress(done, total)`` is
+    called as the queue ends are read (a store may hold tens of thousands of queues)."""
     errors: list[str] = []
     queues: list[QueueInfo] = []
-    for topic, qid in store.queue_ids():
+    ids = store.queue_ids()
+    if list_queues:
+        for n, (topic, qid) in enumerate(ids):
+            if progress is not None and n % _LIST_STEP == 0:
+                progress(n, len(ids))
+            try:
+                queues.append(store.queue(topic, qid).info())
+            except StoreError as e:
+                errors.append(f"{topic}/{qid}: {e}")
+        lag = []
         try:
-            queues.append(store.queue(topic, qid).info())
+            lag = store.consumer_lag()
         except StoreError as e:
-            errors.append(f"{topic}/{qid}: {e}")
-    try:
-        lag = store.consumer_lag()
-    except StoreError as e:
-        lag, _ = [], errors.append(f"consumer offsets: {e}")
+            errors.append(f"consumer offsets: {e}")
+    else:
+        lag = []
     index_files = [r.info() for r in store.index_files()]
     try:
         checkpoint, cp_error = store.checkpoint(), None
     except StoreError as e:
         checkpoint, cp_error = None, str(e)
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
-                        cp_error, store.clean_shutdown, store.lock_exists, errors)
+                        cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues)
+
+
+_LIST_STEP = 500  # queues between two progress reports of the listing
 
 
 def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
@@ -91,6 +109,12 @@ def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True,
     return t
 
 
+def _walk(node: TreeNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
 class StoreTree(Tree):
     """The overview tree: enter opens the node's view, space expands it."""
 
@@ -109,6 +133,10 @@ class OverviewScreen(Screen):
         self._segment_nodes: dict[int, TreeNode] = {}
         self._commitlog_node: TreeNode | None = None
         self._problems_node: TreeNode | None = None
+        self._topics_node: TreeNode | None = None
+        # queue nodes of a topic are added when it is expanded: thousands of queues would be thousands of nodes
+        self._pending_queues: dict[str, list[QueueInfo]] = {}
+        self._lag_by_queue: dict[tuple[str, int], list[dict]] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,16 +157,24 @@ class OverviewScreen(Screen):
 
     @work(thread=True, group="overview-load", exit_on_error=False)
     def _load(self) -> None:
+        # the skeleton first (names only, no file read per queue), then the queue ends with a counter
         try:
-            data = load_overview(self.app.store)
+            self.post_message(OverviewLoaded(load_overview(self.app.store, list_queues=False)))
+            data = load_overview(self.app.store, lambda done, total: self.post_message(QueuesListed(done, total)))
         except Exception as e:  # noqa: BLE001 - keep the app alive, say what failed
             self.app.call_from_thread(self.notify, f"overview: {e}", severity="error")
             return
         self.post_message(OverviewLoaded(data))
 
     def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        if self.data is not None and self.data.listed and not message.data.listed:
+            return  # a late skeleton: the full tree is already there
         self.data = message.data
         self._build(message.data)
+
+    def on_queues_listed(self, message: QueuesListed) -> None:
+        if self._topics_node is not None and self.data is not None and not self.data.listed:
+            self._topics_node.set_label(self._topics_label(self.data, message.done))
 
     # -- the tree ---------------------------------------------------------------------------------------------
 
@@ -146,6 +182,9 @@ class OverviewScreen(Screen):
         app = self.app
         tree = self.query_one(Tree)
         root = tree.root
+        # a rebuild (skeleton, then the listed queues) keeps what the user opened and where the cursor was
+        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded}
+        cursor = tree.cursor_node.data if tree.cursor_node is not None else None
         root.remove_children()
         shutdown = Text()
         shutdown.append(app.store_name, style="bold")
@@ -164,33 +203,37 @@ class OverviewScreen(Screen):
         by_topic: dict[str, list[QueueInfo]] = defaultdict(list)
         for q in d.queues:
             by_topic[q.topic].append(q)
+        queue_count: dict[str, int] = defaultdict(int)
+        for topic, _ in d.queue_ids:
+            queue_count[topic] += 1
         lag_by_queue: dict[tuple[str, int], list[dict]] = defaultdict(list)
         for row in d.lag:
             lag_by_queue[(row["topic"], row["queue_id"])].append(row)
-        topics = root.add(Text.assemble(("Topics", "bold"), f"  {len(by_topic)} topics, {len(d.queues)} queues"),
-                          data=Node("topics"), expand=True)
-        lag_of = {t: sum(r["lag"] or 0 for r in d.lag if r["topic"] == t) for t in by_topic}
+        self._lag_by_queue = lag_by_queue
+        self._pending_queues = {}
+        topics = root.add(self._topics_label(d), data=Node("topics"), expand=True)
+        self._topics_node = topics
+        lag_of: dict[str, int] = dict.fromkeys(by_topic, 0)
+        for r in d.lag:
+            if r["topic"] in lag_of:
+                lag_of[r["topic"]] += r["lag"] or 0
         most_lagging = max(lag_of, key=lambda t: (lag_of[t], t)) if any(lag_of.values()) else None
-        for topic in sorted(by_topic):
+        for topic in sorted(queue_count if not d.listed else by_topic):
+            if not d.listed:
+                label = Text.assemble((topic, "bold cyan"), f"  {queue_count[topic]} queue(s)", ("  …", "dim"))
+                topics.add(label, data=Node("topic", topic), expand=False)
+                continue
             queues = sorted(by_topic[topic], key=lambda q: q.queue_id)
             total = sum(q.message_count for q in queues)
             lag_total = sum(r["lag"] or 0 for q in queues for r in lag_by_queue.get((topic, q.queue_id), []))
             label = Text.assemble((topic, "bold cyan"), f"  {len(queues)} queue(s), {num(total)} messages")
             if lag_total:
                 label.append(f"  lag {num(lag_total)}", style="yellow")
-            tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging)
-            for q in queues:
-                groups = lag_by_queue.get((topic, q.queue_id), [])
-                qlabel = Text.assemble(f"queue {q.queue_id}", f"  offsets {num(q.min_offset)}…{num(q.max_offset)}",
-                                       f"  {num(q.message_count)} msgs", (f"  {len(q.files)} file(s)", "dim"))
-                for r in groups:
-                    lag = "?" if r["lag"] is None else num(r["lag"])
-                    qlabel.append(f"  {r['group']} lag {lag}", style="yellow" if r["lag"] else "green")
-                qnode = tnode.add(qlabel, data=Node("queue", (topic, q.queue_id)), expand=False, allow_expand=bool(groups))
-                for r in groups:
-                    glabel = Text.assemble((r["group"], "bold"), f"  committed {num(r['consumer_offset'])}",
-                                           f"  max {num(r['max_offset'])}", f"  lag {num(r['lag'])}")
-                    qnode.add_leaf(glabel, data=Node("group", (topic, q.queue_id, r["group"], r["consumer_offset"])))
+            tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging or topic in expanded)
+            if lag_total or tnode.is_expanded or any(lag_by_queue.get((topic, q.queue_id)) for q in queues):
+                self._add_queue_nodes(tnode, queues)
+            else:
+                self._pending_queues[topic] = queues
 
         groups = sorted({r["group"] for r in d.lag})
         if groups:
@@ -239,6 +282,44 @@ class OverviewScreen(Screen):
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
         for err in d.errors:
             self.notify(err, severity="error")
+        if cursor is not None and cursor != Node("store"):
+            for node in _walk(root):
+                if node.data == cursor:
+                    tree.move_cursor(node)
+                    break
+
+    def _topic_nodes(self) -> list[TreeNode]:
+        return list(self._topics_node.children) if self._topics_node is not None else []
+
+    def _topics_label(self, d: OverviewData, listed: int | None = None) -> Text:
+        topic_names = {t for t, _ in d.queue_ids} if d.queue_ids else {q.topic for q in d.queues}
+        count = len(d.queue_ids) if d.queue_ids else len(d.queues)
+        label = Text.assemble(("Topics", "bold"), f"  {len(topic_names)} topics, {count} queues")
+        if not d.listed:
+            label.append(f"  reading queue ends {num(listed or 0)}/{num(count)}…", style="dim italic")
+        return label
+
+    def _add_queue_nodes(self, tnode: TreeNode, queues: list[QueueInfo]) -> None:
+        topic = tnode.data.value
+        for q in queues:
+            groups = self._lag_by_queue.get((topic, q.queue_id), [])
+            qlabel = Text.assemble(f"queue {q.queue_id}", f"  offsets {num(q.min_offset)}…{num(q.max_offset)}",
+                                   f"  {num(q.message_count)} msgs", (f"  {len(q.files)} file(s)", "dim"))
+            for r in groups:
+                lag = "?" if r["lag"] is None else num(r["lag"])
+                qlabel.append(f"  {r['group']} lag {lag}", style="yellow" if r["lag"] else "green")
+            qnode = tnode.add(qlabel, data=Node("queue", (topic, q.queue_id)), expand=False, allow_expand=bool(groups))
+            for r in groups:
+                glabel = Text.assemble((r["group"], "bold"), f"  committed {num(r['consumer_offset'])}",
+                                       f"  max {num(r['max_offset'])}", f"  lag {num(r['lag'])}")
+                qnode.add_leaf(glabel, data=Node("group", (topic, q.queue_id, r["group"], r["consumer_offset"])))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
+        node = event.node
+        if isinstance(node.data, Node) and node.data.kind == "topic" and not node.children:
+            queues = self._pending_queues.pop(node.data.value, None)
+            if queues is not None:
+                self._add_queue_nodes(node, queues)
 
     def _commitlog_label(self, d: OverviewData) -> Text:
         app = self.app

@@ -47,3 +47,18 @@ def test_cheap_commands_load_no_heavy_module(argv):
 def test_help_loads_neither_numpy_nor_rich():
     _code, modules = loaded("--help")
     assert not modules & {"numpy", "rich"}, sorted(modules & {"numpy", "rich"})
+
+
+def test_info_of_a_broker_sized_store_holding_little_loads_no_kernels(tmp_path):
+    """A broker's preallocated 1 GiB active segment (a hole past a few records) and 6,000,000-byte queue files:
+    what is walked is the data, not the file's size, so a few records need no compiled kernels."""
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+
+    root = tmp_path / "store"
+    with StoreWriter(root) as w:  # the broker's geometry: 1 GiB segments, 6,000,000-byte queue files
+        for i in range(40):
+            w.append(MessageSpec(topic=f"T{i % 5}", queue_id=i % 4, body=b"x" * 100, store_timestamp=1_700_000_000_000))
+    code, modules = loaded("info", str(root), "--json")
+    assert code in (0, None)
+    assert not modules & {"numba", "llvmlite"}, sorted(modules & {"numba", "llvmlite"})

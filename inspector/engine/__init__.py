@@ -40,6 +40,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.layout": ('FieldSpan', 'Region', 'regions'),
     "read.mapped": ('is_all_zero',),
     "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview'),
+    "read.survey": ('StoreSurvey', 'SurveyState', 'survey_of'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
@@ -123,6 +124,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.layout import FieldSpan, Region, regions
     from inspector.engine.read.mapped import is_all_zero
     from inspector.engine.read.overview import approximate_unique_key_time, id_overview, store_overview
+    from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import decode_id, MAX_TIME, Store

@@ -106,6 +106,11 @@ class StoreSurvey:
         """Wait up to ``timeout`` seconds for the walk to end; True when it has."""
         return self._finished.wait(timeout)
 
+    @property
+    def stopping(self) -> bool:
+        """True once :meth:`stop` was called."""
+        return self._stop.is_set()
+
     def stop(self, timeout: float | None = 60.0) -> None:
         """Ask the walk to stop (between segments, or between recovery's batches) and wait for it."""
         self._stop.set()

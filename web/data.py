@@ -59,7 +59,7 @@ class Limits:
     request_seconds: float | None = 5.0  # time budget of one request's own loops (web.deadline)
     busy_seconds: float = 30.0  # how long a request waits for a free worker before a 503
     workers: int = 8  # requests served at once (more wait for a free worker)
-    walk_wait_seconds: float = 0.4  # how long the overview waits for the store's background walk to end
+    walk_wait_seconds: float = 0.3  # how long the overview waits for the store's background walk to end
 
 
 # -- overview ---------------------------------------------------------------------------------------------------

@@ -624,6 +624,81 @@ def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
     root, facts = many_queue_store(data, mode)
     return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
             *bench_many_queues_web(root, facts, repeat)]
+# --- web viewer on big stores (issue 20) ----------------------------------------------------------------------
+
+
+def _web_get(url: str) -> tuple[float, bytes]:
+    import urllib.request
+
+    t = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=120) as r:
+        body = r.read()
+    return time.perf_counter() - t, body
+
+
+def _web_run(root: Path) -> dict:
+    """One ``rmq-inspect web`` process on ``root``: the overview cold (its walk running) and warm, how long the
+    background walk took and whether its overview is complete, small requests during the walk, peak RSS."""
+    import re
+
+    proc = subprocess.Popen(_command("web", str(root), "--port", "0"), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    try:
+        line = proc.stdout.readline()
+        base = re.search(r"(http://\S+?)/? ", line).group(1)
+        out = {"during": [_web_get(base + "/api/teach")[0]]}  # first thing: the walk has just started
+        out["cold_page"] = _web_get(base + "/")[0]
+        out["cold_api"] = _web_get(base + "/api/")[0]
+        while True:
+            d = json.loads(_web_get(base + "/api/")[1])
+            if d["walk"]["done"]:
+                break
+            out["during"].append(_web_get(base + "/api/teach")[0])
+            time.sleep(0.1)
+        out["walk"] = d["walk"]["seconds"]
+        out["complete"] = d["walk"]["stage"] == "done" and d["truncated"] is None and d["recovery"] is not None
+        out["warm_page"] = statistics.median(_web_get(base + "/")[0] for _ in range(3))
+        out["warm_api"] = statistics.median(_web_get(base + "/api/")[0] for _ in range(3))
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        out["rss"] = int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M).group(1)) * 1024
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        proc.stdout.close()
+
+
+def bench_web(stores: list[tuple[str, Path]], repeat: int) -> list[Row]:
+    """``rmq-inspect web`` as a fresh process per run: time of ``/`` and ``/api/`` right after start (cold: the
+    store's one walk runs in the background) and once it is done (warm), the walk itself, the longest small
+    request (``/api/teach``) made while it runs, and the server's peak RSS."""
+    rows = []
+    for label, root in stores:
+        runs = [_web_run(root) for _ in range(repeat)]
+
+        def col(key: str, scale: float = 1.0, runs: list[dict] = runs) -> list[float]:
+            return [r[key] * scale for r in runs]
+
+        complete = all(r["complete"] for r in runs)
+        during = [max(r["during"]) * 1e3 for r in runs if r["during"]]
+        rows += [
+            Row(f"web `/` cold (walk running), {label}", "s", col("cold_page"), "< 0.5",
+                statistics.median(col("cold_page")) < 0.5, "fresh server; the page shows the walk's progress"),
+            Row(f"web `/api/` cold (walk running), {label}", "s", col("cold_api"), "< 0.5",
+                statistics.median(col("cold_api")) < 0.5),
+            Row(f"web `/` warm (walk done), {label}", "s", col("warm_page"), "< 0.5",
+                statistics.median(col("warm_page")) < 0.5),
+            Row(f"web `/api/` warm (walk done), {label}", "s", col("warm_api"), "< 0.5",
+                statistics.median(col("warm_api")) < 0.5),
+            Row(f"web overview walk (background, once per store), {label}", "s", col("walk"), "complete",
+                complete, "complete, never truncated" if complete else "INCOMPLETE or truncated"),
+            Row(f"web: slowest small request during the walk, {label}", "ms", during, "< 100",
+                bool(during) and statistics.median(during) < 100 if during else None,
+                "/api/teach while the walk runs" if during else "the walk ended before any"),
+            Row(f"web server peak RSS, {label}", "MB", col("rss", 1e-6), "< 300",
+                statistics.median(col("rss", 1e-6)) < 300),
+        ]
+    return rows
 
 
 # --- data and output -----------------------------------------------------------------------------------------
@@ -643,6 +718,7 @@ def stores(data: Path, mode: str) -> dict[str, tuple[Path, dict]]:
         "segment": dict(segments=1, segment_size=seg, **index),
         "memory": dict(segments=4 if mode != "smoke" else 2, segment_size=seg, **index),
         "lookup": dict(segments=1, segment_size=seg, fill_index=True, **(index if mode == "smoke" else {})),
+        "eight": dict(segments=8, segment_size=seg, **index),
     }
     out = {}
     for name, kwargs in spec.items():
@@ -692,6 +768,8 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_tui(seg_root, repeat)
     rows += bench_tui_pages(seg_root, seg_facts, repeat)
     rows += bench_many_queues(args.data, mode, repeat)
+    rows += bench_web([(f"{SIZES[mode] / GiB:.3g} GiB segment", seg_root),
+                       (f"8 x {SIZES[mode] / GiB:.3g} GiB segments", data["eight"][0])], repeat)
     print(f"rmq-inspect benchmarks ({mode}: {SIZES[mode] // MiB:,} MiB segments, {repeat} runs each, medians)")
     for key, value in info.items():
         print(f"  {key}: {value}")

@@ -1,7 +1,8 @@
 """The Flask application factory and the server ``rmq-inspect web`` runs.
 
 ``create_app(store_or_path)`` keeps one open, read-only ``Store`` in ``app.extensions["rmq_store"]``; every
-request reads from it and none names a file path. Only GET (and HEAD) routes exist. Errors never surface as
+request reads from it and none names a file path. Requests run at once, each in its own server thread (a bounded
+pool, :class:`_Workers`); the store's walk for the overview runs once, in the background, from the start. Only GET (and HEAD) routes exist. Errors never surface as
 a 500 page from the engine: ``BadInput`` is a 400, ``NotFound`` and any other ``StoreError`` (nothing
 readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
 """
@@ -13,6 +14,8 @@ import json
 import socket
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from flask import Flask, jsonify, render_template, request
@@ -21,7 +24,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Response
 
 from inspector import version
-from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable
+from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable, survey_of
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
@@ -55,6 +58,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     store = store_or_path if isinstance(store_or_path, Store) else Store(store_or_path)
     app.extensions["rmq_store"] = store
     app.extensions["rmq_limits"] = app.config["LIMITS"]
+    survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
 
     from web import api, pages, workshop
 
@@ -104,18 +108,21 @@ def _headers(response):
     return response
 
 
-class _OneAtATime:
-    """WSGI wrapper running one request at a time through the app (the store's caches are not thread-safe),
-    while the threaded server still accepts connections, so an idle browser socket cannot block it. A request
-    that waits longer than ``busy_seconds`` for the one before it gets a 503 instead of hanging."""
+class _Workers:
+    """WSGI wrapper letting at most ``workers`` requests run through the app at once: the threaded server gives
+    each connection its own thread, and the read-only store is shared by them (its lazily built readers are made
+    under locks; the long walk of the overview runs once, in the background: ``survey_of``). So a slow request
+    (a long chain walk, a big page) holds up no other. A request that waits longer than ``busy_seconds`` for a
+    free worker gets a 503 instead of hanging."""
 
-    def __init__(self, wsgi_app, busy_seconds: float = 30.0):
+    def __init__(self, wsgi_app, workers: int = 8, busy_seconds: float = 30.0):
         self.wsgi_app = wsgi_app
+        self.workers = workers
         self.busy_seconds = busy_seconds
-        self.lock = threading.Lock()
+        self.slots = threading.BoundedSemaphore(workers)
 
     def __call__(self, environ, start_response):
-        if not self.lock.acquire(timeout=self.busy_seconds):
+        if not self.slots.acquire(timeout=self.busy_seconds):
             return _busy(environ, self.busy_seconds)(environ, start_response)
         try:
             result = self.wsgi_app(environ, start_response)
@@ -125,7 +132,18 @@ class _OneAtATime:
                 if hasattr(result, "close"):
                     result.close()
         finally:
-            self.lock.release()
+            self.slots.release()
+
+    @contextmanager
+    def all_busy(self) -> Iterator[None]:
+        """Hold every worker (what a request meets when ``workers`` slow ones run)."""
+        for _ in range(self.workers):
+            self.slots.acquire()
+        try:
+            yield
+        finally:
+            for _ in range(self.workers):
+                self.slots.release()
 
 
 def _busy(environ, seconds: float) -> Response:
@@ -174,8 +192,9 @@ def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, qu
     """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``). ``app`` then
     answers only the Host names that server may be reached by (``web.hosts``)."""
     handler = _QuietHandler if quiet else None
-    busy = app.extensions["rmq_limits"].busy_seconds
-    server = make_server(host, port, _OneAtATime(app, busy), threaded=True, request_handler=handler)
+    limits = app.extensions["rmq_limits"]
+    server = make_server(host, port, _Workers(app, limits.workers, limits.busy_seconds), threaded=True,
+                         request_handler=handler)
     restrict(app, host, server.server_port, allow_hosts, loopback=is_loopback(host))
     return server
 

@@ -8,6 +8,7 @@ No Flask here and no byte parsing: every value comes from an engine method or an
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
 from inspector.engine import (
@@ -33,7 +34,7 @@ from inspector.engine import (
     region_view,
     regions,
     slot_occupancy,
-    store_overview,
+    survey_of,
     walk_slot,
 )
 from web.deadline import NO_DEADLINE, Deadline
@@ -56,22 +57,46 @@ class Limits:
     scan_entries: int = 20_000  # commitlog entries one list page may walk to fill itself
     list_bytes: int = 2_000_000  # record bytes (bodies as capped) one list page may hold: properties can be huge
     request_seconds: float | None = 5.0  # time budget of one request's own loops (web.deadline)
-    busy_seconds: float = 30.0  # how long a request waits for the one before it before a 503
+    busy_seconds: float = 30.0  # how long a request waits for a free worker before a 503
+    workers: int = 8  # requests served at once (more wait for a free worker)
+    walk_wait_seconds: float = 0.3  # how long the overview waits for the store's background walk to end
 
 
 # -- overview ---------------------------------------------------------------------------------------------------
 
 
 def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
-    """``store_overview``: what the CLI's ``info --json`` gives, same field names; the problem list capped
-    (``problem_count`` is the full number). Past ``deadline`` the segment scan stops: ``truncated`` says where."""
-    d = store_overview(store, budget=deadline)
-    d["problem_count"] = len(d["problems"])
+    """``store_overview``, walked once per store in the background (``survey_of``) and shared by every request:
+    what the CLI's ``info --json`` gives, same field names, the problem list capped (``problem_count`` is the
+    full number). ``walk`` says how far the walk is: until it is done (waited for up to ``walk_wait_seconds``,
+    within ``deadline``) the fields it computes are empty or None (``walk.note``: "walking segment 3/8, 41%")."""
+    survey = survey_of(store)
+    survey.wait(_wait_seconds(limits, deadline))
+    state = survey.state()
+    complete = survey.result()
+    d = dict(complete) if complete is not None else _walking(store)  # a copy: the shared result stays whole
+    d["walk"] = state.as_dict()
+    d["problem_count"] = len(d["problems"]) if complete is not None else None
     d["problems"] = d["problems"][: limits.max_problems]
     for name in ("segments", "topics", "consumer_groups", "index_files"):  # ``<name>_total``: the full number
         d[f"{name}_total"] = len(d[name])
         d[name] = d[name][: limits.max_rows]
     return d
+
+
+def _wait_seconds(limits: Limits, deadline: Deadline) -> float:
+    if deadline.at is None:
+        return limits.walk_wait_seconds
+    return max(0.0, min(limits.walk_wait_seconds, deadline.at - time.monotonic()))
+
+
+def _walking(store: Store) -> dict:
+    """The overview's fields while the walk runs: what needs no walk, the rest empty or None."""
+    return {"store": str(store.root), "segment_size": store.commitlog.segment_size, "segments": [],
+            "min_physical_offset": store.min_offset, "max_physical_offset": None, "topics": [], "index_files": [],
+            "checkpoint": None, "abort_file": store.abort_exists, "lock_file": store.lock_exists,
+            "clean_shutdown": store.clean_shutdown, "shutdown": None, "recovery": None, "consumer_groups": [],
+            "problems": [], "truncated": None}
 
 
 # -- messages ----------------------------------------------------------------------------------------------------

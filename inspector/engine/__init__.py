@@ -46,6 +46,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
+    "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
@@ -160,6 +161,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
+    from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
     from inspector.engine.read.views import (
         chain_view,
         has_undecodable,

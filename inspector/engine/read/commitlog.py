@@ -9,6 +9,7 @@ tail.py.
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,7 @@ class CommitLog:
         self.segment_size: int = segment_size or inferred or 0
         self.segment_size_inferred = segment_size is None
         self._maps: dict[int, MappedFile] = {}
+        self._lock = threading.Lock()  # threads share a CommitLog: one mapping per segment, sorted marks
         self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
         self._scans: dict[tuple[int, bool], SegmentScan] = {}  # (segment start, check_crc) -> its walk
         self.problems: list[Problem] = layout_problems(directory, self._not_files, self.segments, self.segment_size)
@@ -108,14 +110,19 @@ class CommitLog:
     def map(self, segment: Segment) -> MappedFile:
         mf = self._maps.get(segment.start_offset)
         if mf is None:
-            mf = MappedFile(self.root / segment.file, segment.file)
-            self._maps[segment.start_offset] = mf
+            with self._lock:
+                mf = self._maps.get(segment.start_offset)
+                if mf is None:
+                    mf = MappedFile(self.root / segment.file, segment.file)
+                    self._maps[segment.start_offset] = mf
         return mf
 
     def close(self) -> None:
-        for mf in self._maps.values():
+        with self._lock:
+            maps = list(self._maps.values())
+            self._maps.clear()
+        for mf in maps:
             mf.close()
-        self._maps.clear()
 
     @property
     def min_offset(self) -> int:
@@ -162,9 +169,10 @@ class CommitLog:
         seg = self.segment_for(offset)
         if seg is None:
             raise self.no_segment_error(offset)
-        marks = self._marks.setdefault(seg.start_offset, [0])
-        target = offset - seg.start_offset
-        cur = marks[bisect.bisect_right(marks, target) - 1]
+        with self._lock:
+            marks = self._marks.setdefault(seg.start_offset, [0])
+            target = offset - seg.start_offset
+            cur = marks[bisect.bisect_right(marks, target) - 1]
         mf = self.map(seg)
         walked = 0
         chunk = 1 << 16
@@ -173,11 +181,12 @@ class CommitLog:
                                           segment_start=seg.start_offset, stop_at=target, max_records=chunk)
             n = len(starts)
             # remember the start of every MARK_EVERY-th record walked (or the end when that is where it falls)
-            for k in range(self.MARK_EVERY - walked % self.MARK_EVERY, n + 1, self.MARK_EVERY):
-                mark = int(starts[k]) if k < n else end
-                i = bisect.bisect_left(marks, mark)
-                if i == len(marks) or marks[i] != mark:
-                    marks.insert(i, mark)
+            with self._lock:  # another thread may be adding marks to this list: keep it sorted, no duplicates
+                for k in range(self.MARK_EVERY - walked % self.MARK_EVERY, n + 1, self.MARK_EVERY):
+                    mark = int(starts[k]) if k < n else end
+                    i = bisect.bisect_left(marks, mark)
+                    if i == len(marks) or marks[i] != mark:
+                        marks.insert(i, mark)
             walked += n
             cur = end
             if n < chunk:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Callable
 
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
@@ -19,20 +20,28 @@ from inspector.engine.read.views import (
 )
 from parsers.msgid import uniq_key_nearly_time
 
+Progress = Callable[[str, int], None]
+"""``progress(stage, physical offset)``: "scan" (a segment scan starts or ends at that offset), "recovery" (its
+walk reached it), then "queues" and "index files" (offset 0) as the overview reads them."""
 
-def store_overview(store: Store, *, budget: Budget | None = None) -> dict:
+
+def store_overview(store: Store, *, budget: Budget | None = None, progress: Progress | None = None) -> dict:
     """``truncated`` is None, or (when ``budget`` ran out) says where it stopped: then ``segments`` and their
     problems are the first ones, and ``max_physical_offset`` (needs every segment) and ``recovery`` (walks the
-    last ones) are None when not computed."""
+    last ones) are None when not computed. ``progress`` (see :data:`Progress`) follows the walk."""
     stop = budget_or_none(budget)
-    scans, truncated = _scans(store, stop)
+    told = progress or _silent
+    scans, truncated = _scans(store, stop, told)
     max_offset = store.max_offset() if truncated is None else None  # the scans are cached: no second walk
     recovery = None
     if truncated is None:
         try:
-            recovery = recover(store, budget=stop).as_dict()
+            recovery = recover(store, budget=stop, progress=lambda offset: told("recovery", offset)).as_dict()
         except BudgetExceeded as e:
             truncated = str(e)
+    told("queues", 0)
+    topics = _topics(store)
+    told("index files", 0)
     problems = [*store.problems(), *(p for s in scans for p in s.problems)]
     return {
         "store": str(store.root),
@@ -47,7 +56,7 @@ def store_overview(store: Store, *, budget: Budget | None = None) -> dict:
         ],
         "min_physical_offset": store.min_offset,
         "max_physical_offset": max_offset,
-        "topics": _topics(store),
+        "topics": topics,
         "index_files": [index_file_view(r.info()) for r in store.index_files()],
         "checkpoint": checkpoint_view(_safe_checkpoint(store)),
         "abort_file": store.abort_exists,
@@ -62,14 +71,21 @@ def store_overview(store: Store, *, budget: Budget | None = None) -> dict:
     }
 
 
-def _scans(store: Store, budget: Budget) -> tuple[list, str | None]:
+def _silent(stage: str, offset: int) -> None:
+    pass
+
+
+def _scans(store: Store, budget: Budget, progress: Progress) -> tuple[list, str | None]:
     """Segment scans until ``budget`` runs out (checked between segments, and before recovery's walk)."""
     total = len(store.segments)
     scans = []
     for i in range(total):
         if budget.expired():
             return scans, budget.note(f"scanning {i} of {total} segments")
+        segment = store.segments[i]
+        progress("scan", segment.start_offset)
         scans.append(store.scan_segment(i))
+        progress("scan", segment.start_offset + segment.file_size)
     if budget.expired():
         return scans, budget.note(f"scanning all {total} segments (recovery not run)")
     return scans, None

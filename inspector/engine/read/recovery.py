@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.scan.batch import MessageBatch
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
 NOT_FATAL = {"offset-mismatch", "blank-size"}
@@ -33,29 +35,46 @@ class Recovery:
         }
 
 
-def recover(store, mode: str | None = None, *, budget=None) -> Recovery:
+def recover(store, mode: str | None = None, *, budget=None,
+            progress: Callable[[int], None] | None = None) -> Recovery:
     """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says.
 
-    ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked every 1024 records: the walk covers whole
-    segments, so a caller that must answer in time can stop it (``BudgetExceeded``)."""
+    Runs of clean records are taken whole, as columnar batches (the bulk kernels): only their last record
+    matters here. ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked before every batch and
+    every 1024 other records: the walk covers whole segments, so a caller that must answer in time can stop it
+    (``BudgetExceeded``). ``progress`` is called with the physical offset the walk has reached."""
     mode, start_index = recovery_start(store, mode)
     if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
     start = store.commitlog.segments[start_index]
     end = start.start_offset
     last = None
-    for n, entry in enumerate(store.commitlog.entries(start.start_offset, check_crc=True), 1):
+    n = 0
+    for item in store.commitlog.batches(start.start_offset, check_crc=True):
+        if isinstance(item, MessageBatch):
+            if budget is not None:
+                budget.check(f"walking {n} records for recovery")
+            if len(item):
+                n += len(item)
+                last = int(item.physical_offsets[-1])
+                end = item.segment_start + item.end
+                if progress is not None:
+                    progress(end)
+            continue
+        n += 1
         if budget is not None and n % 1024 == 0:
             budget.check(f"walking {n} records for recovery")
-        if isinstance(entry, Message):
-            last = entry.physical_offset
-            end = entry.end_offset
-        elif isinstance(entry, Blank):
-            seg_start = entry.physical_offset - entry.position
+        if isinstance(item, Message):
+            last = item.physical_offset
+            end = item.end_offset
+        elif isinstance(item, Blank):
+            seg_start = item.physical_offset - item.position
             nxt = store.commitlog.segment_for(seg_start + (store.commitlog.segment_size or 1))
-            end = nxt.start_offset if nxt is not None else entry.physical_offset
-        elif isinstance(entry, Problem) and entry.code not in NOT_FATAL:
-            return Recovery(mode, start.file, end, last, f"{entry.reason} ({entry.file} @ {entry.offset})", entry)
+            end = nxt.start_offset if nxt is not None else item.physical_offset
+            if progress is not None:
+                progress(end)
+        elif isinstance(item, Problem) and item.code not in NOT_FATAL:
+            return Recovery(mode, start.file, end, last, f"{item.reason} ({item.file} @ {item.offset})", item)
     return Recovery(mode, start.file, end, last, "end of data (zero bytes follow)", None)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import struct
+import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from inspector.engine.model.arguments import (
@@ -94,10 +95,23 @@ class Store:
         self._config: ConfigSet | None = None
         self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
+        # a Store is shared by threads (the web viewer's requests, its background survey): the lazily built
+        # readers are made under this lock, so each exists once (and is closed once)
+        self._lock = threading.RLock()
+        self._closers: list[Callable[[], None]] = []
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` first thing in :meth:`close` (e.g. to stop a background walk of the mappings)."""
+        with self._lock:
+            self._closers.append(callback)
+
     def close(self) -> None:
+        with self._lock:
+            closers, self._closers = self._closers, []
+        for callback in closers:
+            callback()
         self.commitlog.close()
         for q in self._queues.values():
             q.close()
@@ -234,8 +248,12 @@ class Store:
         if q is None:
             if self.rocksdb_cq is not None and not (self.root / "consumequeue" / topic / str(queue_id)).is_dir():
                 return self.rocksdb_cq.queue(topic, queue_id)
-            q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size, log_min_offset=self.commitlog.min_offset)
-            self._queues[key] = q
+            with self._lock:
+                q = self._queues.get(key)
+                if q is None:
+                    q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
+                                     log_min_offset=self.commitlog.min_offset)
+                    self._queues[key] = q
         return q
 
     def queue_infos(self) -> list[QueueInfo]:
@@ -292,21 +310,26 @@ class Store:
 
     def index_files(self) -> list[IndexFileReader]:
         """Index files in name (creation) order; unreadable ones are reported in index_problems()."""
-        if self._index_readers is None:
-            self._index_readers = []
-            base = self.root / "index"
-            names = sorted(p.name for p in base.iterdir()
-                           if decimal_name(p.name, INDEX_NAME_WIDTH) is not None) if base.is_dir() else []
-            slots, items = self._index_geometry(base, names)
-            for name in names:
-                try:
-                    reader = IndexFileReader(self.root, f"index/{name}", slots, items)
-                except StoreError as e:
-                    self._index_problems.append(Problem(e.file or f"index/{name}", e.offset or 0, e.reason, "bad-index-file"))
-                    continue
-                self._index_problems.extend(reader.problems)
-                self._index_readers.append(reader)
+        with self._lock:
+            if self._index_readers is None:
+                self._index_readers = self._open_index_files()
         return self._index_readers
+
+    def _open_index_files(self) -> list[IndexFileReader]:
+        readers: list[IndexFileReader] = []
+        base = self.root / "index"
+        names = sorted(p.name for p in base.iterdir()
+                       if decimal_name(p.name, INDEX_NAME_WIDTH) is not None) if base.is_dir() else []
+        slots, items = self._index_geometry(base, names)
+        for name in names:
+            try:
+                reader = IndexFileReader(self.root, f"index/{name}", slots, items)
+            except StoreError as e:
+                self._index_problems.append(Problem(e.file or f"index/{name}", e.offset or 0, e.reason, "bad-index-file"))
+                continue
+            self._index_problems.extend(reader.problems)
+            readers.append(reader)
+        return readers
 
     def _index_geometry(self, base: Path, names: list[str]) -> tuple[int | None, int | None]:
         """Slots and items are one broker setting for all files: the geometry most file sizes agree on.

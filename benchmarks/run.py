@@ -19,7 +19,9 @@ import json
 import os
 import platform
 import random
+import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -231,6 +233,74 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
     secs = timed(cli, max(1, repeat // 2))
     rows.append(Row("  `rmq-inspect verify` command, cold process", "GB/s", [size / s / 1e9 for s in secs],
                     note="includes interpreter start, imports, kernel load"))
+    return rows
+
+
+# --- verify against the Java yardstick (issue 20) ----------------------------------------------------------------
+
+
+def _java_yardstick(data: Path) -> Path | None:
+    """Compile benchmarks/java/VerifyYardstick.java into ``data/java``; None when no JDK is on PATH."""
+    if not (shutil.which("javac") and shutil.which("java")):
+        return None
+    source = HERE / "java" / "VerifyYardstick.java"
+    out = data / "java"
+    built = out / "VerifyYardstick.class"
+    if not built.exists() or built.stat().st_mtime < source.stat().st_mtime:
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["javac", "-d", str(out), str(source)], check=True)
+    return out
+
+
+def _timed_count(argv: list[str], pattern: str) -> tuple[float, int]:
+    """Wall seconds of one whole process and the message count it printed (``pattern`` captures it)."""
+    t = time.perf_counter()
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    secs = time.perf_counter() - t
+    found = re.search(pattern, proc.stdout)
+    if proc.returncode not in (0, 4) or not found:  # 4: verify found problems (still a figure)
+        raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr[-2000:]}")
+    return secs, int(found.group(1).replace(",", ""))
+
+
+VERIFY_COUNT = r"checked ([\d,]+) message"
+JAVA_COUNT = r"messages (\d+)"
+
+
+def bench_verify_vs_java(root: Path, eight: Path, data: Path, repeat: int) -> list[Row]:
+    """Whole-process ``rmq-inspect verify`` against the Java yardstick on the same segment, interleaved
+    (A B A B ...) so both see the same machine; then verify's throughput on the 8-segment store."""
+    size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
+    ours = _command("verify", str(root))
+    classes = _java_yardstick(data)
+    rows = []
+    if classes is None:
+        rows.append(Row("Java yardstick vs `rmq-inspect verify`, whole process", "ratio", [], "<= 1.0",
+                        note="skipped: no javac/java on PATH"))
+    else:
+        java = ["java", "-cp", str(classes), "VerifyYardstick", str(root)]
+        _timed_count(ours, VERIFY_COUNT), _timed_count(java, JAVA_COUNT)  # warm-up: page cache, kernel cache
+        pairs = [(_timed_count(ours, VERIFY_COUNT), _timed_count(java, JAVA_COUNT)) for _ in range(repeat)]
+        (_, n_ours), (_, n_java) = pairs[-1]
+        same = n_ours == n_java
+        ratios = [a[0] / b[0] for a, b in pairs]
+        rows += [
+            Row("`rmq-inspect verify`, whole process, 1 segment", "s", [a[0] for a, _ in pairs],
+                note=f"{n_ours:,} msgs, {size / GiB:.3g} GiB; interleaved with the Java row"),
+            Row("  ... Java yardstick (RocketMQ-style decode + body CRC), whole process", "s",
+                [b[0] for _, b in pairs], note=f"{n_java:,} msgs; benchmarks/java/VerifyYardstick.java"),
+            Row("  verify / Java, per pair", "ratio", ratios, "<= 1.0",
+                same and statistics.median(ratios) <= 1.0,
+                "same message count" if same else f"COUNT MISMATCH: verify {n_ours:,}, Java {n_java:,}"),
+        ]
+    size8 = sum(p.stat().st_size for p in (eight / "commitlog").iterdir())
+    argv = _command("verify", str(eight))
+    _timed_count(argv, VERIFY_COUNT)
+    runs = [_timed_count(argv, VERIFY_COUNT) for _ in range(max(1, repeat // 2))]
+    segments = len(list((eight / "commitlog").iterdir()))
+    rates = [size8 / s / 1e9 for s, _ in runs]
+    rows.append(Row(f"`rmq-inspect verify`, whole process, {segments}-segment store", "GB/s", rates, ">= 1.8",
+                    statistics.median(rates) >= 1.8, f"{runs[-1][1]:,} msgs, {size8 / GiB:.3g} GiB; both cores"))
     return rows
 
 
@@ -760,6 +830,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(bench_walk(seg_root, repeat))
     rows += bench_decode(seg_root, repeat)
     rows += bench_verify(seg_root, repeat)
+    rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)
     rows += bench_consume_queues(data["memory"][0], repeat)

@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -52,8 +53,26 @@ def _load():
                     except ImportError:
                         pass
                     else:
+                        _import_arraymath_without_scipy()
                         _kernels = _compile()
     return _kernels or None
+
+
+def _import_arraymath_without_scipy() -> None:
+    """numba's ``np.arraymath`` imports scipy.linalg (0.15-0.2 s, a fifth of a whole ``verify``) only to know
+    whether its ``np.dot`` & co. have BLAS. The kernels use no linear algebra: when nobody has imported scipy
+    yet, load arraymath with scipy.linalg hidden (numba then says "scipy is required" only to code using np.dot;
+    numba's own start-up imports the top-level scipy package, which is cheap)."""
+    if "scipy.linalg" in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # importing it now raises ImportError
+    try:
+        import numba.np.arraymath  # noqa: F401
+    except ImportError:
+        pass  # numba imports it again, scipy visible, when it registers its implementations
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
 
 
 def numba_enabled() -> bool:

@@ -1,0 +1,49 @@
+"""Loading the numba kernels does not import scipy.linalg (numba's BLAS probe, ~0.2 s of every verify), the
+kernels still give the same answer as the Python path, and scipy.linalg stays importable afterwards."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[4]
+
+CHILD = """
+import sys
+from inspector.engine import Store
+from inspector.engine.maintain.verify import verify
+from inspector.engine.scan.kernels import numba_enabled
+with Store(sys.argv[1]) as store:
+    report = verify(store)
+print(numba_enabled(), "scipy.linalg" in sys.modules, report.messages, report.cq_units, report.index_items,
+      len(report.problems))
+try:
+    import scipy.linalg  # noqa: F401
+except ImportError:
+    pass
+else:
+    print("scipy.linalg importable")
+"""
+
+
+def _child(no_numba: bool) -> list[str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("RMQ_INSPECT_NO_NUMBA", None)
+    if no_numba:
+        env["RMQ_INSPECT_NO_NUMBA"] = "1"
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(REPO / "sample_store")], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=300, check=True)
+    return proc.stdout.splitlines()
+
+
+def test_kernels_load_without_scipy_linalg_same_answer():
+    pytest.importorskip("numba")
+    fast, slow = _child(False), _child(True)
+    enabled, linalg_loaded, *counts = fast[0].split()
+    assert enabled == "True" and linalg_loaded == "False"
+    assert counts == slow[0].split()[2:]
+    assert fast[1:] == slow[1:]  # scipy.linalg importable afterwards exactly when it is without numba

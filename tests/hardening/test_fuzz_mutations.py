@@ -24,9 +24,9 @@ from fuzz_known_bugs import MET, triage
 from fuzz_support import Symptom, changed, fingerprint, run_cli
 from hypothesis import example, given
 from store_mutations import Expect, Layout, Mutation, copy_store, mutations, read_layout
-from test_fuzz_store import SAMPLE, fuzz_settings, watchdog
+from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = pytest.mark.timeout(0 if LONG_RUN else 600)  # 0: a long run is bounded by its caller
 
 
 @pytest.fixture(scope="module")

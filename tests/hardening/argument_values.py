@@ -1,0 +1,96 @@
+"""Argument values for the issue-22 argument fuzzer, and what each argument may hold.
+
+Every integer argument of the CLI (offsets, limits, lengths, sizes, times, counts) is listed in :data:`ARGUMENTS`
+with the range a value must be in to mean anything; :func:`impossible` says whether a text is outside it (or no
+plain ASCII integer at all), in which case the documented answer is exit 2 (bad input) on the CLI and 400 on
+the web API. Values are drawn as text: the edges (0, -1, 2^63 - 1, 2^63, 4,300+ digits), any integer, hex and
+octal forms, non-ASCII digits (Arabic-Indic, fullwidth, Devanagari), signs, spaces and random text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+I64_MAX = (1 << 63) - 1
+I32_MAX = (1 << 31) - 1
+PLAIN = re.compile(r"[+-]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[0-9]+)")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """``where`` builds the argv around the value (``{S}`` the store, ``{V}`` the value)."""
+
+    name: str
+    where: tuple[str, ...]
+    low: int
+    high: int
+    multiple_of: int = 1
+    web: tuple[str, str] | None = None  # (path, query) of the same value on the web API, {V} the value
+
+
+ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
+    Argument("messages --from", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "0", "--from", "{V}"),
+             0, I64_MAX, web=("/api/messages", "topic=OrderEvents&queue=0&from={V}")),
+    Argument("messages --limit", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "0", "--limit", "{V}"),
+             0, I64_MAX, web=("/api/messages", "topic=OrderEvents&queue=0&limit={V}")),
+    Argument("messages --queue", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "{V}"), 0, I32_MAX,
+             web=("/api/messages", "topic=OrderEvents&queue={V}")),
+    Argument("messages log --from", ("messages", "{S}", "--from", "{V}", "--limit", "3"), 0, I64_MAX),
+    Argument("show OFFSET", ("show", "{S}", "{V}"), 0, I64_MAX, web=("/api/message/{V}", "")),
+    Argument("hex OFFSET", ("hex", "{S}", "{V}", "--length", "16"), 0, I64_MAX,
+             web=("/api/hex", "offset={V}&length=16")),
+    Argument("hex --length", ("hex", "{S}", "0", "--length", "{V}"), 1, I64_MAX,
+             web=("/api/hex", "offset=0&length={V}")),
+    Argument("key --begin", ("key", "{S}", "--begin", "{V}", "OrderEvents", "order-1108"), 0, I64_MAX),
+    Argument("key --end", ("key", "{S}", "OrderEvents", "order-1108", "--end", "{V}"), 0, I64_MAX),
+    Argument("verify --segment-size", ("verify", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
+    Argument("info --cq-file-size", ("info", "{S}", "--cq-file-size", "{V}"), 20, I64_MAX, multiple_of=20),
+    Argument("verify --index-slots", ("verify", "{S}", "--index-slots", "{V}"), 1, I32_MAX),
+    Argument("verify --index-items", ("verify", "{S}", "--index-items", "{V}"), 1, I32_MAX),
+    Argument("tour --step", ("tour", "{S}", "--step", "{V}", "--json"), 1, I64_MAX),
+    Argument("exercises --count", ("exercises", "{S}", "--count", "{V}", "--json"), 0, I64_MAX),
+)}
+
+NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")
+EDGES = ("0", "1", "-1", "-5", "3", "7", "20", "65536", str(I32_MAX), str(I32_MAX + 1), str(I64_MAX),
+         str(I64_MAX + 1), str(-(I64_MAX + 1)), str(-(I64_MAX + 2)), "99999999999999999999999", "1" * 4301,
+         "1" * 5000, "0x10", "-0x1", "0o17", "0b101", "+1", " 7", "7 ", "1_000", "1e3", "1.5", "", "abc", "٣",
+         "３", "१२", "-٣")
+
+
+def _non_ascii(n: int) -> str:
+    digits = NON_ASCII_DIGITS[n % len(NON_ASCII_DIGITS)]
+    return "".join(digits[int(c)] for c in str(n // len(NON_ASCII_DIGITS)))
+
+
+VALUES: st.SearchStrategy[str] = st.one_of(
+    st.sampled_from(EDGES),
+    st.integers(-(1 << 70), 1 << 70).map(str),
+    st.integers(-(1 << 20), 1 << 20).map(str),
+    st.integers(0, 1 << 64).map(hex),
+    st.integers(0, 10**9).map(_non_ascii),
+    st.integers(4200, 6000).map(lambda n: "9" * n),
+    st.text(max_size=12),
+)
+
+
+def impossible(arg: Argument, text: str) -> bool:
+    """True when ``text`` cannot be a value of ``arg``: out of its range, more than 64 bits, non-ASCII digits, or
+    no integer at all (the answer must then be "bad input"). Spaces and ``_`` are left undecided (False)."""
+    if text != text.strip() or "_" in text:
+        return False
+    if any(c.isdigit() and not c.isascii() for c in text):
+        return True
+    if not PLAIN.fullmatch(text):
+        return arg.name != "show OFFSET"  # show also reads msgIds and unique keys: "not found" (1) is fair there
+    if len(text) > 40:
+        return True
+    value = int(text, 0)
+    return not (arg.low <= value <= arg.high and value % arg.multiple_of == 0)
+
+
+def argv_for(arg: Argument, store: str, value: str) -> list[str]:
+    return [store if a == "{S}" else value if a == "{V}" else a for a in arg.where]

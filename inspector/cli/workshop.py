@@ -241,11 +241,10 @@ def _print_index_header(target) -> None:
 
 def run_exercises(store: Store, seed: int, count: int, answers_path: str | None, answer_key: bool, as_json: bool,
                   input_fn: Callable[[str], str] | None = None) -> int:
-    from inspector.engine import exercise_view, generate
+    from inspector.engine import EXERCISE_COUNT, exercise_view, generate
 
     input_fn = input_fn or input
-    if count < 1:
-        raise BadInput("--count must be at least 1")
+    EXERCISE_COUNT.check(count, "argument --count:")
     exercises = generate(store, seed, count)
     if not exercises:
         raise NotFound("this store has no case for any exercise")

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 # module (relative to this package) -> the public names it gives the front ends
 _FACE: dict[str, tuple[str, ...]] = {
-    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'INDEX_ITEMS', 'INDEX_SLOT', 'INDEX_SLOTS',
-        'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT', 'QUEUE_ID', 'QUEUE_OFFSET',
-        'SEGMENT_SIZE', 'START', 'TIME_MS'),
+    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
+        'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
+        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
@@ -99,6 +99,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,
+        EXERCISE_COUNT,
         INDEX_ITEMS,
         INDEX_SLOT,
         INDEX_SLOTS,

@@ -29,13 +29,16 @@ class Argument:
     high: int
     multiple_of: int = 1
     web: tuple[str, str] | None = None  # (path, query) of the same value on the web API, {V} the value
+    # the web's own narrower bounds (a page of at most 500 messages, a hex page of 16 to 8192 bytes: web/data.py
+    # Limits): a value inside the CLI's range but outside these is a 400 there, its message naming the cap
+    web_cap: tuple[int, int] | None = None
 
 
 ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("messages --from", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "0", "--from", "{V}"),
              0, I64_MAX, web=("/api/messages", "topic=OrderEvents&queue=0&from={V}")),
     Argument("messages --limit", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "0", "--limit", "{V}"),
-             0, I64_MAX, web=("/api/messages", "topic=OrderEvents&queue=0&limit={V}")),
+             0, I64_MAX, web=("/api/messages", "topic=OrderEvents&queue=0&limit={V}"), web_cap=(1, 500)),
     Argument("messages --queue", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "{V}"), 0, I32_MAX,
              web=("/api/messages", "topic=OrderEvents&queue={V}")),
     Argument("messages log --from", ("messages", "{S}", "--from", "{V}", "--limit", "3"), 0, I64_MAX),
@@ -43,7 +46,7 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("hex OFFSET", ("hex", "{S}", "{V}", "--length", "16"), 0, I64_MAX,
              web=("/api/hex", "offset={V}&length=16")),
     Argument("hex --length", ("hex", "{S}", "0", "--length", "{V}"), 1, I64_MAX,
-             web=("/api/hex", "offset=0&length={V}")),
+             web=("/api/hex", "offset=0&length={V}"), web_cap=(16, 8192)),
     Argument("key --begin", ("key", "{S}", "--begin", "{V}", "OrderEvents", "order-1108"), 0, I64_MAX),
     Argument("key --end", ("key", "{S}", "OrderEvents", "order-1108", "--end", "{V}"), 0, I64_MAX),
     Argument("verify --segment-size", ("verify", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
@@ -51,7 +54,7 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("verify --index-slots", ("verify", "{S}", "--index-slots", "{V}"), 1, I32_MAX),
     Argument("verify --index-items", ("verify", "{S}", "--index-items", "{V}"), 1, I32_MAX),
     Argument("tour --step", ("tour", "{S}", "--step", "{V}", "--json"), 1, I64_MAX),
-    Argument("exercises --count", ("exercises", "{S}", "--count", "{V}", "--json"), 0, I64_MAX),
+    Argument("exercises --count", ("exercises", "{S}", "--count", "{V}", "--json"), 1, 1000),
 )}
 
 NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")

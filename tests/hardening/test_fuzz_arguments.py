@@ -15,6 +15,7 @@ set; long run: ``RMQ_FUZZ_EXAMPLES=20000 nice python3 -m pytest tests/hardening/
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,17 @@ def cli_symptoms(arg: Argument, value: str, run: CliRun) -> list[Symptom]:
     return found
 
 
+def _beyond_web_cap(arg: Argument, value: str) -> bool:
+    """A value the CLI may take but the web refuses, a documented 400: 0x hex (URLs carry decimal only) or a
+    decimal past the web's narrower page bounds."""
+    value = value.strip()
+    if re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):
+        return True
+    if arg.web_cap is None or not re.fullmatch(r"[+-]?[0-9]{1,19}", value):
+        return False
+    return not arg.web_cap[0] <= int(value) <= arg.web_cap[1]
+
+
 def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom]:
     if arg.web is None or any(c in value for c in "/?#%\x00") or not value.isprintable():
         return []  # those cannot travel in a path segment unchanged (test_web_params_fuzz.py covers them raw)
@@ -84,6 +96,12 @@ def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom
     found = []
     if r.status_code not in HTTP_OK:
         found.append(Symptom("traceback" if r.status_code == 500 else "exit", f"GET {url[:80]}: {r.status_code}"))
+    elif value.strip() == "":
+        pass  # no value: an empty query value is an absent one (web/params.py), an empty path segment another URL
+    elif _beyond_web_cap(arg, value):
+        if r.status_code != 400:
+            found.append(Symptom("inconsistent", f"{arg.name} {value[:30]!r}: hex or past the web's cap {arg.web_cap}, "
+                                                 f"web {r.status_code}"))
     elif cli.code is not None and (cli.code == 2) != (r.status_code == 400):
         found.append(Symptom("inconsistent", f"{arg.name} {value[:30]!r}: CLI exit {cli.code}, web "
                              f"{r.status_code}"))
@@ -92,7 +110,7 @@ def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom
 
 def check_argument(root: Path, pristine: dict, client, arg: Argument, value: str) -> list[Symptom]:
     argv = argv_for(arg, str(root), value)
-    if arg.name in RUN_AS_PROCESS:
+    if arg.name in RUN_AS_PROCESS and "\x00" not in value:  # no process argument can hold a NUL byte
         try:
             run = run_process(argv, ARGUMENT_SECONDS + 10)
         except subprocess.TimeoutExpired:
@@ -151,7 +169,10 @@ FOREIGN = st.one_of(st.sampled_from(["attacker.example", "attacker.example:8080"
 @example(host="attacker.example")
 def test_a_foreign_host_header_is_refused_on_loopback(web_client, host: str) -> None:
     """DNS rebinding (22.2): a page of attacker.example resolving to 127.0.0.1 must get no store bytes."""
-    r = web_client.get("/api/message/0", headers={"Host": host})
+    try:
+        r = web_client.get("/api/message/0", headers={"Host": host})
+    except ValueError:  # werkzeug's test client cannot build it (a port past 65535); the real server's own test
+        return  # (tests/web/test_web_server.py) sends such raw headers and gets a 400
     r.close()
     symptoms = [] if r.status_code in (400, 403, 421) else [
         Symptom("exit", f"foreign Host {host!r}: {r.status_code}, want a refusal")]

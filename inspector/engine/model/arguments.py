@@ -107,6 +107,8 @@ LIMIT = ArgumentKind("a message count", 1, INT64_MAX)
 LENGTH = ArgumentKind("a length in bytes", 1, INT64_MAX)
 TIME_MS = ArgumentKind("a time in epoch milliseconds", 0, INT64_MAX)
 COUNT = ArgumentKind("a count", 1, INT32_MAX)
+# each exercise reads a sample of the store (~1.5 ms on the sample store): a bound keeps one command short
+EXERCISE_COUNT = ArgumentKind("an exercise count", 1, 1000)
 PORT = ArgumentKind("a TCP port", 0, 65535)
 INDEX_SLOT = ArgumentKind("a hash slot number", 0, INT32_MAX)
 # geometry: the broker keeps these in Java ints; a segment holds at least one record, a queue file whole units

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from inspector.engine.model.arguments import EXERCISE_COUNT
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.workshop import exercise_index, exercise_queues
@@ -37,6 +38,7 @@ def generate(store, seed: int = 0, count: int = 12, *, budget: Budget | None = N
     ``truncated``; the exercises it holds are the first ones of the complete set, same ids and questions, so an
     answer to one of them checks the same either way.
     """
+    EXERCISE_COUNT.check(count, "count")  # BadInput beyond [1, 1000]: every front end gets the same answer
     stop = budget_or_none(budget)
     result: Partial = Partial()
     try:

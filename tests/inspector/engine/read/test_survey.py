@@ -7,26 +7,15 @@ import threading
 import time
 
 import pytest
+from multi_segment_store import GEOMETRY, write_multi_segment_store
 
 from inspector.engine import Store, store_overview, survey_of
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
-from inspector.engine.model.geometry import Geometry
 
 pytestmark = pytest.mark.timeout(120)
 
-GEOMETRY = Geometry(segment_size=64 * 1024, cq_file_size=1000 * 20, index_slots=64, index_items=4000)
-
-
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    """~1,500 messages of ~200 bytes: five 64 KiB segments."""
-    root = tmp_path_factory.mktemp("survey") / "store"
-    with StoreWriter(root, GEOMETRY) as w:
-        for i in range(1500):
-            w.append(MessageSpec(topic=f"T{i % 3}", queue_id=i % 2, body=b"m" * 100, keys=[f"k{i}"],
-                                 store_timestamp=1_758_272_400_000 + i))
-    return root
+    return write_multi_segment_store(tmp_path_factory.mktemp("survey") / "store")
 
 
 def open_store(root) -> Store:

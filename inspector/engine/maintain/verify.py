@@ -106,7 +106,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     problems.extend(store.checkpoint_problems())
     problems.extend(check_checkpoint(store, last_ts))
     problems.extend(check_consumer_offsets(store))
-    problems.extend(store.config_problems())
+    problems.extend(store.config.findings())
     problems.extend(interrupted_rebuild_problems(store.root))
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 

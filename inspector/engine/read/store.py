@@ -31,7 +31,7 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
-from inspector.engine.read.config import ConfigSet, load_config, shape_problems
+from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
@@ -182,10 +182,6 @@ class Store:
         if self._config is None:
             self._config = load_config(self.root)
         return self._config
-
-    def config_problems(self) -> list[Problem]:
-        """Config files that could not be read, and what their lenient accessors leave out (see shape_problems)."""
-        return [*self.config.problems, *shape_problems(self.config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
 
@@ -484,7 +480,7 @@ class Store:
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
-                *self.config_problems(), *interrupted_rebuild_problems(self.root)]
+                *self.config.findings(), *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

@@ -389,6 +389,11 @@ class Store:
 
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
         """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key."""
+        hits = self._indexed_hits(topic, key, begin, end)
+        return hits + self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+
+    def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
+        """What following the chains of topic#key finds (every index file that can be trusted)."""
         hits: list[KeyHit] = []
         seen: set[int] = set()
         for walk in self.chain(topic, key, begin, end):
@@ -401,6 +406,12 @@ class Store:
                 seen.add(off)
                 msg = self.message_at(off)
                 hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+        return hits
+
+    def _scanned_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
+        """What the commitlog ranges of untrusted index files hold under ``key`` (``topic`` None: any topic, for
+        a unique key), past the offsets in ``seen``; each hit says how it was found."""
+        hits: list[KeyHit] = []
         for reader, start, stop in self._untrusted_ranges():
             if (begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end) and reader.header.end_timestamp > 0:
                 continue
@@ -427,11 +438,18 @@ class Store:
         return [p for r in self.index_files() if not r.trusted for p in r.header_problems]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
-        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic is tried."""
+        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic's chain
+        is followed, and the ranges of untrusted index files are scanned once for all of them."""
         candidates = topics or sorted(set(self.topics()) | set(SYSTEM_TOPICS))
         hits: list[KeyHit] = []
         for topic in candidates:
-            hits.extend(h for h in self.lookup_key(topic, unique_key) if h.message.unique_key == unique_key)
+            hits.extend(h for h in self._indexed_hits(topic, unique_key, 0, MAX_TIME)
+                        if h.message.unique_key == unique_key)
+        scanned = self._scanned_hits(None, unique_key, 0, MAX_TIME,
+                                     {h.message.physical_offset for h in hits})
+        wanted = set(candidates)
+        hits.extend(h for h in scanned if h.message.unique_key == unique_key
+                    and (topics is None or h.message.topic in wanted))
         hits.sort(key=lambda h: h.message.physical_offset)
         return hits
 

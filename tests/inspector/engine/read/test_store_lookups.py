@@ -623,3 +623,26 @@ def test_decompression_is_bounded_for_every_codec(tmp_path):
             assert decompress_body(msg) == bytes(100_000)
             with pytest.raises(StoreError, match="exceeds"):
                 decompress_body(msg, limit=1000)
+
+
+def test_a_unique_key_past_untrusted_index_files_scans_each_range_once(tmp_path: Path, monkeypatch) -> None:
+    """Every topic's chain is tried for a unique key, but the log range of an untrusted file is scanned once."""
+    from inspector.engine.read import store as store_module
+
+    root = tmp_path / "store"
+    shutil.copytree(Path(__file__).parents[4] / "sample_store", root)
+    files = sorted((root / "index").iterdir())
+    for f in files:  # indexCount -1 (header bytes 36..40): no file can be followed
+        with open(f, "r+b") as fh:
+            fh.seek(36)
+            fh.write(b"\xff\xff\xff\xff")
+    scans = []
+    real_scan = store_module.scan_for_key
+    monkeypatch.setattr(store_module, "scan_for_key", lambda *a: scans.append(a[1:3]) or real_scan(*a))
+    with Store(root) as s:
+        wanted = next(m for m in s.entries(0) if isinstance(m, Message) and m.topic == "OrderEvents" and m.unique_key)
+        hits = s.lookup_unique_key(wanted.unique_key)
+        assert len(s.topics()) > 1
+    assert [h.message.physical_offset for h in hits] == [wanted.physical_offset]
+    assert "cannot be trusted" in hits[0].note
+    assert scans == [(None, wanted.unique_key)] * len(files)

@@ -26,7 +26,8 @@ from hypothesis import example, given
 from store_mutations import Expect, Layout, Mutation, copy_store, mutations, read_layout
 from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
-pytestmark = pytest.mark.timeout(0 if LONG_RUN else 600)  # 0: a long run is bounded by its caller
+pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
+              pytest.mark.usefixtures("compiled_kernels")]
 
 
 @pytest.fixture(scope="module")

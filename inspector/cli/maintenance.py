@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem
@@ -92,6 +93,9 @@ def run_rebuild(store: Store, args) -> int:
     return 0
 
 
+TABLE_ROWS_PER_CODE = 20  # verify's table: rows shown per kind of finding
+
+
 def run_verify(store: Store, args) -> int:
     with byte_progress("verifying", None if not args.json else False) as update:
         report = verify(store, _geometry(args, store_geometry(store)),
@@ -103,12 +107,21 @@ def run_verify(store: Store, args) -> int:
                     "warnings": len(report.problems) - len(errors),
                     "problems": [problem_view(p) for p in report.problems]})
     else:
+        # a table of thousands of rows (an index of the wrong geometry: one finding per item) helps nobody and
+        # takes rich seconds to draw: the first few of each kind, and how many more (--json has every one)
         t = table("Problems", "file", "offset", "code", "reason")
+        shown: Counter[str] = Counter()
         for p in report.problems:
-            style = "red" if p.severity == "error" else "yellow"
-            t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
+            shown[p.code] += 1
+            if shown[p.code] <= TABLE_ROWS_PER_CODE:
+                style = "red" if p.severity == "error" else "yellow"
+                t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
         if report.problems:
             console.print(t)
+        for code, n in sorted(shown.items()):
+            if n > TABLE_ROWS_PER_CODE:
+                console.print(f"[yellow]... and {n - TABLE_ROWS_PER_CODE:,} more {esc(code)} finding(s) not shown "
+                              "(`--json` lists every one)[/]")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else

@@ -58,5 +58,9 @@ def compiled_kernels() -> None:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for argv in (["verify", s, "--json"], ["messages", s, "--json", "--limit", "1000000"],
                      ["messages", s, "--topic", "OrderEvents", "--queue", "1", "--json"], ["info", s, "--json"],
-                     ["key", s, "OrderEvents", "order-1108"], ["chain", s, "OrderEvents", "order-1108", "--json"]):
+                     ["key", s, "OrderEvents", "order-1108"], ["chain", s, "OrderEvents", "order-1108", "--json"],
+                     # a geometry that does not fit the files takes kernels the store's own does not (the long
+                     # argument run met verify --index-items 983 compiling them: 13 s under load)
+                     ["verify", s, "--index-items", "983"], ["verify", s, "--index-slots", "2353"],
+                     ["verify", s, "--segment-size", "4096"], ["verify", s, "--cq-file-size", "40"]):
             main(argv)

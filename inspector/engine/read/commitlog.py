@@ -74,6 +74,7 @@ class CommitLog:
         what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it)."""
         self.root = root
         folders = list(directories) if directories else [(root / directory, directory)]
+        self.folders: list[tuple[Path, str]] = folders
         self.directory = ", ".join(label for _, label in folders)
         self._not_files: list[tuple[str, Path]] = []
         found: dict[int, tuple[str, Path]] = {}

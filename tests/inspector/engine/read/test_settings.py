@@ -214,3 +214,20 @@ def test_a_missing_commitlog_folder_and_a_duplicate_segment(delayed_store: Path,
     with Store(delayed_store, broker_config=load_broker_config(conf)) as store:
         codes = {p.code for p in store.commitlog.problems}
         assert codes == {"duplicate-segment"}
+
+
+def test_follow_and_rebuild_read_the_split_commitlog(delayed_store: Path, tmp_path: Path, capsys) -> None:
+    root, conf = _split(delayed_store, tmp_path)
+    follow = ["--follow", "--from", "0", "--idle-timeout", "0.05", "--json"]
+    _, want = _json(capsys, ["messages", str(delayed_store), *follow])
+    _, got = _json(capsys, ["messages", str(root), *follow, "--broker-config", str(conf)])
+    assert len(want) == 81 and _without_paths(got) == _without_paths(want)
+    assert main(["rebuild", str(delayed_store), "--out", str(tmp_path / "r1"), "--json"]) == 0
+    assert main(["rebuild", str(root), "--out", str(tmp_path / "r2"), "--json", "--broker-config", str(conf)]) == 0
+    capsys.readouterr()
+    queues = sorted(p.relative_to(tmp_path / "r1") for p in (tmp_path / "r1" / "consumequeue").rglob("*") if p.is_file())
+    assert queues and all((tmp_path / "r1" / q).read_bytes() == (tmp_path / "r2" / q).read_bytes() for q in queues)
+    # the rebuilt delay queues carry the inferred table's tagsCodes: the same bytes as the broker's (writer's)
+    delayed = [q for q in queues if SCHEDULE in str(q)]
+    assert len(delayed) >= 18 and all((tmp_path / "r1" / q).read_bytes() == (delayed_store / q).read_bytes()
+                                      for q in delayed)

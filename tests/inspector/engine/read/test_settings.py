@@ -10,6 +10,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from split_commitlog import split_commitlog
 
 from inspector.cli.main import main
 from inspector.engine import Geometry, Store, load_broker_config, verify
@@ -144,20 +145,6 @@ def test_sampled_units_that_disagree_are_a_finding_not_a_guess(delayed_store: Pa
     assert report.errors  # level 3's units checked against the default: every one disagrees
 
 
-def _split(original: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """The store with its segments moved, alternately, into two folders outside it; and a broker.conf."""
-    root = tmp_path / "split" / "store"
-    shutil.copytree(original, root)
-    a, b = tmp_path / "disk1" / "commitlog", tmp_path / "disk2" / "commitlog"
-    a.mkdir(parents=True)
-    b.mkdir(parents=True)
-    for i, seg in enumerate(sorted((root / "commitlog").iterdir())):
-        shutil.move(seg, (a, b)[i % 2] / seg.name)
-    (root / "commitlog").rmdir()
-    return root, _conf(tmp_path / "broker.conf", storePathRootDir="/opt/elsewhere/store",
-                       storePathCommitLog=f"{a}, {b}")
-
-
 def _without_paths(value):
     """``value`` with the fields that name a segment's folder dropped, at any depth (they differ by design)."""
     if isinstance(value, dict):
@@ -169,7 +156,7 @@ def _without_paths(value):
 
 def test_a_commitlog_split_over_two_folders_reads_as_the_original(delayed_store: Path, tmp_path: Path,
                                                                    capsys) -> None:
-    root, conf = _split(delayed_store, tmp_path)
+    root, conf, _ = split_commitlog(delayed_store, tmp_path)
     with Store(root, broker_config=load_broker_config(conf)) as store:
         assert len(store.segments) == 3 and [s.start_offset for s in store.segments] == \
             [int(p.name) for p in sorted((delayed_store / "commitlog").iterdir())]
@@ -217,7 +204,7 @@ def test_a_missing_commitlog_folder_and_a_duplicate_segment(delayed_store: Path,
 
 
 def test_follow_and_rebuild_read_the_split_commitlog(delayed_store: Path, tmp_path: Path, capsys) -> None:
-    root, conf = _split(delayed_store, tmp_path)
+    root, conf, _ = split_commitlog(delayed_store, tmp_path)
     follow = ["--follow", "--from", "0", "--idle-timeout", "0.05", "--json"]
     _, want = _json(capsys, ["messages", str(delayed_store), *follow])
     _, got = _json(capsys, ["messages", str(root), *follow, "--broker-config", str(conf)])

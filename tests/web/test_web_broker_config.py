@@ -4,8 +4,9 @@ came from."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+
+from split_commitlog import split_commitlog
 
 import web.app as web_app
 from inspector.cli.main import main
@@ -25,16 +26,7 @@ def _api(store, *urls: str) -> list[dict]:
 
 
 def test_the_web_viewer_serves_a_split_commitlog_given_by_broker_config(tmp_path, monkeypatch, sample_store):
-    root = tmp_path / "store"
-    shutil.copytree(SAMPLE, root)
-    dirs = [tmp_path / "disk1", tmp_path / "disk2"]
-    for d in dirs:
-        d.mkdir()
-    for i, seg in enumerate(sorted((root / "commitlog").iterdir())):
-        shutil.move(seg, dirs[i % 2] / seg.name)
-    (root / "commitlog").rmdir()
-    conf = tmp_path / "broker.conf"
-    conf.write_text(f"storePathCommitLog={dirs[0]},{dirs[1]}\nmaxIndexNum=512\n")
+    root, conf, _ = split_commitlog(SAMPLE, tmp_path, maxIndexNum="512")
     urls = ("/api/", "/api/messages?limit=500", "/api/messages?topic=OrderEvents&queue=1&limit=50")
     served = {}
 

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import shutil
-
+from split_commitlog import split_commitlog
 from textual.widgets import Tree
 from tui_helpers import SAMPLE, drive, settle
 
@@ -14,17 +13,8 @@ from inspector.engine import Message, Store
 
 
 def test_the_tui_opens_a_split_commitlog_given_by_broker_config(tmp_path, monkeypatch) -> None:
-    root = tmp_path / "store"
-    shutil.copytree(SAMPLE, root)
-    dirs = [tmp_path / "a", tmp_path / "b"]
-    for d in dirs:
-        d.mkdir()
-    names = sorted(p.name for p in (root / "commitlog").iterdir())
-    for i, name in enumerate(names):
-        shutil.move(root / "commitlog" / name, dirs[i % 2] / name)
-    (root / "commitlog").rmdir()
-    conf = tmp_path / "broker.conf"
-    conf.write_text(f"storePathCommitLog = {dirs[0]},{dirs[1]}\nmessageDelayLevel=1s 5s 10s\n")
+    root, conf, _ = split_commitlog(SAMPLE, tmp_path, messageDelayLevel="1s 5s 10s")
+    names = sorted(p.name for p in (SAMPLE / "commitlog").iterdir())
     with Store(SAMPLE) as original:
         first = next(e for e in original.entries() if isinstance(e, Message))
     seen = {}

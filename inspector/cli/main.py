@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("decode-id", help="decode an offset msgId / unique key")
     p.add_argument("id")
     p.add_argument("--store", help="check which reading finds a message in this store")
+    p.add_argument("--broker-config", metavar="FILE", help="with --store: the broker's broker.conf (commitlog folders)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
@@ -184,9 +185,12 @@ def _open(args) -> Store:
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
-        from inspector.engine import Store
+        from inspector.engine import Store, load_broker_config
 
-        store = Store(args.store) if args.store else None
+        if args.broker_config and not args.store:
+            raise BadInput("--broker-config goes with --store")
+        config = load_broker_config(args.broker_config) if args.broker_config else None
+        store = Store(args.store, broker_config=config) if args.store else None
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
         from inspector.spark.cli import main as spark_main  # imports pyspark only here

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 SAMPLE_UNITS = 3  # units read at each end of a level's queue
 SOURCES = ("flag", "broker.conf", "inferred", "default")
 _UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
-_PROPERTY_DELAY = "DELAY"
 
 
 @dataclass(frozen=True)
@@ -68,15 +67,14 @@ def _sample_offsets(low: int, high: int) -> list[int]:
     return sorted({*range(low, min(high, low + SAMPLE_UNITS)), *range(max(low, high - SAMPLE_UNITS), high)})
 
 
-def _queue_samples(store: Store, queue_id: int) -> tuple[list[tuple[int, str, int]], int | None]:
-    """(delay ms, unit file, unit position) of the sampled units of one level's queue, and the level the broker
-    clamped a larger DELAY to (a record asking for more than this queue's level proves the table ends here)."""
-    samples, clamp = [], None
+def _queue_samples(store: Store, queue_id: int) -> list[tuple[int, str, int]]:
+    """(delay ms, unit file, unit position) of the sampled units of one level's queue."""
+    samples = []
     try:
         queue = store.queue(SCHEDULE_TOPIC, queue_id)
         info = queue.info()
     except StoreError:
-        return [], None
+        return []
     for queue_offset in _sample_offsets(info.min_offset, info.max_offset):
         try:
             unit = queue.unit(queue_offset)
@@ -87,23 +85,23 @@ def _queue_samples(store: Store, queue_id: int) -> tuple[list[tuple[int, str, in
             continue  # an unreadable unit or record is verify's finding, not the inference's
         if msg.topic != SCHEDULE_TOPIC or msg.queue_id != queue_id:
             continue  # a unit pointing at another record: verify says so
-        delay = msg.properties.get(_PROPERTY_DELAY, "")
-        if delay.isdigit() and delay.isascii() and int(delay) > queue_id + 1:
-            clamp = queue_id + 1
         samples.append((unit.tags_code - msg.store_timestamp, unit.file, unit.position))
-    return samples, clamp
+    return samples
 
 
 def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayTable:
-    """The delay table the store's ``SCHEDULE_TOPIC_XXXX`` units show, levels without units taken from ``base``."""
+    """The delay table the store's ``SCHEDULE_TOPIC_XXXX`` units show, levels without units taken from ``base``.
+
+    The table's length cannot be seen (the broker rewrites a DELAY past the last level to the last level, so no
+    record asks for more than its queue): it is ``base``'s, longer when a queue of a higher level exists. Only
+    levels with units are checked against it, and those are the inferred ones."""
     table = parse_delay_levels(base)
     sources = ["default"] * len(table)
     problems: list[Problem] = []
     levels = sorted(q for t, q in store.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
-    max_level, units = None, 0
+    units = 0
     for queue_id in levels:
-        samples, clamp = _queue_samples(store, queue_id)
-        max_level = clamp if clamp is not None and max_level is None else max_level
+        samples = _queue_samples(store, queue_id)
         if not samples:
             continue
         level = queue_id + 1
@@ -125,8 +123,6 @@ def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayT
             sources.append("default")
         table[level - 1], sources[level - 1] = delays[0], "inferred"
         units += len(samples)
-    if max_level is not None and max_level < len(table) and "inferred" not in sources[max_level:]:
-        table, sources = table[:max_level], sources[:max_level]
     text = " ".join(delay_text(ms) or "1s" for ms in table)
     inferred = sources.count("inferred")
     detail = (f"{inferred} level(s) from {units} unit(s) of {SCHEDULE_TOPIC}" if inferred else
@@ -153,7 +149,10 @@ def commitlog_folders(root: Path, config: BrokerConfig | None) -> list[tuple[Pat
     where = f"line {config.lines.get(key, 0)}"
     folders = []
     for text in paths:
-        path = Path(text).expanduser()
+        try:
+            path = Path(text).expanduser()
+        except RuntimeError:  # "~user" of no known user: taken as written, and then not found below
+            path = Path(text)
         if configured_root is not None and path.is_relative_to(configured_root) and path != configured_root:
             path = root / path.relative_to(configured_root)
         if not path.is_dir():

@@ -26,7 +26,7 @@ SCHEDULE = "SCHEDULE_TOPIC_XXXX"
 
 def _write(root: Path, table: str = TABLE) -> None:
     """Ordinary and delayed messages on 8 KiB segments: every level used, level 3 by 20 units (more than the
-    sample), the others by 2 or 3; one DELAY past the table is clamped to level 18."""
+    sample), the others by 2 or 3; one DELAY past the table is clamped to level 18 (as the broker does)."""
     geometry = Geometry(segment_size=8192, cq_file_size=400, index_slots=64, index_items=256, delay_levels=table)
     with StoreWriter(root, geometry, clock=lambda: T0 + 10_000_000) as w:
         t = T0
@@ -218,3 +218,28 @@ def test_follow_and_rebuild_read_the_split_commitlog(delayed_store: Path, tmp_pa
     delayed = [q for q in queues if SCHEDULE in str(q)]
     assert len(delayed) >= 18 and all((tmp_path / "r1" / q).read_bytes() == (delayed_store / q).read_bytes()
                                       for q in delayed)
+
+
+def test_decode_id_finds_a_message_in_a_split_commitlog(delayed_store: Path, tmp_path: Path, capsys) -> None:
+    root, conf, _ = split_commitlog(delayed_store, tmp_path)
+    with Store(delayed_store) as store:
+        msg = store.message_at(store.segments[1].start_offset)
+    code, (readings,) = _json(capsys, ["decode-id", msg.msg_id, "--store", str(root), "--broker-config", str(conf),
+                                       "--json"])
+    assert code == 0 and readings["offset_msg_id"]["found"] is True
+    assert readings["physical_offset"] == msg.physical_offset > 0
+    assert main(["decode-id", msg.msg_id, "--broker-config", str(conf)]) == 2
+    capsys.readouterr()
+
+
+def test_a_short_table_and_a_clamped_delay(tmp_path: Path) -> None:
+    """A broker with 3 levels parks DELAY=10 at level 3 (and rewrites DELAY to 3): the levels used are inferred,
+    the rest keep the default, and every unit verifies."""
+    root = tmp_path / "store"
+    with StoreWriter(root, Geometry(segment_size=8192, delay_levels="2s 4s 6s")) as w:
+        for i, level in enumerate((1, 2, 3, 10, 10, 2)):
+            w.append(MessageSpec("T", b"x", delay_level=level, store_timestamp=T0 + i, born_timestamp=T0))
+    with Store(root) as store:
+        table = store.delay_table()
+        assert table.text.split()[:4] == ["2s", "4s", "6s", "30s"] and table.sources[:4] == ("inferred",) * 3 + ("default",)
+        assert verify(store).problems == ()

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from inspector.engine.read.store import Store
 
 SAMPLE_UNITS = 3  # units read at each end of a level's queue
+# a queue id past this is no delay level (the broker's tables have tens): not stretched into a table of millions
+MAX_LEVEL = 1000
 SOURCES = ("flag", "broker.conf", "inferred", "default")
 _UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
 
@@ -101,17 +103,22 @@ def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayT
     levels = sorted(q for t, q in store.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
     units = 0
     for queue_id in levels:
+        level = queue_id + 1
+        if level > MAX_LEVEL:
+            problems.append(Problem(f"consumequeue/{SCHEDULE_TOPIC}/{queue_id}", 0, f"queue {queue_id} would be delay "
+                                    f"level {level}, past any delay table ({MAX_LEVEL} levels at most here): not "
+                                    "inferred", "delay-level-unlikely", "warning"))
+            continue
         samples = _queue_samples(store, queue_id)
         if not samples:
             continue
-        level = queue_id + 1
         delays = sorted({d for d, _, _ in samples})
         first_file, first_position = samples[0][1], samples[0][2]
         if len(delays) > 1:
             shown = ", ".join(f"{d} ms at {f} @ {p}" for d, f, p in samples)
             problems.append(Problem(first_file, first_position, f"the sampled units of delay level {level} show "
-                                    f"different delays ({shown}): level {level} not inferred, its configured "
-                                    "or default delay is used", "delay-level-conflict", "warning"))
+                                    f"different delays ({shown}): level {level} not inferred, the default's "
+                                    "delay is used", "delay-level-conflict", "warning"))
             continue
         if delay_text(delays[0]) is None:
             problems.append(Problem(first_file, first_position, f"the units of delay level {level} show a delay "

@@ -243,3 +243,12 @@ def test_a_short_table_and_a_clamped_delay(tmp_path: Path) -> None:
         table = store.delay_table()
         assert table.text.split()[:4] == ["2s", "4s", "6s", "30s"] and table.sources[:4] == ("inferred",) * 3 + ("default",)
         assert verify(store).problems == ()
+
+
+def test_a_queue_id_past_any_table_is_a_finding_not_a_huge_table(delayed_store: Path, tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    shutil.copytree(delayed_store, root)
+    shutil.copytree(root / "consumequeue" / SCHEDULE / "2", root / "consumequeue" / SCHEDULE / "2147483646")
+    with Store(root) as store:
+        table = store.delay_table()
+        assert table.text == TABLE and [p.code for p in table.problems] == ["delay-level-unlikely"]

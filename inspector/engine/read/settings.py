@@ -132,8 +132,10 @@ def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayT
         units += len(samples)
     text = " ".join(delay_text(ms) or "1s" for ms in table)
     inferred = sources.count("inferred")
-    detail = (f"{inferred} level(s) from {units} unit(s) of {SCHEDULE_TOPIC}" if inferred else
-              f"no {SCHEDULE_TOPIC} unit to infer from" if not levels else "")
+    which = [str(i + 1) for i, source in enumerate(sources) if source == "inferred"]
+    rest = "" if inferred == len(sources) else "; the others: the default"
+    detail = (f"level{'s' if inferred > 1 else ''} {', '.join(which)} from {units} unit(s) of {SCHEDULE_TOPIC}{rest}"
+              if inferred else f"no {SCHEDULE_TOPIC} unit to infer from" if not levels else "")
     return DelayTable(text, tuple(sources), "inferred" if inferred else "default", tuple(problems), detail)
 
 

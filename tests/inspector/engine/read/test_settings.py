@@ -242,6 +242,7 @@ def test_a_short_table_and_a_clamped_delay(tmp_path: Path) -> None:
     with Store(root) as store:
         table = store.delay_table()
         assert table.text.split()[:4] == ["2s", "4s", "6s", "30s"] and table.sources[:4] == ("inferred",) * 3 + ("default",)
+        assert table.detail == f"levels 1, 2, 3 from 6 unit(s) of {SCHEDULE}; the others: the default"
         assert verify(store).problems == ()
 
 

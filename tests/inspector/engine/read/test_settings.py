@@ -253,3 +253,16 @@ def test_a_queue_id_past_any_table_is_a_finding_not_a_huge_table(delayed_store: 
     with Store(root) as store:
         table = store.delay_table()
         assert table.text == TABLE and [p.code for p in table.problems] == ["delay-level-unlikely"]
+
+
+def test_write_takes_the_broker_config(tmp_path: Path, capsys) -> None:
+    conf = _conf(tmp_path / "broker.conf", messageDelayLevel="7s 14s", mappedFileSizeCommitLog="4096")
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("".join(json.dumps({"topic": "T", "body": f"m{i}", "delay_level": 1 + i % 2,
+                                         "store_timestamp": T0 + i}) + "\n" for i in range(40)))
+    assert main(["write", str(tmp_path / "s"), str(lines), "--broker-config", str(conf), "--json"]) == 0
+    capsys.readouterr()
+    assert {p.stat().st_size for p in (tmp_path / "s" / "commitlog").iterdir()} == {4096}
+    with Store(tmp_path / "s") as store:
+        assert store.delay_table().text.split()[:2] == ["7s", "14s"]
+        assert verify(store).problems == ()

@@ -20,9 +20,10 @@ from inspector.engine.model.arguments import (
     CQ_FILE_SIZE,
     INDEX_ITEMS,
     INDEX_SLOTS,
-    INT32_MAX,
-    INT64_MAX,
     SEGMENT_SIZE,
+    TIMER_LOG_SIZE,
+    TIMER_MAX_DELAY,
+    TIMER_PRECISION,
     ArgumentKind,
     parse_integer,
 )
@@ -36,9 +37,6 @@ SIZE_KEYS: dict[str, tuple[str, ArgumentKind]] = {
     "maxHashSlotNum": ("index_slots", INDEX_SLOTS),
     "maxIndexNum": ("index_items", INDEX_ITEMS),
 }
-TIMER_PRECISION = ArgumentKind("a timer precision in ms", 1, INT32_MAX)
-TIMER_LOG_SIZE = ArgumentKind("a timer log file size in bytes", 1, INT32_MAX)
-TIMER_MAX_DELAY = ArgumentKind("a delay in seconds", 1, INT64_MAX)
 _INT_KEYS = {"timerPrecisionMs": TIMER_PRECISION, "mappedFileSizeTimerLog": TIMER_LOG_SIZE,
              "timerMaxDelaySec": TIMER_MAX_DELAY}
 _BOOL_KEYS = ("enableLmq", "timerWheelEnable", "enableDLegerCommitLog")

@@ -14,6 +14,7 @@ from inspector.engine import (
     BadInput,
     Geometry,
     Store,
+    load_broker_config,
     parse_delay_levels,
     problem_view,
     rebuild,
@@ -45,7 +46,10 @@ def run_write(args) -> int:
                 offsets[(topic, group)] = {int(q): int(o) for q, o in queues.items()}
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
-    geometry = _geometry(args, Geometry())
+    base = Geometry()
+    if args.broker_config:  # the sizes and delay table of the broker the new store is for
+        base = Geometry(**load_broker_config(args.broker_config).geometry_values())
+    geometry = _geometry(args, base)
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>")
     summary = {"out": str(args.out), "messages": len(results),

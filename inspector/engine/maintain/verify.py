@@ -108,6 +108,9 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     problems.extend(check_consumer_offsets(store))
     problems.extend(store.config.findings())
     problems.extend(interrupted_rebuild_problems(store.root))
+    table = getattr(store, "delay_table", None)
+    if table is not None and table().text == geometry.delay_levels:  # what the inference found, when it was used
+        problems.extend(table().problems)
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 
 

@@ -17,8 +17,10 @@ from inspector.engine.model.arguments import (
     parse_integer,
 )
 from inspector.engine.model.bounds import decimal_name
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.geometry import parse_delay_levels
 from inspector.engine.model.records import (
     ChainWalk,
     CheckpointInfo,
@@ -38,6 +40,17 @@ from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.keyscan import covered_range, scan_for_key
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.settings import (
+    DelayTable,
+    Setting,
+    commitlog_folders,
+    delay_setting,
+    given_delay_table,
+    infer_delay_levels,
+    other_settings,
+    path_settings,
+    size_settings,
+)
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
@@ -65,7 +78,12 @@ class Store:
         cq_file_size: int | None = None,
         index_slots: int | None = None,
         index_items: int | None = None,
+        broker_config: BrokerConfig | None = None,
+        delay_levels: str | None = None,
     ):
+        """Sizes given here are flags: they win over ``broker_config`` (a parsed broker.conf), which wins over
+        what the files show. ``delay_levels``: messageDelayLevel from a flag; without it and without one in
+        ``broker_config`` the table is inferred from the store (:meth:`delay_table`)."""
         self.root = Path(root)
         try:
             resolved = self.root.resolve(strict=True)
@@ -78,10 +96,25 @@ class Store:
         except OSError as e:
             raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
-        self.cq_file_size = CQ_FILE_SIZE.check(cq_file_size, "cq_file_size")
-        self.index_slots = INDEX_SLOTS.check(index_slots, "index_slots")
-        self.index_items = INDEX_ITEMS.check(index_items, "index_items")
-        self.commitlog = CommitLog(self.root, SEGMENT_SIZE.check(segment_size, "segment_size"))
+        self.broker_config = broker_config
+        self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),
+                       "cq_file_size": CQ_FILE_SIZE.check(cq_file_size, "cq_file_size"),
+                       "index_slots": INDEX_SLOTS.check(index_slots, "index_slots"),
+                       "index_items": INDEX_ITEMS.check(index_items, "index_items")}
+        if delay_levels is not None:
+            try:  # checked once here: a bad level would otherwise fail in the dispatch of every record
+                parse_delay_levels(delay_levels)
+            except ValueError as e:
+                raise BadInput(f"--delay-levels: {e}") from None
+        self._delay_flag = delay_levels
+        self._delay_table: DelayTable | None = None
+        given = {**(broker_config.geometry_values() if broker_config else {}),
+                 **{k: v for k, v in self._flags.items() if v is not None}}
+        self.cq_file_size = given.get("cq_file_size")
+        self.index_slots = given.get("index_slots")
+        self.index_items = given.get("index_items")
+        self.commitlog = CommitLog(self.root, given.get("segment_size"),
+                                   directories=commitlog_folders(self.root, broker_config))
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
@@ -182,6 +215,41 @@ class Store:
         if self._config is None:
             self._config = load_config(self.root)
         return self._config
+
+    # -- the broker's settings ------------------------------------------------------------------------------
+
+    def delay_table(self) -> DelayTable:
+        """messageDelayLevel as used here: the flag, else the broker.conf's, else inferred from the store's
+        SCHEDULE_TOPIC_XXXX units (levels it has no unit of keep the default). Computed once."""
+        if self._delay_table is None:
+            config = self.broker_config
+            if self._delay_flag is not None:
+                table = given_delay_table(self._delay_flag, "flag", "--delay-levels")
+            elif config is not None and config.messageDelayLevel is not None:
+                table = given_delay_table(config.messageDelayLevel, "broker.conf",
+                                          f"{config.file} line {config.lines.get('messageDelayLevel')}")
+            else:
+                table = infer_delay_levels(self)
+            self._delay_table = table
+        return self._delay_table
+
+    def settings(self) -> list[Setting]:
+        """Each broker setting the engine reads this store with, and where it came from (see settings.py)."""
+        from inspector.engine.model.geometry import store_geometry
+
+        geometry = store_geometry(self)
+        values = {k: getattr(geometry, k) for k in ("segment_size", "cq_file_size", "index_slots", "index_items")}
+        inferred = {}
+        if self.commitlog.segments:
+            inferred["segment_size"] = self.commitlog.segment_size
+        if any(getattr(self.queue(t, q), "files", None) for t, q in self._queue_ids):  # as store_geometry
+            inferred["cq_file_size"] = geometry.cq_file_size
+        readers = self.index_files()
+        if readers and readers[0].slot_count:
+            inferred["index_slots"], inferred["index_items"] = readers[0].slot_count, readers[0].item_count
+        return [*path_settings(self, self.broker_config),
+                *size_settings(self, self._flags, self.broker_config, inferred, values),
+                delay_setting(self.delay_table()), *other_settings(self.broker_config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
 

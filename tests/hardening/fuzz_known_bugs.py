@@ -30,8 +30,6 @@ def _is(check: str, *, subject: str = "", detail: str = "") -> Callable[[str, Sy
 
 
 KNOWN_BUGS: list[KnownBug] = [
-    KnownBug("negative-cq-unit", "22.1 no problems: a consume-queue unit with a negative offset or size (or size 0)",
-             _is("missing-finding", subject=r"^cq:(offset|size)#\d+=(-|0$)")),  # size 0 ends the walk the same way
     KnownBug("checkpoint-times-unchecked", "found by the fuzzer: a negative checkpoint time, or an index time "
              "far in the future, is no finding (only physic/logics times running ahead are)",
              _is("missing-finding", subject=r"^checkpoint:\w+Timestamp")),

@@ -100,6 +100,8 @@ REGRESSIONS = [
     Mutation("name", "commitlog", 0, 2),  # commitlog/abc: skipped without a word
     Mutation("name", "consumequeue", 0, 0),  # consumequeue/TOPIC/abc
     Mutation("name", "index", 0, 0),  # index/notatime
+    Mutation("cq", "size", 0, 0),  # the last unit of a queue (%DLQ%) with size 0: taken for the end, no finding
+    Mutation("cq", "size", 5, -1),  # ... with a negative size (%RETRY%, unit 4 of 5)
 ]
 
 

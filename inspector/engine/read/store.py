@@ -252,7 +252,7 @@ class Store:
                 q = self._queues.get(key)
                 if q is None:
                     q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
-                                     log_min_offset=self.commitlog.min_offset)
+                                     log_min_offset=self.commitlog.min_offset, live=self.abort_exists)
                     self._queues[key] = q
         return q
 

@@ -30,9 +30,6 @@ def _is(check: str, *, subject: str = "", detail: str = "") -> Callable[[str, Sy
 
 
 KNOWN_BUGS: list[KnownBug] = [
-    KnownBug("checkpoint-times-unchecked", "found by the fuzzer: a negative checkpoint time, or an index time "
-             "far in the future, is no finding (only physic/logics times running ahead are)",
-             _is("missing-finding", subject=r"^checkpoint:\w+Timestamp")),
     KnownBug("index-header-range-unchecked", "found by the fuzzer (22.1's index header checks): begin/end "
              "timestamp and phy offset in the header are never compared with the items",
              _is("missing-finding", subject=r"^index-header:(begin|end)")),

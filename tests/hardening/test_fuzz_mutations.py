@@ -102,6 +102,8 @@ REGRESSIONS = [
     Mutation("name", "index", 0, 0),  # index/notatime
     Mutation("cq", "size", 0, 0),  # the last unit of a queue (%DLQ%) with size 0: taken for the end, no finding
     Mutation("cq", "size", 5, -1),  # ... with a negative size (%RETRY%, unit 4 of 5)
+    Mutation("checkpoint", "indexMsgTimestamp", 0, -1),  # a negative checkpoint time: verify exit 0
+    Mutation("checkpoint", "indexMsgTimestamp", 0, (1 << 63) - 1),  # an index time far after every record
 ]
 
 

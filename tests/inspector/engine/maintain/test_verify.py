@@ -182,3 +182,14 @@ def test_checkpoint_times_without_records_are_held_against_the_clock(tmp_path, r
     with Store(root) as s:
         assert [(p.offset, p.code) for p in check_checkpoint(s, 0, now)] == [(16, "checkpoint-time")]
         assert check_checkpoint(s, 0, now + 2) == []  # within the day's slack
+
+
+@pytest.mark.parametrize("at", [0, 8, 16, 24])  # begin/end timestamp, begin/end phy offset
+def test_an_index_header_range_not_the_items_is_named_at_its_field(store_copy, capsys, at):
+    root, _ = store_copy
+    name = sorted((root / "index").iterdir())[0].name
+    path = root / "index" / name
+    value = int.from_bytes(path.read_bytes()[at : at + 8], "big", signed=True)
+    _patch(path, at, (value + 1).to_bytes(8, "big", signed=True))
+    assert _findings(_verify(root)) == {(f"index/{name}", at, "index-header")}
+    _every_command_completes(root, capsys)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.engine.model.records import Problem
+from inspector.engine.model.records import IndexItem, Problem
 from inspector.engine.read.indexfile import IndexFileReader
 
 StoredAt = Callable[[int], "int | None"]
@@ -43,29 +43,32 @@ def header_range_problems(reader: IndexFileReader, stored_at: StoredAt,
         return found
     first, last = reader.item(1), reader.item(written)
     assert first is not None and last is not None  # written counts the items the file holds
+    found = _edge(reader, "begin", first, stored_at, bounds[0] if bounds else None)
     # a file cut short (index-truncated) lost its last items: its end cannot be compared with them
-    whole = written == min(reader.effective_index_count, reader.item_count) - 1
+    if written == min(reader.effective_index_count, reader.item_count) - 1:
+        found += _edge(reader, "end", last, stored_at, bounds[1] if bounds else None)
+    return found
+
+
+# which end -> (phy offset field's position, timestamp field's position, the item it names, the fallback's words)
+_EDGES = {"begin": (16, 0, "first", "after the oldest"), "end": (24, 8, "last", "before the newest")}
+
+
+def _edge(reader: IndexFileReader, which: str, item: IndexItem, stored_at: StoredAt,
+          bound: int | None) -> list[Problem]:
+    """The header's ``which``PhyOffset and ``which``Timestamp against ``item`` (the first or the last) and its
+    record; ``bound``: the oldest (begin) or newest (end) indexed store time, used when the record is unreadable."""
+    phy_at, ts_at, nth, beyond = _EDGES[which]
+    phy, ts = getattr(reader.header, f"{which}_phy_offset"), getattr(reader.header, f"{which}_timestamp")
     found = []
-    if h.begin_phy_offset != first.phy_offset:
-        found.append(Problem(rel, 16, f"beginPhyOffset {h.begin_phy_offset} but the first item points at "
-                             f"{first.phy_offset}", "index-header"))
-    begin = stored_at(first.phy_offset)
-    if begin is not None and h.begin_timestamp != begin:
-        found.append(Problem(rel, 0, f"beginTimestamp {h.begin_timestamp} but the first item's message was stored "
-                             f"at {begin}", "index-header"))
-    elif begin is None and bounds is not None and h.begin_timestamp > bounds[0]:
-        found.append(Problem(rel, 0, f"beginTimestamp {h.begin_timestamp} is after the oldest indexed message "
-                             f"({bounds[0]})", "index-header"))
-    if not whole:
-        return found
-    if h.end_phy_offset != last.phy_offset:
-        found.append(Problem(rel, 24, f"endPhyOffset {h.end_phy_offset} but the last item points at "
-                             f"{last.phy_offset}", "index-header"))
-    end = stored_at(last.phy_offset)
-    if end is not None and h.end_timestamp != end:
-        found.append(Problem(rel, 8, f"endTimestamp {h.end_timestamp} but the last item's message was stored "
-                             f"at {end}", "index-header"))
-    elif end is None and bounds is not None and h.end_timestamp < bounds[1]:
-        found.append(Problem(rel, 8, f"endTimestamp {h.end_timestamp} is before the newest indexed message "
-                             f"({bounds[1]})", "index-header"))
+    if phy != item.phy_offset:
+        found.append(Problem(reader.rel, phy_at, f"{which}PhyOffset {phy} but the {nth} item points at "
+                             f"{item.phy_offset}", "index-header"))
+    stored = stored_at(item.phy_offset)
+    if stored is not None and ts != stored:
+        found.append(Problem(reader.rel, ts_at, f"{which}Timestamp {ts} but the {nth} item's message was stored at "
+                             f"{stored}", "index-header"))
+    elif stored is None and bound is not None and (ts > bound if which == "begin" else ts < bound):
+        found.append(Problem(reader.rel, ts_at, f"{which}Timestamp {ts} is {beyond} indexed message ({bound})",
+                             "index-header"))
     return found

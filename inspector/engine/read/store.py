@@ -6,6 +6,7 @@ import struct
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from inspector.engine.model.arguments import (
@@ -35,6 +36,7 @@ from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
+from inspector.engine.read.index_range import header_range_problems
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.keyscan import covered_range, scan_for_key
@@ -125,6 +127,7 @@ class Store:
         self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
+        self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._config: ConfigSet | None = None
         self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
@@ -281,6 +284,13 @@ class Store:
     def message_at(self, offset: int) -> Message:
         return self.commitlog.message_at(offset)
 
+    def stored_at(self, offset: int) -> int | None:
+        """STORETIMESTAMP of the readable record at ``offset``; None when none is there."""
+        try:
+            return self.message_at(offset).store_timestamp
+        except StoreError:
+            return None
+
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         return self.commitlog.entries(from_offset, check_crc=check_crc)
 
@@ -316,7 +326,7 @@ class Store:
                 q = self._queues.get(key)
                 if q is None:
                     q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
-                                     log_min_offset=self.commitlog.min_offset)
+                                     log_min_offset=self.commitlog.min_offset, live=self.abort_exists)
                     self._queues[key] = q
         return q
 
@@ -429,13 +439,21 @@ class Store:
 
         return check
 
+    def index_range_problems(self, reader: IndexFileReader) -> list[Problem]:
+        """Where ``reader``'s header begin/end is not what the broker wrote for its items (read once per file)."""
+        found = self._range_problems.get(reader.rel)
+        if found is None:
+            found = self._range_problems[reader.rel] = header_range_problems(reader, self.stored_at)
+        return found
+
     def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None,
               budget: Budget | None = None) -> list[ChainWalk]:
         """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them.
 
         ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains. Once
         ``budget`` runs out, the remaining files are listed with their slot only, as not searched, and the
-        budget's note says why.
+        budget's note says why. A file whose header range is not what the broker wrote is walked whole,
+        whatever the time window (its times come from that header: see :meth:`lookup_key`), and says so.
         """
         full_key = index_key(topic, key)
         walks = []
@@ -444,6 +462,13 @@ class Store:
                 w = reader.walk(full_key, limit=0)  # the slot only: no item is read
                 walks.append(ChainWalk(w.file, w.key, w.key_hash, w.slot, w.slot_position, w.slot_value, (),
                                        "not searched", budget.note(f"walking {len(walks)} index file(s)")))
+                continue
+            bad_range = self.index_range_problems(reader)
+            if bad_range:
+                # any time the header makes of an item: no window may stop the walk (a begin of -2^63 included)
+                walk = reader.walk(full_key, -(1 << 64), 1 << 64, self._key_checker(topic, key), limit)
+                walks.append(replace(walk, note=f"{_untrusted_range(bad_range)}: walked whole, whatever the "
+                                     "time window"))
                 continue
             if not is_time_matched(reader.header, begin, end) and (begin, end) != (0, MAX_TIME):
                 walk = reader.walk(full_key, begin, end, None)
@@ -466,14 +491,18 @@ class Store:
         seen: set[int] = set()
         for walk in self.chain(topic, key, begin, end):
             for step in walk.steps:
-                if not (step.hash_matches and step.key_matches and step.in_time_range):
+                # a file walked whole (its header range is wrong): the message's own time decides, not the header's
+                if not (step.hash_matches and step.key_matches and (step.in_time_range or walk.note)):
                     continue
                 off = step.item.phy_offset
                 if off in seen:
                     continue
-                seen.add(off)
                 msg = self.message_at(off)
-                hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+                if walk.note and not begin <= msg.store_timestamp <= end:
+                    continue
+                seen.add(off)
+                hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key",
+                                   walk.note))
         return hits
 
     def _scanned_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
@@ -481,7 +510,8 @@ class Store:
         a unique key), past the offsets in ``seen``; each hit says how it was found."""
         hits: list[KeyHit] = []
         for reader, start, stop in self._untrusted_ranges():
-            if (begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end) and reader.header.end_timestamp > 0:
+            if ((begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end)
+                    and reader.header.end_timestamp > 0 and not self.index_range_problems(reader)):
                 continue
             note = (f"{reader.rel} cannot be trusted ({reader.header_problems[0].reason}): found by scanning the "
                     f"commitlog range it covered, {start}..{stop}")
@@ -502,8 +532,10 @@ class Store:
                 for i, r in enumerate(readers) if not r.trusted]
 
     def index_trust_problems(self) -> list[Problem]:
-        """Why key lookups scan part of the log: the header findings of every index file that cannot be trusted."""
-        return [p for r in self.index_files() if not r.trusted for p in r.header_problems]
+        """Why key lookups scan part of the log, or walk a file whole: the header findings of every index file
+        whose counters or range cannot be trusted."""
+        return [p for r in self.index_files()
+                for p in (r.header_problems if not r.trusted else []) + self.index_range_problems(r)]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic's chain
@@ -596,3 +628,8 @@ def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
     uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
                              hits[0].message.physical_offset if hits else None)
     return [offset_reading, uniq_reading]
+
+
+def _untrusted_range(problems: list[Problem]) -> str:
+    """The note of a lookup in an index file whose header range is wrong."""
+    return f"{problems[0].file}'s header range cannot be trusted ({problems[0].reason})"

@@ -234,7 +234,7 @@ class BrowserScreen(ViewScreen):
                 offsets = sorted({h.message.physical_offset for h in hits if query.matches(h.message)})
                 # the CLI warns the same: where an index file cannot be trusted the lookup scanned the log instead
                 notes = [f"{p.file}: {p.reason}" for p in store.index_trust_problems()]
-                note = f"index not trusted, log scanned instead: {'; '.join(notes)}" if notes else ""
+                note = f"index not trusted, searched past it: {'; '.join(notes)}" if notes else ""
                 self.post_message(RowsFound(generation, offsets, 1, 1, True, note=note))
                 return
             if mode == "queue":

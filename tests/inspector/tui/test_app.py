@@ -682,5 +682,5 @@ def test_a_key_lookup_past_an_untrusted_index_file_says_so(tmp_path):
 
         rows, status, notes = drive(app, script)
     assert rows == keyed and len(keyed) == 3
-    assert "index not trusted, log scanned instead" in status and "indexCount -1" in status
+    assert "index not trusted, searched past it" in status and "indexCount -1" in status
     assert any("indexCount -1" in n for n in notes)

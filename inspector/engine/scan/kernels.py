@@ -161,5 +161,33 @@ def _compile():
     kernels = pytypes.SimpleNamespace(crc_backend=name)
     for public, source in _KERNELS.items():
         module[source] = numba.njit(cache=True, nogil=True)(module[source])
+        _light_cache_load(module[source])
         setattr(kernels, public, module[source])
     return kernels
+
+
+def _light_cache_load(dispatcher) -> None:
+    """Load ``dispatcher``'s cached machine code without numba's full target-context refresh.
+
+    numba's ``Cache.load_overload`` first refreshes the target context: it imports and installs every typing
+    and lowering registry numba has (cffi, pycparser, typed containers, ... about 0.1 s, a tenth of a whole
+    ``verify``) that only *compiling* needs. Loading a cached kernel needs only the runtime (NRT) set up, so
+    this kernel's cache does just that; on a cache miss numba's compiler refreshes the context itself before
+    compiling. Left as numba has it when its internals are not the ones this was written against."""
+    cache = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "_load_overload", None)
+    guard = getattr(cache, "_guard_against_spurious_io_errors", None)
+    if load is None or guard is None:
+        return
+    try:
+        from numba.core.runtime import rtsys
+    except ImportError:
+        return
+
+    def load_overload(sig, target_context):
+        rtsys.initialize(target_context)
+        with guard():
+            return load(sig, target_context)
+        return None  # the guard swallowed an I/O error: a cache miss
+
+    cache.load_overload = load_overload

@@ -59,9 +59,18 @@ def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     geometry_options(g)
 
 
+class _VersionAction(argparse._VersionAction):
+    """argparse's ``--version``, the installed version looked up only when asked (reading the package metadata
+    costs ~40 ms that every other command would pay when building the parser)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.version = f"%(prog)s {version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rmq-inspect", usage=USAGE, description="See what is really in an Apache RocketMQ store.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", prog="rmq-inspect",
                                 parser_class=_Parser)
 

@@ -53,7 +53,6 @@ def _load():
                     except ImportError:
                         pass
                     else:
-                        _import_arraymath_without_scipy()
                         _kernels = _compile()
     return _kernels or None
 
@@ -159,35 +158,43 @@ def _compile():
     for helper in _HELPERS:
         module[helper] = numba.njit(cache=True, nogil=True)(module[helper])
     kernels = pytypes.SimpleNamespace(crc_backend=name)
+    light = True
     for public, source in _KERNELS.items():
         module[source] = numba.njit(cache=True, nogil=True)(module[source])
-        _light_cache_load(module[source])
+        light = _light_cache_load(module[source]) and light
         setattr(kernels, public, module[source])
+    if not light:  # numba refreshes its context on every load: arraymath is imported then
+        _import_arraymath_without_scipy()
     return kernels
 
 
-def _light_cache_load(dispatcher) -> None:
+def _light_cache_load(dispatcher) -> bool:
     """Load ``dispatcher``'s cached machine code without numba's full target-context refresh.
 
     numba's ``Cache.load_overload`` first refreshes the target context: it imports and installs every typing
     and lowering registry numba has (cffi, pycparser, typed containers, ... about 0.1 s, a tenth of a whole
     ``verify``) that only *compiling* needs. Loading a cached kernel needs only the runtime (NRT) set up, so
     this kernel's cache does just that; on a cache miss numba's compiler refreshes the context itself before
-    compiling. Left as numba has it when its internals are not the ones this was written against."""
+    compiling (numba's arraymath, which it then imports, is first loaded without scipy.linalg). False, and left
+    as numba has it, when numba's internals are not the ones this was written against."""
     cache = getattr(dispatcher, "_cache", None)
     load = getattr(cache, "_load_overload", None)
     guard = getattr(cache, "_guard_against_spurious_io_errors", None)
     if load is None or guard is None:
-        return
+        return False
     try:
         from numba.core.runtime import rtsys
     except ImportError:
-        return
+        return False
 
     def load_overload(sig, target_context):
         rtsys.initialize(target_context)
-        with guard():
-            return load(sig, target_context)
-        return None  # the guard swallowed an I/O error: a cache miss
+        found = None
+        with guard():  # it swallows a spurious I/O error: a cache miss
+            found = load(sig, target_context)
+        if found is None:  # numba compiles next
+            _import_arraymath_without_scipy()
+        return found
 
     cache.load_overload = load_overload
+    return True

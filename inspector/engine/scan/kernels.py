@@ -4,7 +4,7 @@ The kernels' source is :mod:`inspector.engine.scan.kernel_source`; the modules t
 batch, verify_kernels) ask :func:`compiled` for the compiled namespace and take their ``struct``/numpy path when
 it is None: numba is not importable, ``RMQ_INSPECT_NO_NUMBA`` is set, or the caller is inside
 :func:`python_only` (tests compare both paths). Kernels are compiled with ``numba.njit(cache=True,
-nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr``
+nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr`` and ``memcpy``
 directly, without the GIL, so several threads can check different segments at once.
 """
 
@@ -123,13 +123,13 @@ _HELPERS = ("_nb_find", "_nb_u32", "_nb_i32", "_nb_i16", "_nb_i8", "_nb_i64", "_
 _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn_decode_run",
             "crc_many": "_kn_crc_many", "find_clean": "_kn_find_clean",
             "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
-            "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_units": "_kn_mark_units"}
+            "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_queues": "_kn_mark_queues"}
 
 
-def _memchr_address() -> int | None:
+def _libc_address(function: str) -> int | None:
     for name in (None, ctypes.util.find_library("c"), "msvcrt"):
         try:
-            return ctypes.cast(ctypes.CDLL(name).memchr, ctypes.c_void_p).value
+            return ctypes.cast(getattr(ctypes.CDLL(name), function), ctypes.c_void_p).value
         except (OSError, AttributeError, TypeError):
             continue
     return None
@@ -145,15 +145,18 @@ def _compile():
     from numba import types
 
     name, address = crc_library()
-    memchr = _memchr_address()
-    if address is None or memchr is None:
+    memchr, memcpy = _libc_address("memchr"), _libc_address("memcpy")
+    if address is None or memchr is None or memcpy is None:
         return False
     llvm.add_symbol("rmq_inspect_crc32", address)
     llvm.add_symbol("rmq_inspect_memchr", memchr)
+    llvm.add_symbol("rmq_inspect_memcpy", memcpy)
     module = vars(kernel_source)
     module["_crc_c"] = types.ExternalFunction("rmq_inspect_crc32", types.uint32(types.uint32, types.intp,
                                                                                 types.uint64))
     module["_memchr_c"] = types.ExternalFunction("rmq_inspect_memchr", types.intp(types.intp, types.int32,
+                                                                                  types.uint64))
+    module["_memcpy_c"] = types.ExternalFunction("rmq_inspect_memcpy", types.intp(types.intp, types.intp,
                                                                                   types.uint64))
     for helper in _HELPERS:
         module[helper] = numba.njit(cache=True, nogil=True)(module[helper])

@@ -2,7 +2,7 @@
 
 :func:`verify_run` is :func:`~inspector.engine.scan.walk.check_run` that also fills a :class:`VerifyTable`
 with what the consume-queue and index checks of :mod:`inspector.engine.maintain.verify` need of each
-record; :func:`index_match`, :func:`mark_units` and :func:`index_chains` check index items and queue
+record; :func:`index_match`, :func:`mark_queues` and :func:`index_chains` check index items and queue
 units against such tables in one compiled pass (they need numba: callers ask ``numba_enabled()`` first).
 """
 
@@ -120,48 +120,90 @@ def index_match(buf, items_at: int, first: int, count: int, table: VerifyTable, 
     return int(need_compiled().index_match(as_array(buf), items_at, first, count, table.low, table.high, table.table,
                                            len(table), table.keys, ok, stats))
 
-def mark_units(buf, first_queue_offset: int, queue_offsets, phys, sizes, tags, marks: np.ndarray) -> int:
-    """For records of one queue (int64 arrays), mark the units of one consume-queue file (``buf``) that point
-    back at them: same offset and size, and their tagsCode (or a ConsumeQueueExt address). Returns the
-    lowest unit index looked at."""
-    arr = as_array(buf)
-    return int(need_compiled().mark_units(arr, arr.size // 20, first_queue_offset, queue_offsets, phys, sizes, tags,
-                                          marks))
+def mark_queues(table: VerifyTable, codes: np.ndarray, queues: QueueFiles, schedule: int) -> None:
+    """Mark, in ``queues.marks``, the consume-queue units that point back at the records of ``table`` (same
+    offset and size, and their tagsCode or a ConsumeQueueExt address), in one compiled pass over the table.
+    ``codes``: the table's topic codes -> the topic ids of ``queues.keys``; ``schedule``: the topic id whose
+    DELAY records are left unmarked (their tagsCode is a delivery time), or -1."""
+    need_compiled().mark_queues(table.table, len(table), codes, queues.keys, queues.first_file, queues.file_first,
+                                queues.file_count, queues.file_address, queues.file_mark, queues.marks,
+                                queues.lowest, schedule, queues.unit)
+
+
+@dataclass
+class QueueFiles:
+    """The consume-queue files of many queues, as :func:`mark_queues` looks units up in them: queue q (sorted by
+    ``keys``: topic id * 2^33 + queue id + 2^31) has the files first_file[q] .. first_file[q + 1] - 1, each
+    holding ``file_count`` units from queue offset ``file_first`` at memory address ``file_address`` (a mapping the
+    caller keeps open), its marks at marks[file_mark : file_mark + file_count]; ``lowest`` is the lowest unit
+    index of each file looked at since the caller last reset it."""
+
+    keys: np.ndarray
+    first_file: np.ndarray
+    file_first: np.ndarray
+    file_count: np.ndarray
+    file_address: np.ndarray
+    file_mark: np.ndarray
+    marks: np.ndarray
+    lowest: np.ndarray
+    unit: np.ndarray  # a 20-byte scratch for the kernel
+
+
+def chainable(slots_at: int, slot_count: int, items_at: int, count: int, size: int, written: int) -> bool:
+    """Whether an index file's items 1..written and slots can be checked by the sequential pass of
+    :func:`index_chains` (they all lie in the file)."""
+    return (0 < slot_count and slots_at + slot_count * 4 <= size and items_at + (written + 1) * 20 <= size
+            and written < count)
+
+
+class ItemChains:
+    """The first pass of :func:`index_chains` (each item links to the previous item of its slot), run on items
+    as they come: ``advance(stop)`` checks items ``next`` .. stop-1; ``last[slot]`` is the newest item of each
+    slot so far, ``fine`` False from the first item that does not link as IndexFile.putKey writes."""
+
+    def __init__(self, slot_count: int):
+        self.last = np.zeros(slot_count, dtype=np.int32)
+        self.next = 1
+        self.fine = True
+
+    def advance(self, buf, items_at: int, stop: int) -> None:
+        if self.fine and stop > self.next:
+            self.fine = bool(need_compiled().chain_items(as_array(buf), items_at, self.last.size, self.next, stop,
+                                                         self.last))
+            self.next = stop
 
 
 def index_chains(buf, slots_at: int, slot_count: int, items_at: int, item_count: int, count: int, size: int,
-                 written: int, release=None) -> tuple[int, int, bool]:
+                 written: int, release=None, chains: ItemChains | None = None) -> tuple[int, int, bool]:
     """Walk every slot's chain of an index file: (slots in use, items reached, unusual). ``unusual`` means
     something verify reports (a bad slot, link, loop or wrong slot) may be there: walk it one by one.
 
     A file laid out as ``IndexFile.putKey`` writes it (each item links to the previous item of its slot, each
     slot holds its newest item) is recognised in one sequential pass, ``release(start, end)`` called behind
-    it; any other is walked chain by chain."""
+    it; any other is walked chain by chain. ``chains``: that pass already run over the first items (while
+    verify's walk met them), for a file that is :func:`chainable`."""
     k = need_compiled()
     arr = as_array(buf)
     release = release or (lambda start, end: None)
     step = 1 << 18
-    fine = (0 < slot_count and slots_at + slot_count * 4 <= size and items_at + (written + 1) * 20 <= size
-            and written < count)
-    if fine:
-        last = np.zeros(slot_count, dtype=np.int32)
-        for first in range(1, written + 1, step):
+    if chainable(slots_at, slot_count, items_at, count, size, written):
+        chains = chains or ItemChains(slot_count)
+        for first in range(chains.next, written + 1, step):
             stop = min(written + 1, first + step)
-            if not k.chain_items(arr, items_at, slot_count, first, stop, last):
-                fine = False
+            chains.advance(arr, items_at, stop)
+            if not chains.fine:
                 break
             release(items_at + first * 20, items_at + stop * 20)
         used = 0
-        for first in range(0, slot_count, step) if fine else ():
-            n = k.chain_slots(arr, slots_at, first, min(slot_count, first + step), last)
+        for first in range(0, slot_count, step) if chains.fine else ():
+            n = k.chain_slots(arr, slots_at, first, min(slot_count, first + step), chains.last)
             if n < 0:
-                fine = False
                 break
             used += n
             release(slots_at + first * 4, slots_at + min(slot_count, first + step) * 4)
-        if fine:
-            return int(used), written, False
+        else:
+            if chains.fine:
+                return int(used), written, False
     reached = np.zeros(max(item_count, 1), dtype=np.uint8)
     used, n, unusual = k.index_chains(arr, slots_at, slot_count, items_at, item_count, count, size, reached)
     return int(used), int(n), bool(unusual)
-

@@ -16,14 +16,7 @@ from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from inspector.engine.read.consumequeue import ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.scan.batch import INTERN_SLOTS
-from inspector.engine.scan.verify_kernels import (
-    ItemChains,
-    QueueFiles,
-    VerifyTable,
-    chainable,
-    index_match,
-    mark_queues,
-)
+from inspector.engine.scan.verify_kernels import QueueFiles, VerifyTable, index_match, mark_queues
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 __all__ = ["CrossChecks"]
@@ -116,8 +109,7 @@ class _QueueMarks:
 
 
 class _IndexMarks:
-    """Per index file: which items a record vouched for, walked in file order against each table; the items'
-    links checked as they are met (``chains``, for verify_index's chain check)."""
+    """Per index file: which items a record vouched for, walked in file order against each table."""
 
     def __init__(self, reader: IndexFileReader):
         self.reader = reader
@@ -126,13 +118,9 @@ class _IndexMarks:
         self.ok = np.zeros((self.written + 7) // 8, dtype=np.uint8)  # a bit per item
         self.cursor = 0
         self.stats = np.zeros(3, dtype=np.int64)
-        self.chains = ItemChains(reader.slot_count) if chainable(
-            40, reader.slot_count, self.items_at, reader.effective_index_count, reader.mf.size, self.written) else None
 
     def add(self, table: VerifyTable) -> None:
         if self.cursor < self.written:
             self.cursor = index_match(self.reader.mf.array, self.items_at, self.cursor, self.written, table,
                                            self.ok, self.stats)
-            if self.chains is not None:
-                self.chains.advance(self.reader.mf.array, self.items_at, self.cursor + 1)
             self.reader.mf.release(self.items_at, self.items_at + self.cursor * 20)

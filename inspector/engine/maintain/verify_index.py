@@ -102,8 +102,7 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     chains = None
     if cross is not None and reader.slot_count:
         used, reached_n, unusual = index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
-                                                     count, reader.mf.size, written, reader.mf.release,
-                                                     marks.chains if marks is not None else None)
+                                                     count, reader.mf.size, written, reader.mf.release)
         reader.mf.release(0, reader.mf.size)
         if not unusual:
             chains = (used, reached_n)

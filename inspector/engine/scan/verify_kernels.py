@@ -149,61 +149,39 @@ class QueueFiles:
     unit: np.ndarray  # a 20-byte scratch for the kernel
 
 
-def chainable(slots_at: int, slot_count: int, items_at: int, count: int, size: int, written: int) -> bool:
-    """Whether an index file's items 1..written and slots can be checked by the sequential pass of
-    :func:`index_chains` (they all lie in the file)."""
-    return (0 < slot_count and slots_at + slot_count * 4 <= size and items_at + (written + 1) * 20 <= size
-            and written < count)
-
-
-class ItemChains:
-    """The first pass of :func:`index_chains` (each item links to the previous item of its slot), run on items
-    as they come: ``advance(stop)`` checks items ``next`` .. stop-1; ``last[slot]`` is the newest item of each
-    slot so far, ``fine`` False from the first item that does not link as IndexFile.putKey writes."""
-
-    def __init__(self, slot_count: int):
-        self.last = np.zeros(slot_count, dtype=np.int32)
-        self.next = 1
-        self.fine = True
-
-    def advance(self, buf, items_at: int, stop: int) -> None:
-        if self.fine and stop > self.next:
-            self.fine = bool(need_compiled().chain_items(as_array(buf), items_at, self.last.size, self.next, stop,
-                                                         self.last))
-            self.next = stop
-
-
 def index_chains(buf, slots_at: int, slot_count: int, items_at: int, item_count: int, count: int, size: int,
-                 written: int, release=None, chains: ItemChains | None = None) -> tuple[int, int, bool]:
+                 written: int, release=None) -> tuple[int, int, bool]:
     """Walk every slot's chain of an index file: (slots in use, items reached, unusual). ``unusual`` means
     something verify reports (a bad slot, link, loop or wrong slot) may be there: walk it one by one.
 
     A file laid out as ``IndexFile.putKey`` writes it (each item links to the previous item of its slot, each
     slot holds its newest item) is recognised in one sequential pass, ``release(start, end)`` called behind
-    it; any other is walked chain by chain. ``chains``: that pass already run over the first items (while
-    verify's walk met them), for a file that is :func:`chainable`."""
+    it; any other is walked chain by chain."""
     k = need_compiled()
     arr = as_array(buf)
     release = release or (lambda start, end: None)
     step = 1 << 18
-    if chainable(slots_at, slot_count, items_at, count, size, written):
-        chains = chains or ItemChains(slot_count)
-        for first in range(chains.next, written + 1, step):
+    fine = (0 < slot_count and slots_at + slot_count * 4 <= size and items_at + (written + 1) * 20 <= size
+            and written < count)
+    if fine:
+        last = np.zeros(slot_count, dtype=np.int32)
+        for first in range(1, written + 1, step):
             stop = min(written + 1, first + step)
-            chains.advance(arr, items_at, stop)
-            if not chains.fine:
+            if not k.chain_items(arr, items_at, slot_count, first, stop, last):
+                fine = False
                 break
             release(items_at + first * 20, items_at + stop * 20)
         used = 0
-        for first in range(0, slot_count, step) if chains.fine else ():
-            n = k.chain_slots(arr, slots_at, first, min(slot_count, first + step), chains.last)
+        for first in range(0, slot_count, step) if fine else ():
+            n = k.chain_slots(arr, slots_at, first, min(slot_count, first + step), last)
             if n < 0:
+                fine = False
                 break
             used += n
             release(slots_at + first * 4, slots_at + min(slot_count, first + step) * 4)
-        else:
-            if chains.fine:
-                return int(used), written, False
+        if fine:
+            return int(used), written, False
     reached = np.zeros(max(item_count, 1), dtype=np.uint8)
     used, n, unusual = k.index_chains(arr, slots_at, slot_count, items_at, item_count, count, size, reached)
     return int(used), int(n), bool(unusual)
+

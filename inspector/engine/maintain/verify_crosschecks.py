@@ -67,7 +67,7 @@ class CrossChecks:
             file_mark=starts[:-1].copy(), marks=every, lowest=np.full(len(files), 1 << 62, dtype=np.int64),
             unit=np.zeros(CQ_UNIT_SIZE, dtype=np.uint8))
 
-    RELEASE_ROWS = 1 << 16  # records looked up between releases of the unit pages behind them
+    RELEASE_ROWS = 1 << 14  # records looked up between releases of the unit pages they faulted in
 
     def add(self, table: VerifyTable) -> None:
         if not len(table):
@@ -86,11 +86,13 @@ class CrossChecks:
             self.flush()
 
     def flush(self) -> None:
-        """Release the consume-queue pages behind the units looked up so far (they are met in queue order)."""
+        """Release the pages of the consume-queue files looked at so far: a fault maps a whole large folio (up
+        to MBs) around the unit it reads, a few per file would stay resident for the whole walk otherwise."""
         self._rows = 0
         lowest = self._lookup.lowest
         for f in np.flatnonzero(lowest < (1 << 62)).tolist():
-            self._files[f][2].release(0, int(lowest[f]) * CQ_UNIT_SIZE)
+            mf = self._files[f][2]
+            mf.release(0, mf.size)
         lowest.fill(1 << 62)
 
 

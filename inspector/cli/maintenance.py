@@ -17,12 +17,11 @@ from inspector.engine import (
     load_broker_config,
     parse_delay_levels,
     problem_view,
-    rebuild,
-    rebuild_in_place,
     store_geometry,
-    verify,
-    write_store,
 )
+
+# each command loads the engine module it runs when it runs (the face is lazy): verify never waits for the
+# writer, its codecs and the rebuild machinery (~20 ms), nor write/rebuild for verify's kernels
 
 
 def _geometry(args, base: Geometry) -> Geometry:
@@ -37,6 +36,8 @@ def _geometry(args, base: Geometry) -> Geometry:
 
 
 def run_write(args) -> int:
+    from inspector.engine import write_store
+
     offsets = {}
     if args.consumer_offsets:
         try:
@@ -72,6 +73,8 @@ def _open_input(path: str | None):
 
 
 def run_rebuild(store: Store, args) -> int:
+    from inspector.engine import rebuild, rebuild_in_place
+
     geometry = _geometry(args, store_geometry(store))
     with byte_progress("rebuilding", None if not args.json else False) as update:
         if args.in_place:
@@ -101,6 +104,8 @@ TABLE_ROWS_PER_CODE = 20  # verify's table: rows shown per kind of finding
 
 
 def run_verify(store: Store, args) -> int:
+    from inspector.engine import verify
+
     with byte_progress("verifying", None if not args.json else False) as update:
         report = verify(store, _geometry(args, store_geometry(store)),
                         progress=lambda phase, done, total: update(done, total))

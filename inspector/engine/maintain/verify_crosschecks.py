@@ -12,25 +12,13 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
-from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
+from inspector.engine.read.consumequeue import ConsumeQueue
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.scan.batch import INTERN_SLOTS
-from inspector.engine.scan.verify_kernels import (
-    INFO_DELAY,
-    INFO_TAGS,
-    INFO_UNITS,
-    VERIFY_COLUMNS,
-    VerifyTable,
-    index_match,
-    mark_units,
-)
+from inspector.engine.scan.verify_kernels import QueueFiles, VerifyTable, index_match, mark_queues
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 __all__ = ["CrossChecks"]
-
-VERIFY_PHY, VERIFY_SIZE, VERIFY_QID, VERIFY_QOFF, VERIFY_TAGS, VERIFY_TOPIC, VERIFY_INFO = (
-    VERIFY_COLUMNS.index(n) for n in ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code",
-                                           "topic", "info"))
 
 
 class CrossChecks:
@@ -53,92 +41,72 @@ class CrossChecks:
         self.indexes: dict[str, _IndexMarks] = {}
         for reader in store.index_files():
             self.indexes[reader.rel] = _IndexMarks(reader)
-        self._topic_ids: dict[str, int] = {}
-        self._pending: list[tuple] = []
+        self._topic_ids = {topic: i for i, topic in enumerate(sorted({t for t, _ in self.queues}))}
+        self._files, self._lookup = self._queue_files()
         self._rows = 0
 
-    FLUSH_ROWS = 1 << 16  # records gathered before their units are looked up (numpy works in bulk)
+    def _queue_files(self) -> tuple[list, QueueFiles]:
+        """Every consume-queue file in one QueueFiles (their marks one array, each file's a view of it)."""
+        keyed = sorted(((self._topic_ids[topic] << 33) + qid + (1 << 31), marks)
+                       for (topic, qid), marks in self.queues.items() if -(1 << 31) <= qid < 1 << 31)
+        files = [f for _, marks in keyed for f in marks.files]
+        counts = np.array([f[1] for f in files], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        every = np.zeros(int(starts[-1]), dtype=np.uint8)
+        i = 0
+        for _, marks in keyed:
+            for _, count, mf in marks.files:
+                marks.by_rel[mf.rel] = every[starts[i] : starts[i] + count]
+                i += 1
+        return files, QueueFiles(
+            keys=np.array([k for k, _ in keyed], dtype=np.int64),
+            first_file=np.concatenate([[0], np.cumsum([len(m.files) for _, m in keyed])]).astype(np.int64),
+            file_first=np.array([f[0] for f in files], dtype=np.int64), file_count=counts,
+            file_address=np.array([f[2].array.ctypes.data if f[1] else 0 for f in files], dtype=np.int64),
+            file_mark=starts[:-1].copy(), marks=every, lowest=np.full(len(files), 1 << 62, dtype=np.int64),
+            unit=np.zeros(CQ_UNIT_SIZE, dtype=np.uint8))
+
+    RELEASE_ROWS = 1 << 14  # records looked up between releases of the unit pages they faulted in
 
     def add(self, table: VerifyTable) -> None:
         if not len(table):
             return
         for marks in self.indexes.values():
             marks.add(table)
-        info = table.column("info")
-        rows = np.flatnonzero(((info & INFO_UNITS) != 0) & ((info & INFO_TAGS) != 0))
-        if not rows.size:
+        if not self._files:
             return
-        # topic codes are per table: name them through this walk's own numbering
+        # topic codes are per table: name them through this walk's own numbering (-1: no queue of that topic)
         codes = np.full(INTERN_SLOTS, -1, dtype=np.int64)
         for code, name in table.topics.items():
-            codes[code] = self._topic_ids.setdefault(name, len(self._topic_ids))
-        picked = table.table[:, rows]
-        topic_ids = codes[picked[VERIFY_TOPIC]]
-        delayed = (picked[VERIFY_INFO] & INFO_DELAY) != 0
-        self._pending.append((topic_ids, picked[VERIFY_QID], picked[VERIFY_QOFF], picked[VERIFY_PHY],
-                              picked[VERIFY_SIZE], picked[VERIFY_TAGS], delayed))
-        self._rows += rows.size
-        if self._rows >= self.FLUSH_ROWS:
+            codes[code] = self._topic_ids.get(name, -1)
+        mark_queues(table, codes, self._lookup, self._topic_ids.get(SCHEDULE_TOPIC, -1))
+        self._rows += len(table)
+        if self._rows >= self.RELEASE_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        """Look up the units of the records gathered so far and mark those that point back at them."""
-        if not self._pending:
-            return
-        topic_ids, qids, qoffs, phys, sizes, tags, delayed = (np.concatenate(c) for c in zip(*self._pending,
-                                                                                            strict=True))
-        self._pending.clear()
+        """Release the pages of the consume-queue files looked at so far: a fault maps a whole large folio (up
+        to MBs) around the unit it reads, a few per file would stay resident for the whole walk otherwise."""
         self._rows = 0
-        names = {v: k for k, v in self._topic_ids.items()}
-        group = topic_ids * (1 << 33) + (qids + (1 << 31))
-        order = np.argsort(group, kind="stable")
-        sorted_group = group[order]
-        starts = np.flatnonzero(np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]))
-        bounds = [*starts.tolist(), order.size]
-        for g, first in enumerate(starts.tolist()):
-            key = int(sorted_group[first])
-            topic = names[key >> 33]
-            qid = (key & ((1 << 33) - 1)) - (1 << 31)
-            marks = self.queues.get((topic, qid))
-            if marks is None:
-                continue
-            sel = order[bounds[g] : bounds[g + 1]]
-            if topic == SCHEDULE_TOPIC:
-                sel = sel[~delayed[sel]]  # tagsCode is a delivery time: one by one
-            marks.add(qoffs[sel], phys[sel], sizes[sel], tags[sel])
+        lowest = self._lookup.lowest
+        for f in np.flatnonzero(lowest < (1 << 62)).tolist():
+            mf = self._files[f][2]
+            mf.release(0, mf.size)
+        lowest.fill(1 << 62)
 
 
 class _QueueMarks:
-    """Per consume-queue file: which units a record vouched for."""
+    """Per consume-queue file: which units a record vouched for (``by_rel``: file -> marks, set by CrossChecks)."""
 
     def __init__(self, cq: ConsumeQueue):
-        self.files = []  # (first queue offset, units view, marks)
+        self.files = []  # (first queue offset, units, mapping)
         self.by_rel: dict[str, np.ndarray] = {}
         for start, _ in cq.files:
             try:
                 mf = cq._map(start)
             except StoreError:
                 continue
-            count = mf.size // CQ_UNIT_SIZE
-            units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count) if count else np.zeros(0, UNIT_DTYPE)
-            marks = np.zeros(count, dtype=np.uint8)
-            self.files.append((start // CQ_UNIT_SIZE, units, marks, mf))
-            self.by_rel[mf.rel] = marks
-        self.first_q = np.array([f[0] for f in self.files], dtype=np.int64)
-
-    def add(self, qoffs: np.ndarray, phys: np.ndarray, sizes: np.ndarray, tags: np.ndarray) -> None:
-        """Mark the units at these queue offsets that point at these records (offset, size, tagsCode)."""
-        if not self.files or not qoffs.size:
-            return
-        if len(self.files) == 1:
-            parts = [(0, slice(None))]
-        else:
-            which = np.searchsorted(self.first_q, qoffs, side="right") - 1
-            parts = [(f, which == f) for f in np.unique(which).tolist() if f >= 0]
-        for f, here in parts:
-            first_q, units, marks, mf = self.files[f]
-            lowest = mark_units(mf.array, first_q, qoffs[here], phys[here], sizes[here], tags[here], marks)
-            mf.release(0, lowest * CQ_UNIT_SIZE)  # units are met in queue order: drop what is behind
+            self.files.append((start // CQ_UNIT_SIZE, mf.size // CQ_UNIT_SIZE, mf))
 
 
 class _IndexMarks:

@@ -24,14 +24,14 @@ from inspector.engine.read.mapped import (
     data_end,
     offset_named_entries,
 )
-from inspector.engine.read.parallel import default_workers, threaded_runs
+from inspector.engine.read.parallel import Vouch, default_workers, threaded_runs, vouched_run
 from inspector.engine.read.segment_files import entry_kind, infer_segment_size, layout_problems
 from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfinished
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED, CHECK_CRC_PROPERTY
-from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
+from inspector.engine.scan.verify_kernels import VerifyTable
 from inspector.engine.scan.walk import Run, check_run, walk_boundaries
 
 Entry = Message | Blank | Problem
@@ -59,8 +59,9 @@ class SegmentScan:
 
 
 def _flags(check_crc: bool, per_record: bool) -> int:
-    """Kernel flags: ``per_record`` (verify) also sends every record with a __CRC32# property or a compressed
-    body through the careful step, where verify's ``on_message`` checks it."""
+    """Kernel flags: ``per_record`` (verify) also ends a clean run at a record whose __CRC32# property does not
+    match (the kernels check it) or whose body is compressed, for the careful step, where verify's
+    ``on_message`` reports it; verify's tables keep the compressed bodies its vouch accepts (vouched_run)."""
     return (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY | CHECK_COMPRESSED if per_record else 0)
 
 
@@ -285,7 +286,7 @@ class CommitLog:
 
     def _segment_items(self, seg: Segment, pos: int, check_crc: bool, index: int, mode: str, *,
                        batch_size: int = 1 << 15, crc_property: bool = False, stop_at: int | None = None,
-                       on_message=None) -> Iterator[Item]:
+                       on_message=None, vouch: Vouch | None = None) -> Iterator[Item]:
         """The walk of one segment: runs of clean records the fast way, every other record the careful way.
 
         ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as Run figures only) or "tables"
@@ -293,7 +294,8 @@ class CommitLog:
         step (careful.careful_step) decides everything about a record that is not clean, so both modes see
         the same Blanks and Problems as a record-by-record walk. ``on_message`` is called with each Message
         of a careful step and returns extra Problems (verify's __CRC32# check). ``stop_at``: stop at the
-        first record boundary at or past it (without the careful step there).
+        first record boundary at or past it (without the careful step there). ``vouch`` ("tables" mode): the
+        compressed records it vouches for stay in the runs (parallel.vouched_run).
         """
         try:
             mf = self.map(seg)
@@ -326,8 +328,8 @@ class CommitLog:
                         pages.advance(pos)
                         continue
                 elif mode == "tables":
-                    run, table, cut = verify_run(arr, pos, fast_limit, segment_start=seg.start_offset,
-                                                 stop_at=end_at, flags=flags, soft_stop=soft)
+                    run, table, cut = vouched_run(arr, pos, fast_limit, segment_start=seg.start_offset,
+                                                  stop_at=end_at, flags=flags, soft_stop=soft, vouch=vouch)
                     if run.count:
                         yield run
                         if table is not None:
@@ -395,8 +397,10 @@ class CommitLog:
                 extra_ids.add(id(p))
                 yield p
 
+        vouch = self._vouch(segment, on_message) if on_message is not None and on_table is not None else None
         for item in self._summary_items(segment, index, check_crc, crc_property,
-                                        extras if on_message is not None else None, workers, on_table is not None):
+                                        extras if on_message is not None else None, workers, on_table is not None,
+                                        vouch):
             if isinstance(item, Run):
                 messages += item.count
                 data_end = item.end
@@ -426,6 +430,20 @@ class CommitLog:
         self._scans[(segment.start_offset, check_crc)] = scan
         return SegmentSummary(scan, max_ts, tuple(every))
 
+    def _vouch(self, seg: Segment, on_message) -> Vouch:
+        """A clean record at a position of ``seg`` -> True when ``on_message`` (verify's own checks of a record:
+        a compressed body must decompress) finds nothing in it."""
+
+        def vouch(pos: int) -> bool:
+            mf = self.map(seg)
+            try:
+                msg = decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
+            except RecordError:
+                return False
+            return not on_message(msg)
+
+        return vouch
+
     PARALLEL_MIN_BYTES = 64 << 20  # smaller segments are walked by one thread
     PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
 
@@ -438,13 +456,14 @@ class CommitLog:
         return seg.file_size if allocated is None else min(seg.file_size, allocated)
 
     def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
-                       workers: int | None, tables: bool = False) -> Iterator[Item | VerifyTable]:
+                       workers: int | None, tables: bool = False,
+                       vouch: Vouch | None = None) -> Iterator[Item | VerifyTable]:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
         if workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled():
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
-                                           on_message=on_message)
+                                           on_message=on_message, vouch=vouch)
             return
         try:
             mf = self.map(seg)
@@ -457,10 +476,10 @@ class CommitLog:
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
         flags = _flags(check_crc, crc_property)
         pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
-                                       self.STEP)
+                                       self.STEP, vouch)
         # the rest (the end of the segment, or damage) record by record from where the runs left off
         yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
-                                       on_message=on_message)
+                                       on_message=on_message, vouch=vouch)
 
 
 @dataclass(frozen=True)

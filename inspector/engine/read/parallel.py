@@ -10,19 +10,51 @@ from the returned position, so the result is the same for any number of threads.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from inspector.engine.read.mapped import MappedFile
+from inspector.engine.scan.kernels import compiled
+from inspector.engine.scan.record_layout import CHECK_COMPRESSED, SYSFLAG_AT
 from inspector.engine.scan.verify_kernels import VerifyTable, verify_run
 from inspector.engine.scan.walk import Run, check_run, find_clean
+from parsers.commitlog import COMPRESSED_FLAG
+
+Vouch = Callable[[int], bool]  # a clean record's position -> True when verify has nothing to say about it
+_COMPRESSED_BYTE = SYSFLAG_AT + 3  # COMPRESSED_FLAG is a bit of SYSFLAG's last byte (big-endian)
+
+
+def vouched_run(arr: np.ndarray, pos: int, limit: int, *, segment_start: int, stop_at: int, flags: int,
+                soft_stop: int, vouch: Vouch | None) -> tuple[Run, VerifyTable | None, bool]:
+    """:func:`~inspector.engine.scan.verify_kernels.verify_run` where a compressed body does not end the run
+    (``flags`` with CHECK_COMPRESSED and a ``vouch``): the run's compressed records are handed to ``vouch``
+    (verify decompresses the body, which releases the GIL), and the run ends before the first one it does
+    not vouch for, which the caller then takes the careful way as before. Without numba (no table to find
+    them in) compressed records end the run as the flags say."""
+    if vouch is None or not flags & CHECK_COMPRESSED or compiled() is None:
+        return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
+                          soft_stop=soft_stop)
+    lenient = flags & ~CHECK_COMPRESSED
+    run, table, cut = verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=lenient,
+                                 soft_stop=soft_stop)
+    if table is None:  # no table to find them in after all: stop at compressed bodies
+        return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
+                          soft_stop=soft_stop)
+    at = table.column("physical_offset") - segment_start
+    for p in at[(arr[at + _COMPRESSED_BYTE] & COMPRESSED_FLAG) != 0].tolist():
+        if not vouch(p):
+            return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=p, flags=lenient,
+                              soft_stop=soft_stop)[:2] + (False,)
+    return run, table, cut
 
 
 def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, tables: bool, workers: int,
-                  chunk: int, step: int) -> Iterator[Run | VerifyTable]:
+                  chunk: int, step: int, vouch: Vouch | None = None) -> Iterator[Run | VerifyTable]:
     """The clean runs (with a VerifyTable after each one when ``tables``) of ``mf`` up to ``limit``, walked by
     ``workers`` threads in pieces of about ``chunk`` bytes, pages released every ``step`` bytes. Returns
-    (as the generator's value) the position where the runs left off."""
+    (as the generator's value) the position where the runs left off. ``vouch``: see :func:`vouched_run`."""
     arr = mf.array
     starts = [0]
     pieces = max(workers, -(-limit // chunk))
@@ -41,8 +73,8 @@ def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, ta
         while True:
             soft = pos + step
             if tables:
-                run, table, cut = verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop,
-                                             flags=flags, soft_stop=soft)
+                run, table, cut = vouched_run(arr, pos, limit, segment_start=segment_start, stop_at=stop,
+                                              flags=flags, soft_stop=soft, vouch=vouch)
                 out.append(run)
                 if table is not None and len(table):
                     out.append(table)

@@ -32,6 +32,7 @@ from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
 
 _crc_c = None  # the C CRC function (an ExternalFunction), set by kernels._compile before anything is compiled
 _memchr_c = None  # libc memchr, likewise
+_memcpy_c = None  # libc memcpy, likewise (reads a unit of a consume-queue file mapped elsewhere)
 
 
 def _nb_u32(b, p):
@@ -589,23 +590,51 @@ def _kn_chain_slots(f, slots_at, first, stop, last):
             used += 1
     return used
 
-def _kn_mark_units(f, n_units, first_q, qoffs, phys, sizes, tags, marks):
-    """Consume-queue file ``f`` (raw bytes; unit i at 20 * i, first queue offset ``first_q``): marks[local] = 1
-    for each record (queue offset, offset, size, tagsCode) whose unit points back at it. Returns the lowest
-    unit index looked at (n_units when none)."""
-    lowest = n_units
-    for i in range(qoffs.size):
-        local = qoffs[i] - first_q
-        if local < 0 or local >= n_units:
+def _kn_mark_queues(t, n, codes, qkeys, qfiles, f_first, f_count, f_addr, f_mark, marks, f_low, schedule,
+                    unit):
+    """Rows 0..n-1 of a verify table (VERIFY_COLUMNS): marks[f_mark[f] + local] = 1 for each record that gets a
+    unit (info: units and tags known; not a DELAY record of the ``schedule`` topic id) whose consume-queue unit
+    points back at it (offset, size, tagsCode or a ConsumeQueueExt address). ``codes``: the table's topic code ->
+    topic id; ``qkeys`` (sorted): topic id * 2^33 + queue id + 2^31 of each queue q, whose files are
+    qfiles[q]..qfiles[q + 1]-1 (by first queue offset ``f_first``, ``f_count`` units at address ``f_addr``, read
+    through ``unit``, a 20-byte scratch). f_low[f]: the lowest unit index looked at in file f."""
+    scratch = np.int64(unit.ctypes.data)
+    for r in range(n):
+        info = t[9, r]
+        if info & 3 != 3:  # INFO_TAGS | INFO_UNITS
             continue
-        if local < lowest:
-            lowest = local
-        p = local * 20
-        if _nb_i64(f, p) == phys[i] and _nb_i32(f, p + 8) == sizes[i]:
-            t = _nb_i64(f, p + 12)
-            if t == tags[i] or t <= CQ_EXT_ADDR_LIMIT:  # a ConsumeQueueExt address holds no tags hash
-                marks[local] = 1
-    return lowest
+        tid = codes[t[8, r]]
+        if tid < 0 or (tid == schedule and info & 8):  # a DELAY record's tagsCode is its delivery time
+            continue
+        key = tid * 8589934592 + t[2, r] + 2147483648
+        a = 0
+        z = qkeys.size
+        while a < z:
+            mid = (a + z) // 2
+            if qkeys[mid] < key:
+                a = mid + 1
+            else:
+                z = mid
+        if a == qkeys.size or qkeys[a] != key:
+            continue
+        qoff = t[3, r]
+        f = -1
+        for g in range(qfiles[a], qfiles[a + 1]):
+            if f_first[g] > qoff:
+                break
+            f = g
+        if f < 0:
+            continue
+        local = qoff - f_first[f]
+        if local >= f_count[f]:
+            continue
+        if local < f_low[f]:
+            f_low[f] = local
+        _memcpy_c(scratch, f_addr[f] + local * 20, np.uint64(20))
+        if _nb_i64(unit, 0) == t[0, r] and _nb_i32(unit, 8) == t[1, r]:
+            tags = _nb_i64(unit, 12)
+            if tags == t[4, r] or tags <= CQ_EXT_ADDR_LIMIT:  # a ConsumeQueueExt address holds no tags hash
+                marks[f_mark[f] + local] = 1
 
 
 # --- JSON Lines of clean records (views_bulk._BatchEncoder's kernel twin) -------------------------------------

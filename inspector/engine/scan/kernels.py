@@ -4,7 +4,7 @@ The kernels' source is :mod:`inspector.engine.scan.kernel_source`; the modules t
 batch, verify_kernels) ask :func:`compiled` for the compiled namespace and take their ``struct``/numpy path when
 it is None: numba is not importable, ``RMQ_INSPECT_NO_NUMBA`` is set, or the caller is inside
 :func:`python_only` (tests compare both paths). Kernels are compiled with ``numba.njit(cache=True,
-nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr``
+nogil=True)``; they call the C CRC of :func:`inspector.engine.model.crc.crc_library` and libc ``memchr`` and ``memcpy``
 directly, without the GIL, so several threads can check different segments at once.
 """
 
@@ -53,7 +53,6 @@ def _load():
                     except ImportError:
                         pass
                     else:
-                        _import_arraymath_without_scipy()
                         _kernels = _compile()
     return _kernels or None
 
@@ -127,14 +126,14 @@ _INLINED = ("_nb_put", "_nb_lit", "_nb_dec", "_nb_hex16", "_nb_same", "_nb_is")
 _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn_decode_run",
             "crc_many": "_kn_crc_many", "find_clean": "_kn_find_clean",
             "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
-            "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_units": "_kn_mark_units",
+            "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_queues": "_kn_mark_queues",
             "json_lines": "_kn_json_lines"}
 
 
-def _memchr_address() -> int | None:
+def _libc_address(function: str) -> int | None:
     for name in (None, ctypes.util.find_library("c"), "msvcrt"):
         try:
-            return ctypes.cast(ctypes.CDLL(name).memchr, ctypes.c_void_p).value
+            return ctypes.cast(getattr(ctypes.CDLL(name), function), ctypes.c_void_p).value
         except (OSError, AttributeError, TypeError):
             continue
     return None
@@ -150,22 +149,61 @@ def _compile():
     from numba import types
 
     name, address = crc_library()
-    memchr = _memchr_address()
-    if address is None or memchr is None:
+    memchr, memcpy = _libc_address("memchr"), _libc_address("memcpy")
+    if address is None or memchr is None or memcpy is None:
         return False
     llvm.add_symbol("rmq_inspect_crc32", address)
     llvm.add_symbol("rmq_inspect_memchr", memchr)
+    llvm.add_symbol("rmq_inspect_memcpy", memcpy)
     module = vars(kernel_source)
     module["_crc_c"] = types.ExternalFunction("rmq_inspect_crc32", types.uint32(types.uint32, types.intp,
                                                                                 types.uint64))
     module["_memchr_c"] = types.ExternalFunction("rmq_inspect_memchr", types.intp(types.intp, types.int32,
+                                                                                  types.uint64))
+    module["_memcpy_c"] = types.ExternalFunction("rmq_inspect_memcpy", types.intp(types.intp, types.intp,
                                                                                   types.uint64))
     for helper in _HELPERS:
         module[helper] = numba.njit(cache=True, nogil=True)(module[helper])
     for helper in _INLINED:
         module[helper] = numba.njit(cache=True, nogil=True, inline="always")(module[helper])
     kernels = pytypes.SimpleNamespace(crc_backend=name)
+    light = True
     for public, source in _KERNELS.items():
         module[source] = numba.njit(cache=True, nogil=True)(module[source])
+        light = _light_cache_load(module[source]) and light
         setattr(kernels, public, module[source])
+    if not light:  # numba refreshes its context on every load: arraymath is imported then
+        _import_arraymath_without_scipy()
     return kernels
+
+
+def _light_cache_load(dispatcher) -> bool:
+    """Load ``dispatcher``'s cached machine code without numba's full target-context refresh.
+
+    numba's ``Cache.load_overload`` first refreshes the target context: it imports and installs every typing
+    and lowering registry numba has (cffi, pycparser, typed containers, ... about 0.1 s, a tenth of a whole
+    ``verify``) that only *compiling* needs. Loading a cached kernel needs only the runtime (NRT) set up, so
+    this kernel's cache does just that; on a cache miss numba's compiler refreshes the context itself before
+    compiling (numba's arraymath, which it then imports, is first loaded without scipy.linalg). False, and left
+    as numba has it, when numba's internals are not the ones this was written against."""
+    cache = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "_load_overload", None)
+    guard = getattr(cache, "_guard_against_spurious_io_errors", None)
+    if load is None or guard is None:
+        return False
+    try:
+        from numba.core.runtime import rtsys
+    except ImportError:
+        return False
+
+    def load_overload(sig, target_context):
+        rtsys.initialize(target_context)
+        found = None
+        with guard():  # it swallows a spurious I/O error: a cache miss
+            found = load(sig, target_context)
+        if found is None:  # numba compiles next
+            _import_arraymath_without_scipy()
+        return found
+
+    cache.load_overload = load_overload
+    return True

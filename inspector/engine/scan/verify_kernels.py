@@ -2,7 +2,7 @@
 
 :func:`verify_run` is :func:`~inspector.engine.scan.walk.check_run` that also fills a :class:`VerifyTable`
 with what the consume-queue and index checks of :mod:`inspector.engine.maintain.verify` need of each
-record; :func:`index_match`, :func:`mark_units` and :func:`index_chains` check index items and queue
+record; :func:`index_match`, :func:`mark_queues` and :func:`index_chains` check index items and queue
 units against such tables in one compiled pass (they need numba: callers ask ``numba_enabled()`` first).
 """
 
@@ -120,13 +120,33 @@ def index_match(buf, items_at: int, first: int, count: int, table: VerifyTable, 
     return int(need_compiled().index_match(as_array(buf), items_at, first, count, table.low, table.high, table.table,
                                            len(table), table.keys, ok, stats))
 
-def mark_units(buf, first_queue_offset: int, queue_offsets, phys, sizes, tags, marks: np.ndarray) -> int:
-    """For records of one queue (int64 arrays), mark the units of one consume-queue file (``buf``) that point
-    back at them: same offset and size, and their tagsCode (or a ConsumeQueueExt address). Returns the
-    lowest unit index looked at."""
-    arr = as_array(buf)
-    return int(need_compiled().mark_units(arr, arr.size // 20, first_queue_offset, queue_offsets, phys, sizes, tags,
-                                          marks))
+def mark_queues(table: VerifyTable, codes: np.ndarray, queues: QueueFiles, schedule: int) -> None:
+    """Mark, in ``queues.marks``, the consume-queue units that point back at the records of ``table`` (same
+    offset and size, and their tagsCode or a ConsumeQueueExt address), in one compiled pass over the table.
+    ``codes``: the table's topic codes -> the topic ids of ``queues.keys``; ``schedule``: the topic id whose
+    DELAY records are left unmarked (their tagsCode is a delivery time), or -1."""
+    need_compiled().mark_queues(table.table, len(table), codes, queues.keys, queues.first_file, queues.file_first,
+                                queues.file_count, queues.file_address, queues.file_mark, queues.marks,
+                                queues.lowest, schedule, queues.unit)
+
+
+@dataclass
+class QueueFiles:
+    """The consume-queue files of many queues, as :func:`mark_queues` looks units up in them: queue q (sorted by
+    ``keys``: topic id * 2^33 + queue id + 2^31) has the files first_file[q] .. first_file[q + 1] - 1, each
+    holding ``file_count`` units from queue offset ``file_first`` at memory address ``file_address`` (a mapping the
+    caller keeps open), its marks at marks[file_mark : file_mark + file_count]; ``lowest`` is the lowest unit
+    index of each file looked at since the caller last reset it."""
+
+    keys: np.ndarray
+    first_file: np.ndarray
+    file_first: np.ndarray
+    file_count: np.ndarray
+    file_address: np.ndarray
+    file_mark: np.ndarray
+    marks: np.ndarray
+    lowest: np.ndarray
+    unit: np.ndarray  # a 20-byte scratch for the kernel
 
 
 def index_chains(buf, slots_at: int, slot_count: int, items_at: int, item_count: int, count: int, size: int,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,54 @@ def test_an_index_header_range_not_the_items_is_named_at_its_field(store_copy, c
     _patch(path, at, (value + 1).to_bytes(8, "big", signed=True))
     assert _findings(_verify(root)) == {(f"index/{name}", at, "index-header")}
     _every_command_completes(root, capsys)
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_compressed_bodies_stay_in_the_fast_walk_and_a_bad_one_is_still_reported(tmp_path, monkeypatch, threads):
+    """verify decompresses the compressed bodies of its clean runs where it walks them (one careful step only
+    for the end of the log, not one per compressed record), by one thread or by several; a body that does not
+    decompress still ends the run there and gets the same report as the record-by-record walk."""
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.crc import rocketmq_crc32
+    from inspector.engine.model.geometry import Geometry
+    from inspector.engine.read import commitlog
+    from inspector.engine.scan.kernels import numba_enabled
+
+    if not numba_enabled():
+        pytest.skip("the fast walk needs the compiled kernels")
+    root = tmp_path / "s"
+    with StoreWriter(root, Geometry(segment_size=1 << 20, cq_file_size=6000, index_slots=1000, index_items=4000)) as w:
+        for i in range(300):
+            w.append(MessageSpec(topic="T", queue_id=i % 2, keys=[f"k{i}"], body=random.Random(i).randbytes(400 + i),
+                                 compression=("zlib", None, "zstd")[i % 3], store_timestamp=1_700_000_000_000 + i))
+    if threads:  # walk the small segment as a large one: by threads, in pieces
+        monkeypatch.setattr(commitlog.CommitLog, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(commitlog.CommitLog, "PARALLEL_CHUNK", 16 << 10)
+        monkeypatch.setattr("inspector.engine.maintain.verify.default_workers", lambda: 2)
+        threaded = commitlog.threaded_runs
+        monkeypatch.setattr(commitlog, "threaded_runs", lambda *a: steps.append("threads") or (yield from threaded(*a)))
+    steps = []
+    careful = commitlog.careful_step
+    monkeypatch.setattr(commitlog, "careful_step", lambda *a, **k: steps.append(a[1]) or careful(*a, **k))
+    report = _verify(root)
+    assert report.messages == 300 and not report.problems
+    assert len(steps) == 1 + threads  # the zero tail of the log (and the threads' walk)
+    # garble the middle of a ZLIB body, its BODYCRC recomputed: only decompression can tell
+    with Store(root) as store:
+        msg = [m for m in store.entries() if m.compression == "ZLIB"][40]
+    seg, pos = _segment_of(root, msg.physical_offset)
+    body_at = seg.read_bytes().index(msg.body, pos)
+    garbled = bytearray(msg.body)
+    garbled[len(garbled) // 2 : len(garbled) // 2 + 8] = b"\xff" * 8
+    _patch(seg, body_at, bytes(garbled))
+    _patch(seg, pos + 8, rocketmq_crc32(bytes(garbled)).to_bytes(4, "big"))
+    steps.clear()
+    report = _verify(root)
+    with Store(root) as store:
+        slow = verify(store, fast=False)
+    assert [(p.file, p.offset, p.code, p.reason) for p in report.problems] == \
+        [(p.file, p.offset, p.code, p.reason) for p in slow.problems]
+    assert (msg.file, msg.position, "body-undecompressable") in {(p.file, p.offset, p.code) for p in report.problems}
+    assert report.messages == slow.messages == 300
+    assert msg.position in steps

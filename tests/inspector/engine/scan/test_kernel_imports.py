@@ -47,3 +47,24 @@ def test_kernels_load_without_scipy_linalg_same_answer():
     assert enabled == "True" and linalg_loaded == "False"
     assert counts == slow[0].split()[2:]
     assert fast[1:] == slow[1:]  # scipy.linalg importable afterwards exactly when it is without numba
+
+
+WARM = """
+import sys
+from inspector.engine import Store
+from inspector.engine.maintain.verify import verify
+with Store(sys.argv[1]) as store:
+    report = verify(store)
+print(report.messages, "numba.typed.typedlist" in sys.modules)
+"""
+
+
+def test_cached_kernels_load_without_the_compile_registries():
+    """A kernel loaded from numba's cache skips numba's target-context refresh (its typing registries, ~0.1 s):
+    the second run (the first may compile) imports none of them and answers the same."""
+    pytest.importorskip("numba")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("RMQ_INSPECT_NO_NUMBA", None)
+    runs = [subprocess.run([sys.executable, "-c", WARM, str(REPO / "sample_store")], capture_output=True, text=True,
+                           env=env, cwd=REPO, timeout=300, check=True).stdout.split() for _ in range(2)]
+    assert runs[1] == [runs[0][0], "False"]

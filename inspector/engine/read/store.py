@@ -38,6 +38,7 @@ from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.keyscan import covered_range, scan_for_key
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.storeroot import unopenable
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
@@ -67,16 +68,9 @@ class Store:
         index_items: int | None = None,
     ):
         self.root = Path(root)
-        try:
-            resolved = self.root.resolve(strict=True)
-        except (OSError, RuntimeError) as e:
-            raise BadInput(f"cannot open store: {getattr(e, 'strerror', None) or e}", str(root)) from None
-        if not resolved.is_dir():
-            raise BadInput("not a directory", str(root))
-        try:  # a directory we may not list (no read/execute permission) fails here, not deep in a walk
-            next(resolved.iterdir(), None)
-        except OSError as e:
-            raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
+        reason = unopenable(self.root)  # not whether it is a store: check_store_root, for the front ends
+        if reason is not None:
+            raise BadInput(reason, str(root))
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
         self.cq_file_size = CQ_FILE_SIZE.check(cq_file_size, "cq_file_size")
         self.index_slots = INDEX_SLOTS.check(index_slots, "index_slots")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, recovery_start
+from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, check_store_root, recovery_start
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 
@@ -25,6 +25,7 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
         if path in seen:
             continue
         seen.add(path)
+        check_store_root(p)  # the same one-line answer as every command: where the store is, if it can tell
         ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items)
         with ref.open() as store:
             if not store.segments:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store, store_overview
+from inspector.engine import Store, census, census_summary, store_overview
 
 
 def run(store: Store, as_json: bool) -> int:
     data = store_overview(store)
+    found = census(store.root)  # names and sizes only: `rmq-inspect census` has the whole table
     if as_json:
+        data["census"] = {"summary": census_summary(found),
+                          "kinds": [k.kind for k in found.kinds if k.kind != "unknown"],
+                          "unknown": len(found.problems) + found.unlisted, "errors": len(found.errors)}
         print_json(data)
         return 0
     seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")
@@ -46,6 +50,7 @@ def run(store: Store, as_json: bool) -> int:
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"))
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
+    console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
     console.print(f"problems: {len(data['problems'])}")
     for p in store.problems() + [p for s in store.scans() for p in s.problems]:
         warn_problem(p)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 from inspector.engine.model.records import Problem
@@ -25,6 +26,7 @@ from inspector.engine.read.strays import (
 )
 
 UNKNOWN = "unknown"
+_NAME = attrgetter("name")
 _LISTED = 10_000  # findings listed; a root of a million strays says so in 10,000 lines and a count
 
 # root entry -> (kind, what it is, is a folder); the order is the table's
@@ -137,8 +139,8 @@ class _Walk:
     def listing(self, rel: str) -> list[os.DirEntry]:
         """The entries of a folder by name; an unreadable one is a finding (its readers report it too)."""
         try:
-            with os.scandir(os.path.join(self.root, rel)) as it:
-                return sorted(it, key=lambda e: e.name)
+            with os.scandir(f"{self.root}/{rel}" if rel else self.root) as it:
+                return sorted(it, key=_NAME)
         except OSError as e:
             self.note(Problem(rel, 0, f"cannot list this folder: {e.strerror or e}", "unreadable", "warning"))
             return []
@@ -357,8 +359,8 @@ def census_summary(c: Census) -> str:
     """One line: kinds, files, bytes, and what does not belong (info, the TUI and web overviews)."""
     known = [k for k in c.kinds if k.kind != UNKNOWN]
     total = c.total
-    line = (f"{len(known)} kind(s), {total.files:,} file(s) in {total.folders:,} folder(s), "
-            f"{human_bytes(total.apparent_bytes)} ({human_bytes(total.allocated_bytes)} allocated)")
+    # apparent bytes only: what is allocated depends on the file system (the census table has both)
+    line = f"{len(known)} kind(s), {total.files:,} file(s) in {total.folders:,} folder(s), {human_bytes(total.apparent_bytes)}"
     strays = len(c.problems) + c.unlisted
     if not strays:
         return line + "; nothing unknown"

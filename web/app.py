@@ -34,6 +34,7 @@ from inspector.engine import (
     printable,
     survey_of,
 )
+from web import data
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
@@ -71,6 +72,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.extensions["rmq_store"] = store
     app.extensions["rmq_limits"] = app.config["LIMITS"]
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
+    data.start_census(store)  # and the census of its files
 
     from web import api, pages, workshop
 

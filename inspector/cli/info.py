@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store, census, census_summary, store_overview
+from inspector.engine import Store, census, census_summary, census_view, store_overview
 
 
 def run(store: Store, as_json: bool) -> int:
     data = store_overview(store)
     found = census(store.root)  # names and sizes only: `rmq-inspect census` has the whole table
     if as_json:
-        data["census"] = {"summary": census_summary(found),
-                          "kinds": [k.kind for k in found.kinds if k.kind != "unknown"],
-                          "unknown": len(found.problems) + found.unlisted, "errors": len(found.errors)}
+        data["census"] = census_view(found)  # `census --json`'s fields (the web's /api/ has them too)
         print_json(data)
         return 0
     seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, check_store_root, recovery_start
+from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, not_a_store, recovery_start
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 
@@ -25,7 +25,9 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
         if path in seen:
             continue
         seen.add(path)
-        check_store_root(p)  # the same one-line answer as every command: where the store is, if it can tell
+        reason = not_a_store(p)  # the answer every command gives (where the store is), and why no job can run
+        if reason is not None:
+            raise BadInput(f"{reason}; no commitlog segment to run a job on", str(p))
         ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items)
         with ref.open() as store:
             if not store.segments:

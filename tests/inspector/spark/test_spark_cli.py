@@ -58,3 +58,15 @@ def test_local_workers_import_the_drivers_files(spark):
         return mod.__file__
 
     assert spark.sparkContext.parallelize([0], 1).map(where).collect() == [inspector.__file__]
+
+
+def test_a_folder_that_is_no_store_fails_before_a_session_starts(tmp_path, sample_store, capsys):
+    """The answer every command gives (exit 2, where the store is), before any JVM starts."""
+    for job in ("export", "stats", "verify", "keyindex", "rebuild-cq"):
+        argv = [job, str(sample_store / "commitlog")] + (["--out", str(tmp_path / "o")] if job != "verify" else [])
+        assert rmq_inspect(["spark", *argv]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"this is the commitlog folder of a store: open its parent ({sample_store.resolve()})" in err
+    assert cli.main(["stats", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "no RocketMQ store here" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -166,7 +166,7 @@ class _Walk:
         stack = [(entry, rel)]
         while stack:
             item, path = stack.pop()
-            if _is_dir(item, follow=item is entry):
+            if entry_is_dir(item, follow=item is entry):
                 tally.folders += 1
                 stack.extend((child, f"{path}/{child.name}") for child in self.listing(path))
             else:
@@ -182,7 +182,7 @@ class _Walk:
         for entry in self.listing(rel):
             path = f"{rel}/{entry.name}"
             problem = offset_entry_problem(path, entry.name, what)
-            if problem is None and _is_dir(entry):
+            if problem is None and entry_is_dir(entry):
                 problem = Problem(path, 0, f"a folder where {what}s are kept: skipped", "wrong-type", "warning")
             if problem is not None:
                 self.stray(entry, path, problem)
@@ -197,7 +197,7 @@ class _Walk:
         for entry in self.listing("commitlog"):
             path = f"commitlog/{entry.name}"
             size = -1
-            if not _is_dir(entry):
+            if not entry_is_dir(entry):
                 st = self.stat(entry, path)
                 size = -1 if st is None else st.st_size
                 if size == 0:  # whatever its name: MappedFileQueue.load refuses it (apache/rocketmq#3257)
@@ -206,7 +206,7 @@ class _Walk:
                                "#3257); move it away", "empty-segment"))
                     continue
             problem = offset_entry_problem(path, entry.name, "commitlog segment")
-            if problem is None and size < 0 and _is_dir(entry):
+            if problem is None and size < 0 and entry_is_dir(entry):
                 problem = Problem(path, 0, "a folder in commitlog/: the broker cannot load it as a segment",
                                   "wrong-type")
             if problem is not None:
@@ -226,7 +226,7 @@ class _Walk:
     def topic_folders(self, kind: str, what: str, rel: str) -> None:
         """consumequeue/ (or _ext, batch): <topic>/<queue id>/<20-digit offset>; a RocksDB consumequeue/ whole."""
         entries = self.listing(rel)
-        if rel == "consumequeue" and any(e.name == "CURRENT" and not _is_dir(e) for e in entries):
+        if rel == "consumequeue" and any(e.name == "CURRENT" and not entry_is_dir(e) for e in entries):
             tally = self.tally(*_ROCKSDB_CQ_KIND)
             tally.folders += 1
             for entry in entries:
@@ -237,14 +237,14 @@ class _Walk:
         file_kind = _TOPIC_FOLDERS[rel]
         for topic in entries:
             topic_rel = f"{rel}/{topic.name}"
-            problem = topic_entry_problem(topic_rel, _is_dir(topic))
+            problem = topic_entry_problem(topic_rel, entry_is_dir(topic))
             if problem is not None:
                 self.stray(topic, topic_rel, problem)
                 continue
             tally.folders += 1
             for queue in self.listing(topic_rel):
                 queue_rel = f"{topic_rel}/{queue.name}"
-                problem = queue_entry_problem(queue_rel, queue.name, _is_dir(queue))
+                problem = queue_entry_problem(queue_rel, queue.name, entry_is_dir(queue))
                 if problem is not None:
                     self.stray(queue, queue_rel, problem)
                 else:
@@ -256,7 +256,7 @@ class _Walk:
         for entry in self.listing("index"):
             path = f"index/{entry.name}"
             problem = index_entry_problem(path, entry.name)
-            if problem is None and _is_dir(entry):
+            if problem is None and entry_is_dir(entry):
                 problem = Problem(path, 0, "a folder where index files are kept: skipped", "wrong-type", "warning")
             if problem is not None:
                 self.stray(entry, path, problem)
@@ -268,7 +268,7 @@ class _Walk:
         tally.folders += 1
         for entry in self.listing("config"):
             path = f"config/{entry.name}"
-            if _is_dir(entry):
+            if entry_is_dir(entry):
                 if entry.name in _CONFIG_ROCKSDB:
                     self.whole(self.tally(*_CONFIG_ROCKSDB_KIND), entry, path)
                 else:
@@ -283,7 +283,7 @@ class _Walk:
 
     def root_entry(self, entry: os.DirEntry) -> None:
         name = entry.name
-        if name.startswith(DLEDGER_PREFIX) and _is_dir(entry):
+        if name.startswith(DLEDGER_PREFIX) and entry_is_dir(entry):
             self.whole(self.tally(*_DLEDGER), entry, name)
             return
         if name.startswith(OWN_PREFIX):
@@ -295,7 +295,7 @@ class _Walk:
                                             "unknown-file", "warning"))
             return
         kind, what, is_folder = known
-        if _is_dir(entry) != is_folder:
+        if entry_is_dir(entry) != is_folder:
             self.stray(entry, name, Problem(name, 0, f"a {'file' if is_folder else 'folder'} where the broker keeps "
                                             f"a {'folder' if is_folder else 'file'}", "wrong-type", "warning"))
         elif name == "commitlog":
@@ -312,7 +312,9 @@ class _Walk:
             self.whole(self.tally(kind, what), entry, name)
 
 
-def _is_dir(entry: os.DirEntry, follow: bool = True) -> bool:
+def entry_is_dir(entry: os.DirEntry, follow: bool = True) -> bool:
+    """``Path.is_dir``'s answer for a scandir entry (no stat call where the file system gives the type): False
+    when it cannot be told."""
     try:
         return entry.is_dir(follow_symlinks=follow)
     except OSError:

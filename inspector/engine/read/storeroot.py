@@ -23,7 +23,7 @@ from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.errors import BadInput
-from inspector.engine.read.census import DLEDGER_PREFIX, ROOT_KINDS
+from inspector.engine.read.census import DLEDGER_PREFIX, ROOT_KINDS, entry_is_dir
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, OFFSET_WIDTH
 
 MARKERS = frozenset({"commitlog", "consumequeue", "index", "checkpoint", "config", "batchconsumequeue",
@@ -39,16 +39,9 @@ def _names(path: Path) -> dict[str, bool] | None:
     """Entry name -> is a folder, or None when ``path`` cannot be listed."""
     try:
         with os.scandir(path) as it:
-            return {e.name: _is_dir(e) for e in it}
+            return {e.name: entry_is_dir(e) for e in it}
     except OSError:
         return None
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def _dledger(names: dict[str, bool]) -> list[str]:

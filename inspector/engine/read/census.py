@@ -276,6 +276,12 @@ class _Walk:
                                                     "unknown-file", "warning"))
             elif _config_file_name(entry.name):
                 self.add_file(tally, self.stat(entry, path))
+            elif entry.name.endswith(".tmp") and _config_file_name(entry.name[:-4]):
+                # MixAll.string2File writes X.tmp, copies X to X.bak, then renames X.tmp to X: one left over is a
+                # write the broker did not finish (it reads X, or X.bak)
+                self.stray(entry, path, Problem(path, 0, f"an unfinished write of {entry.name[:-4]} (the broker "
+                                                "writes X.tmp, then renames it to X): the broker reads "
+                                                f"{entry.name[:-4]}, or its .bak", "config-tmp", "warning"))
             else:
                 self.stray(entry, path, Problem(path, 0, "not a config file the broker writes (*.json, *.json.bak, "
                                                 "timercheck, timermetrics, transactionMetrics)", "unknown-file",

@@ -108,7 +108,7 @@ def test_misplaced_and_unknown_entries(tmp_path: Path) -> None:
     found = {(p.file, p.code, p.severity) for p in c.problems}
     assert found == {("backup", "unknown-file", "warning"), ("notes.txt", "unknown-file", "warning"),
                      ("checkpoint", "wrong-type", "warning"), ("config/junk", "unknown-file", "warning"),
-                     ("config/topics.json.tmp", "unknown-file", "warning"),
+                     ("config/topics.json.tmp", "config-tmp", "warning"),
                      ("index/20250101000000000", "wrong-type", "warning")}
     unknown = c.kind("unknown")
     assert (unknown.files, unknown.folders, unknown.apparent_bytes) == (3, 4, 5 + 10 + 2)

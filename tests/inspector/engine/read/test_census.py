@@ -171,3 +171,22 @@ def test_a_million_strays_are_counted_past_the_first_10000(tmp_path: Path) -> No
     assert len(c.problems) == 10_000 and c.unlisted == 50
     assert c.kind("unknown").files == 10_050
     assert "10,050 unknown or misplaced" in census_summary(c)
+
+
+def test_a_store_the_writer_makes_is_all_known(tmp_path: Path) -> None:
+    """The broker's geometry: a preallocated 1 GiB segment, 6,000,000-byte queue files, a 420 MB index file, all
+    sparse: apparent sizes are the broker's, allocated ones what was written."""
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+
+    root = tmp_path / "store"
+    with StoreWriter(root) as w:
+        for i in range(40):
+            w.append(MessageSpec(topic=f"T{i % 5}", queue_id=i % 4, body=b"x" * 100, keys=(f"k{i}",),
+                                 store_timestamp=1_700_000_000_000))
+    c = census(root)
+    assert c.problems == () and [k.kind for k in c.kinds] == ["commitlog", "consumequeue", "index", "checkpoint",
+                                                              "lock", "config"]
+    log, queues = c.kind("commitlog"), c.kind("consumequeue")
+    assert (log.files, log.apparent_bytes) == (1, 1 << 30) and (queues.files, queues.apparent_bytes) == (20, 20 * 6_000_000)
+    assert log.allocated_bytes < 1 << 20 and queues.allocated_bytes < 1 << 20

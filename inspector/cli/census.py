@@ -7,7 +7,9 @@ opened: the census lists folders and stats files, nothing more, so it stays fast
 
 from __future__ import annotations
 
-from inspector.cli.output import console, esc, print_json, table, warn_problem
+import json
+import sys
+
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
 from inspector.engine import census, census_summary, census_view
 
@@ -15,8 +17,13 @@ from inspector.engine import census, census_summary, census_view
 def run(root: str, as_json: bool) -> int:
     found = census(root)
     if as_json:
-        print_json(census_view(found))
+        # ASCII JSON: a file name that is no UTF-8 (a lone surrogate) is written as a \uDCxx escape, which any
+        # stream can encode and json.loads gives back; and neither rich nor the message views are imported, a
+        # fifth of the start-up this command is measured by (16,000 queue folders in under 1 s)
+        sys.stdout.write(json.dumps(census_view(found), indent=2) + "\n")
     else:
+        from inspector.cli.output import console, esc, table, warn_problem
+
         t = table("Census of the store root", "kind", "files", "folders", "apparent bytes", "allocated bytes", "what")
         for k in (*found.kinds, found.total):
             t.add_row(k.kind, f"{k.files:,}", f"{k.folders:,}", f"{k.apparent_bytes:,}", f"{k.allocated_bytes:,}",

@@ -105,3 +105,15 @@ def test_as_a_process(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "inspector.cli.main", "census", str(SAMPLE), "--json"],
                           capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
     assert proc.returncode == 0 and json.loads(proc.stdout)["errors"] == 0
+
+
+def test_a_file_name_that_is_no_utf8(tmp_path, capsys):
+    root = tmp_path / "s"
+    shutil.copytree(SAMPLE, root)
+    name = os.fsdecode(b"junk-\xff\xfe")  # a lone surrogate pair of escapes in Python's view
+    (root / name).write_bytes(b"x")
+    code, out, _ = run(capsys, "census", str(root), "--json")
+    assert code == 0 and out.isascii()
+    assert name in {p["file"] for p in json.loads(out)["problems"]}
+    code, out, err = run(capsys, "census", str(root))
+    assert code == 0 and "junk-\\xff\\xfe" in err and "Traceback" not in err

@@ -54,3 +54,18 @@ def test_the_web_command_on_an_empty_folder_exits_2(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == (f"rmq-inspect: {tmp_path}: no RocketMQ store here (no commitlog/, consumequeue/, index/, "
                            "checkpoint or config/); the folder is empty\n")
+
+
+def test_a_stray_whose_name_is_no_utf8(tmp_path):
+    root = tmp_path / "s"
+    shutil.copytree(SAMPLE, root)
+    name = os.fsdecode(b"junk-\xff\xfe")
+    (root / name).write_bytes(b"x")
+    app = create_app(root)
+    try:
+        client = app.test_client()
+        assert name in [p["file"] for p in client.get("/api/").get_json()["census"]["problems"]]
+        page = client.get("/")
+        assert page.status_code == 200 and "junk-\\xff\\xfe" in page.get_data(as_text=True)
+    finally:
+        app.extensions["rmq_store"].close()

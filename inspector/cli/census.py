@@ -1,7 +1,7 @@
 """``rmq-inspect census``: every file and folder of a store root by kind, and what does not belong there.
 
 Unknown and misplaced entries are warnings (exit 0); what the broker would not start with (an empty or
-odd-sized file in commitlog/, a segment named past 2^63) is an error (exit 4, like ``verify``). The store is not
+odd-sized file or a folder in commitlog/, a segment named past 2^63) is an error (exit 4, like ``verify``). The store is not
 opened: the census lists folders and stats files, nothing more, so it stays fast on 16,000 queue folders.
 """
 

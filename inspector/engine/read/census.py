@@ -190,38 +190,41 @@ class _Walk:
             self.add_file(tally, self.stat(entry, path))
 
     def commitlog(self, kind: str, what: str) -> None:
-        """Segments, and the two things that stop a broker's load: an empty file, a size not the others'."""
+        """Segments, and what stops a broker's load (``MappedFileQueue.doLoad`` takes every entry of the folder
+        and refuses one whose length is not the segment size): an empty file (apache/rocketmq#3257), a file of
+        another size than the segments', a folder."""
         tally = self.tally(kind, what)
         tally.folders += 1
-        named = []
+        files: list[tuple[os.DirEntry, str, int, Problem | None]] = []
         for entry in self.listing("commitlog"):
             path = f"commitlog/{entry.name}"
-            size = -1
-            if not entry_is_dir(entry):
-                st = self.stat(entry, path)
-                size = -1 if st is None else st.st_size
-                if size == 0:  # whatever its name: MappedFileQueue.load refuses it (apache/rocketmq#3257)
-                    self.stray(entry, path, Problem(path, 0, "an empty file in commitlog/: the broker's load refuses "
-                               "a file whose length is not the segment size and does not start (apache/rocketmq"
-                               "#3257); move it away", "empty-segment"))
-                    continue
-            problem = offset_entry_problem(path, entry.name, "commitlog segment")
-            if problem is None and size < 0 and entry_is_dir(entry):
-                problem = Problem(path, 0, "a folder in commitlog/: the broker cannot load it as a segment",
-                                  "wrong-type")
+            if entry_is_dir(entry):  # whatever its name: the load takes it for a segment of the wrong length
+                self.stray(entry, path, Problem(path, 0, "a folder in commitlog/: the broker's load takes it for a "
+                                                "segment, refuses it and does not start; move it away", "wrong-type"))
+                continue
+            st = self.stat(entry, path)
+            size = -1 if st is None else st.st_size
+            if size == 0:  # whatever its name
+                self.stray(entry, path, Problem(path, 0, "an empty file in commitlog/: the broker's load refuses a "
+                                                "file whose length is not the segment size and does not start "
+                                                "(apache/rocketmq#3257; some newer versions delete an empty last "
+                                                "file instead); move it away", "empty-segment"))
+                continue
+            files.append((entry, path, size, offset_entry_problem(path, entry.name, "commitlog segment")))
+        sizes = Counter(size for _, _, size, problem in files if size > 0 and problem is None)
+        usual = max(sizes, key=lambda s: (sizes[s], s)) if sizes else None
+        for entry, path, size, problem in files:
+            odd = usual is not None and size > 0 and size != usual
+            if problem is not None and odd and problem.severity != "error":
+                problem = Problem(path, 0, f"not a commitlog segment name, and {size} bytes where the segments have "
+                                  f"{usual}: the broker's load refuses it and does not start", "segment-size")
             if problem is not None:
                 self.stray(entry, path, problem)
                 continue
             self.add_file(tally, self.stat(entry, path))
-            named.append((path, size))
-        sizes = Counter(size for _, size in named if size > 0)
-        if len(sizes) > 1:
-            usual = max(sizes, key=lambda s: (sizes[s], s))
-            for path, size in named:
-                if size > 0 and size != usual:
-                    self.note(Problem(path, 0, f"{size} bytes where the other segments have {usual}: the broker's "
-                                      "load refuses a segment of another length and does not start",
-                                      "segment-size"))
+            if odd:  # still a segment: counted, and said
+                self.note(Problem(path, 0, f"{size} bytes where the other segments have {usual}: the broker's "
+                                  "load refuses a segment of another length and does not start", "segment-size"))
 
     def topic_folders(self, kind: str, what: str, rel: str) -> None:
         """consumequeue/ (or _ext, batch): <topic>/<queue id>/<20-digit offset>; a RocksDB consumequeue/ whole."""

@@ -190,3 +190,18 @@ def test_a_store_the_writer_makes_is_all_known(tmp_path: Path) -> None:
     log, queues = c.kind("commitlog"), c.kind("consumequeue")
     assert (log.files, log.apparent_bytes) == (1, 1 << 30) and (queues.files, queues.apparent_bytes) == (20, 20 * 6_000_000)
     assert log.allocated_bytes < 1 << 20 and queues.allocated_bytes < 1 << 20
+
+
+def test_a_stray_of_another_size_in_commitlog_is_an_error_one_of_the_segment_size_a_warning(tmp_path: Path) -> None:
+    """The broker's load refuses any file of another length than the segments (checked against RocketMQ's
+    MappedFileQueue.doLoad); a stray name alone is strays.py's warning."""
+    root = tmp_path / "s"
+    shutil.copytree(SAMPLE, root)
+    (root / "commitlog" / "notes.txt").write_bytes(b"hello")
+    shutil.copyfile(root / "commitlog" / SEG, root / "commitlog" / "copy-of-first")
+    (root / "commitlog" / "sub").mkdir()
+    c = census(root)
+    assert {(p.file, p.code, p.severity) for p in c.problems if p.file.startswith("commitlog/")} == {
+        ("commitlog/notes.txt", "segment-size", "error"), ("commitlog/copy-of-first", "unknown-file", "warning"),
+        ("commitlog/sub", "wrong-type", "error")}
+    assert c.kind("commitlog").files == 3

@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
+from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.records import Problem
 from inspector.engine.read.strays import (
+    INDEX_NAME_WIDTH,
     index_entry_problem,
     offset_entry_problem,
+    offset_name,
     queue_entry_problem,
     topic_entry_problem,
 )
@@ -300,8 +303,7 @@ class _Walk:
             return
         known = ROOT_KINDS.get(name)
         if known is None:
-            self.stray(entry, name, Problem(name, 0, "not part of a RocketMQ store (spec part 2 §20)",
-                                            "unknown-file", "warning"))
+            self.stray(entry, name, _root_stray(name, entry_is_dir(entry)))
             return
         kind, what, is_folder = known
         if entry_is_dir(entry) != is_folder:
@@ -328,6 +330,17 @@ def entry_is_dir(entry: os.DirEntry, follow: bool = True) -> bool:
         return entry.is_dir(follow_symlinks=follow)
     except OSError:
         return False
+
+
+def _root_stray(name: str, is_dir: bool) -> Problem:
+    """An entry of the root no broker writes; named like a file of a data folder, it is said to be misplaced."""
+    if not is_dir and offset_name(name) is not None:
+        return Problem(name, 0, "named like a commitlog segment, but at the root: segments are read from commitlog/",
+                       "misplaced", "warning")
+    if not is_dir and decimal_name(name, INDEX_NAME_WIDTH) is not None:
+        return Problem(name, 0, "named like an index file, but at the root: index files are read from index/",
+                       "misplaced", "warning")
+    return Problem(name, 0, "not part of a RocketMQ store (spec part 2 §20)", "unknown-file", "warning")
 
 
 def _config_file_name(name: str) -> bool:

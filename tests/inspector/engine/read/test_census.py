@@ -205,3 +205,11 @@ def test_a_stray_of_another_size_in_commitlog_is_an_error_one_of_the_segment_siz
         ("commitlog/notes.txt", "segment-size", "error"), ("commitlog/copy-of-first", "unknown-file", "warning"),
         ("commitlog/sub", "wrong-type", "error")}
     assert c.kind("commitlog").files == 3
+
+
+def test_data_files_at_the_root_are_misplaced(tmp_path: Path) -> None:
+    (tmp_path / "commitlog").mkdir()
+    (tmp_path / SEG).write_bytes(b"x")
+    (tmp_path / "20250919090000196").write_bytes(b"x")
+    assert {(p.file, p.code, p.severity) for p in census(tmp_path).problems} == {
+        (SEG, "misplaced", "warning"), ("20250919090000196", "misplaced", "warning")}

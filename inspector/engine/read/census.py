@@ -66,8 +66,9 @@ _CONFIG_FILES = frozenset({"timercheck", "timermetrics", "transactionMetrics"})
 _CONFIG_ROCKSDB = frozenset({"topics", "subscriptionGroups", "consumerOffsets", "rdb"})
 _CONFIG_ROCKSDB_KIND = ("config-rocksdb", "RocksDB config databases (config/topics/, consumerOffsets/, rdb/ ...)")
 _ROCKSDB_CQ_KIND = ("consumequeue", "consume queue as a RocksDB database (storeType=defaultRocksDB)")
-_TOPIC_FOLDERS = {"consumequeue": "consume-queue file", "consumequeue_ext": "consume-queue extension file",
-                  "batchconsumequeue": "batch consume-queue file"}
+# folders of <topic>/<queue id>/<20-digit offset> files -> what a file there is
+TOPIC_FOLDERS = {"consumequeue": "consume-queue file", "consumequeue_ext": "consume-queue extension file",
+                 "batchconsumequeue": "batch consume-queue file"}
 _KIND_ORDER = [*dict.fromkeys(k for k, _, _ in ROOT_KINDS.values()), _CONFIG_ROCKSDB_KIND[0], _DLEDGER[0], _OWN[0],
                UNKNOWN]
 
@@ -240,7 +241,7 @@ class _Walk:
             return
         tally = self.tally(kind, what)
         tally.folders += 1
-        file_kind = _TOPIC_FOLDERS[rel]
+        file_kind = TOPIC_FOLDERS[rel]
         for topic in entries:
             topic_rel = f"{rel}/{topic.name}"
             problem = topic_entry_problem(topic_rel, entry_is_dir(topic))
@@ -311,7 +312,7 @@ class _Walk:
                                             f"a {'folder' if is_folder else 'file'}", "wrong-type", "warning"))
         elif name == "commitlog":
             self.commitlog(kind, what)
-        elif name in _TOPIC_FOLDERS:
+        elif name in TOPIC_FOLDERS:
             self.topic_folders(kind, what, name)
         elif name == "index":
             self.index(kind, what)

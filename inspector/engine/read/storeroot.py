@@ -23,14 +23,13 @@ from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.errors import BadInput
-from inspector.engine.read.census import DLEDGER_PREFIX, ROOT_KINDS, entry_is_dir
+from inspector.engine.read.census import DLEDGER_PREFIX, ROOT_KINDS, TOPIC_FOLDERS, entry_is_dir
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, OFFSET_WIDTH
 
 MARKERS = frozenset({"commitlog", "consumequeue", "index", "checkpoint", "config", "batchconsumequeue",
                      "consumequeue_ext", "consumequeue_rocksdb", "timerlog", "timerwheel"})
 NO_STORE = "no RocketMQ store here (no commitlog/, consumequeue/, index/, checkpoint or config/)"
 _FOLDER_KINDS = frozenset(name for name, (_, _, is_folder) in ROOT_KINDS.items() if is_folder)
-_TOPIC_FOLDERS = frozenset({"consumequeue", "consumequeue_ext", "batchconsumequeue"})  # topics may be named "index"
 _UP = 4  # STORE/consumequeue/<topic>/<queue> is the deepest folder a user opens by mistake
 _CHILDREN = 64  # subfolders looked into for a store one level down (a big folder is not searched)
 
@@ -58,7 +57,7 @@ def _inside_a_store(path: Path, own_markers: bool) -> str | None:
             continue
         # a store root may hold kind names itself: only a DLedger member folder (index/, checkpoint inside) and a
         # consume-queue folder (a topic named "index") are folders of a store whatever they hold
-        if own_markers and not (dledger or (depth == 1 and first in _TOPIC_FOLDERS)):
+        if own_markers and not (dledger or (depth == 1 and first in TOPIC_FOLDERS)):
             continue
         names = _names(ancestor) or {}
         others = (MARKERS & names.keys()) - {first}

@@ -295,8 +295,8 @@ class OverviewScreen(Screen):
         else:
             root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + (d.checkpoint_error or "no checkpoint file")),
                           data=Node("checkpoint"))
-        root.add_leaf(self._files_label(d), data=Node("files"))
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
+        root.add_leaf(self._files_label(d), data=Node("files"))  # last: the problems line stays where it was
         for err in d.errors:
             self.notify(err, severity="error")
         if cursor is not None and cursor != Node("store"):

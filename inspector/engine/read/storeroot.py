@@ -101,9 +101,13 @@ def unopenable(path: str | Path) -> str | None:
     return None
 
 
-def not_a_store(path: str | Path) -> str | None:
+def not_a_store(path: str | Path, *, commitlog_elsewhere: bool = False) -> str | None:
     """Why ``path`` is no store root, in one line saying where the store is when that can be told; None for a
-    store root (and for a path that is missing, a file or unreadable: ``Store`` says why)."""
+    store root (and for a path that is missing, a file or unreadable: ``Store`` says why).
+    ``commitlog_elsewhere``: a broker.conf names the commitlog's folders (``storePathCommitLog``), so the root
+    is taken as given: its log is not under it, and a new broker's root may hold nothing yet."""
+    if commitlog_elsewhere:
+        return None
     try:
         resolved = Path(path).resolve(strict=True)
     except (OSError, RuntimeError):
@@ -133,9 +137,9 @@ def _looks_like_store(path: Path) -> bool:
     return bool(MARKERS & names.keys() or _dledger(names))
 
 
-def check_store_root(path: str | Path) -> None:
+def check_store_root(path: str | Path, *, commitlog_elsewhere: bool = False) -> None:
     """Raise ``BadInput`` (exit 2) naming ``path`` when it cannot be opened or is no store root (see
     :func:`not_a_store`): what every front end calls before it opens a store."""
-    reason = unopenable(path) or not_a_store(path)
+    reason = unopenable(path) or not_a_store(path, commitlog_elsewhere=commitlog_elsewhere)
     if reason is not None:
         raise BadInput(reason, str(path))

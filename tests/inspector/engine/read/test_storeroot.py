@@ -110,3 +110,10 @@ def test_paths_that_cannot_be_opened_are_left_to_unopenable(tmp_path: Path) -> N
         with pytest.raises(BadInput):
             check_store_root(p)
     assert unopenable(tmp_path / "file") == "not a directory"
+
+
+def test_a_root_whose_commitlog_a_broker_conf_puts_elsewhere_is_taken_as_given(tmp_path: Path) -> None:
+    assert not_a_store(tmp_path, commitlog_elsewhere=True) is None
+    check_store_root(tmp_path, commitlog_elsewhere=True)
+    with pytest.raises(BadInput):
+        check_store_root(tmp_path / "nope", commitlog_elsewhere=True)  # missing is still missing

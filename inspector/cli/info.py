@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store, census, census_summary, census_view, store_overview
+from inspector.engine import Store, census, census_summary, store_overview
 
 
 def run(store: Store, as_json: bool) -> int:
     data = store_overview(store)
-    found = census(store.root)  # names and sizes only: `rmq-inspect census` has the whole table
     if as_json:
-        data["census"] = census_view(found)  # `census --json`'s fields (the web's /api/ has them too)
         print_json(data)
         return 0
     seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")
@@ -48,6 +46,9 @@ def run(store: Store, as_json: bool) -> int:
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"))
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
+    # the census in one line, for the table only: `census --json` has it as a document (and info --json of a store
+    # stays the same document when its commitlog is moved elsewhere by a broker.conf)
+    found = census(store.root)
     console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
     s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
                 "setting", "value", "source", "detail")

@@ -56,7 +56,7 @@ def test_info_has_the_census_line(capsys):
     assert code == 0 and "census: 6 kind(s), 33 file(s) in 31 folder(s)" in out
     assert "1 unknown or misplaced (README.md) (`rmq-inspect census` lists them)" in out
     code, out, _ = run(capsys, "info", str(SAMPLE), "--json")
-    assert json.loads(out)["census"] == census_view(census(SAMPLE))
+    assert code == 0 and "census" not in json.loads(out)  # the document is `census --json`'s
 
 
 def _commands(path: str, out: Path) -> list[list[str]]:

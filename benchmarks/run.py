@@ -629,6 +629,17 @@ def bench_many_queues_info(root: Path, facts: dict, repeat: int) -> list[Row]:
             Row("  peak RSS of that `info`", "MB", peaks, "< 300", statistics.median(peaks) < 300, "VmHWM (wait4)")]
 
 
+def bench_many_queues_census(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """``census`` lists and stats every entry of the root (issue 18): 2,000 topics x 8 queues = 16,000 queue
+    folders, one sparse 6,000,000-byte file in each; the whole process, as a user runs it."""
+    argv = [sys.executable, "-m", "inspector.cli.main", "census", str(root), "--json"]
+    _child_run(argv)  # warm-up: the page cache and the kernel's dentry cache
+    secs = [_child_run(argv)[0] for _ in range(repeat)]
+    queues = facts["topics"] * facts["queues"]
+    return [Row("`census --json`, many-queue store, whole process", "s", secs, "< 1", statistics.median(secs) < 1,
+                f"{queues:,} queue folders (scandir + stat, no file opened); includes interpreter start, imports")]
+
+
 def bench_many_queues_tui(root: Path, facts: dict, repeat: int) -> list[Row]:
     try:
         from textual.widgets import Tree
@@ -695,7 +706,8 @@ def bench_many_queues_web(root: Path, facts: dict, repeat: int) -> list[Row]:
 
 def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
     root, facts = many_queue_store(data, mode)
-    return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
+    return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_census(root, facts, repeat),
+            *bench_many_queues_tui(root, facts, repeat),
             *bench_many_queues_web(root, facts, repeat)]
 # --- web viewer on big stores (issue 20) ----------------------------------------------------------------------
 

@@ -24,7 +24,17 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Response
 
 from inspector import version
-from inspector.engine import BadInput, NotFound, Store, StoreError, has_undecodable, printable, survey_of
+from inspector.engine import (
+    BadInput,
+    NotFound,
+    Store,
+    StoreError,
+    check_store_root,
+    has_undecodable,
+    printable,
+    survey_of,
+)
+from web import data
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
@@ -46,7 +56,8 @@ class _Flask(Flask):
 
 
 def create_app(store_or_path: Store | str | Path, test_config: dict | None = None) -> Flask:
-    """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only)."""
+    """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only; a
+    directory that is no store root is ``BadInput``)."""
     app = _Flask(__name__)
     app.jinja_env.finalize = _printable
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
@@ -55,10 +66,13 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
+    if not isinstance(store_or_path, Store):
+        check_store_root(store_or_path)  # BadInput naming the path: no viewer of "0 problems" on a wrong folder
     store = store_or_path if isinstance(store_or_path, Store) else Store(store_or_path)
     app.extensions["rmq_store"] = store
     app.extensions["rmq_limits"] = app.config["LIMITS"]
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
+    data.start_census(store)  # and the census of its files
 
     from web import api, pages, workshop
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store, store_overview
+from inspector.engine import Store, census, census_summary, store_overview
 
 
 def run(store: Store, as_json: bool) -> int:
@@ -46,6 +46,10 @@ def run(store: Store, as_json: bool) -> int:
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"))
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
+    # the census in one line, for the table only: `census --json` has it as a document (and info --json of a store
+    # stays the same document when its commitlog is moved elsewhere by a broker.conf)
+    found = census(store.root)
+    console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
     s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
                 "setting", "value", "source", "detail")
     for row in data["settings"]:

@@ -39,7 +39,7 @@ from inspector.engine import (
 if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, which --help need not wait for
     from inspector.engine import Store
 
-SUBCOMMANDS = ("info", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
+SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates")
 
 
@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("info", help="segments, topics and queues, index files, checkpoint, shutdown state, problems")
     _store_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("census", help="every file and folder of the store root by kind, with sizes; unknown and "
+                       "misplaced entries (exit 4 on what the broker would not start with)")
+    p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
@@ -195,9 +200,11 @@ def _geometry_args(p: argparse.ArgumentParser) -> None:
 
 
 def _open(args) -> Store:
-    from inspector.engine import Store, load_broker_config
+    from inspector.engine import Store, check_store_root, load_broker_config
 
     config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
+    # exit 2 with where the store is: never "clean, 0 problems" on a wrong folder
+    check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
     return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
                  index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
                  delay_levels=getattr(args, "delay_levels", None))
@@ -206,11 +213,13 @@ def _open(args) -> Store:
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
-        from inspector.engine import Store, load_broker_config
+        from inspector.engine import Store, check_store_root, load_broker_config
 
         if args.broker_config and not args.store:
             raise BadInput("--broker-config goes with --store")
         config = load_broker_config(args.broker_config) if args.broker_config else None
+        if args.store:
+            check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
         store = Store(args.store, broker_config=config) if args.store else None
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
@@ -231,6 +240,12 @@ def run(args: argparse.Namespace) -> int:
         return index.run_key_index(args.keyindex, args.store, args.topic, args.key, args.begin, args.end, args.json)
     if args.store is None:
         raise BadInput("give a STORE (or, for key, --keyindex DIR)")
+    if args.command == "census":  # the store is not opened: a census only lists and stats
+        from inspector.cli import census
+        from inspector.engine import check_store_root
+
+        check_store_root(args.store)
+        return census.run(args.store, args.json)
     with _open(args) as store:
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command

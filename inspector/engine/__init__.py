@@ -37,6 +37,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "scan.batch": ('MessageBatch',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
     "read.body": ('decompress_body',),
+    "read.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
     "read.commitlog": ('Entry', 'SegmentScan'),
     "read.follow": ('follow',),
     "read.indexfile": ('IndexFileReader',),
@@ -48,6 +49,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.settings": ('DelayTable', 'Setting'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
+    "read.storeroot": ('check_store_root', 'not_a_store'),
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
@@ -155,6 +157,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         fmt_time,
     )
     from inspector.engine.read.body import decompress_body
+    from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.commitlog import Entry, SegmentScan
     from inspector.engine.read.follow import follow
     from inspector.engine.read.indexfile import IndexFileReader
@@ -166,6 +169,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.settings import DelayTable, Setting
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
+    from inspector.engine.read.storeroot import check_store_root, not_a_store
     from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
     from inspector.engine.read.views import (
         chain_view,

@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.engine import BadInput, BrokerConfig, Geometry, Recovery, Store, StoreError, recovery_start
+from inspector.engine import (
+    BadInput,
+    BrokerConfig,
+    Geometry,
+    Recovery,
+    Store,
+    StoreError,
+    not_a_store,
+    recovery_start,
+)
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 
@@ -27,6 +36,10 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
         if path in seen:
             continue
         seen.add(path)
+        # the answer every command gives (where the store is), and why no job can run
+        reason = not_a_store(p, commitlog_elsewhere=bool(broker_config and broker_config.commitlog_paths()))
+        if reason is not None:
+            raise BadInput(f"{reason}; no commitlog segment to run a job on", str(p))
         ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items, broker_config)
         with ref.open() as store:
             if not store.segments:

@@ -53,6 +53,7 @@ from inspector.engine.read.settings import (
     path_settings,
     size_settings,
 )
+from inspector.engine.read.storeroot import unopenable
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
@@ -87,16 +88,9 @@ class Store:
         what the files show. ``delay_levels``: messageDelayLevel from a flag; without it and without one in
         ``broker_config`` the table is inferred from the store (:meth:`delay_table`)."""
         self.root = Path(root)
-        try:
-            resolved = self.root.resolve(strict=True)
-        except (OSError, RuntimeError) as e:
-            raise BadInput(f"cannot open store: {getattr(e, 'strerror', None) or e}", str(root)) from None
-        if not resolved.is_dir():
-            raise BadInput("not a directory", str(root))
-        try:  # a directory we may not list (no read/execute permission) fails here, not deep in a walk
-            next(resolved.iterdir(), None)
-        except OSError as e:
-            raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
+        reason = unopenable(self.root)  # not whether it is a store: check_store_root, for the front ends
+        if reason is not None:
+            raise BadInput(reason, str(root))
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
         self.broker_config = broker_config
         self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),

@@ -38,34 +38,68 @@ def _entries(folder: Path) -> list[Path]:
         return []  # an unreadable folder is reported by its reader
 
 
+# -- the rules, one entry at a time (census.py applies them to its own scandir walk) ------------------------------
+
+
+def offset_entry_problem(rel: str, name: str, what: str) -> Problem | None:
+    """The finding for ``name`` in a folder of files named by a 20-digit offset (``rel`` the entry's path), or
+    None when the name is one."""
+    value = decimal_name(name, OFFSET_WIDTH)
+    if value is not None and value > INT64_MAX:
+        return Problem(rel, 0, f"{int64_problem(value, 'the name')}: no {what} can start there (the broker cannot "
+                       "load it); skipped", "bad-file-name")
+    if value is None:
+        return Problem(rel, 0, f"not a {what} name ({OFFSET_WIDTH} digits): skipped", "unknown-file", "warning")
+    return None
+
+
+def index_entry_problem(rel: str, name: str) -> Problem | None:
+    """The finding for ``name`` in ``index/`` (files named by a 17-digit time), or None when the name is one."""
+    if decimal_name(name, INDEX_NAME_WIDTH) is not None:
+        return None
+    return Problem(rel, 0, f"not an index file name ({INDEX_NAME_WIDTH} digits, a time): skipped", "unknown-file",
+                   "warning")
+
+
+def topic_entry_problem(rel: str, is_dir: bool) -> Problem | None:
+    """The finding for an entry of ``consumequeue/`` (folders named by topic), or None when it is a folder."""
+    return None if is_dir else Problem(rel, 0, "not a topic folder: skipped", "unknown-file", "warning")
+
+
+def queue_entry_problem(rel: str, name: str, is_dir: bool) -> Problem | None:
+    """The finding for an entry of a topic folder (folders named by a queue id), or None when it is one."""
+    if is_dir and queue_id_name(name) is not None:
+        return None
+    return Problem(rel, 0, "not a queue folder (named by a queue id): skipped", "unknown-file", "warning")
+
+
+# -- the walk the readers use -----------------------------------------------------------------------------------
+
+
 def _offset_folder(folder: Path, rel: str, what: str) -> Iterator[Problem]:
     for entry in _entries(folder):
-        value = decimal_name(entry.name, OFFSET_WIDTH)
-        if value is not None and value > INT64_MAX:
-            yield Problem(f"{rel}/{entry.name}", 0, f"{int64_problem(value, 'the name')}: no {what} can start "
-                          "there (the broker cannot load it); skipped", "bad-file-name")
-        elif value is None:
-            yield Problem(f"{rel}/{entry.name}", 0, f"not a {what} name ({OFFSET_WIDTH} digits): skipped",
-                          "unknown-file", "warning")
+        problem = offset_entry_problem(f"{rel}/{entry.name}", entry.name, what)
+        if problem is not None:
+            yield problem
 
 
 def unknown_entries(root: Path) -> list[Problem]:
     """Every entry of commitlog/, index/ and consumequeue/ that no reader of the engine reads."""
     found = list(_offset_folder(root / "commitlog", "commitlog", "commitlog segment"))
     for entry in _entries(root / "index"):
-        if decimal_name(entry.name, INDEX_NAME_WIDTH) is None:
-            found.append(Problem(f"index/{entry.name}", 0, f"not an index file name ({INDEX_NAME_WIDTH} digits, a "
-                                 "time): skipped", "unknown-file", "warning"))
+        problem = index_entry_problem(f"index/{entry.name}", entry.name)
+        if problem is not None:
+            found.append(problem)
     for topic in _entries(root / "consumequeue"):
-        if not topic.is_dir():
-            found.append(Problem(f"consumequeue/{topic.name}", 0, "not a topic folder: skipped", "unknown-file",
-                                 "warning"))
+        problem = topic_entry_problem(f"consumequeue/{topic.name}", topic.is_dir())
+        if problem is not None:
+            found.append(problem)
             continue
         for queue in _entries(topic):
             rel = f"consumequeue/{topic.name}/{queue.name}"
-            if queue.is_dir() and queue_id_name(queue.name) is not None:
+            problem = queue_entry_problem(rel, queue.name, queue.is_dir())
+            if problem is None:
                 found.extend(_offset_folder(queue, rel, "consume-queue file"))
             else:
-                found.append(Problem(rel, 0, "not a queue folder (named by a queue id): skipped", "unknown-file",
-                                     "warning"))
+                found.append(problem)
     return found

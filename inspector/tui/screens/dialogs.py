@@ -90,6 +90,7 @@ HELP = [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
         ("space", "expand or collapse"),
         ("escape", "stop the background walk of the commitlog"),
+        ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them"),
     ]),
     ("hex view", [
         ("arrows pgup pgdn", "move the byte cursor; home/end: segment start/end; long zero runs are folded"),

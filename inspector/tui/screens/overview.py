@@ -15,7 +15,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from inspector.engine import CheckpointInfo, IndexFileInfo, QueueInfo, Segment, SegmentScan, StoreError
+from inspector.engine import (
+    CheckpointInfo,
+    IndexFileInfo,
+    QueueInfo,
+    Segment,
+    SegmentScan,
+    StoreError,
+    census,
+    census_summary,
+    not_a_store,
+)
 from inspector.tui.fmt import num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
 from inspector.tui.widgets.navbar import NavBar
@@ -25,7 +35,7 @@ from inspector.tui.widgets.navbar import NavBar
 class Node:
     """What a tree node stands for (its ``data``)."""
 
-    kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, problems
+    kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, files, problems
     value: object = None
 
 
@@ -43,6 +53,9 @@ class OverviewData:
     errors: list[str] = field(default_factory=list)
     queue_ids: list[tuple[str, int]] = field(default_factory=list)
     listed: bool = True  # False: the skeleton (queue ends not read yet)
+    census: str | None = None  # census_summary of the root (None in the skeleton: counting)
+    census_errors: int = 0  # entries the broker would not start with
+    not_a_store: str | None = None  # why the root is no store (the command refuses it; a caller's Store may not)
 
 
 def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
@@ -75,8 +88,11 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
         checkpoint, cp_error = store.checkpoint(), None
     except StoreError as e:
         checkpoint, cp_error = None, str(e)
+    found = census(store.root) if list_queues else None  # 16,000 queue folders: a fraction of a second, not first
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
-                        cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues)
+                        cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
+                        census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
+                        not_a_store(store.root))
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
@@ -280,6 +296,7 @@ class OverviewScreen(Screen):
             root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + (d.checkpoint_error or "no checkpoint file")),
                           data=Node("checkpoint"))
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
+        root.add_leaf(self._files_label(d), data=Node("files"))  # last: the problems line stays where it was
         for err in d.errors:
             self.notify(err, severity="error")
         if cursor is not None and cursor != Node("store"):
@@ -330,6 +347,18 @@ class OverviewScreen(Screen):
         walked = sum(1 for s in app.scans.values())
         if walked < len(d.segments):
             label.append(f"  ({walked}/{len(d.segments)} walked)", style="dim")
+        return label
+
+    @staticmethod
+    def _files_label(d: OverviewData) -> Text:
+        """One line of the census: kinds, files, sizes, what does not belong (``rmq-inspect census`` lists it)."""
+        label = Text.assemble(("Files", "bold"), "  ")
+        if d.not_a_store is not None:
+            label.append(f"not a store: {d.not_a_store}", style="bold red")
+        elif d.census is None:
+            label.append("counting…", style="dim")
+        else:
+            label.append(d.census, style="bold red" if d.census_errors else "")
         return label
 
     def _problems_label(self) -> Text:

@@ -80,3 +80,15 @@ def test_a_job_reads_a_split_commitlog_given_by_broker_config(spark, sample_stor
     root, conf, _ = split_commitlog(sample_store, tmp_path)
     assert rmq_inspect(["spark", "verify", str(root), "--broker-config", str(conf)]) == 0
     assert "checked 402 message(s), 402 consume-queue unit(s)" in capsys.readouterr().out
+
+
+def test_a_folder_that_is_no_store_fails_before_a_session_starts(tmp_path, sample_store, capsys):
+    """The answer every command gives (exit 2, where the store is), before any JVM starts."""
+    for job in ("export", "stats", "verify", "keyindex", "rebuild-cq"):
+        argv = [job, str(sample_store / "commitlog")] + (["--out", str(tmp_path / "o")] if job != "verify" else [])
+        assert rmq_inspect(["spark", *argv]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"this is the commitlog folder of a store: open its parent ({sample_store.resolve()})" in err
+    assert cli.main(["stats", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "no RocketMQ store here" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,37 @@
+"""``rmq-inspect census``: every file and folder of a store root by kind, and what does not belong there.
+
+Unknown and misplaced entries are warnings (exit 0); what the broker would not start with (an empty or
+odd-sized file or a folder in commitlog/, a segment named past 2^63) is an error (exit 4, like ``verify``). The store is not
+opened: the census lists folders and stats files, nothing more, so it stays fast on 16,000 queue folders.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
+from inspector.engine import census, census_summary, census_view
+
+
+def run(root: str, as_json: bool) -> int:
+    found = census(root)
+    if as_json:
+        # ASCII JSON: a file name that is no UTF-8 (a lone surrogate) is written as a \uDCxx escape, which any
+        # stream can encode and json.loads gives back; and neither rich nor the message views are imported, a
+        # fifth of the start-up this command is measured by (16,000 queue folders in under 1 s)
+        sys.stdout.write(json.dumps(census_view(found), indent=2) + "\n")
+    else:
+        from inspector.cli.output import console, esc, table, warn_problem
+
+        t = table("Census of the store root", "kind", "files", "folders", "apparent bytes", "allocated bytes", "what")
+        for k in (*found.kinds, found.total):
+            t.add_row(k.kind, f"{k.files:,}", f"{k.folders:,}", f"{k.apparent_bytes:,}", f"{k.allocated_bytes:,}",
+                      esc(k.what))
+        console.print(t)
+        console.print(f"census: {esc(census_summary(found))}")
+        for p in found.problems:
+            warn_problem(p)
+        if found.unlisted:
+            console.print(f"... and {found.unlisted:,} more unknown or misplaced entries (not listed)")
+    return EXIT_PROBLEMS if found.errors else EXIT_OK

@@ -31,10 +31,11 @@ _FACE: dict[str, tuple[str, ...]] = {
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
         'unique_key_of'),
-    "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading',
-        'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
+    "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
+        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.batch": ('MessageBatch',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
+    "read.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
     "read.body": ('decompress_body',),
     "read.commitlog": ('Entry', 'SegmentScan'),
     "read.follow": ('follow',),
@@ -138,6 +139,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         unique_key_of,
     )
     from inspector.engine.model.records import (
+        BatchUnit,
         Blank,
         ChainStep,
         ChainWalk,
@@ -145,12 +147,14 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         Host,
         IdReading,
         IndexFileInfo,
+        InnerMessage,
         Message,
         Problem,
         QueueInfo,
         Segment,
         fmt_time,
     )
+    from inspector.engine.read.batchconsumequeue import BatchConsumeQueue, inner_messages, is_inner_batch
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.commitlog import Entry, SegmentScan
     from inspector.engine.read.follow import follow

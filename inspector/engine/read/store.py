@@ -6,6 +6,7 @@ import struct
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from inspector.engine.model.arguments import (
@@ -20,6 +21,7 @@ from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.records import (
+    BatchUnit,
     ChainWalk,
     CheckpointInfo,
     CqUnit,
@@ -30,6 +32,12 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
+from inspector.engine.read.batchconsumequeue import (
+    BATCH_DIR,
+    BatchConsumeQueue,
+    inner_messages,
+    is_inner_batch,
+)
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config, shape_problems
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
@@ -90,6 +98,9 @@ class Store:
             known = set(self._queue_ids)
             self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
         self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
+        self._batch_ids = discover_queues(self.root, BATCH_DIR)  # 5.x BatchCQ topics (spec §4.3)
+        self._batch_id_set = set(self._batch_ids)
+        self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._config: ConfigSet | None = None
@@ -115,6 +126,8 @@ class Store:
         self.commitlog.close()
         for q in self._queues.values():
             q.close()
+        for bq in self._batch_queues.values():
+            bq.close()
         for r in self._index_readers or []:
             r.close()
         if self.rocksdb_cq is not None:
@@ -234,15 +247,34 @@ class Store:
     # -- consume queues ---------------------------------------------------------------------------------------
 
     def queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``consumequeue/`` (file or RocksDB); batch queues: :meth:`batch_queue_ids`."""
         return list(self._queue_ids)
 
+    def batch_queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``batchconsumequeue/`` (5.x topics with ``queue.type=BatchCQ``)."""
+        return list(self._batch_ids)
+
     def topics(self) -> list[str]:
-        names = {t for t, _ in self._queue_ids} | set(self.config.topics)
+        names = {t for t, _ in self._queue_ids} | {t for t, _ in self._batch_ids} | set(self.config.topics)
         return sorted(names)
 
-    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue:
+    def batch_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
+        key = (topic, queue_id)
+        if key not in self._batch_id_set:
+            raise NotFound(f"no batch consume queue for topic {topic!r} queue {queue_id}", BATCH_DIR)
+        with self._lock:
+            q = self._batch_queues.get(key)
+            if q is None:
+                q = self._batch_queues[key] = BatchConsumeQueue(self.root, topic, queue_id,
+                                                                log_min_offset=self.commitlog.min_offset)
+        return q
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue | BatchConsumeQueue:
+        """The queue of (topic, queue id): from ``consumequeue/``, else from ``batchconsumequeue/``."""
         key = (topic, queue_id)
         if key not in self._queue_id_set:
+            if key in self._batch_id_set:
+                return self.batch_queue(topic, queue_id)
             raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
         q = self._queues.get(key)
         if q is None:
@@ -257,12 +289,21 @@ class Store:
         return q
 
     def queue_infos(self) -> list[QueueInfo]:
-        return [self.queue(t, q).info() for t, q in self._queue_ids]
+        """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""
+        return [*(self.queue(t, q).info() for t, q in self._queue_ids),
+                *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
 
-    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0) -> Iterator[tuple[CqUnit, Message | Problem]]:
-        """Units of one queue with the message each points at (or a Problem saying why it could not be read)."""
+    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0
+                       ) -> Iterator[tuple[CqUnit | BatchUnit, Message | Problem]]:
+        """Units of one queue with the message each points at (or a Problem saying why it could not be read).
+
+        A batch queue yields one row per message: each inner message of an inner-batch record with its unit
+        (``queue_offset`` = base + i), from the message at ``from_offset`` on."""
         cq = self.queue(topic, queue_id)
         start = max(from_offset, cq.info().min_offset)
+        if isinstance(cq, BatchConsumeQueue):
+            yield from self._batch_queue_messages(cq, start)
+            return
         for unit in cq.units(start):
             if isinstance(unit, Problem):
                 yield None, unit  # type: ignore[misc]
@@ -281,6 +322,31 @@ class Store:
                 yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
                                     "cq-dangling")
 
+    def _batch_queue_messages(self, bcq: BatchConsumeQueue, start: int
+                              ) -> Iterator[tuple[BatchUnit | None, Message | Problem]]:
+        for unit in bcq.units(start):
+            if isinstance(unit, Problem):
+                yield None, unit
+                continue
+            try:
+                msg = self.message_at(unit.physical_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset} "
+                                    f"points at {unit.physical_offset}: {e}", "cq-dangling")
+                continue
+            if not is_inner_batch(msg):
+                yield unit, msg
+                continue
+            try:
+                inner = inner_messages(msg, unit.msg_base_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset}: "
+                                    f"record at {unit.physical_offset}: {e.reason}", "bad-inner-batch")
+                continue
+            for m in inner:
+                if m.queue_offset >= start:
+                    yield replace(unit, queue_offset=m.queue_offset), m
+
     def _log_end(self) -> int:
         """End of the last commitlog segment this Store knows (a live broker may have added one since)."""
         segs = self.commitlog.segments
@@ -291,7 +357,15 @@ class Store:
         info = cq.info()
         if not info.min_offset <= queue_offset < info.max_offset:
             raise NotFound(f"queue offset {queue_offset} is outside [{info.min_offset}, {info.max_offset})", cq.rel_dir)
-        return self.message_at(cq.unit(queue_offset).physical_offset)
+        unit = cq.unit(queue_offset)
+        msg = self.message_at(unit.physical_offset)
+        if isinstance(unit, BatchUnit) and is_inner_batch(msg):
+            inner = inner_messages(msg, unit.msg_base_offset)
+            if queue_offset - unit.msg_base_offset >= len(inner):
+                raise StoreError(f"the unit says {unit.batch_size} messages from {unit.msg_base_offset}, the record "
+                                 f"at {unit.physical_offset} holds {len(inner)}", unit.file, unit.position)
+            return inner[queue_offset - unit.msg_base_offset]
+        return msg
 
     def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
         """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""

@@ -1,0 +1,68 @@
+"""rmq-inspect on a store with a BatchCQ topic: messages in queue order (one row per inner message), show, info."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.cli.main import main
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+from batch_store import BATCH_TOPIC, write_batch_store  # noqa: E402
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def batch_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bcq-cli") / "store"
+    return root, write_batch_store(root)
+
+
+def test_messages_in_queue_order_one_row_per_inner_message(batch_store, capsys) -> None:
+    root, results = batch_store
+    code, out, err = run(capsys, "messages", str(root), "--topic", BATCH_TOPIC, "--queue", "0", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and err == ""
+    assert [r["queue_offset"] for r in rows] == list(range(8))
+    assert [r["keys"] for r in rows] == [[f"key{i}"] for i in range(8)]
+    assert rows[5]["physical_offset"] == results[2].physical_offset
+    assert rows[5]["inner_batch"] == {"index": 1, "count": 3, "base_queue_offset": 4,
+                                      "item_position": rows[5]["inner_batch"]["item_position"]}
+    assert "inner_batch" not in rows[7]
+    code, out, _ = run(capsys, "messages", str(root), "--topic", BATCH_TOPIC, "--queue", "0", "--json", "--from", "5")
+    assert code == 0 and [json.loads(line)["queue_offset"] for line in out.splitlines()] == [5, 6, 7]
+
+
+def test_messages_table(batch_store, capsys) -> None:
+    root, _ = batch_store
+    code, out, _ = run(capsys, "messages", str(root), "--topic", BATCH_TOPIC, "--queue", "0", "--from", "2")
+    assert code == 0 and "inner body 2" in out and "inner body 1" not in out and "6 message(s)" in out
+
+
+def test_show_lists_the_inner_messages(batch_store, capsys) -> None:
+    root, results = batch_store
+    offset = str(results[2].physical_offset)
+    code, out, _ = run(capsys, "show", str(root), offset, "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["sys_flag_parts"]["inner_batch"] and doc["inner_messages_error"] is None
+    assert [m["queue_offset"] for m in doc["inner_messages"]] == [4, 5, 6]
+    code, out, _ = run(capsys, "show", str(root), offset)
+    assert code == 0 and "inner messages (3; INNER_NUM 3, INNER_BASE 4)" in out and "inner body 6" in out
+
+
+def test_info_counts_batch_queues(batch_store, capsys) -> None:
+    root, _ = batch_store
+    code, out, _ = run(capsys, "info", str(root), "--json")
+    topic = next(t for t in json.loads(out)["topics"] if t["topic"] == BATCH_TOPIC)
+    assert code == 0 and topic["message_count"] == 8
+    assert [(q["kind"], q["max_offset"], q["units"]) for q in topic["queues"]] == [("batchconsumequeue", 8, 3)]
+    code, out, _ = run(capsys, "info", str(root))
+    assert code == 0 and "0 (batch CQ)" in out and "8 in 3 unit(s)" in out

@@ -57,6 +57,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
+    "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
@@ -95,6 +96,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         record_problems,
         verify,
     )
+    from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.model.arguments import (

@@ -1,8 +1,10 @@
-"""rmq-inspect on a store with a BatchCQ topic: messages in queue order (one row per inner message), show, info."""
+"""rmq-inspect on a store with a BatchCQ topic: messages in queue order (one row per inner message), show, info,
+verify (clean: exit 0; a damaged batch unit: exit 4 naming file and offset)."""
 
 from __future__ import annotations
 
 import json
+import struct
 import sys
 from pathlib import Path
 
@@ -12,6 +14,8 @@ from inspector.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 from batch_store import BATCH_TOPIC, write_batch_store  # noqa: E402
+
+BCQ = f"batchconsumequeue/{BATCH_TOPIC}/0/00000000000000000000"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -66,3 +70,19 @@ def test_info_counts_batch_queues(batch_store, capsys) -> None:
     assert [(q["kind"], q["max_offset"], q["units"]) for q in topic["queues"]] == [("batchconsumequeue", 8, 3)]
     code, out, _ = run(capsys, "info", str(root))
     assert code == 0 and "0 (batch CQ)" in out and "8 in 3 unit(s)" in out
+
+
+def test_verify_clean_then_a_damaged_batch_unit(tmp_path, capsys) -> None:
+    root = tmp_path / "s"
+    write_batch_store(root)
+    code, out, _ = run(capsys, "verify", str(root))
+    assert code == 0 and "no problems" in out
+    with open(root / BCQ, "r+b") as f:
+        f.seek(46 + 36)
+        f.write(struct.pack(">h", 0))  # unit 1: batchSize 0
+    code, out, err = run(capsys, "verify", str(root), "--json")
+    problems = json.loads(out)["problems"]
+    assert code == 4 and "Traceback" not in err
+    assert {(p["file"], p["offset"], p["code"]) for p in problems} == {(BCQ, 46, "bcq-bad-unit"), (BCQ, 92, "bcq-gap")}
+    code, out, err = run(capsys, "verify", str(root))
+    assert code == 4 and "bcq-bad-unit" in out and "batchSize 0" in out

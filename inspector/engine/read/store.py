@@ -55,6 +55,7 @@ from parsers.java import index_key
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
 MAX_TIME = (1 << 63) - 1
+BATCH_CQ = "BatchCQ"  # CQType.BatchCQ, the value of the queue.type topic attribute
 
 
 class Store:
@@ -257,6 +258,18 @@ class Store:
     def topics(self) -> list[str]:
         names = {t for t, _ in self._queue_ids} | {t for t, _ in self._batch_ids} | set(self.config.topics)
         return sorted(names)
+
+    def batch_topics(self) -> set[str]:
+        """Topics whose queues are batch consume queues: ``topics.json`` attributes say ``queue.type=BatchCQ``
+        (spec §7.2, §4.3; a ``+queue.type`` key as the admin API spells it is read too), or a
+        ``batchconsumequeue/`` directory exists for them."""
+        found = {t for t, _ in self._batch_ids}
+        for topic, config in self.config.topics.items():
+            attributes = config.get("attributes") if isinstance(config, dict) else None
+            if isinstance(attributes, dict) and BATCH_CQ in (attributes.get("queue.type"),
+                                                             attributes.get("+queue.type")):
+                found.add(topic)
+        return found
 
     def batch_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
         key = (topic, queue_id)

@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine import MAX_TIME, QUEUE_ID, Message, StoreError
+from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import num, parse_kind, parse_time, when
@@ -22,7 +22,7 @@ from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.messagedetail import MessageDetail
-from inspector.tui.widgets.messagelist import MessageList, OffsetRows, QueueRows, header_text
+from inspector.tui.widgets.messagelist import BatchQueueRows, MessageList, OffsetRows, QueueRows, header_text
 from inspector.tui.widgets.navbar import NavBar
 
 BATCH_SECONDS = 0.1
@@ -199,7 +199,8 @@ class BrowserScreen(ViewScreen):
                 return
             self.mode_text = f"queue {query.topic}/{query.queue} through its consume queue"
             if query.tag is None and query.key is None:
-                source = QueueRows(cq, lo, hi)
+                source = BatchQueueRows(store, cq, lo, hi) if isinstance(cq, BatchConsumeQueue) else \
+                    QueueRows(cq, lo, hi)
                 lst.set_source(source, cursor=0 if start is None else start - lo)
                 self.scanning = False
                 self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)

@@ -78,6 +78,19 @@ class QueueRows(RowSource):
         return None if unit is None else unit.physical_offset
 
 
+class BatchQueueRows(QueueRows):
+    """Message offsets [lo, hi) of one batch consume queue (5.x BatchCQ): each inner message of an inner-batch
+    record is a row of its own, decoded out of the record (the physical offset is the record's)."""
+
+    def __init__(self, store, queue, lo: int, hi: int) -> None:
+        super().__init__(queue, lo, hi)
+        self.store = store
+
+    def row_message(self, index: int) -> StoreMessage:
+        """The message of row ``index`` (raises StoreError when it cannot be read)."""
+        return self.store.message_by_queue_offset(self.queue.topic, self.queue.queue_id, self.lo + index)
+
+
 def header_text(width: int) -> Text:
     return Text(_cells([c[0] for c in COLUMNS], width), no_wrap=True, overflow="ellipsis")
 
@@ -155,13 +168,15 @@ class MessageList(ScrollView, can_focus=True):
         offset = self.source.offset(index)
         if offset is None:
             return None if not 0 <= index < len(self.source) else "consume-queue unit unreadable"
-        got = self._messages.get(offset)
+        row_message = getattr(self.source, "row_message", None)  # rows that share a record (inner batches)
+        key = offset if row_message is None else (offset, self.source.lo + index)
+        got = self._messages.get(key)
         if got is None:
             try:
-                got = self.store.message_at(offset)
+                got = self.store.message_at(offset) if row_message is None else row_message(index)
             except StoreError as e:
                 got = f"{offset}: {e.reason}"
-            self._messages[offset] = got
+            self._messages[key] = got
         return got
 
     # -- cursor ---------------------------------------------------------------------------------------------

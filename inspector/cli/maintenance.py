@@ -45,8 +45,10 @@ def run_write(args) -> int:
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     geometry = _geometry(args, Geometry())
+    attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
-                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>")
+                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
+                          topic_attributes=attributes)
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}

@@ -86,3 +86,20 @@ def test_verify_clean_then_a_damaged_batch_unit(tmp_path, capsys) -> None:
     assert {(p["file"], p["offset"], p["code"]) for p in problems} == {(BCQ, 46, "bcq-bad-unit"), (BCQ, 92, "bcq-gap")}
     code, out, err = run(capsys, "verify", str(root))
     assert code == 4 and "bcq-bad-unit" in out and "batchSize 0" in out
+
+
+def test_write_a_batch_topic_from_json_lines(tmp_path, capsys) -> None:
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("\n".join([
+        json.dumps({"topic": BATCH_TOPIC, "store_timestamp": 1, "batch": [{"body": "a", "keys": ["ka"]},
+                                                                          {"body": "b", "keys": ["kb"]}]}),
+        json.dumps({"topic": BATCH_TOPIC, "store_timestamp": 2, "body": "c"}),
+    ]) + "\n")
+    out = tmp_path / "s"
+    code, _, err = run(capsys, "write", str(out), str(lines), "--batch-topic", BATCH_TOPIC)
+    assert code == 0, err
+    code, text, _ = run(capsys, "messages", str(out), "--topic", BATCH_TOPIC, "--queue", "0", "--json")
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert [(r["queue_offset"], r["keys"]) for r in rows] == [(0, ["ka"]), (1, ["kb"]), (2, [])]
+    code, _, err = run(capsys, "write", str(tmp_path / "t"), str(lines))  # without --batch-topic: refused
+    assert code == 2 and "line 1" in err and "not a BatchCQ topic" in err and not (tmp_path / "t").exists()

@@ -30,6 +30,7 @@ from inspector.engine import (
     Problem,
     Store,
     StoreError,
+    check_batch_queue,
     check_index,
     check_path_component,
     check_queue,
@@ -71,11 +72,12 @@ class SegmentTask:
 @dataclass(frozen=True)
 class QueueTask:
     store: StoreRef
-    index: int  # position in store.queue_ids()
+    index: int  # position in store.queue_ids() followed by store.batch_queue_ids()
     topic: str
     queue_id: int
     geometry: Geometry
     log_end: int  # Store.max_offset(), computed on the driver from the segment reports
+    kind: str = "consumequeue"  # or "batchconsumequeue" (5.x BatchCQ topics, 46-byte units)
 
 
 @dataclass(frozen=True)
@@ -290,8 +292,11 @@ def _planned_segment(store: Store, task: SegmentTask):
 # report as verify's bulk path, whose tables come from one walk of the whole log in one process).
 
 
-def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int) -> tuple[list[Problem], int]:
-    """(problems, units checked) of one consume queue, as ``verify`` reports them."""
+def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int,
+                   kind: str = "consumequeue") -> tuple[list[Problem], int]:
+    """(problems, units checked) of one consume queue (or batch consume queue), as ``verify`` reports them."""
+    if kind == "batchconsumequeue":
+        return check_batch_queue(store, topic, queue_id, geometry, log_end)
     return check_queue(store, topic, queue_id, geometry, log_end, None)
 
 
@@ -308,9 +313,10 @@ def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:
             units = 0
             try:
                 store = stores.get(task.store) or stores.setdefault(task.store, task.store.open())
-                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end)
+                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end,
+                                              task.kind)
             except Exception as e:  # noqa: BLE001
-                found = [Problem(f"consumequeue/{task.topic}/{task.queue_id}", 0,
+                found = [Problem(f"{task.kind}/{task.topic}/{task.queue_id}", 0,
                                  f"the queue could not be checked: {type(e).__name__}: {e}", "check-failed")]
             for seq, p in enumerate(found):
                 yield finding_row(task.store.path, PHASE_QUEUES, task.index, seq, p)

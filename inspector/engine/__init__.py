@@ -51,6 +51,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
+    "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.newstore": ('write_store',),
@@ -85,6 +86,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
+    from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
     from inspector.engine.maintain.newstore import write_store

@@ -42,3 +42,18 @@ def test_spark_verify_of_a_damaged_batch_queue_equals_verify(spark, tmp_path):
     found.release()
     assert got == expected
     assert found.counts[refs[0].path]["cq_units"] == report.cq_units == 5
+
+
+def _files(root: Path, sub: str) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / sub).rglob("*")) if p.is_file()}
+
+
+def test_spark_rebuild_cq_writes_batch_queues_byte_identical(spark, tmp_path):
+    from inspector.spark.jobs import rebuild_cq
+
+    root = tmp_path / "s"
+    write_batch_store(root)
+    out = tmp_path / "out"
+    assert rebuild_cq.main([str(root), "--out", str(out)], spark) == 0
+    assert _files(out, "batchconsumequeue") == _files(root, "batchconsumequeue")
+    assert _files(out, "consumequeue") == _files(root, "consumequeue")

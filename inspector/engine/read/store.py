@@ -479,7 +479,8 @@ class Store:
         return walks
 
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
-        """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key."""
+        """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key;
+        for a BatchCQ topic also the inner messages with that key (read from its batch queues: not indexed)."""
         hits: list[KeyHit] = []
         seen: set[int] = set()
         for walk in self.chain(topic, key, begin, end):
@@ -501,7 +502,32 @@ class Store:
                 if msg.physical_offset not in seen:
                     seen.add(msg.physical_offset)
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
+        hits.extend(self._inner_key_hits(topic, key, begin, end, set()))
         return hits
+
+    def _inner_key_hits(self, topic: str, key: str, begin: int, end: int, seen: set[tuple[int, int]]
+                        ) -> Iterator[KeyHit]:
+        """Inner messages of ``topic``'s batch queues whose KEYS or UNIQ_KEY is ``key``: the broker indexes only
+        the batch record (its UNIQ_KEY), so these are found by reading the topic's inner-batch records."""
+        for t, qid in self._batch_ids:
+            if t != topic:
+                continue
+            bcq = self.batch_queue(t, qid)
+            for unit in bcq.units(0):
+                if isinstance(unit, Problem) or not begin <= unit.store_timestamp <= end:
+                    continue
+                try:
+                    msg = self.message_at(unit.physical_offset)
+                    inner = inner_messages(msg, unit.msg_base_offset) if is_inner_batch(msg) else []
+                except StoreError:
+                    continue  # verify reports it
+                for m in inner:
+                    if (m.physical_offset, m.inner_index) in seen or not (key == m.unique_key or key in m.keys):
+                        continue
+                    seen.add((m.physical_offset, m.inner_index))
+                    yield KeyHit(m, unit.file, 0, "unique_key" if key == m.unique_key else "key",
+                                 "an inner message of a batch record: the broker does not index these, found by "
+                                 f"reading {bcq.rel_dir}")
 
     def _untrusted_ranges(self) -> list[tuple[IndexFileReader, int, int]]:
         """(reader, first, last physical offset it covered) of each index file whose counters cannot be trusted."""

@@ -103,3 +103,10 @@ def test_write_a_batch_topic_from_json_lines(tmp_path, capsys) -> None:
     assert [(r["queue_offset"], r["keys"]) for r in rows] == [(0, ["ka"]), (1, ["kb"]), (2, [])]
     code, _, err = run(capsys, "write", str(tmp_path / "t"), str(lines))  # without --batch-topic: refused
     assert code == 2 and "line 1" in err and "not a BatchCQ topic" in err and not (tmp_path / "t").exists()
+
+
+def test_key_finds_an_inner_message(batch_store, capsys) -> None:
+    root, _ = batch_store
+    code, out, _ = run(capsys, "key", str(root), BATCH_TOPIC, "key2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and [(m["queue_offset"], m["inner_batch"]["index"]) for m in doc["messages"]] == [(2, 2)]

@@ -103,3 +103,15 @@ def test_a_cut_inner_body_is_an_error_naming_the_record(batch_store) -> None:
     with pytest.raises(StoreError, match="runs past|less than") as e:
         inner_messages(replace(record, body=record.body[:-5]))
     assert e.value.file == "commitlog/00000000000000000000" and e.value.offset == results[1].physical_offset
+
+
+def test_inner_keys_are_found_though_the_broker_does_not_index_them(batch_store) -> None:
+    store, results = batch_store
+    hits = store.lookup_key(BATCH_TOPIC, "key5")
+    assert [(h.message.queue_offset, h.message.body, h.matched_by) for h in hits] == [(5, b"inner body 5", "key")]
+    assert "does not index" in hits[0].note and hits[0].index_file.startswith("batchconsumequeue/")
+    inner_key = results[2].inner_unique_keys[0]
+    assert [h.message.queue_offset for h in store.lookup_unique_key(inner_key)] == [4]
+    assert [h.message.body for h in store.lookup_key(BATCH_TOPIC, "key7")] == [b"single"]  # through the index
+    assert store.lookup_key(BATCH_TOPIC, "key5", T0 + 3) == []  # outside the time window
+    assert store.find(inner_key).physical_offset == results[2].physical_offset

@@ -105,6 +105,8 @@ HELP = [
         ("c", "clear the filters: every message in commitlog order"),
         ("enter / x", "show the selected message in the hex view"),
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
+        ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "
+                     "a row: queue offset base+i, its own keys and body; e.g. topic Direct5BatchCQ, queue 0"),
         ("escape", "cancel the scan"),
     ]),
     ("index chain", [

@@ -12,8 +12,8 @@ import os
 import struct
 from pathlib import Path
 
-from inspector.engine.maintain.cq_builder import _CQ_FLUSH_BYTES, ConsumeQueueBuilder, _Queue, _QueueFile
-from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, file_name_for_offset
+from inspector.engine.maintain.cq_builder import _QueueFiles
+from inspector.engine.maintain.dispatch import DispatchRequest
 from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_NOT_TYPE
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE, BatchConsumeQueueUnit
 
@@ -33,7 +33,7 @@ def bcq_unit_bytes(physical_offset: int, size: int, tags_code: int, store_timest
                           INVALID_POS, 0)
 
 
-class BatchConsumeQueueBuilder:
+class BatchConsumeQueueBuilder(_QueueFiles):
     """Writes ``batchconsumequeue/<topic>/<queueId>/<20-digit byte offset>`` files like ``BatchConsumeQueue``.
 
     * Only NOT_TYPE and COMMIT records get a unit (``CommitLogDispatcherBuildConsumeQueue``), and only
@@ -43,12 +43,14 @@ class BatchConsumeQueueBuilder:
     * Units are appended in order; files are ``file_size`` bytes (a multiple of 46), the first named 0.
     """
 
+    directory = BATCH_CQ_DIR
+
     def __init__(self, root: str | os.PathLike[str], file_size: int = BCQ_DEFAULT_FILE_SIZE) -> None:
         if file_size <= 0 or file_size % BCQ_UNIT_SIZE:
             raise ValueError(f"a batch consume-queue file size is a positive multiple of 46, not {file_size}")
         self.root = Path(root)
         self.file_size = file_size
-        self._queues: dict[tuple[str, int], _Queue] = {}
+        self._queues = {}
         self._max_offsets: dict[tuple[str, int], int] = {}
         self.last_store_timestamp = 0
         self._closed = False
@@ -65,57 +67,13 @@ class BatchConsumeQueueBuilder:
         queue = self._queue(*key)
         if request.physical_offset <= queue.max_physic_offset:
             return False
-        mapped = self._last_file(queue)
-        unit = bcq_unit_bytes(request.physical_offset, request.total_size, request.tags_code,
-                              request.store_timestamp, request.msg_base_offset, request.batch_size)
-        if not mapped.pending:
-            mapped.pending_from = mapped.wrote
-        mapped.pending += unit
-        mapped.wrote += BCQ_UNIT_SIZE
-        if len(mapped.pending) >= _CQ_FLUSH_BYTES:
-            ConsumeQueueBuilder._flush(mapped)
+        mapped = self._last_file(queue, 0)  # a batch queue starts at byte 0: no pre-blank units
+        self._append(mapped, bcq_unit_bytes(request.physical_offset, request.total_size, request.tags_code,
+                                            request.store_timestamp, request.msg_base_offset, request.batch_size))
         queue.max_physic_offset = request.physical_offset
         self._max_offsets[key] = request.msg_base_offset + request.batch_size
         self.last_store_timestamp = request.store_timestamp
         return True
-
-    def _queue(self, topic: str, queue_id: int) -> _Queue:
-        key = (topic, queue_id)
-        queue = self._queues.get(key)
-        if queue is None:
-            check_path_component(topic, "topic")
-            queue = _Queue(self.root / BATCH_CQ_DIR / topic / str(queue_id))
-            self._queues[key] = queue
-        return queue
-
-    def _last_file(self, queue: _Queue) -> _QueueFile:
-        last = queue.files[-1] if queue.files else None
-        if last is not None and last.wrote < self.file_size:
-            return last
-        create = 0 if last is None else last.start + self.file_size
-        if last is not None:
-            ConsumeQueueBuilder._flush(last)
-        queue.directory.mkdir(parents=True, exist_ok=True)
-        path = queue.directory / file_name_for_offset(create)
-        with open(path, "xb") as f:
-            f.truncate(self.file_size)
-        mapped = _QueueFile(path, create, first_create_in_queue=last is None)
-        queue.files.append(mapped)
-        return mapped
-
-    def close(self) -> None:
-        """Write every pending unit. The builder cannot be used afterwards."""
-        if self._closed:
-            return
-        for queue in self._queues.values():
-            for mapped in queue.files:
-                ConsumeQueueBuilder._flush(mapped)
-        self._closed = True
-
-    @property
-    def files(self) -> list[Path]:
-        """Every batch consume-queue file written, in (topic, queue id, offset) order."""
-        return [m.path for key in sorted(self._queues) for m in self._queues[key].files]
 
     @property
     def max_offsets(self) -> dict[tuple[str, int], int]:

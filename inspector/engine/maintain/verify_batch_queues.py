@@ -11,6 +11,7 @@ or overlap: base[i+1] == base[i] + batchSize[i].
 from __future__ import annotations
 
 from inspector.engine.maintain.dispatch import dispatch_request
+from inspector.engine.maintain.verify_queues import unit_record
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import BatchUnit, Message, Problem
@@ -43,21 +44,10 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
         if unit.compacted_offset != INVALID_POS or unit.reserved != 0:
             problems.append(Problem(*where, f"compactedOffset {unit.compacted_offset} and reserved {unit.reserved}: "
                                     f"a broker writes {INVALID_POS} and 0", "bcq-unit-fields", "warning"))
-        if unit.physical_offset + unit.size > log_end:
-            ahead = store.abort_exists and unit.physical_offset >= log_end
-            problems.append(Problem(*where, f"unit of queue offset {unit.msg_base_offset} points at "
-                                    f"{unit.physical_offset}+{unit.size}, past the end of the commitlog ({log_end})",
-                                    "cq-past-end", "warning" if ahead else "error"))
-            continue
-        if unit.physical_offset <= prev_phy:
-            problems.append(Problem(*where, f"unit of queue offset {unit.msg_base_offset} points at "
-                                    f"{unit.physical_offset}, not after the previous unit ({prev_phy})", "cq-order"))
-        prev_phy = unit.physical_offset
-        try:
-            msg = store.message_at(unit.physical_offset)
-        except StoreError as e:
-            problems.append(Problem(*where, f"unit of queue offset {unit.msg_base_offset} points at "
-                                    f"{unit.physical_offset}: {e.reason}", "cq-dangling"))
+        found, prev_phy, msg = unit_record(store, unit, log_end, prev_phy,
+                                           f"unit of queue offset {unit.msg_base_offset}")
+        problems.extend(found)
+        if msg is None:
             continue
         mismatches = _mismatches(msg, unit, topic, qid, geometry)
         if mismatches:

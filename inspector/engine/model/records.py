@@ -218,23 +218,15 @@ class CqUnit:
 
 
 @dataclass(frozen=True)
-class BatchUnit:
+class BatchUnit(CqUnit):
     """One 46-byte batch consume-queue unit (spec §4.3), with where it sits. ``queue_offset`` is the message
     offset a row stands for: ``msg_base_offset`` for the unit itself, base + i for its i-th inner message."""
 
-    topic: str
-    queue_id: int
-    queue_offset: int
-    physical_offset: int
-    size: int
-    tags_code: int
     store_timestamp: int
     msg_base_offset: int
     batch_size: int
     compacted_offset: int
     reserved: int
-    file: str
-    position: int
 
     @property
     def is_pre_blank(self) -> bool:

@@ -122,9 +122,9 @@ class BatchConsumeQueue:
                                         columns["msg_base_offset"][i], columns["batch_size"][i])
                 position = i * BCQ_UNIT_SIZE
                 if phy >= 0 and sz > 0 and base >= 0 and batch > 0:
-                    units.append(BatchUnit(self.topic, self.queue_id, base, phy, sz, columns["tags_code"][i],
-                                           columns["store_timestamp"][i], base, batch,
-                                           columns["compacted_offset"][i], columns["reserved"][i], rel, position))
+                    units.append(BatchUnit(self.topic, self.queue_id, base, phy, sz, columns["tags_code"][i], rel,
+                                           position, columns["store_timestamp"][i], base, batch,
+                                           columns["compacted_offset"][i], columns["reserved"][i]))
                 else:
                     problems.append(Problem(rel, position, f"unit {start // BCQ_UNIT_SIZE + i} is not valid "
                                             f"(physical offset {phy}, size {sz}, msgBaseOffset {base}, batchSize "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ def test_batch_queues_are_planned_after_the_plain_ones(tmp_path):
                                                           (1, BATCH_TOPIC, "batchconsumequeue")]
 
 
-def test_spark_verify_of_a_damaged_batch_queue_equals_verify(spark, tmp_path):
+def test_spark_verify_of_a_damaged_batch_queue_equals_verify(spark, tmp_path, capsys):
     root = tmp_path / "s"
     write_batch_store(root)
     with open(root / "batchconsumequeue" / BATCH_TOPIC / "0" / "00000000000000000000", "r+b") as f:
@@ -35,14 +36,11 @@ def test_spark_verify_of_a_damaged_batch_queue_equals_verify(spark, tmp_path):
         report = verify(store)
     expected = [(p.file, p.offset, p.code, p.severity, p.reason) for p in report.problems]
     assert {c for _, _, c, _, _ in expected} >= {"bcq-mismatch", "bcq-gap"}
-    args = verify_job.parser().parse_args([str(root)])
-    refs = common.refs_from_args(args)
-    found = verify_job.find(spark, refs, args)
-    got = [(r.file, r.offset, r.code, r.severity, r.reason) for r in found.findings.collect()]
-    found.release()
-    assert got == expected
-    assert found.counts[refs[0].path]["cq_units"] == report.cq_units == 5
-
+    capsys.readouterr()
+    assert verify_job.main([str(root), "--json"], spark) == common.EXIT_PROBLEMS
+    doc = json.loads(capsys.readouterr().out)
+    assert [(p["file"], p["offset"], p["code"], p["severity"], p["reason"]) for p in doc["problems"]] == expected
+    assert doc["cq_units"] == report.cq_units == 5
 
 def _files(root: Path, sub: str) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / sub).rglob("*")) if p.is_file()}

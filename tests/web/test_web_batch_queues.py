@@ -47,3 +47,14 @@ def test_message_page_of_a_batch_record(batch_client):
     client, results = batch_client
     response = client.get(f"/api/message/{results[1].physical_offset}")
     assert response.status_code == 200 and response.get_json()["sys_flag_parts"]["inner_batch"]
+
+
+def test_batch_record_page_lists_its_inner_messages(batch_client):
+    client, results = batch_client
+    doc = client.get(f"/api/message/{results[2].physical_offset}").get_json()
+    assert doc["inner_messages_total"] == 3 and doc["inner_messages_error"] is None
+    assert [int(m["queue_offset"]) for m in doc["inner_messages"]] == [4, 5, 6]
+    page = client.get(f"/message/{results[2].physical_offset}")
+    assert page.status_code == 200 and b'id="inner-messages"' in page.data and b"inner body 6" in page.data
+    plain = client.get(f"/api/message/{results[3].physical_offset}").get_json()
+    assert "inner_messages" not in plain

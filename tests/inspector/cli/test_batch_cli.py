@@ -110,3 +110,21 @@ def test_key_finds_an_inner_message(batch_store, capsys) -> None:
     code, out, _ = run(capsys, "key", str(root), BATCH_TOPIC, "key2", "--json")
     doc = json.loads(out)
     assert code == 0 and [(m["queue_offset"], m["inner_batch"]["index"]) for m in doc["messages"]] == [(2, 2)]
+
+
+def test_a_malformed_inner_batch_body_is_named_not_a_traceback(tmp_path, capsys) -> None:
+    root = tmp_path / "s"
+    results = write_batch_store(root)
+    record = results[2].physical_offset
+    with open(root / "commitlog" / "00000000000000000000", "r+b") as f:
+        f.seek(record + 84 + 4 + 16)  # BODY starts at 88 (IPv4 hosts); the first item's body length
+        f.write(struct.pack(">i", 9999))
+    code, out, err = run(capsys, "messages", str(root), "--topic", BATCH_TOPIC, "--queue", "0", "--json")
+    assert code == 0 and "Traceback" not in err
+    assert [json.loads(line)["queue_offset"] for line in out.splitlines()] == [0, 1, 2, 3, 7]
+    said = " ".join(err.split())  # the console wraps long lines
+    assert f"{BCQ} @ 46" in said and "body length 9999 runs past" in said
+    code, out, err = run(capsys, "show", str(root), str(record), "--json")
+    assert code == 0 and json.loads(out)["inner_messages_error"].endswith("body length 9999 runs past the record's body")
+    code, out, _ = run(capsys, "verify", str(root), "--json")
+    assert code == 4 and any(p["code"] == "bcq-mismatch" and p["offset"] == 46 for p in json.loads(out)["problems"])

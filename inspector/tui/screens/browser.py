@@ -22,7 +22,14 @@ from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.messagedetail import MessageDetail
-from inspector.tui.widgets.messagelist import BatchQueueRows, MessageList, OffsetRows, QueueRows, header_text
+from inspector.tui.widgets.messagelist import (
+    BatchPickedRows,
+    BatchQueueRows,
+    MessageList,
+    OffsetRows,
+    QueueRows,
+    header_text,
+)
 from inspector.tui.widgets.navbar import NavBar
 
 BATCH_SECONDS = 0.1
@@ -206,7 +213,8 @@ class BrowserScreen(ViewScreen):
                 self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)
                 self._show_current()
                 return
-            self._start_scan("queue", query, lo, hi)
+            self._start_scan("queue", query, lo, hi,
+                             BatchPickedRows(store, cq) if isinstance(cq, BatchConsumeQueue) else None)
         elif query.key is not None and query.topic is not None:
             self.mode_text = f"index lookup {query.topic}#{query.key}"
             self._start_scan("key", query)
@@ -214,8 +222,8 @@ class BrowserScreen(ViewScreen):
             self.mode_text = "commitlog order"
             self._start_scan("log", query)
 
-    def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0) -> None:
-        source = OffsetRows()
+    def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0, source: OffsetRows | None = None) -> None:
+        source = source if source is not None else OffsetRows()
         self.message_list.set_source(source)
         self.scanning = True
         self._status("scanning…", 0)
@@ -237,11 +245,13 @@ class BrowserScreen(ViewScreen):
                 return
             if mode == "queue":
                 total = max(1, hi - lo)
+                # a batch queue's rows are its inner messages: found by queue offset (see BatchPickedRows)
+                by_queue_offset = isinstance(store.queue(query.topic, query.queue), BatchConsumeQueue)
                 for unit, m in store.queue_messages(query.topic, query.queue, lo):
                     if unit is not None and unit.queue_offset >= hi:
                         break
                     if unit is not None and isinstance(m, Message) and query.matches(m):
-                        batch.append(unit.physical_offset)
+                        batch.append(unit.queue_offset if by_queue_offset else unit.physical_offset)
                     now = time.monotonic()
                     if now - last > BATCH_SECONDS:
                         last = now

@@ -46,3 +46,20 @@ def test_browsing_a_batch_queue_shows_inner_messages(tmp_path):
     assert [m.body for m in rows[:4]] == [f"inner body {i}".encode() for i in range(4)]
     assert {m.physical_offset for m in rows[:4]} == {results[1].physical_offset}
     assert "key5" in text
+
+
+def test_a_filtered_batch_queue_lists_the_matching_inner_messages(tmp_path):
+    write_batch_store(tmp_path / "s")
+    with Store(tmp_path / "s") as store:
+        app = create_app(store, screen="messages")
+
+        async def script(pilot):
+            browser = app.view("messages")
+            browser.apply(topic=BATCH_TOPIC, queue=0, tag="Tag1")
+            await settle(pilot)
+            lst = browser.query_one(MessageList)
+            return [lst.message(i) for i in range(len(lst.source))]
+
+        rows = drive(app, script)
+    assert [(m.queue_offset, m.body) for m in rows] == [(1, b"inner body 1"), (3, b"inner body 3"),
+                                                        (5, b"inner body 5")]

@@ -115,3 +115,19 @@ def test_inner_keys_are_found_though_the_broker_does_not_index_them(batch_store)
     assert [h.message.body for h in store.lookup_key(BATCH_TOPIC, "key7")] == [b"single"]  # through the index
     assert store.lookup_key(BATCH_TOPIC, "key5", T0 + 3) == []  # outside the time window
     assert store.find(inner_key).physical_offset == results[2].physical_offset
+
+
+def test_hex_layout_names_each_inner_item_field(batch_store) -> None:
+    from inspector.engine.read.layout import message_fields
+
+    store, results = batch_store
+    record = store.message_at(results[1].physical_offset)
+    spans = message_fields(record)
+    assert spans[0].start == record.physical_offset and spans[-1].end == record.end_offset
+    assert all(a.end == b.start for a, b in zip(spans, spans[1:], strict=False))  # contiguous, in order
+    inner = [s for s in spans if s.number.startswith("15b.")]
+    assert len(inner) == 4 * 8 and inner[0].start == spans[14].end  # right after BODY length
+    bodies = [s.value for s in inner if s.name.endswith(" body")]
+    assert bodies == [f"inner body {i}" for i in range(4)]
+    plain = store.message_at(results[3].physical_offset)
+    assert [s.number for s in message_fields(plain)].count("15b") == 1

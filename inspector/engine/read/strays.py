@@ -1,6 +1,6 @@
 """Entries of the store's data folders the engine does not read: said, never skipped without a word.
 
-``commitlog/`` and a queue folder ``consumequeue/<topic>/<queue>/`` hold files named by a 20-digit offset,
+``commitlog/`` and a queue folder ``consumequeue/<topic>/<queue>/`` (or ``batchconsumequeue/...``) hold files named by a 20-digit offset,
 ``index/`` files named by a 17-digit time, ``consumequeue/<topic>/`` folders named by a queue id. A name that is
 none of these (``abc``, 25 digits, ``notatime``) is a warning; a 20-digit name beyond the signed 64-bit range,
 which the broker's ``Long.parseLong`` cannot read (so it would not start), is an error. The readers skip both.
@@ -50,22 +50,26 @@ def _offset_folder(folder: Path, rel: str, what: str) -> Iterator[Problem]:
 
 
 def unknown_entries(root: Path) -> list[Problem]:
-    """Every entry of commitlog/, index/ and consumequeue/ that no reader of the engine reads."""
+    """Every entry of commitlog/, index/, consumequeue/ and batchconsumequeue/ that no reader of the engine reads."""
     found = list(_offset_folder(root / "commitlog", "commitlog", "commitlog segment"))
     for entry in _entries(root / "index"):
         if decimal_name(entry.name, INDEX_NAME_WIDTH) is None:
             found.append(Problem(f"index/{entry.name}", 0, f"not an index file name ({INDEX_NAME_WIDTH} digits, a "
                                  "time): skipped", "unknown-file", "warning"))
-    for topic in _entries(root / "consumequeue"):
+    for base, what in (("consumequeue", "consume-queue file"), ("batchconsumequeue", "batch consume-queue file")):
+        found.extend(_queue_folders(root, base, what))
+    return found
+
+
+def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
+    """Strays of ``base/<topic>/<queue>/<20-digit offset>`` (consume queues and 5.x batch consume queues)."""
+    for topic in _entries(root / base):
         if not topic.is_dir():
-            found.append(Problem(f"consumequeue/{topic.name}", 0, "not a topic folder: skipped", "unknown-file",
-                                 "warning"))
+            yield Problem(f"{base}/{topic.name}", 0, "not a topic folder: skipped", "unknown-file", "warning")
             continue
         for queue in _entries(topic):
-            rel = f"consumequeue/{topic.name}/{queue.name}"
+            rel = f"{base}/{topic.name}/{queue.name}"
             if queue.is_dir() and queue_id_name(queue.name) is not None:
-                found.extend(_offset_folder(queue, rel, "consume-queue file"))
+                yield from _offset_folder(queue, rel, what)
             else:
-                found.append(Problem(rel, 0, "not a queue folder (named by a queue id): skipped", "unknown-file",
-                                     "warning"))
-    return found
+                yield Problem(rel, 0, "not a queue folder (named by a queue id): skipped", "unknown-file", "warning")

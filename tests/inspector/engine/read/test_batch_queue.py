@@ -131,3 +131,15 @@ def test_hex_layout_names_each_inner_item_field(batch_store) -> None:
     assert bodies == [f"inner body {i}" for i in range(4)]
     plain = store.message_at(results[3].physical_offset)
     assert [s.number for s in message_fields(plain)].count("15b") == 1
+
+
+def test_strays_in_batchconsumequeue_are_listed(tmp_path) -> None:
+    root = tmp_path / "s"
+    write_batch_store(root)
+    (root / "batchconsumequeue" / BATCH_TOPIC / "0" / "notes.txt").write_text("x")
+    (root / "batchconsumequeue" / BATCH_TOPIC / "q1").mkdir()
+    with Store(root) as store:
+        found = {(p.file, p.code) for p in store.unknown_files()}
+        assert store.batch_queue(BATCH_TOPIC, 0).info().max_offset == 8
+    assert found == {(f"batchconsumequeue/{BATCH_TOPIC}/0/notes.txt", "unknown-file"),
+                     (f"batchconsumequeue/{BATCH_TOPIC}/q1", "unknown-file")}

@@ -77,4 +77,6 @@ def run_chain(store: Store, topic: str, key: str, as_json: bool) -> int:
                       when(s.time_ms), str(s.item.prev_index), match)
         console.print(t)
         console.print(f"  stopped: {esc(w.skipped_reason or w.stop_reason)}")
+        if w.note:
+            console.print(f"  [yellow]note:[/] {esc(w.note)}")
     return 0

@@ -49,7 +49,12 @@ def run(store: Store, as_json: bool) -> int:
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"))
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
+    s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
+                "setting", "value", "source", "detail")
+    for row in data["settings"]:
+        s_t.add_row(row["name"], esc(row["value"]), row["source"], esc(row["detail"]))
+    console.print(s_t)
     console.print(f"problems: {len(data['problems'])}")
-    for p in store.problems() + [p for s in store.scans() for p in s.problems]:
+    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems):
         warn_problem(p)
     return 0

@@ -57,6 +57,16 @@ def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
         p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
     geometry_options(g)
+    _config_options(g)
+
+
+def _config_options(g) -> None:
+    """The broker's configuration file and delay table: on every command that opens a store (and ``write``)."""
+    g.add_argument("--broker-config", metavar="FILE",
+                   help="the broker's broker.conf (Java properties): paths (storePathCommitLog, also split over "
+                        "several folders), file sizes, index slots/items, messageDelayLevel; flags win over it")
+    g.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...' (default: the broker.conf's, "
+                                          "else inferred from the store's SCHEDULE_TOPIC_XXXX units)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("decode-id", help="decode an offset msgId / unique key")
     p.add_argument("id")
     p.add_argument("--store", help="check which reading finds a message in this store")
+    p.add_argument("--broker-config", metavar="FILE", help="with --store: the broker's broker.conf (commitlog folders)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
@@ -143,7 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")
     _store_args(p)
-    p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", help="new directory for the rebuilt consumequeue/ and index/")
     where.add_argument("--in-place", action="store_true",
@@ -152,7 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="check every record and every cross-file reference; exit 4 on problems")
     _store_args(p)
-    p.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...'")
     p.add_argument("--json", action="store_true")
 
     from inspector.cli import workshop_args  # tour, exercises, templates
@@ -164,22 +173,27 @@ def build_parser() -> argparse.ArgumentParser:
 def _geometry_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("geometry (defaults: the broker's)")
     geometry_options(g)
-    g.add_argument("--delay-levels", help="messageDelayLevel")
+    _config_options(g)
 
 
 def _open(args) -> Store:
-    from inspector.engine import Store
+    from inspector.engine import Store, load_broker_config
 
+    config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
     return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
-                 index_slots=args.index_slots, index_items=args.index_items)
+                 index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
+                 delay_levels=getattr(args, "delay_levels", None))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
-        from inspector.engine import Store
+        from inspector.engine import Store, load_broker_config
 
-        store = Store(args.store) if args.store else None
+        if args.broker_config and not args.store:
+            raise BadInput("--broker-config goes with --store")
+        config = load_broker_config(args.broker_config) if args.broker_config else None
+        store = Store(args.store, broker_config=config) if args.store else None
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
         from inspector.spark.cli import main as spark_main  # imports pyspark only here

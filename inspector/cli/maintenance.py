@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem
@@ -13,6 +14,7 @@ from inspector.engine import (
     BadInput,
     Geometry,
     Store,
+    load_broker_config,
     parse_delay_levels,
     problem_view,
     rebuild,
@@ -44,7 +46,10 @@ def run_write(args) -> int:
                 offsets[(topic, group)] = {int(q): int(o) for q, o in queues.items()}
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
-    geometry = _geometry(args, Geometry())
+    base = Geometry()
+    if args.broker_config:  # the sizes and delay table of the broker the new store is for
+        base = Geometry(**load_broker_config(args.broker_config).geometry_values())
+    geometry = _geometry(args, base)
     attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
@@ -94,6 +99,9 @@ def run_rebuild(store: Store, args) -> int:
     return 0
 
 
+TABLE_ROWS_PER_CODE = 20  # verify's table: rows shown per kind of finding
+
+
 def run_verify(store: Store, args) -> int:
     with byte_progress("verifying", None if not args.json else False) as update:
         report = verify(store, _geometry(args, store_geometry(store)),
@@ -105,12 +113,21 @@ def run_verify(store: Store, args) -> int:
                     "warnings": len(report.problems) - len(errors),
                     "problems": [problem_view(p) for p in report.problems]})
     else:
+        # a table of thousands of rows (an index of the wrong geometry: one finding per item) helps nobody and
+        # takes rich seconds to draw: the first few of each kind, and how many more (--json has every one)
         t = table("Problems", "file", "offset", "code", "reason")
+        shown: Counter[str] = Counter()
         for p in report.problems:
-            style = "red" if p.severity == "error" else "yellow"
-            t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
+            shown[p.code] += 1
+            if shown[p.code] <= TABLE_ROWS_PER_CODE:
+                style = "red" if p.severity == "error" else "yellow"
+                t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
         if report.problems:
             console.print(t)
+        for code, n in sorted(shown.items()):
+            if n > TABLE_ROWS_PER_CODE:
+                console.print(f"[yellow]... and {n - TABLE_ROWS_PER_CODE:,} more {esc(code)} finding(s) not shown "
+                              "(`--json` lists every one)[/]")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else

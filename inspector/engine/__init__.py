@@ -23,6 +23,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
         'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS'),
+    "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
@@ -46,6 +47,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
+    "read.settings": ('DelayTable', 'Setting'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
@@ -121,6 +123,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         integer_kind,
         parse_integer,
     )
+    from inspector.engine.model.broker_config import BrokerConfig, load_broker_config, parse_broker_config
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
@@ -168,6 +171,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.mapped import is_all_zero
     from inspector.engine.read.overview import approximate_unique_key_time, id_overview, store_overview
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
+    from inspector.engine.read.settings import DelayTable, Setting
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
     from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of

@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.engine import BadInput, Geometry, Recovery, Store, StoreError, recovery_start
+from inspector.engine import BadInput, BrokerConfig, Geometry, Recovery, Store, StoreError, recovery_start
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
 
 def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, cq_file_size: int | None = None,
-               index_slots: int | None = None, index_items: int | None = None) -> list[StoreRef]:
-    """Absolute, de-duplicated store roots (every executor must see them at the same path); each one must open."""
+               index_slots: int | None = None, index_items: int | None = None,
+               broker_config: BrokerConfig | None = None) -> list[StoreRef]:
+    """Absolute, de-duplicated store roots (every executor must see them at the same path); each one must open.
+    ``broker_config`` (parsed once here, pickled to the executors) applies to every store."""
     refs: list[StoreRef] = []
     seen: set[str] = set()
     for p in paths:
@@ -25,7 +27,7 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
         if path in seen:
             continue
         seen.add(path)
-        ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items)
+        ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items, broker_config)
         with ref.open() as store:
             if not store.segments:
                 raise BadInput("no commitlog segment in this store", str(p))

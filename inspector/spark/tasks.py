@@ -23,6 +23,7 @@ from inspector.engine import (
     BadInput,
     BatchConsumeQueueBuilder,
     Blank,
+    BrokerConfig,
     ConsumeQueueBuilder,
     DispatchRequest,
     Entry,
@@ -54,10 +55,11 @@ class StoreRef:
     cq_file_size: int | None = None
     index_slots: int | None = None
     index_items: int | None = None
+    broker_config: BrokerConfig | None = None  # --broker-config, parsed on the driver
 
     def open(self) -> Store:
         return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
-                     index_slots=self.index_slots, index_items=self.index_items)
+                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config)
 
 
 @dataclass(frozen=True)

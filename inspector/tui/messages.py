@@ -72,6 +72,7 @@ class RowsFound(Message):
     total: int
     finished: bool = False
     cancelled: bool = False
+    note: str = ""  # a partial or unusual answer said (a key lookup that scanned the log past an untrusted index file)
 
 
 @dataclass

@@ -32,7 +32,8 @@ from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 from inspector.engine import Store
 from web.app import create_app
 
-pytestmark = pytest.mark.timeout(0 if LONG_RUN else 600)  # 0: a long run is bounded by its caller
+pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
+              pytest.mark.usefixtures("compiled_kernels")]
 REPO = Path(__file__).resolve().parents[2]
 ARGUMENT_SECONDS = 3.0  # one command on the sample store takes ~0.05 s; a run past this is a hang (a symptom)
 # may run for minutes (exercises) or crash the interpreter (verify --index-slots -1000000000: SIGSEGV in a numba

@@ -26,7 +26,8 @@ from hypothesis import example, given
 from store_mutations import Expect, Layout, Mutation, copy_store, mutations, read_layout
 from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
-pytestmark = pytest.mark.timeout(0 if LONG_RUN else 600)  # 0: a long run is bounded by its caller
+pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
+              pytest.mark.usefixtures("compiled_kernels")]
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +101,12 @@ REGRESSIONS = [
     Mutation("name", "commitlog", 0, 2),  # commitlog/abc: skipped without a word
     Mutation("name", "consumequeue", 0, 0),  # consumequeue/TOPIC/abc
     Mutation("name", "index", 0, 0),  # index/notatime
+    Mutation("cq", "size", 0, 0),  # the last unit of a queue (%DLQ%) with size 0: taken for the end, no finding
+    Mutation("cq", "size", 5, -1),  # ... with a negative size (%RETRY%, unit 4 of 5)
+    Mutation("checkpoint", "indexMsgTimestamp", 0, -1),  # a negative checkpoint time: verify exit 0
+    Mutation("checkpoint", "indexMsgTimestamp", 0, (1 << 63) - 1),  # an index time far after every record
+    Mutation("index-header", "beginTimestamp", 0, 5),  # before the first item's message: verify exit 0
+    Mutation("index-header", "endTimestamp", 2, -1),  # and key lookups dated every item from the header
 ]
 
 

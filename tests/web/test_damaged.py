@@ -85,3 +85,20 @@ def test_truncated_index_file_among_sound_ones(tmp_path, sample_store, colliding
             assert r.status_code == 200, (slot, r.data[:300])
     finally:
         store.close()
+
+
+def test_an_index_file_with_a_wrong_header_range_is_walked_whole_and_says_so(tmp_path, sample_store):
+    import shutil
+
+    root = tmp_path / "store"
+    shutil.copytree(sample_store.root, root)
+    first = sorted((root / "index").iterdir())[0]
+    raw = bytearray(first.read_bytes())
+    raw[0:8] = (-1).to_bytes(8, "big", signed=True)  # beginTimestamp: every item would date before the epoch
+    first.write_bytes(bytes(raw))
+    with Store(root) as store:
+        client = create_app(store).test_client()
+        page = client.get("/chain?topic=OrderEvents&key=order-1108")
+        assert page.status_code == 200 and b"header range cannot be trusted" in page.data
+        api = client.get("/api/chain?topic=OrderEvents&key=order-1108").get_json()
+        assert [f["file"] for f in api["files"] if "note" in f] == [f"index/{first.name}"]

@@ -311,7 +311,7 @@ def rebuild_in_place(store, geometry: Geometry | None = None, *, progress: Progr
             )
 
             store.close()
-            store = Store(root, segment_size=store.commitlog.segment_size or None)
+            store = Store(root, segment_size=store.commitlog.segment_size or None, broker_config=store.broker_config)
             # the caller read the geometry while paths were missing: the finished store's files decide it now
             geometry = store_geometry(store, geometry)
         stamp = time.strftime("%Y%m%d%H%M%S") + f"-{os.getpid()}"

@@ -16,6 +16,7 @@ the checkpoint, consumer offsets and ``__CRC32#`` property.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -112,8 +113,11 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     problems.extend(store.checkpoint_problems())
     problems.extend(check_checkpoint(store, last_ts))
     problems.extend(check_consumer_offsets(store))
-    problems.extend(store.config_problems())
+    problems.extend(store.config.findings())
     problems.extend(interrupted_rebuild_problems(store.root))
+    table = getattr(store, "delay_table", None)
+    if table is not None and table().text == geometry.delay_levels:  # what the inference found, when it was used
+        problems.extend(table().problems)
     return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
 
 
@@ -161,20 +165,38 @@ def crc_property_problems(store, msg: Message) -> list[Problem]:
     return []
 
 
-def check_checkpoint(store, last_ts: int) -> list[Problem]:
+CHECKPOINT_FUTURE_SLACK_MS = 86_400_000
+"""With no record to compare with, a checkpoint time may run ahead of this machine's clock by a day (the
+broker's clock and ours differ, time zones do not matter: both are epoch ms); further is no time a broker wrote."""
+
+_CHECKPOINT_TIMES = (("physicMsgTimestamp", 0, "data the broker flushed is missing"),
+                     ("logicsMsgTimestamp", 8, "a consume queue was written from a record that is missing"),
+                     ("indexMsgTimestamp", 16, "a full index file ends at a record that is missing"))
+
+
+def check_checkpoint(store, last_ts: int, now_ms: int | None = None) -> list[Problem]:
+    """The checkpoint's three times (spec §3.4): each is a record's STORETIMESTAMP or 0, so never negative and
+    never after the newest record (``last_ts``, the walk's largest STORETIMESTAMP; exact, as the broker takes
+    them from records). Without records, after ``now_ms`` (default: this clock) + CHECKPOINT_FUTURE_SLACK_MS."""
     try:
         cp = store.checkpoint()
     except StoreError:
         return []  # reported by checkpoint_problems
-    if cp is None or last_ts == 0:
+    if cp is None:
         return []
+    values = (cp.physic_msg_timestamp, cp.logics_msg_timestamp, cp.index_msg_timestamp)
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     found = []
-    if cp.physic_msg_timestamp > last_ts:
-        found.append(Problem("checkpoint", 0, f"physicMsgTimestamp {cp.physic_msg_timestamp} is after the newest record "
-                             f"({last_ts}): data the broker flushed is missing", "checkpoint-ahead"))
-    if cp.logics_msg_timestamp > last_ts:
-        found.append(Problem("checkpoint", 8, f"logicsMsgTimestamp {cp.logics_msg_timestamp} is after the newest record "
-                             f"({last_ts})", "checkpoint-ahead"))
+    for (name, at, missing), value in zip(_CHECKPOINT_TIMES, values, strict=True):
+        if value < 0:
+            found.append(Problem("checkpoint", at, f"{name} {value} is negative: the broker writes a record's "
+                                 "store time or 0", "checkpoint-time"))
+        elif last_ts and value > last_ts:
+            found.append(Problem("checkpoint", at, f"{name} {value} is after the newest record ({last_ts}): "
+                                 f"{missing}", "checkpoint-ahead"))
+        elif not last_ts and value > now_ms + CHECKPOINT_FUTURE_SLACK_MS:
+            found.append(Problem("checkpoint", at, f"{name} {value} is more than a day after now ({now_ms}), and "
+                                 "no record tells otherwise: not a time a broker wrote", "checkpoint-time"))
     return found
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from inspector.engine.maintain.verify_index import _written_items
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
 from inspector.engine.read.consumequeue import UNIT_DTYPE, ConsumeQueue
@@ -147,7 +146,7 @@ class _IndexMarks:
 
     def __init__(self, reader: IndexFileReader):
         self.reader = reader
-        self.written = _written_items(reader)
+        self.written = reader.written_items
         self.items_at = 40 + reader.slot_count * 4
         self.ok = np.zeros((self.written + 7) // 8, dtype=np.uint8)  # a bit per item
         self.cursor = 0

@@ -10,6 +10,7 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import IndexItem, Message, Problem
+from inspector.engine.read.index_range import header_range_problems
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.scan.verify_kernels import index_chains
 from parsers.java import index_key, index_key_hash
@@ -27,14 +28,6 @@ def _message_index_hashes(msg: Message) -> set[int]:
     return {index_key_hash(index_key(msg.topic, k)) for k in keys}
 
 
-def _written_items(reader: IndexFileReader) -> int:
-    """How many items ``reader.items()`` returns: 1 .. indexCount-1, bounded by the table and the file."""
-    last = min(reader.effective_index_count, reader.item_count) - 1
-    base = 40 + reader.slot_count * 4
-    readable = (reader.mf.size - base) // 20 - 1 if reader.mf.size >= base else -1
-    return max(0, min(last, readable))
-
-
 def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     h = reader.header
@@ -43,12 +36,12 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     if count - 1 > reader.item_count - 1:
         problems.append(Problem(rel, 36, f"indexCount {h.index_count} exceeds the item table ({reader.item_count})",
                                 "index-header"))
-    written = _written_items(reader)
+    written = reader.written_items
     if written != count - 1:
         problems.append(Problem(rel, 36, f"indexCount {h.index_count} promises {count - 1} items, the file holds "
                                 f"{written}", "index-truncated"))
     if not written:
-        return problems, 0
+        return problems + header_range_problems(reader, store.stored_at), 0
     base = 40 + reader.slot_count * 4
     items = np.frombuffer(reader.mf.buf, dtype=ITEM_DTYPE, count=written, offset=base + 20)
     marks = cross.indexes.get(rel) if cross is not None else None
@@ -84,20 +77,10 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
         if item.prev_index < 0 or item.prev_index >= item.number:
             problems.append(Problem(rel, pos + 16, f"item {item.number} links to {item.prev_index}, which is not "
                                     "an older item", "index-bad-link"))
-    # header phy offsets and times
-    first_phy, last_phy = int(items[0]["phy_offset"]), int(items[-1]["phy_offset"])
-    if h.begin_phy_offset != first_phy:
-        problems.append(Problem(rel, 16, f"beginPhyOffset {h.begin_phy_offset} but the first item points at "
-                                f"{first_phy}", "index-header"))
-    if h.end_phy_offset != last_phy:
-        problems.append(Problem(rel, 24, f"endPhyOffset {h.end_phy_offset} but the last item points at "
-                                f"{last_phy}", "index-header"))
-    if min_ts is not None and h.begin_timestamp > min_ts:
-        problems.append(Problem(rel, 0, f"beginTimestamp {h.begin_timestamp} is after the oldest indexed message "
-                                f"({min_ts})", "index-header"))
-    if max_ts is not None and h.end_timestamp < max_ts:
-        problems.append(Problem(rel, 8, f"endTimestamp {h.end_timestamp} is before the newest indexed message "
-                                f"({max_ts})", "index-header"))
+    # header phy offsets and times: the first and last items' (their records' times: two reads, or the
+    # oldest and newest the walk saw when those records cannot be read)
+    bounds = (min_ts, max_ts) if min_ts is not None and max_ts is not None else None
+    problems.extend(header_range_problems(reader, store.stored_at, bounds))
     # slots: chains, counters, items reachable from the right slot
     chains = None
     if cross is not None and reader.slot_count:

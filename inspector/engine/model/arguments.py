@@ -116,3 +116,8 @@ SEGMENT_SIZE = ArgumentKind("a commitlog segment size in bytes", record_length(0
 CQ_FILE_SIZE = ArgumentKind("a consume-queue file size in bytes", 20, INT32_MAX - INT32_MAX % 20, multiple=20)
 INDEX_SLOTS = ArgumentKind("a hash slot count", 1, INT32_MAX)
 INDEX_ITEMS = ArgumentKind("an index item count", 1, INT32_MAX)
+# broker.conf's timer settings (MessageStoreConfig: timerPrecisionMs int, mappedFileSizeTimerLog int,
+# timerMaxDelaySec long)
+TIMER_PRECISION = ArgumentKind("a timer precision in ms", 1, INT32_MAX)
+TIMER_LOG_SIZE = ArgumentKind("a timer log file size in bytes", 1, INT32_MAX)
+TIMER_MAX_DELAY = ArgumentKind("a delay in seconds", 1, INT64_MAX)

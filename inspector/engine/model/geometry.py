@@ -52,8 +52,11 @@ def parse_delay_levels(text: str) -> list[int]:
 
 
 def store_geometry(store, base: Geometry | None = None, **overrides) -> Geometry:
-    """Geometry from the store's own files first, then options, then the broker defaults."""
-    base = base or Geometry()
+    """Geometry from the store's own files first, then options, then the broker defaults. Without ``base``, the
+    delay levels are the store's own (``Store.delay_table``: a flag, its broker.conf, or inferred)."""
+    if base is None:
+        table = getattr(store, "delay_table", None)
+        base = Geometry(delay_levels=table().text) if table is not None else Geometry()
     values = {
         "segment_size": store.commitlog.segment_size or base.segment_size,
         "cq_file_size": base.cq_file_size,

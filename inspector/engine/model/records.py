@@ -313,6 +313,7 @@ class ChainWalk:
     steps: tuple[ChainStep, ...]
     stop_reason: str
     skipped_reason: str | None = None  # set when the file was not searched (time window)
+    note: str | None = None  # set when the file was walked whole, whatever the time window: its header range is wrong
 
 
 @dataclass(frozen=True)

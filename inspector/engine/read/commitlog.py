@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,20 +67,37 @@ def _flags(check_crc: bool, per_record: bool) -> int:
 class CommitLog:
     """Read-only view of ``<root>/commitlog``. Segments are mapped lazily and stay mapped until close()."""
 
-    def __init__(self, root: Path, segment_size: int | None = None, directory: str = "commitlog"):
+    def __init__(self, root: Path, segment_size: int | None = None, directory: str = "commitlog",
+                 directories: Sequence[tuple[Path, str]] | None = None):
+        """``directories``: (path, label) of each folder holding segments when the broker's storePathCommitLog
+        names several (``MultiPathMappedFileQueue``): one logical log, its segments merged by name. A label is
+        what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it)."""
         self.root = root
-        self.directory = directory
-        try:
-            files, self._not_files = offset_named_entries(root / directory)
-        except OSError as e:  # an unreadable directory: one line naming it, not a traceback
-            raise StoreError(f"cannot list: {e.strerror or e}", directory) from None
+        folders = list(directories) if directories else [(root / directory, directory)]
+        self.folders: list[tuple[Path, str]] = folders
+        self.directory = ", ".join(label for _, label in folders)
+        self._not_files: list[tuple[str, Path]] = []
+        found: dict[int, tuple[str, Path]] = {}
+        duplicates: list[Problem] = []
+        for folder, label in folders:
+            try:
+                files, not_files = offset_named_entries(folder)
+            except OSError as e:  # an unreadable directory: one line naming it, not a traceback
+                raise StoreError(f"cannot list: {e.strerror or e}", label) from None
+            self._not_files += [(label, path) for path in not_files]
+            for start, path in files:
+                if start in found:  # the broker would map both and refuse to start: say so, read the first
+                    duplicates.append(Problem(f"{label}/{path.name}", 0, f"a second segment of this name (the "
+                                              f"first is in {found[start][0]}): skipped", "duplicate-segment"))
+                else:
+                    found[start] = (label, path)
         self.segments: list[Segment] = []
-        for start, path in files:
+        for start, (label, path) in sorted(found.items()):
             try:
                 size = path.stat().st_size
             except OSError as e:
-                raise StoreError(f"cannot stat: {e.strerror}", f"{directory}/{path.name}") from e
-            self.segments.append(Segment(path.name, f"{directory}/{path.name}", start, size))
+                raise StoreError(f"cannot stat: {e.strerror}", f"{label}/{path.name}") from e
+            self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size))
         self._starts = [s.start_offset for s in self.segments]
         inferred = infer_segment_size([s.file_size for s in self.segments], self._starts)
         self.segment_size: int = segment_size or inferred or 0
@@ -89,7 +106,8 @@ class CommitLog:
         self._lock = threading.Lock()  # threads share a CommitLog: one mapping per segment, sorted marks
         self._marks: dict[int, list[int]] = {}  # segment start -> sorted known record starts (sparse)
         self._scans: dict[tuple[int, bool], SegmentScan] = {}  # (segment start, check_crc) -> its walk
-        self.problems: list[Problem] = layout_problems(directory, self._not_files, self.segments, self.segment_size)
+        self.problems: list[Problem] = duplicates + layout_problems(self._not_files, self.segments,
+                                                                    self.segment_size)
         self._last_data_index = self._find_last_data_index()
 
     # -- layout -------------------------------------------------------------------------------------------
@@ -137,11 +155,11 @@ class CommitLog:
 
     def no_segment_error(self, offset: int) -> StoreError:
         """Why no segment holds ``offset``: an entry of that name that is no file (a store error), or none."""
-        for path in self._not_files:
+        for label, path in self._not_files:
             start = int(path.name)
             if start <= offset < start + max(self.segment_size, 1):
                 return StoreError(f"{entry_kind(path)} where a segment file should be",
-                                  f"{self.directory}/{path.name}", offset - start)
+                                  f"{label}/{path.name}", offset - start)
         return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
 
     def is_last_data_segment(self, segment: Segment) -> bool:

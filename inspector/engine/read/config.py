@@ -33,6 +33,11 @@ class ConfigSet:
     files: dict[str, ConfigFile] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
+    def findings(self) -> list[Problem]:
+        """Every config finding: files that could not be read (``problems``), then what the lenient accessors
+        leave out (:func:`shape_problems`)."""
+        return [*self.problems, *shape_problems(self)]
+
     def value(self, name: str) -> dict:
         cf = self.files.get(name)
         return cf.value if cf is not None and isinstance(cf.value, dict) else {}
@@ -83,8 +88,8 @@ def shape_problems(config: ConfigSet) -> list[Problem]:
     """What the accessors of ``config`` leave out, said: a file whose top level is not the object the broker
     writes (``[]``, ``null``, a string: its tables read as empty), offset-table entries that are no Java long.
 
-    Apart from ``ConfigSet.problems`` (what could not be read at all): the accessors stay lenient, the store's
-    problem list and verify carry these.
+    Apart from ``ConfigSet.problems`` (what could not be read at all): the accessors stay lenient, and
+    ``ConfigSet.findings()`` gives both.
     """
     found = []
     for name, cf in sorted(config.files.items()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import struct
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +63,9 @@ class ConsumeQueue:
     """One (topic, queue id): its files, units by queue offset, min/max offsets."""
 
     def __init__(self, root: Path, topic: str, queue_id: int, file_size: int | None = None,
-                 directory: str = "consumequeue", log_min_offset: int = 0):
+                 directory: str = "consumequeue", log_min_offset: int = 0, live: bool = False):
         self.root = root
+        self.live = live  # abort present: a broker may be writing (or crashed writing) the last unit
         self.log_min_offset = log_min_offset  # units pointing below it are expired (correctMinOffset)
         self.topic = topic
         self.queue_id = queue_id
@@ -115,7 +116,8 @@ class ConsumeQueue:
         return unit
 
     def units(self, from_offset: int = 0) -> Iterator[CqUnit | Problem]:
-        """Units from a queue offset to the end (the first unit with size <= 0 or phyOffset < 0)."""
+        """Units from a queue offset to the end (the last real unit before the zeros), with a ``cq-bad-unit``
+        Problem for each unit that is neither a unit (size <= 0 or phyOffset < 0) nor those zeros."""
         new = object.__new__
         topic, queue_id = self.topic, self.queue_id
         for run in self.unit_runs(from_offset):
@@ -183,14 +185,16 @@ class ConsumeQueue:
                 if stop < min(count, at + max_units):
                     # the end of the queue, unless a real unit follows: then these units are damage, said and
                     # stepped over (the broker's recovery would cut the queue here and lose the units after)
-                    resume = self._next_valid(mf, units, first, stop + 1, count)
+                    written = _written_units(mf, first, count)
+                    resume = _first_valid(units[stop + 1 : written], stop + 1)
                     if resume is None and not self._continues_after(start):
+                        yield from self._tail_damage(mf.rel, units, first, stop, written, q)
                         return
                     resume = count if resume is None else resume
-                    if units[stop]["physical_offset"] >= 0 and units[stop]["size"] > 0:
+                    if _real(units[stop]):
                         at = stop  # a live broker finished it meanwhile (it writes units in order): read on
                         continue
-                    yield from _bad_units(mf.rel, units, first, stop, resume, q)
+                    yield from _bad_units(mf.rel, units, first, stop, range(stop, resume), q, _FOLLOWED)
                     q += resume - stop
                     stop = resume
                 at = stop
@@ -198,10 +202,20 @@ class ConsumeQueue:
                 yield Problem(mf.rel, mf.size - tail, f"file ends with a partial unit of {tail} bytes", "partial-cq-unit")
                 return
 
-    def _next_valid(self, mf: MappedFile, units: np.ndarray, first: int, frm: int, count: int) -> int | None:
-        """Index (into ``units``, which start at byte ``first`` of ``mf``) of the first real unit (phyOffset >= 0,
-        size > 0) at or after ``frm``; None when there is none. Only the written part of the file is read."""
-        return _first_valid(units[frm:_written_units(mf, first, count)], frm)
+    def _tail_damage(self, rel: str, units: np.ndarray, first: int, stop: int, written: int,
+                     q: int) -> Iterator[Problem]:
+        """The units from ``stop`` (queue offset ``q``), the queue's end, to the file's last non-zero byte
+        (unit ``written``) that are not zero: a broker leaves only zeros after its last unit (spec §4.1), so
+        each is damage, though its recovery would end the queue there all the same. Healthy files have none
+        (``written == stop``): nothing more is read."""
+        if written <= stop or _real(units[stop]):
+            return  # the zero tail; or a live broker finished the unit meanwhile (its end is read next time)
+        tail = units[stop:written]
+        nonzero = (tail["physical_offset"] != 0) | (tail["size"] != 0) | (tail["tags_code"] != 0)
+        picks = stop + np.flatnonzero(nonzero)
+        if self.live and picks.size == 1 and picks[0] == stop and _torn(units[stop]):
+            return  # abort present: the first part of a unit being written (or cut by a crash), zeros after
+        yield from _bad_units(rel, units, first, stop, picks.tolist(), q, _TAIL)
 
     def _continues_after(self, start: int) -> bool:
         """Whether a file after ``start`` begins with a real unit (so the queue did not end in this one)."""
@@ -298,19 +312,34 @@ def _written_units(mf: MappedFile, first: int, count: int) -> int:
 
 
 BAD_UNITS_SAID = 100  # a zeroed stretch of a queue file: its first units one by one, then one line for the rest
+_FOLLOWED = "not a unit, though units follow (the broker's recovery would cut the queue here); skipped"
+_TAIL = ("not a unit, and not the zeros a broker leaves after a queue's last unit (its recovery would end the "
+         "queue here)")
 
 
-def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, resume: int, q: int) -> Iterator[Problem]:
-    """One ``cq-bad-unit`` finding per unit ``stop``..``resume`` that cannot be a unit (up to BAD_UNITS_SAID)."""
-    for i in range(stop, min(resume, stop + BAD_UNITS_SAID)):
+def _real(unit: np.void) -> bool:
+    """What the broker's recovery takes for a unit: phyOffset >= 0 and size > 0 (pre-blank units included)."""
+    return bool(unit["physical_offset"] >= 0 and unit["size"] > 0)
+
+
+def _torn(unit: np.void) -> bool:
+    """The first bytes of a unit written front to back, zeros after: a non-negative offset (or the high bytes
+    of one), size and tagsCode still zero."""
+    return bool(unit["physical_offset"] >= 0 and unit["size"] == 0 and unit["tags_code"] == 0)
+
+
+def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, picks: Sequence[int], q: int,
+               why: str) -> Iterator[Problem]:
+    """One ``cq-bad-unit`` finding per unit index in ``picks`` (up to BAD_UNITS_SAID, then one line for the
+    rest); unit ``stop`` has queue offset ``q``."""
+    for i in picks[:BAD_UNITS_SAID]:
         u = units[i]
         yield Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
-                      f"{int(u['physical_offset'])} and size {int(u['size'])}: not a unit, though units follow "
-                      "(the broker's recovery would cut the queue here); skipped", "cq-bad-unit")
-    if resume - stop > BAD_UNITS_SAID:
-        at = stop + BAD_UNITS_SAID
-        yield Problem(rel, first + at * CQ_UNIT_SIZE, f"and {resume - at} more units like these up to unit "
-                      f"{q + resume - stop - 1}", "cq-bad-units-more")
+                      f"{int(u['physical_offset'])} and size {int(u['size'])}: {why}", "cq-bad-unit")
+    if len(picks) > BAD_UNITS_SAID:
+        at = picks[BAD_UNITS_SAID]
+        yield Problem(rel, first + at * CQ_UNIT_SIZE, f"and {len(picks) - BAD_UNITS_SAID} more units like these "
+                      f"up to unit {q + picks[-1] - stop}", "cq-bad-units-more")
 
 
 def _first_valid(units: np.ndarray, base: int) -> int | None:

@@ -10,7 +10,7 @@ Problem and the walk goes on past it, as :meth:`CommitLog.entries` does. Nothing
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from inspector.engine.model.records import Blank, Message, Problem
@@ -22,8 +22,10 @@ class Follower:
     """Polls ``<root>/commitlog`` for new complete messages; :attr:`position` is the next physical offset."""
 
     def __init__(self, root: str | Path, from_offset: int | None = None, *, segment_size: int | None = None,
-                 check_crc: bool = True, from_end: bool = False):
+                 check_crc: bool = True, from_end: bool = False,
+                 directories: Sequence[tuple[Path, str]] | None = None):
         self.root = Path(root)
+        self.directories = directories  # the commitlog's folders when storePathCommitLog names several
         self.segment_size = segment_size
         self.check_crc = check_crc
         self.position: int | None = from_offset
@@ -35,7 +37,7 @@ class Follower:
 
     def poll(self) -> Iterator[Message | Problem]:
         """Complete messages (and new Problems) written since the last poll, in log order."""
-        log = CommitLog(self.root, self.segment_size)
+        log = CommitLog(self.root, self.segment_size, directories=self.directories)
         try:
             if not log.segments:
                 return
@@ -63,13 +65,15 @@ class Follower:
 def follow(root: str | Path, from_offset: int | None = None, *, interval: float = 0.2,
            idle_timeout: float | None = None, stop: Callable[[], bool] | None = None,
            segment_size: int | None = None, check_crc: bool = True, from_end: bool = False,
-           ) -> Iterator[Message | Problem]:
+           directories: Sequence[tuple[Path, str]] | None = None) -> Iterator[Message | Problem]:
     """Yield complete messages as they appear, polling every ``interval`` seconds.
 
     Ends when ``stop()`` returns True, or after ``idle_timeout`` seconds without a new message (None:
-    never; the caller stops it, e.g. with Ctrl-C).
+    never; the caller stops it, e.g. with Ctrl-C). ``directories``: ``CommitLog.folders`` of a commitlog
+    outside the root or split over several folders.
     """
-    follower = Follower(root, from_offset, segment_size=segment_size, check_crc=check_crc, from_end=from_end)
+    follower = Follower(root, from_offset, segment_size=segment_size, check_crc=check_crc, from_end=from_end,
+                        directories=directories)
     last_new = time.monotonic()
     while True:
         got = False

@@ -112,6 +112,14 @@ class IndexFileReader:
         """indexCount as the broker uses it: a value <= 0 is treated as 1."""
         return self.header.index_count if self.header.index_count > 0 else 1
 
+    @property
+    def written_items(self) -> int:
+        """How many items :meth:`items` returns: 1 .. indexCount-1, bounded by the item table and the file."""
+        last = min(self.effective_index_count, self.item_count) - 1
+        base = INDEX_HEADER_SIZE + self.slot_count * INDEX_SLOT_SIZE
+        readable = (self.mf.size - base) // INDEX_ITEM_SIZE - 1 if self.mf.size >= base else -1
+        return max(0, min(last, readable))
+
     def slot_value(self, slot: int) -> int | None:
         """The raw slot value, or None when the slot lies outside the (possibly truncated) file."""
         pos = slot_position(slot)

@@ -27,8 +27,8 @@ def covered_range(reader: IndexFileReader, newer: IndexFileReader | None, older:
     return start, max(start, min(end, log_end))
 
 
-def scan_for_key(store, topic: str, key: str, begin: int, end: int, start: int, stop: int) -> Iterator[Message]:
-    """Messages of ``topic`` with ``key`` (a KEYS piece or the UNIQ_KEY) stored in [begin, end] (ms) whose
+def scan_for_key(store, topic: str | None, key: str, begin: int, end: int, start: int, stop: int) -> Iterator[Message]:
+    """Messages of ``topic`` (None: of any topic) with ``key`` (a KEYS piece or the UNIQ_KEY) stored in [begin, end] (ms) whose
     record starts in [start, stop] of the log. Walks from the start of the segment holding ``start``, so
     ``start`` need not be a record boundary."""
     seg = store.commitlog.segment_for(start)
@@ -37,6 +37,6 @@ def scan_for_key(store, topic: str, key: str, begin: int, end: int, start: int, 
             continue
         if entry.physical_offset > stop:
             return
-        if (entry.physical_offset >= start and entry.topic == topic and begin <= entry.store_timestamp <= end
+        if (entry.physical_offset >= start and (topic is None or entry.topic == topic) and begin <= entry.store_timestamp <= end
                 and (key == entry.unique_key or key in entry.keys)):
             yield entry

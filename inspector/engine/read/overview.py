@@ -10,6 +10,7 @@ from collections.abc import Callable
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.read.recovery import recover
+from inspector.engine.read.settings import settings_view
 from inspector.engine.read.store import Store, decode_id
 from inspector.engine.read.views import (
     checkpoint_view,
@@ -42,7 +43,7 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
     told("queues", 0)
     topics = _topics(store)
     told("index files", 0)
-    problems = [*store.problems(), *(p for s in scans for p in s.problems)]
+    problems = [*store.problems(), *(p for s in scans for p in s.problems), *store.delay_table().problems]
     return {
         "store": str(store.root),
         "segment_size": store.commitlog.segment_size,
@@ -67,6 +68,8 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
         "recovery": recovery,
         "consumer_groups": store.consumer_lag(),
         "problems": [problem_view(p) for p in problems],
+        # each broker setting the store is read with, and where it came from (flag, broker.conf, inferred, default)
+        "settings": settings_view(store.settings()),
         "truncated": truncated,
     }
 

@@ -38,11 +38,11 @@ def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int
     return size
 
 
-def layout_problems(directory: str, not_files: list[Path], segments: list[Segment],
-                    segment_size: int) -> list[Problem]:
-    """What is wrong with the segment files of ``directory``: entries that are no files, sizes, gaps, overlaps."""
+def layout_problems(not_files: list[tuple[str, Path]], segments: list[Segment], segment_size: int) -> list[Problem]:
+    """What is wrong with the segment files: entries that are no files (with their folder's label), sizes, gaps,
+    overlaps."""
     problems = [Problem(f"{directory}/{path.name}", 0, f"{entry_kind(path)} where a segment file should be: "
-                        "skipped", "not-a-segment-file") for path in not_files]
+                        "skipped", "not-a-segment-file") for directory, path in not_files]
     for i, seg in enumerate(segments):
         if segment_size and seg.file_size != segment_size:
             is_empty_last = i == len(segments) - 1 and seg.file_size == 0

@@ -18,8 +18,10 @@ from inspector.engine.model.arguments import (
     parse_integer,
 )
 from inspector.engine.model.bounds import decimal_name
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.geometry import parse_delay_levels
 from inspector.engine.model.records import (
     BatchUnit,
     ChainWalk,
@@ -39,13 +41,25 @@ from inspector.engine.read.batchconsumequeue import (
     is_inner_batch,
 )
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
-from inspector.engine.read.config import ConfigSet, load_config, shape_problems
+from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
+from inspector.engine.read.index_range import header_range_problems
 from inspector.engine.read.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.keyscan import covered_range, scan_for_key
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
+from inspector.engine.read.settings import (
+    DelayTable,
+    Setting,
+    commitlog_folders,
+    delay_setting,
+    given_delay_table,
+    infer_delay_levels,
+    other_settings,
+    path_settings,
+    size_settings,
+)
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, unknown_entries
 from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
@@ -74,7 +88,12 @@ class Store:
         cq_file_size: int | None = None,
         index_slots: int | None = None,
         index_items: int | None = None,
+        broker_config: BrokerConfig | None = None,
+        delay_levels: str | None = None,
     ):
+        """Sizes given here are flags: they win over ``broker_config`` (a parsed broker.conf), which wins over
+        what the files show. ``delay_levels``: messageDelayLevel from a flag; without it and without one in
+        ``broker_config`` the table is inferred from the store (:meth:`delay_table`)."""
         self.root = Path(root)
         try:
             resolved = self.root.resolve(strict=True)
@@ -87,10 +106,25 @@ class Store:
         except OSError as e:
             raise BadInput(f"cannot open store: {e.strerror or e}", str(root)) from None
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
-        self.cq_file_size = CQ_FILE_SIZE.check(cq_file_size, "cq_file_size")
-        self.index_slots = INDEX_SLOTS.check(index_slots, "index_slots")
-        self.index_items = INDEX_ITEMS.check(index_items, "index_items")
-        self.commitlog = CommitLog(self.root, SEGMENT_SIZE.check(segment_size, "segment_size"))
+        self.broker_config = broker_config
+        self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),
+                       "cq_file_size": CQ_FILE_SIZE.check(cq_file_size, "cq_file_size"),
+                       "index_slots": INDEX_SLOTS.check(index_slots, "index_slots"),
+                       "index_items": INDEX_ITEMS.check(index_items, "index_items")}
+        if delay_levels is not None:
+            try:  # checked once here: a bad level would otherwise fail in the dispatch of every record
+                parse_delay_levels(delay_levels)
+            except ValueError as e:
+                raise BadInput(f"--delay-levels: {e}") from None
+        self._delay_flag = delay_levels
+        self._delay_table: DelayTable | None = None
+        given = {**(broker_config.geometry_values() if broker_config else {}),
+                 **{k: v for k, v in self._flags.items() if v is not None}}
+        self.cq_file_size = given.get("cq_file_size")
+        self.index_slots = given.get("index_slots")
+        self.index_items = given.get("index_items")
+        self.commitlog = CommitLog(self.root, given.get("segment_size"),
+                                   directories=commitlog_folders(self.root, broker_config))
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
@@ -104,6 +138,7 @@ class Store:
         self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
+        self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._config: ConfigSet | None = None
         self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
@@ -197,9 +232,40 @@ class Store:
             self._config = load_config(self.root)
         return self._config
 
-    def config_problems(self) -> list[Problem]:
-        """Config files that could not be read, and what their lenient accessors leave out (see shape_problems)."""
-        return [*self.config.problems, *shape_problems(self.config)]
+    # -- the broker's settings ------------------------------------------------------------------------------
+
+    def delay_table(self) -> DelayTable:
+        """messageDelayLevel as used here: the flag, else the broker.conf's, else inferred from the store's
+        SCHEDULE_TOPIC_XXXX units (levels it has no unit of keep the default). Computed once."""
+        if self._delay_table is None:
+            config = self.broker_config
+            if self._delay_flag is not None:
+                table = given_delay_table(self._delay_flag, "flag", "--delay-levels")
+            elif config is not None and config.messageDelayLevel is not None:
+                table = given_delay_table(config.messageDelayLevel, "broker.conf",
+                                          f"{config.file} line {config.lines.get('messageDelayLevel')}")
+            else:
+                table = infer_delay_levels(self)
+            self._delay_table = table
+        return self._delay_table
+
+    def settings(self) -> list[Setting]:
+        """Each broker setting the engine reads this store with, and where it came from (see settings.py)."""
+        from inspector.engine.model.geometry import store_geometry
+
+        geometry = store_geometry(self)
+        values = {k: getattr(geometry, k) for k in ("segment_size", "cq_file_size", "index_slots", "index_items")}
+        inferred = {}
+        if self.commitlog.segments:
+            inferred["segment_size"] = self.commitlog.segment_size
+        if any(getattr(self.queue(t, q), "files", None) for t, q in self._queue_ids):  # as store_geometry
+            inferred["cq_file_size"] = geometry.cq_file_size
+        readers = self.index_files()
+        if readers and readers[0].slot_count:
+            inferred["index_slots"], inferred["index_items"] = readers[0].slot_count, readers[0].item_count
+        return [*path_settings(self, self.broker_config),
+                *size_settings(self, self._flags, self.broker_config, inferred, values),
+                delay_setting(self.delay_table()), *other_settings(self.broker_config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
 
@@ -230,6 +296,13 @@ class Store:
 
     def message_at(self, offset: int) -> Message:
         return self.commitlog.message_at(offset)
+
+    def stored_at(self, offset: int) -> int | None:
+        """STORETIMESTAMP of the readable record at ``offset``; None when none is there."""
+        try:
+            return self.message_at(offset).store_timestamp
+        except StoreError:
+            return None
 
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         return self.commitlog.entries(from_offset, check_crc=check_crc)
@@ -297,7 +370,7 @@ class Store:
                 q = self._queues.get(key)
                 if q is None:
                     q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
-                                     log_min_offset=self.commitlog.min_offset)
+                                     log_min_offset=self.commitlog.min_offset, live=self.abort_exists)
                     self._queues[key] = q
         return q
 
@@ -452,13 +525,21 @@ class Store:
 
         return check
 
+    def index_range_problems(self, reader: IndexFileReader) -> list[Problem]:
+        """Where ``reader``'s header begin/end is not what the broker wrote for its items (read once per file)."""
+        found = self._range_problems.get(reader.rel)
+        if found is None:
+            found = self._range_problems[reader.rel] = header_range_problems(reader, self.stored_at)
+        return found
+
     def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None,
               budget: Budget | None = None) -> list[ChainWalk]:
         """The hash-slot walk for topic#key in every index file, newest first, as the broker's query visits them.
 
         ``limit`` caps the items walked per file (the stop reason says so); None walks whole chains. Once
         ``budget`` runs out, the remaining files are listed with their slot only, as not searched, and the
-        budget's note says why.
+        budget's note says why. A file whose header range is not what the broker wrote is walked whole,
+        whatever the time window (its times come from that header: see :meth:`lookup_key`), and says so.
         """
         full_key = index_key(topic, key)
         walks = []
@@ -467,6 +548,13 @@ class Store:
                 w = reader.walk(full_key, limit=0)  # the slot only: no item is read
                 walks.append(ChainWalk(w.file, w.key, w.key_hash, w.slot, w.slot_position, w.slot_value, (),
                                        "not searched", budget.note(f"walking {len(walks)} index file(s)")))
+                continue
+            bad_range = self.index_range_problems(reader)
+            if bad_range:
+                # any time the header makes of an item: no window may stop the walk (a begin of -2^63 included)
+                walk = reader.walk(full_key, -(1 << 64), 1 << 64, self._key_checker(topic, key), limit)
+                walks.append(replace(walk, note=f"{_untrusted_range(bad_range)}: walked whole, whatever the "
+                                     "time window"))
                 continue
             if not is_time_matched(reader.header, begin, end) and (begin, end) != (0, MAX_TIME):
                 walk = reader.walk(full_key, begin, end, None)
@@ -481,20 +569,37 @@ class Store:
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
         """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key;
         for a BatchCQ topic also the inner messages with that key (read from its batch queues: not indexed)."""
+        hits = self._indexed_hits(topic, key, begin, end)
+        hits += self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+        return hits + list(self._inner_key_hits(topic, key, begin, end, set()))
+
+    def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
+        """What following the chains of topic#key finds (every index file that can be trusted)."""
         hits: list[KeyHit] = []
         seen: set[int] = set()
         for walk in self.chain(topic, key, begin, end):
             for step in walk.steps:
-                if not (step.hash_matches and step.key_matches and step.in_time_range):
+                # a file walked whole (its header range is wrong): the message's own time decides, not the header's
+                if not (step.hash_matches and step.key_matches and (step.in_time_range or walk.note)):
                     continue
                 off = step.item.phy_offset
                 if off in seen:
                     continue
-                seen.add(off)
                 msg = self.message_at(off)
-                hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key"))
+                if walk.note and not begin <= msg.store_timestamp <= end:
+                    continue
+                seen.add(off)
+                hits.append(KeyHit(msg, walk.file, step.item.number, "unique_key" if key == msg.unique_key else "key",
+                                   walk.note))
+        return hits
+
+    def _scanned_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
+        """What the commitlog ranges of untrusted index files hold under ``key`` (``topic`` None: any topic, for
+        a unique key), past the offsets in ``seen``; each hit says how it was found."""
+        hits: list[KeyHit] = []
         for reader, start, stop in self._untrusted_ranges():
-            if (begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end) and reader.header.end_timestamp > 0:
+            if ((begin, end) != (0, MAX_TIME) and not is_time_matched(reader.header, begin, end)
+                    and reader.header.end_timestamp > 0 and not self.index_range_problems(reader)):
                 continue
             note = (f"{reader.rel} cannot be trusted ({reader.header_problems[0].reason}): found by scanning the "
                     f"commitlog range it covered, {start}..{stop}")
@@ -502,7 +607,6 @@ class Store:
                 if msg.physical_offset not in seen:
                     seen.add(msg.physical_offset)
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
-        hits.extend(self._inner_key_hits(topic, key, begin, end, set()))
         return hits
 
     def _inner_key_hits(self, topic: str, key: str, begin: int, end: int, seen: set[tuple[int, int]]
@@ -540,15 +644,27 @@ class Store:
                 for i, r in enumerate(readers) if not r.trusted]
 
     def index_trust_problems(self) -> list[Problem]:
-        """Why key lookups scan part of the log: the header findings of every index file that cannot be trusted."""
-        return [p for r in self.index_files() if not r.trusted for p in r.header_problems]
+        """Why key lookups scan part of the log, or walk a file whole: the header findings of every index file
+        whose counters or range cannot be trusted."""
+        return [p for r in self.index_files()
+                for p in (r.header_problems if not r.trusted else []) + self.index_range_problems(r)]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
-        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic is tried."""
+        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic's chain
+        is followed, and the ranges of untrusted index files are scanned once for all of them."""
         candidates = topics or sorted(set(self.topics()) | set(SYSTEM_TOPICS))
         hits: list[KeyHit] = []
         for topic in candidates:
-            hits.extend(h for h in self.lookup_key(topic, unique_key) if h.message.unique_key == unique_key)
+            hits.extend(h for h in self._indexed_hits(topic, unique_key, 0, MAX_TIME)
+                        if h.message.unique_key == unique_key)
+        scanned = self._scanned_hits(None, unique_key, 0, MAX_TIME,
+                                     {h.message.physical_offset for h in hits})
+        wanted = set(candidates)
+        hits.extend(h for h in scanned if h.message.unique_key == unique_key
+                    and (topics is None or h.message.topic in wanted))
+        for topic in sorted({t for t, _ in self._batch_ids} & wanted):  # inner messages: not indexed
+            hits.extend(h for h in self._inner_key_hits(topic, unique_key, 0, MAX_TIME, set())
+                        if h.message.unique_key == unique_key)
         hits.sort(key=lambda h: h.message.physical_offset)
         return hits
 
@@ -597,7 +713,7 @@ class Store:
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
-                *self.config_problems(), *interrupted_rebuild_problems(self.root)]
+                *self.config.findings(), *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
@@ -627,3 +743,8 @@ def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
     uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
                              hits[0].message.physical_offset if hits else None)
     return [offset_reading, uniq_reading]
+
+
+def _untrusted_range(problems: list[Problem]) -> str:
+    """The note of a lookup in an index file whose header range is wrong."""
+    return f"{problems[0].file}'s header range cannot be trusted ({problems[0].reason})"

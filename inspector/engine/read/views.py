@@ -113,7 +113,7 @@ def checkpoint_view(c: CheckpointInfo | None) -> dict | None:
 
 
 def chain_view(walk: ChainWalk) -> dict:
-    return {
+    view = {
         "file": walk.file, "key": walk.key, "key_hash": walk.key_hash, "slot": walk.slot,
         "slot_position": walk.slot_position, "slot_value": walk.slot_value,
         "stop_reason": walk.stop_reason, "skipped_reason": walk.skipped_reason,
@@ -124,6 +124,9 @@ def chain_view(walk: ChainWalk) -> dict:
             for s in walk.steps
         ],
     }
+    if walk.note is not None:
+        view["note"] = walk.note
+    return view
 
 
 def key_hit_view(hit: KeyHit, **kw) -> dict:

@@ -15,14 +15,20 @@ from __future__ import annotations
 import json
 import re
 from binascii import b2a_base64
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
+import numpy as np
 import orjson
 
 from inspector.engine.model import meaning
 from inspector.engine.model.records import Blank, Host, Message, Problem
+from inspector.engine.read.parallel import default_workers
 from inspector.engine.read.views import message_view
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
+from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC
 from parsers.java import rocketmq_crc32
 
@@ -56,6 +62,34 @@ _LINE = (
     b'"body_truncated":false%s}\n'
 )
 _PLAIN_BODY = b',"body_decompressed_base64":"%s","body_decompressed_length":%d,"decompress_error":null'
+_B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_PAIRS = bytes(c for v in range(4096) for c in (_B64[v >> 6], _B64[v & 63]))
+# _LINE cut between its fields, for the compiled kernel (kernel_source._kn_json_lines names each by index)
+_PIECES = (
+    b'{"file":', b',"position":', b',"physical_offset":', b',"total_size":', b',"magic_version":', b',"body_crc":',
+    b',"body_crc_ok":true,"queue_id":', b',"flag":', b',"queue_offset":', b',"stored_physical_offset":', b",",
+    b',"born_timestamp":', b',"born_host":', b',"store_timestamp":', b',"store_host":', b',"reconsume_times":',
+    b',"prepared_transaction_offset":', b',"topic":', b',"msg_id":"', b'",', b'"properties":{', b'},"tags":',
+    b',"keys":[', b"null", b'],"unique_key":', b',"body_length":', b',"body_base64":"', b'","body_truncated":false',
+    b',"body_decompressed_base64":"', b'","body_decompressed_length":', b',"decompress_error":null', b"}\n",
+    b"TAGS", b"KEYS", b"UNIQ_KEY",  # the property names the line repeats (tags, keys, unique_key)
+    _B64, _B64_PAIRS,  # base64's alphabet, and the two letters of every 12-bit value
+)
+
+
+def _int32(value: int) -> int:
+    """A 32-bit field read back as the signed Java int the decoder gave."""
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _packed(pieces: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """Byte strings as one uint8 array and the offsets of each (n + 1), for a kernel."""
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(p) for p in pieces])
+    return np.frombuffer(b"".join(pieces), dtype=np.uint8).copy(), offsets
+
+
+_LITERALS = _packed(list(_PIECES))
 _COL = {name: i for i, name in enumerate(COLUMNS)}
 
 
@@ -92,17 +126,87 @@ class _BatchEncoder:
             out = self._hosts[(ip, port)] = (_dumps(str(Host(ip, port))), meaning.offset_msg_id_prefix(ip, port))
         return out
 
-    def lines(self, batch: MessageBatch, topic: str | None, limit: float) -> tuple[list[bytes], bool]:
-        """The lines of the batch's first ``limit`` messages (of ``topic`` if given), and whether the batch
-        holds another such message after them."""
-        if len(batch) == 0:
-            return [], False
+    def select(self, batch: MessageBatch, topic: str | None, limit: float) -> tuple[np.ndarray, bool]:
+        """The rows of the batch's first ``limit`` messages (of ``topic`` if given), and whether the batch holds
+        another such message after them."""
+        rows = np.arange(len(batch))
+        if topic is not None:
+            codes = [i for i, t in enumerate(batch.topics) if t == topic]
+            rows = rows[np.isin(batch.table[_COL["topic"]], codes)]
+        more = len(rows) > limit
+        return (rows[: int(limit)] if more else rows), more
+
+    def encode(self, batch: MessageBatch, rows: np.ndarray) -> bytes:
+        """The lines of ``rows``: by the compiled kernel when it is loaded, else one by one (the same bytes)."""
+        if len(rows) == 0:
+            return b""
+        k = self.kernels(batch)
+        out = self._kernel_lines(k, batch, rows) if k is not None and batch.flags & CHECK_BODY_CRC else None
+        return b"".join(self._python_lines(batch, rows) if out is None else out)
+
+    @staticmethod
+    def kernels(batch: MessageBatch):
+        """The compiled kernels for this batch, or None (see kernels.compiled_for)."""
+        return None if len(batch) == 0 else compiled_for(int(batch.end - batch.table[_COL["position"], 0]))
+
+    def _kernel_lines(self, k, batch: MessageBatch, rows: np.ndarray) -> list[bytes] | None:
+        """The lines of ``rows`` written by the compiled kernel (``kernel_source._kn_json_lines``) from tables of
+        what repeats; None when a table entry cannot be encoded (the Python loop then says it its way)."""
+        table = batch.table
+        file = _dumps(batch.file)
+        topics = [b"" if t is None else _dumps(t) for t in batch.topics]  # the table has empty slots
+        if file is None or any(topics[c] is None for c in np.unique(table[_COL["topic"]][rows]).tolist()):
+            return None
+        topics = [b"" if t is None else t for t in topics]
+        flags, flag_i = np.unique(table[_COL["sys_flag"]], return_inverse=True)
+        parts = [self.flag_parts(int(f)) for f in flags]
+        magics, magic_i = np.unique(table[_COL["magic_code"]], return_inverse=True)
+        versions = np.array([meaning.magic_version(int(m)) for m in magics], dtype=np.int64)
+        n = len(batch)
+        # (ip code, port) of born and store hosts as one int64 each (codes < 2^13, ports 32-bit): one 1-D unique
+        keys = np.concatenate([table[_COL["born_ip"]] << 32 | (table[_COL["born_port"]] & 0xFFFFFFFF),
+                               table[_COL["store_ip"]] << 32 | (table[_COL["store_port"]] & 0xFFFFFFFF)])
+        combos, host_i = np.unique(keys, return_inverse=True)
+        host_i = host_i.reshape(-1)
+        hosts = [self.host(batch.ips[key >> 32], _int32(key & 0xFFFFFFFF)) for key in combos.tolist()]
+        if any(h[0] is None for h in hosts):
+            return None
+        force_py = np.zeros(n, dtype=np.uint8)
+        if self.decompress:
+            force_py[np.array([p[2] for p in parts], dtype=bool)[flag_i.reshape(-1)]] = 1
+        sizes = table[_COL["body_length"]][rows] * 3 + table[_COL["properties_length"]][rows] * 5
+        longest = max(map(len, topics)) + max(len(h[0]) + len(h[1]) for h in hosts) + \
+            max(len(p[0]) + len(p[1]) for p in parts)
+        out = np.empty(int(sizes.sum()) + len(rows) * (1024 + 2 * longest + len(file)), dtype=np.uint8)
+        ends = np.empty(len(rows), dtype=np.int64)
+        py = np.zeros(len(rows), dtype=np.uint8)
+        strings = [file, *(p[0] for p in parts), *(p[1] for p in parts), *(h[0] for h in hosts),
+                   *(h[1].encode() for h in hosts), *topics]
+        bases = np.cumsum([1, len(parts), len(parts), len(hosts), len(hosts)])
+        total = k.json_lines(
+            batch.buf, table, rows.astype(np.int64), force_py, versions[magic_i.reshape(-1)],
+            flag_i.reshape(-1).astype(np.int64), host_i[:n].astype(np.int64), host_i[n:].astype(np.int64),
+            *_packed(strings), bases, _LITERALS[0], _LITERALS[1], batch.segment_start, self.decompress, out, ends, py)
+        if not py.any():
+            return [out[:total].tobytes()]
+        lines: list[bytes] = []
+        start = 0
+        left = iter(self._python_lines(batch, rows[py == 1]))
+        for j in np.flatnonzero(py).tolist():  # the records the kernel left to Python, in their place
+            if ends[j] > start:
+                lines.append(out[start : ends[j]].tobytes())
+            lines.append(next(left))
+            start = ends[j]
+        lines.append(out[start:total].tobytes())
+        return lines
+
+    def _python_lines(self, batch: MessageBatch, rows: np.ndarray) -> list[bytes]:
+        """The lines of ``rows`` (indices into the batch) one by one: the compiled kernel's twin."""
         table = batch.table
         lo = int(table[_COL["position"], 0])
         raw = batch.buf[lo : batch.end].tobytes()  # one copy of the run; every field below slices it
         file = _dumps(batch.file)
         topics = [None if t is None else _dumps(t) for t in batch.topics]
-        wanted = None if topic is None else {i for i, t in enumerate(batch.topics) if t == topic}
         crc_ok = b"true" if batch.flags & CHECK_BODY_CRC else None
         ips = batch.ips
         start = batch.segment_start
@@ -113,15 +217,10 @@ class _BatchEncoder:
         line, plain_body, dumps, b64 = _LINE, _PLAIN_BODY, _dumps, b2a_base64
         out: list[bytes] = []
         append = out.append
-        rows = zip(*(table[_COL[c]].tolist() for c in COLUMNS), strict=True)
-        for i, row in enumerate(rows):
-            (pos, total, magic, body_crc, queue_id, flag, queue_offset, phys, sys_flag, born_ts, born_ip,
+        picked = zip(rows.tolist(), *(table[_COL[c]][rows].tolist() for c in COLUMNS), strict=True)
+        for (i, pos, total, magic, body_crc, queue_id, flag, queue_offset, phys, sys_flag, born_ts, born_ip,
              born_port, store_ts, store_ip, store_port, reconsume, prepared, body_pos, body_len, topic_code,
-             props_pos, props_len) = row
-            if wanted is not None and topic_code not in wanted:
-                continue
-            if len(out) >= limit:
-                return out, True
+             props_pos, props_len) in picked:
             fp = flags_of.get(sys_flag) or self.flag_parts(sys_flag)
             born = batch_hosts.get((born_ip, born_port)) or self._batch_host(batch_hosts, ips, born_ip, born_port)
             store = batch_hosts.get((store_ip, store_port)) or self._batch_host(batch_hosts, ips, store_ip,
@@ -153,7 +252,7 @@ class _BatchEncoder:
                 fp[0], born_ts, born[0], store_ts, store[0], reconsume, prepared, topic_json, middle[1:-1],
                 store[1], phys & 0xFFFFFFFFFFFFFFFF, fp[1], body_len, encoded,
                 plain_body % (encoded, body_len) if decompress else b""))
-        return out, False
+        return out
 
     def _batch_host(self, batch_hosts: dict, ips: list[str], ip: int, port: int) -> tuple[bytes | None, bytes]:
         text, prefix = self.host(ips[ip], port)
@@ -171,18 +270,57 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
     """
     enc = _BatchEncoder(decompress)
     left = float("inf") if limit is None else limit
-    for item in items:
-        if isinstance(item, Problem):
-            yield item
-        elif isinstance(item, MessageBatch):
-            lines, more = enc.lines(item, topic, left)
-            left -= len(lines)
-            if lines:
-                yield b"".join(lines)
-            if more:
-                return
-        elif isinstance(item, Message) and (topic is None or item.topic == topic):
-            if left <= 0:
-                return
-            left -= 1
-            yield message_line(item, decompress=decompress)
+    with _InOrder() as pending:
+        for item in items:
+            if isinstance(item, MessageBatch):
+                rows, more = enc.select(item, topic, left)
+                left -= len(rows)
+                if len(rows):
+                    threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
+                    yield from pending.add(partial(enc.encode, item, rows), threads)
+                if more:
+                    break
+                continue
+            yield from pending.drain()  # what comes between batches comes after them
+            if isinstance(item, Problem):
+                yield item
+            elif isinstance(item, Message) and (topic is None or item.topic == topic):
+                if left <= 0:
+                    break
+                left -= 1
+                yield message_line(item, decompress=decompress)
+        yield from pending.drain()
+
+
+class _InOrder:
+    """Encodings run on a few threads (the JSON kernel releases the GIL), their results given in submission
+    order; a few are in flight at once, so memory stays flat. Work that would hold the GIL runs in place."""
+
+    def __init__(self):
+        self.pool: ThreadPoolExecutor | None = None
+        self.queue: deque[Future] = deque()
+        self.depth = 2 * default_workers()
+
+    def __enter__(self) -> _InOrder:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for f in self.queue:
+            f.cancel()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+    def add(self, work: Callable[[], bytes], threads: bool) -> Iterator[bytes]:
+        if not threads or default_workers() < 2:
+            yield from self.drain()
+            yield work()
+            return
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(default_workers(), thread_name_prefix="json-lines")
+        self.queue.append(self.pool.submit(work))
+        while len(self.queue) > self.depth:
+            yield self.queue.popleft().result()
+
+    def drain(self) -> Iterator[bytes]:
+        while self.queue:
+            yield self.queue.popleft().result()

@@ -606,3 +606,299 @@ def _kn_mark_units(f, n_units, first_q, qoffs, phys, sizes, tags, marks):
             if t == tags[i] or t <= CQ_EXT_ADDR_LIMIT:  # a ConsumeQueueExt address holds no tags hash
                 marks[local] = 1
     return lowest
+
+
+# --- JSON Lines of clean records (views_bulk._BatchEncoder's kernel twin) -------------------------------------
+
+
+def _nb_put(out, o, src, s, n):
+    for k in range(n):
+        out[o + k] = src[s + k]
+    return o + n
+
+
+def _nb_lit(out, o, lits, lit_offs, k):
+    """Literal ``k`` of views_bulk._LITERALS."""
+    return _nb_put(out, o, lits, lit_offs[k], lit_offs[k + 1] - lit_offs[k])
+
+
+def _nb_dec(out, o, v):
+    """``v`` (int64) in decimal. Unsigned arithmetic: numba's signed // and % carry Python's floor semantics."""
+    if v < 0:
+        out[o] = 45  # '-'
+        o += 1
+        u = np.uint64(0) - np.uint64(v)  # also right for -2^63
+    else:
+        u = np.uint64(v)
+    ten = np.uint64(10)
+    n = 1
+    w = u
+    while w >= ten:
+        w //= ten
+        n += 1
+    for k in range(n - 1, -1, -1):
+        out[o + k] = np.uint8(np.uint64(48) + u % ten)
+        u //= ten
+    return o + n
+
+
+def _nb_hex16(out, o, v):
+    """16 upper-case hex digits of ``v`` as an unsigned 64-bit value."""
+    for k in range(15, -1, -1):
+        d = v & 15
+        out[o + k] = 48 + d if d < 10 else 55 + d
+        v = (v >> 4) & 0x0FFFFFFFFFFFFFFF
+    return o + 16
+
+
+def _nb_utf8_len(b, p, end):
+    """Length of the strictly valid UTF-8 sequence starting at ``p`` (lead byte >= 0x80), or 0: invalid, overlong
+    or a surrogate (the Python twin would decode those with surrogateescape and escape them: not ours)."""
+    c = b[p]
+    if c < 0xC2 or c > 0xF4:
+        return 0
+    n = 2 if c < 0xE0 else (3 if c < 0xF0 else 4)
+    if p + n > end:
+        return 0
+    for k in range(1, n):
+        if b[p + k] & 0xC0 != 0x80:
+            return 0
+    c1 = b[p + 1]
+    if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 >= 0xA0) or (c == 0xF0 and c1 < 0x90) \
+            or (c == 0xF4 and c1 >= 0x90):
+        return 0
+    return n
+
+
+def _nb_jstr(out, o, b, p, n):
+    """``b[p:p+n]`` as a JSON string the way orjson writes it; -1 when this kernel leaves it to Python (a control
+    character, or bytes that are no valid UTF-8)."""
+    out[o] = 34
+    o += 1
+    end = p + n
+    while p < end:
+        c = b[p]
+        if c < 0x20:
+            return -1
+        if c < 0x80:
+            if c == 34 or c == 92:  # '"' and '\'
+                out[o] = 92
+                o += 1
+            out[o] = c
+            o += 1
+            p += 1
+        else:
+            k = _nb_utf8_len(b, p, end)
+            if k == 0:
+                return -1
+            for j in range(k):
+                out[o + j] = b[p + j]
+            o += k
+            p += k
+    out[o] = 34
+    return o + 1
+
+
+def _nb_b64(out, o, b, p, n, table, pairs):
+    """Standard base64 with padding (``table``: the 64 letters; ``pairs``: the two letters of each 12-bit value,
+    4096 x 2 bytes, so a 3-byte group takes two lookups)."""
+    end = p + n - n % 3
+    while p < end:
+        v = (np.int64(b[p]) << 16) | (np.int64(b[p + 1]) << 8) | np.int64(b[p + 2])
+        hi = (v >> 12) << 1
+        lo = (v & 4095) << 1
+        out[o] = pairs[hi]
+        out[o + 1] = pairs[hi + 1]
+        out[o + 2] = pairs[lo]
+        out[o + 3] = pairs[lo + 1]
+        o += 4
+        p += 3
+    rest = n % 3
+    if rest == 1:
+        v = np.int64(b[p]) << 16
+        out[o] = table[v >> 18]
+        out[o + 1] = table[(v >> 12) & 63]
+        out[o + 2] = 61
+        out[o + 3] = 61
+        o += 4
+    elif rest == 2:
+        v = (np.int64(b[p]) << 16) | (np.int64(b[p + 1]) << 8)
+        out[o] = table[v >> 18]
+        out[o + 1] = table[(v >> 12) & 63]
+        out[o + 2] = table[(v >> 6) & 63]
+        out[o + 3] = 61
+        o += 4
+    return o
+
+
+def _nb_same(b, p, n, q, m):
+    if n != m:
+        return False
+    for k in range(n):
+        if b[p + k] != b[q + k]:
+            return False
+    return True
+
+
+def _nb_is(b, p, n, lits, lit_offs, k):
+    """Whether ``b[p:p+n]`` is literal ``k``."""
+    s = lit_offs[k]
+    if n != lit_offs[k + 1] - s:
+        return False
+    for j in range(n):
+        if b[p + j] != lits[s + j]:
+            return False
+    return True
+
+
+def _nb_middle(out, o, b, pp, pl, lits, lit_offs, names, lens):
+    """``"properties":{..},"tags":..,"keys":[..],"unique_key":..`` as views_bulk writes it (string2messageProperties:
+    parts split by 0x02, name and value by the first 0x01, empty names or values dropped); -1: leave the record to
+    Python (a repeated name: a dict keeps its first place and last value; or a string _nb_jstr refuses)."""
+    count = 0
+    tags_p = -1
+    tags_n = 0
+    keys_p = -1
+    keys_n = 0
+    uniq_p = -1
+    uniq_n = 0
+    o = _nb_lit(out, o, lits, lit_offs, 20)  # "properties":{
+    end = pp + pl
+    p = pp
+    while p < end:
+        q = p
+        while q < end and b[q] != 2:
+            q += 1
+        s = p
+        while s < q and b[s] != 1:
+            s += 1
+        if s < q and s > p and q > s + 1:  # a name and a value
+            for k in range(count):
+                if _nb_same(b, names[k], lens[k], p, s - p):
+                    return -1
+            if count == names.size:
+                return -1
+            names[count] = p
+            lens[count] = s - p
+            if count > 0:
+                out[o] = 44
+                o += 1
+            count += 1
+            o = _nb_jstr(out, o, b, p, s - p)
+            if o < 0:
+                return -1
+            out[o] = 58
+            o = _nb_jstr(out, o + 1, b, s + 1, q - s - 1)
+            if o < 0:
+                return -1
+            if _nb_is(b, p, s - p, lits, lit_offs, 32):  # TAGS
+                tags_p, tags_n = s + 1, q - s - 1
+            elif _nb_is(b, p, s - p, lits, lit_offs, 33):  # KEYS
+                keys_p, keys_n = s + 1, q - s - 1
+            elif _nb_is(b, p, s - p, lits, lit_offs, 34):  # UNIQ_KEY
+                uniq_p, uniq_n = s + 1, q - s - 1
+        p = q + 1
+    o = _nb_lit(out, o, lits, lit_offs, 21)  # },"tags":
+    o = _nb_lit(out, o, lits, lit_offs, 23) if tags_p < 0 else _nb_jstr(out, o, b, tags_p, tags_n)
+    o = _nb_lit(out, o, lits, lit_offs, 22)  # ,"keys":[
+    first = True
+    p = keys_p
+    end = keys_p + keys_n
+    while keys_p >= 0 and p < end:  # KEYS split on single spaces, empty pieces dropped
+        q = p
+        while q < end and b[q] != 32:
+            q += 1
+        if q > p:
+            if not first:
+                out[o] = 44
+                o += 1
+            first = False
+            o = _nb_jstr(out, o, b, p, q - p)
+        p = q + 1
+    o = _nb_lit(out, o, lits, lit_offs, 24)  # ],"unique_key":
+    return _nb_lit(out, o, lits, lit_offs, 23) if uniq_p < 0 else _nb_jstr(out, o, b, uniq_p, uniq_n)
+
+
+def _kn_json_lines(b, t, rows, force_py, mv, flag_i, born_i, store_i, strs, str_offs, bases, lits, lit_offs,
+                   seg_start, decompress, out, ends, py):
+    """One JSON line per row of ``rows`` (indices into the batch table ``t``), written to ``out``; ``ends[k]`` is
+    where row k's line ends (its start is the previous end), ``py[k] = 1`` for a row left to Python (nothing
+    written). Returns the bytes written. What repeats comes from views_bulk: the literal text between fields
+    (``lits``), and one table of JSON strings (``strs``: the file, then at ``bases`` the sysFlag parts, the sysFlag
+    names, the hosts, their msgId prefixes and the topics), so each line equals its Python twin byte for byte.
+
+    The fields up to the topic are written by one loop over (literal, number or string) so each helper has one
+    call site: numba inlines them (a call passing arrays costs reference counting) without a large compile."""
+    table = lits[lit_offs[35] : lit_offs[36]]  # the base64 alphabet, and its letter pairs
+    pairs = lits[lit_offs[36] : lit_offs[37]]
+    names = np.empty(64, dtype=np.int64)  # where each property name of a record starts, and its length
+    lens = np.empty(64, dtype=np.int64)
+    v = np.empty(18, dtype=np.int64)
+    o = 0
+    for k in range(rows.size):
+        i = rows[k]
+        if force_py[i]:
+            py[k] = 1
+            ends[k] = o
+            continue
+        start = o
+        pos = t[0, i]
+        f = flag_i[i]
+        h = store_i[i]
+        # literal j, then a number, or (j in 0, 10, 12, 14, 17) the index of a string of strs
+        v[0] = 0
+        v[1] = pos
+        v[2] = seg_start + pos
+        v[3] = t[1, i]
+        v[4] = mv[i]
+        v[5] = t[3, i]
+        v[6] = t[4, i]
+        v[7] = t[5, i]
+        v[8] = t[6, i]
+        v[9] = t[7, i]
+        v[10] = bases[0] + f
+        v[11] = t[9, i]
+        v[12] = bases[2] + born_i[i]
+        v[13] = t[12, i]
+        v[14] = bases[2] + h
+        v[15] = t[15, i]
+        v[16] = t[16, i]
+        v[17] = bases[4] + t[19, i]
+        for j in range(18):
+            o = _nb_lit(out, o, lits, lit_offs, j)
+            x = v[j]
+            if j == 0 or j == 10 or j == 12 or j == 14 or j == 17:
+                o = _nb_put(out, o, strs, str_offs[x], str_offs[x + 1] - str_offs[x])
+            else:
+                o = _nb_dec(out, o, x)
+        o = _nb_lit(out, o, lits, lit_offs, 10)  # ,
+        o = _nb_middle(out, o, b, t[20, i], t[21, i], lits, lit_offs, names, lens)
+        if o < 0:
+            o = start
+            py[k] = 1
+            ends[k] = o
+            continue
+        o = _nb_lit(out, o, lits, lit_offs, 18)  # ,"msg_id":"
+        x = bases[3] + h
+        o = _nb_put(out, o, strs, str_offs[x], str_offs[x + 1] - str_offs[x])
+        o = _nb_hex16(out, o, t[7, i])
+        o = _nb_lit(out, o, lits, lit_offs, 19)  # ",
+        x = bases[1] + f
+        o = _nb_put(out, o, strs, str_offs[x], str_offs[x + 1] - str_offs[x])
+        n = t[18, i]
+        o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 25), n)  # ,"body_length":
+        o = _nb_lit(out, o, lits, lit_offs, 26)  # ,"body_base64":"
+        b64_at = o
+        o = _nb_b64(out, o, b, t[17, i], n, table, pairs)
+        b64_end = o
+        o = _nb_lit(out, o, lits, lit_offs, 27)  # ","body_truncated":false
+        if decompress:
+            o = _nb_lit(out, o, lits, lit_offs, 28)  # ,"body_decompressed_base64":"
+            for j in range(b64_end - b64_at):
+                out[o + j] = out[b64_at + j]
+            o += b64_end - b64_at
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 29), n)  # ","body_decompressed_length":
+            o = _nb_lit(out, o, lits, lit_offs, 30)  # ,"decompress_error":null
+        o = _nb_lit(out, o, lits, lit_offs, 31)  # }\n
+        ends[k] = o
+    return o

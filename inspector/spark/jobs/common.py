@@ -26,7 +26,7 @@ from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs'
     geometry_options,
 )
 from inspector.commandline import OneLineParser as _Parser
-from inspector.engine import BadInput, Geometry, StoreError, store_geometry
+from inspector.engine import BadInput, Geometry, StoreError, load_broker_config, store_geometry
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session
@@ -62,6 +62,9 @@ def job_parser(job: str, description: str, *, out_required: bool) -> argparse.Ar
     p.add_argument("--no-progress", action="store_true", help="no console progress bar")
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
     geometry_options(g)
+    g.add_argument("--broker-config", metavar="FILE",
+                   help="the broker's broker.conf: sizes, index slots/items, messageDelayLevel, commitlog folders "
+                        "(read on the driver; the commitlog folders must be at the same paths on every executor)")
     return p
 
 
@@ -83,8 +86,9 @@ def geometry_for(store, args: argparse.Namespace) -> Geometry:
 
 
 def refs_from_args(args: argparse.Namespace) -> list[StoreRef]:
+    config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
     return plan.store_refs(args.stores, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
-                           index_slots=args.index_slots, index_items=args.index_items)
+                           index_slots=args.index_slots, index_items=args.index_items, broker_config=config)
 
 
 @contextmanager

@@ -68,7 +68,7 @@ def layout_findings(ref: StoreRef, store) -> list[tuple]:
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
     found: list[Problem] = [*store.unknown_files(), *store.index_problems(), *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
-                            *check_consumer_offsets(store), *store.config_problems()]
+                            *check_consumer_offsets(store), *store.config.findings()]
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
 
 

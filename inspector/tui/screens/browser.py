@@ -241,7 +241,10 @@ class BrowserScreen(ViewScreen):
                 hits = store.lookup_key(query.topic, query.key, query.begin or 0,
                                         MAX_TIME if query.end is None else query.end)
                 offsets = sorted({h.message.physical_offset for h in hits if query.matches(h.message)})
-                self.post_message(RowsFound(generation, offsets, 1, 1, True))
+                # the CLI warns the same: where an index file cannot be trusted the lookup scanned the log instead
+                notes = [f"{p.file}: {p.reason}" for p in store.index_trust_problems()]
+                note = f"index not trusted, searched past it: {'; '.join(notes)}" if notes else ""
+                self.post_message(RowsFound(generation, offsets, 1, 1, True, note=note))
                 return
             if mode == "queue":
                 total = max(1, hi - lo)
@@ -300,7 +303,9 @@ class BrowserScreen(ViewScreen):
         if message.finished:
             self.scanning = False
             word = "stopped" if message.cancelled else "done"
-            self._status(word, len(source), finished=True)
+            self._status(f"{word} · {message.note}" if message.note else word, len(source), finished=True)
+            if message.note:
+                self.notify(message.note, title="key lookup", severity="warning")
             if message.cancelled:
                 self.notify(f"scan stopped: {num(len(source))} messages listed", severity="warning")
         else:

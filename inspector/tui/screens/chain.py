@@ -251,6 +251,8 @@ class ChainScreen(ViewScreen):
             if collisions:
                 t.append(f", {collisions} collision(s)", style="bold yellow")
             t.append(f" · {w.skipped_reason or w.stop_reason}", style="dim")
+            if w.note:  # the header range is wrong: walked whole, whatever the time window
+                t.append(f"\n    {w.note}", style="yellow")
         t.append("\n" + LEGEND, style="dim")
         self.query_one("#chain-summary", Static).update(t)
         table = self.query_one("#chain-steps", DataTable)

@@ -257,3 +257,26 @@ def test_info_and_messages_report_damage_with_file_and_offset_and_carry_on(store
     assert f"{seg0} @ {zeroed}" in err and f"{seg0} @ {bad_magic}" in err and f"{segn} @ {torn}" in err
     code, out, err = run(capsys, "info", str(root))
     assert code == 0 and "zeroed-region" in err and "recovery (normal) would end the log at" in out
+
+
+def test_verify_table_shows_the_first_findings_of_each_kind_and_counts_the_rest(capsys):
+    """An index read with the wrong slot count gives one finding per item: the table shows the first 20 of the
+    kind and says how many more --json lists (the JSON report keeps every one)."""
+    from pathlib import Path
+
+    from inspector.cli.main import main as cli
+    from inspector.cli.maintenance import TABLE_ROWS_PER_CODE
+
+    sample = Path(__file__).parents[3] / "sample_store"
+    assert cli(["verify", str(sample), "--index-slots", "2353", "--json"]) == 4
+    report = json.loads(capsys.readouterr().out)
+    by_code: dict[str, int] = {}
+    for p in report["problems"]:
+        by_code[p["code"]] = by_code.get(p["code"], 0) + 1
+    many = {c: n for c, n in by_code.items() if n > TABLE_ROWS_PER_CODE}
+    assert many, by_code
+    assert cli(["verify", str(sample), "--index-slots", "2353"]) == 4
+    out = capsys.readouterr().out
+    for code, n in many.items():
+        assert f"... and {n - TABLE_ROWS_PER_CODE:,} more {code} finding(s) not shown" in out
+    assert out.count("\n") < 40 * (len(by_code) + 3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from split_commitlog import split_commitlog
 
 from inspector.cli.main import main as rmq_inspect
 from inspector.spark import cli
@@ -58,3 +59,24 @@ def test_local_workers_import_the_drivers_files(spark):
         return mod.__file__
 
     assert spark.sparkContext.parallelize([0], 1).map(where).collect() == [inspector.__file__]
+
+
+def test_broker_config_is_read_on_the_driver(sample_store, tmp_path, capsys):
+    from inspector.spark.jobs.common import refs_from_args
+
+    root, conf, _ = split_commitlog(sample_store, tmp_path)
+    bad = tmp_path / "bad.conf"
+    bad.write_text("maxHashSlotNum=many\n")
+    assert cli.main(["stats", str(root), "--broker-config", str(bad)]) == 2
+    assert f"{bad}: line 1: maxHashSlotNum must be" in capsys.readouterr().err
+    args = type("Args", (), {"stores": [str(root)], "segment_size": None, "cq_file_size": None, "index_slots": None,
+                             "index_items": None, "broker_config": str(conf)})()
+    (ref,) = refs_from_args(args)
+    with ref.open() as store:
+        assert [s.name for s in store.segments] == sorted(p.name for p in (sample_store / "commitlog").iterdir())
+
+
+def test_a_job_reads_a_split_commitlog_given_by_broker_config(spark, sample_store, tmp_path, capsys):
+    root, conf, _ = split_commitlog(sample_store, tmp_path)
+    assert rmq_inspect(["spark", "verify", str(root), "--broker-config", str(conf)]) == 0
+    assert "checked 402 message(s), 402 consume-queue unit(s)" in capsys.readouterr().out

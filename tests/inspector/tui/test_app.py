@@ -655,3 +655,32 @@ def test_a_non_ascii_digit_is_no_offset_in_the_jump_prompt(store):
 
     seen, cursor = drive(app, script)
     assert cursor == 0 and any("neither a physical offset" in m for m, s in seen if s == "error"), seen
+
+
+def test_a_key_lookup_past_an_untrusted_index_file_says_so(tmp_path):
+    """The browser's key mode finds what the commitlog holds and says, like the CLI, that it scanned the log."""
+    root = tmp_path / "store"
+    shutil.copytree(SAMPLE, root)
+    for f in (root / "index").iterdir():  # indexCount (header bytes 36..40) of -1: the items cannot be followed
+        with open(f, "r+b") as fh:
+            fh.seek(36)
+            fh.write(b"\xff\xff\xff\xff")
+    with Store(SAMPLE) as good:
+        keyed = sorted({h.message.physical_offset for h in good.lookup_key("OrderEvents", "order-1108")})
+    with Store(root) as damaged:
+        app = create_app(damaged, screen="messages")
+
+        async def script(pilot):
+            browser = app.view("messages")
+            await settle(pilot)
+            browser.apply(topic="OrderEvents", key="order-1108")
+            await settle(pilot)
+            lst = browser.query_one(MessageList)
+            notes = [n.message for n in app._notifications]
+            return [lst.source.offset(i) for i in range(len(lst.source))], \
+                static_text(browser.query_one("#browser-status")), notes
+
+        rows, status, notes = drive(app, script)
+    assert rows == keyed and len(keyed) == 3
+    assert "index not trusted, searched past it" in status and "indexCount -1" in status
+    assert any("indexCount -1" in n for n in notes)

@@ -149,3 +149,47 @@ def test_verify_exit_code_and_json(store_copy, capsys, json_flag):
         assert {"file": f"commitlog/{seg.name}", "offset": pos, "code": "crc-mismatch"}.items() <= doc["problems"][0].items()
     else:
         assert "crc-mismatch" in out
+
+
+CHECKPOINT_FIELDS = {"physic": 0, "logics": 8, "index": 16}
+
+
+@pytest.mark.parametrize(("field", "value", "code"), [
+    ("physic", -1, "checkpoint-time"), ("logics", -(1 << 63), "checkpoint-time"), ("index", -5, "checkpoint-time"),
+    ("index", 4_000_000_000_001, "checkpoint-ahead"), ("index", (1 << 63) - 1, "checkpoint-ahead"),
+])
+def test_a_checkpoint_time_no_broker_wrote_is_named_at_its_field(store_copy, field, value, code):
+    root, _ = store_copy
+    at = CHECKPOINT_FIELDS[field]
+    _patch(root / "checkpoint", at, value.to_bytes(8, "big", signed=True))
+    assert _findings(_verify(root)) == {("checkpoint", at, code)}
+
+
+def test_checkpoint_times_without_records_are_held_against_the_clock(tmp_path, realdata):
+    """Real brokers' checkpoints (no commitlog beside them) are clean; a time past now + a day is not."""
+    from inspector.engine.maintain.verify import CHECKPOINT_FUTURE_SLACK_MS, check_checkpoint
+
+    files = sorted(realdata.glob("*/*/store/checkpoint"))
+    assert files
+    for i, path in enumerate(files):
+        (tmp_path / str(i)).mkdir()
+        (tmp_path / str(i) / "checkpoint").write_bytes(path.read_bytes())
+        with Store(tmp_path / str(i)) as s:
+            assert check_checkpoint(s, 0) == [], path
+    now = 1_764_000_000_000
+    root = tmp_path / "0"
+    _patch(root / "checkpoint", 16, (now + CHECKPOINT_FUTURE_SLACK_MS + 1).to_bytes(8, "big"))
+    with Store(root) as s:
+        assert [(p.offset, p.code) for p in check_checkpoint(s, 0, now)] == [(16, "checkpoint-time")]
+        assert check_checkpoint(s, 0, now + 2) == []  # within the day's slack
+
+
+@pytest.mark.parametrize("at", [0, 8, 16, 24])  # begin/end timestamp, begin/end phy offset
+def test_an_index_header_range_not_the_items_is_named_at_its_field(store_copy, capsys, at):
+    root, _ = store_copy
+    name = sorted((root / "index").iterdir())[0].name
+    path = root / "index" / name
+    value = int.from_bytes(path.read_bytes()[at : at + 8], "big", signed=True)
+    _patch(path, at, (value + 1).to_bytes(8, "big", signed=True))
+    assert _findings(_verify(root)) == {(f"index/{name}", at, "index-header")}
+    _every_command_completes(root, capsys)

@@ -623,3 +623,92 @@ def test_decompression_is_bounded_for_every_codec(tmp_path):
             assert decompress_body(msg) == bytes(100_000)
             with pytest.raises(StoreError, match="exceeds"):
                 decompress_body(msg, limit=1000)
+
+
+def test_a_unique_key_past_untrusted_index_files_scans_each_range_once(tmp_path: Path, monkeypatch) -> None:
+    """Every topic's chain is tried for a unique key, but the log range of an untrusted file is scanned once."""
+    from inspector.engine.read import store as store_module
+
+    root = tmp_path / "store"
+    shutil.copytree(Path(__file__).parents[4] / "sample_store", root)
+    files = sorted((root / "index").iterdir())
+    for f in files:  # indexCount -1 (header bytes 36..40): no file can be followed
+        with open(f, "r+b") as fh:
+            fh.seek(36)
+            fh.write(b"\xff\xff\xff\xff")
+    scans = []
+    real_scan = store_module.scan_for_key
+    monkeypatch.setattr(store_module, "scan_for_key", lambda *a: scans.append(a[1:3]) or real_scan(*a))
+    with Store(root) as s:
+        wanted = next(m for m in s.entries(0) if isinstance(m, Message) and m.topic == "OrderEvents" and m.unique_key)
+        hits = s.lookup_unique_key(wanted.unique_key)
+        assert len(s.topics()) > 1
+    assert [h.message.physical_offset for h in hits] == [wanted.physical_offset]
+    assert "cannot be trusted" in hits[0].note
+    assert scans == [(None, wanted.unique_key)] * len(files)
+
+
+# --- index: the header range (begin/end timestamp and phy offset) against the items ------------------------------
+
+
+HEADER_RANGE = {"beginTimestamp": 0, "endTimestamp": 8, "beginPhyOffset": 16, "endPhyOffset": 24}
+
+
+def _patch_header(path: Path, at: int, value: int) -> None:
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(value.to_bytes(8, "big", signed=True))
+
+
+def test_the_header_range_the_broker_wrote_is_clean(store: Store) -> None:
+    assert [p for r in store.index_files() for p in store.index_range_problems(r)] == []
+    assert store.index_trust_problems() == [] and all(w.note is None for w in store.chain("TopicA", "shared"))
+
+
+@pytest.mark.parametrize("field", sorted(HEADER_RANGE))
+@pytest.mark.parametrize("delta", [1, -1, -(1 << 62)])
+def test_a_header_range_field_off_by_anything_is_named(main_copy: Built, field: str, delta: int) -> None:
+    rel = main_copy.index_files[1]
+    with Store(main_copy.root) as s:
+        header = s.index_files()[1].header
+    value = getattr(header, {"beginTimestamp": "begin_timestamp", "endTimestamp": "end_timestamp",
+                             "beginPhyOffset": "begin_phy_offset", "endPhyOffset": "end_phy_offset"}[field])
+    _patch_header(main_copy.root / rel, HEADER_RANGE[field], value + delta)
+    with Store(main_copy.root) as s:
+        reader = s.index_files()[1]
+        assert [(p.file, p.offset, p.code) for p in s.index_range_problems(reader)] == [
+            (rel, HEADER_RANGE[field], "index-header")]
+        assert s.index_range_problems(s.index_files()[0]) == []
+
+
+def test_a_file_without_items_holds_the_previous_end_in_begin_and_end(tmp_path: Path, write_commitlog) -> None:
+    offsets = write_commitlog(tmp_path, [plain(0, "K")], 4096)
+    empty = put_keys([], SLOTS, ITEMS, begin_preset=ts(0))  # IndexFile's constructor: begin = end = previous end
+    empty["header"].update(begin_phy_offset=offsets[0], end_phy_offset=offsets[0], index_count=0)
+    path = write_index(tmp_path, "20231115062640000", empty)
+    with Store(tmp_path) as s:
+        assert s.index_range_problems(s.index_files()[0]) == []
+    _patch_header(path, 8, ts(0) + 1)
+    _patch_header(path, 24, offsets[0] + 1)
+    with Store(tmp_path) as s:
+        assert [p.offset for p in s.index_range_problems(s.index_files()[0])] == [8, 24]
+
+
+@pytest.mark.parametrize(("begin", "end"), [(-(1 << 63), None), (1, 2), (None, 0), (ts(19), ts(20))])
+def test_a_wrong_header_range_hides_no_message_from_a_lookup(main_copy: Built, begin, end) -> None:
+    """Lookups pick files by their header range and date items from its begin: a file whose range is not
+    what the broker wrote is walked whole, and each hit's own store time is held against the window."""
+    for rel in main_copy.index_files:
+        if begin is not None:
+            _patch_header(main_copy.root / rel, 0, begin)
+        if end is not None:
+            _patch_header(main_copy.root / rel, 8, end)
+    with Store(main_copy.root) as s:
+        hits = s.lookup_key("TopicA", "shared")
+        assert [h.message.body for h in hits] == [b"body 13", b"body 7", b"body 2"]
+        assert all("header range cannot be trusted" in h.note for h in hits)
+        assert [h.message.body for h in s.lookup_key("TopicA", "shared", ts(7) - 500, ts(7) + 500)] == [b"body 7"]
+        assert [h.message.body for h in s.lookup_key("TopicA", "shared", ts(2), ts(7))] == [b"body 7", b"body 2"]
+        assert s.lookup_key("TopicA", "shared", ts(3), ts(6)) == []
+        assert {p.file for p in s.index_trust_problems()} == set(main_copy.index_files)
+        assert all(w.note and w.skipped_reason is None for w in s.chain("TopicA", "shared", ts(13) - 1, ts(13) + 1))

@@ -1,0 +1,89 @@
+"""The compiled JSON Lines writer (kernel_source._kn_json_lines) gives the bytes of its Python twin, record for
+record: on the sample store and on records built to hit every corner of the properties (quotes, backslashes,
+non-ASCII, control characters, bytes that are no UTF-8, repeated and empty names, KEYS with runs of spaces),
+hosts (IPv6), topics and compression; with --decompress, --topic and --limit."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+
+from inspector.cli.main import main
+from inspector.engine.read import views_bulk
+from inspector.engine.scan import kernels
+from parsers import commitlog as cl
+
+SAMPLE = Path(__file__).parents[4] / "sample_store"
+
+PROPERTIES = [
+    {"TAGS": "created", "KEYS": "order-1 cust-2", "UNIQ_KEY": "0A0B0C0D"},
+    "",
+    'TAGS\x01a"b\\c\x02KEYS\x01 k1  k2 \x02UNIQ_KEY\x01u-1\x02',
+    "A\x01x\x02B\x01y\x02A\x01z\x02",  # a repeated name: the dict keeps its first place and last value
+    "\x01nameless\x02EMPTY\x01\x02NOVALUE\x02KEYS\x01\x02",
+    "N\x01tab\there\x02",  # a control character (escaped by orjson)
+    "N\x01value\x01with\x01separators\x02",
+    "TAGS\x01中文\x02KEYS\x01键 值\x02DEL\x01\x7f/\x02",
+    "ZZ\x01marker-for-bad-utf8\x02",
+    "TAGS\x01" + "t" * 3000 + "\x02",
+]
+
+
+def _specs() -> list[dict]:
+    specs = [dict(properties=p, queue_offset=i, topic="TopicTest" if i % 2 else "主题") for i, p in
+             enumerate(PROPERTIES)]
+    specs.append(dict(properties={"TAGS": "zipped"}, body=zlib.compress(b'{"a":1}' * 40),
+                      sys_flag=cl.COMPRESSED_FLAG))
+    specs.append(dict(properties={"KEYS": "v6"}, born_host=("fe80::1", 4242), store_host=("2001:db8::7", 10911),
+                      sys_flag=0x10 | 0x20))  # BORNHOST_V6_FLAG | STOREHOSTADDRESS_V6_FLAG
+    specs.append(dict(properties={"TAGS": "neg"}, queue_offset=-5, reconsume_times=-1, body=b""))
+    specs.append(dict(properties={"TAGS": "two"}, body=b"ab"))
+    return specs * 3
+
+
+@pytest.fixture(scope="module")
+def tricky(tmp_path_factory, write_commitlog) -> Path:
+    root = tmp_path_factory.mktemp("views-bulk") / "store"
+    write_commitlog(root, _specs(), segment_size=1 << 20)
+    seg = root / "commitlog" / f"{0:020d}"
+    data = bytearray(seg.read_bytes())
+    at = data.find(b"marker-for-bad-utf8")
+    data[at] = 0xFF  # no UTF-8 any more (the Python path escapes it as \udcff)
+    seg.write_bytes(bytes(data))
+    return root
+
+
+def _run(capsysbinary, root: Path, argv: list[str]) -> bytes:
+    assert main(["messages", str(root), "--json", "--limit", "1000000", *argv]) == 0
+    return capsysbinary.readouterr()[0]
+
+
+@pytest.mark.parametrize("where", ["sample", "tricky"])
+@pytest.mark.parametrize("argv", [[], ["--decompress"], ["--topic", "TopicTest"], ["--topic", "OrderEvents"],
+                                  ["--limit", "7"]])
+def test_the_kernel_writes_what_the_python_path_writes(capsysbinary, monkeypatch, tricky, where, argv):
+    if not kernels.numba_enabled():
+        pytest.skip("numba is not in use")
+    root = SAMPLE if where == "sample" else tricky
+    with kernels.python_only():
+        expected = _run(capsysbinary, root, argv)
+    used = []
+    real = views_bulk._BatchEncoder._kernel_lines
+    monkeypatch.setattr(views_bulk._BatchEncoder, "_kernel_lines",
+                        lambda self, *a: used.append(1) or real(self, *a))
+    got = _run(capsysbinary, root, argv)
+    assert got == expected
+    assert used or not expected  # the kernel wrote them (the store is small, but the kernels are loaded)
+
+
+def test_the_tricky_store_reaches_every_fallback(capsysbinary, tricky):
+    """The records above do hit the Python fallback where they should, and the kernel elsewhere."""
+    if not kernels.numba_enabled():
+        pytest.skip("numba is not in use")
+    out = _run(capsysbinary, tricky, []).decode()
+    assert '"A":"z","B":"y"' in out  # repeated name
+    assert "\\udcff" in out  # bad UTF-8, escaped
+    assert '"tab\\there"' in out and '"keys":["k1","k2"]' in out and '"键","值"' in out
+    assert out.count("\n") == len(_specs())

@@ -1,0 +1,24 @@
+"""A copy of a store whose commitlog is split over two folders outside it, as a broker with
+``storePathCommitLog=dirA,dirB`` leaves it (``MultiPathMappedFileQueue``), and the broker.conf that says so."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+
+def split_commitlog(original: Path, where: Path, **settings: str) -> tuple[Path, Path, list[Path]]:
+    """(store root, broker.conf, the two folders): segments moved alternately into ``where/disk1/commitlog`` and
+    ``where/disk2/commitlog``; ``settings`` are more lines for the broker.conf (written first)."""
+    root = where / "split" / "store"
+    shutil.copytree(original, root)
+    dirs = [where / "disk1" / "commitlog", where / "disk2" / "commitlog"]
+    for d in dirs:
+        d.mkdir(parents=True)
+    for i, seg in enumerate(sorted((root / "commitlog").iterdir())):
+        shutil.move(seg, dirs[i % 2] / seg.name)
+    (root / "commitlog").rmdir()
+    conf = where / "broker.conf"
+    lines = [f"{k}={v}" for k, v in settings.items()] + [f"storePathCommitLog={dirs[0]}, {dirs[1]}"]
+    conf.write_text("\n".join(lines) + "\n")
+    return root, conf, dirs

@@ -394,7 +394,7 @@ class QueueWritten:
 
 
 def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
-                 batch_topics: dict[str, set[str]] | None = None) -> Iterator[QueueWritten]:
+                 batch_topics: dict[str, tuple[StoreRef, set[str]]] | None = None) -> Iterator[QueueWritten]:
     """Feed DISPATCH rows, sorted by (store, topic, queue_id, read_offset), to one ``ConsumeQueueBuilder`` per
     queue and write its files under the store's output directory.
 
@@ -402,7 +402,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
     queue offset), so any partitioning by queue gives the single-process builder's bytes. A retried task
     first removes what an earlier attempt wrote for the queue.
 
-    ``batch_topics``: per store, the topics whose ``queue.type`` is ``BatchCQ`` (``Store.batch_topics``):
+    ``batch_topics``: per store, its ref and the topics whose ``queue.type`` is ``BatchCQ`` (``Store.batch_topics``):
     their records go to a ``BatchConsumeQueueBuilder`` (``batchconsumequeue/``), each re-read from the store
     for its INNER_NUM / INNER_BASE (a DISPATCH row does not carry them; batch topics are few and small).
     """
@@ -434,7 +434,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
                 yield done
             current, builder, units, records, error = key, None, 0, 0, None
             out, geometry = targets[store]
-            batch = topic in batch_topics.get(store, ())
+            batch = topic in batch_topics.get(store, (None, ()))[1]
             try:
                 check_path_component(topic, "topic")
                 directory = "batchconsumequeue" if batch else "consumequeue"
@@ -448,7 +448,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
          prepared_transaction_offset) = row
         try:
             if isinstance(builder, BatchConsumeQueueBuilder):
-                opened = stores.get(store) or stores.setdefault(store, StoreRef(store).open())
+                opened = stores.get(store) or stores.setdefault(store, batch_topics[store][0].open())
                 msg = opened.message_at(read_offset)
                 request = dispatch_request(msg.topic, msg.queue_id, msg.stored_physical_offset, msg.total_size,
                                            msg.store_timestamp, msg.queue_offset, msg.sys_flag,

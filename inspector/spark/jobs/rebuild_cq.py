@@ -84,11 +84,11 @@ def check_out_dirs(refs: list[StoreRef], out: str) -> None:
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     geometries: dict[str, Geometry] = {}
-    batch_topics: dict[str, set[str]] = {}  # queue.type=BatchCQ: batchconsumequeue/, as rebuild writes them
+    batch_topics: dict[str, tuple[StoreRef, set[str]]] = {}  # queue.type=BatchCQ: batchconsumequeue/, as rebuild
     for ref in refs:
         with ref.open() as store:
             geometries[ref.path] = common.geometry_for(store, args)
-            batch_topics[ref.path] = store.batch_topics()
+            batch_topics[ref.path] = (ref, store.batch_topics())
     targets = {path: (out_dir, geometries[path]) for path, out_dir in output_dirs(refs, args.out).items()}
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
     records = stage.frame(dispatch_rows, DISPATCH, geometries=geometries).persist()

@@ -7,7 +7,7 @@
 | --- | --- |
 | ``/api/`` | overview: ``info --json`` fields |
 | ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from`` |
-| ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped) |
+| ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped); an inner-batch record also ``inner_messages`` |
 | ``/api/hex?offset=&length=`` | ``hex --json`` fields plus ``current``, ``prev_offset``, ``next_offset`` |
 | ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind`` |
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
@@ -58,7 +58,9 @@ def messages():
 
 @bp.route("/message/<offset>")
 def message(offset: str):
-    return send(data.message_detail(get_store(), offset_value(offset), get_limits(), "text")["message"])
+    detail = data.message_detail(get_store(), offset_value(offset), get_limits(), "text")
+    inner = {k: v for k, v in detail.items() if k.startswith("inner_messages")}  # an inner-batch record's messages
+    return send({**detail["message"], **inner})
 
 
 @bp.route("/hex")

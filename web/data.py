@@ -31,6 +31,8 @@ from inspector.engine import (
     decompress_body,
     id_overview,
     index_file_view,
+    inner_messages,
+    is_inner_batch,
     lookup,
     message_view,
     problem_view,
@@ -255,7 +257,16 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     except StoreError as e:
         plain, body_error = msg.body, e.reason
     shown = plain[: limits.body_bytes]
+    inner: dict = {}
+    if is_inner_batch(msg):  # 5.x inner batch: its messages, each a list row (at most INNER_ROWS of them)
+        try:
+            found, error = inner_messages(msg), None
+        except StoreError as e:
+            found, error = [], e.reason
+        inner = {"inner_messages": [_list_row(m, limits) for m in found[:INNER_ROWS]],
+                 "inner_messages_total": len(found), "inner_messages_error": error}
     return {
+        **inner,
         "message": view,
         "next_offset": msg.end_offset if store.commitlog.segment_for(msg.end_offset) else None,
         "body_format": body_format,
@@ -264,6 +275,9 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         "body_total": len(plain),
         "body_text": _body_as(shown, body_format, complete=len(shown) == len(plain)),
     }
+
+
+INNER_ROWS = 1000  # inner messages listed on a batch record's page (INNER_NUM may be up to 32767)
 
 
 def _body_as(data: bytes, fmt: str, *, complete: bool) -> str:

@@ -25,7 +25,10 @@ def run(store: Store, as_json: bool) -> int:
         if not t["queues"]:
             q_t.add_row(esc(t["topic"]), "-", "-", "-", "0 (configured, no consume queue)")
         for q in t["queues"]:
-            q_t.add_row(esc(t["topic"]), str(q["queue_id"]), str(q["min_offset"]), str(q["max_offset"]), str(q["message_count"]))
+            batch = q.get("kind") == "batchconsumequeue"  # 5.x BatchCQ: 46-byte units, one per record
+            q_t.add_row(esc(t["topic"]), str(q["queue_id"]) + (" (batch CQ)" if batch else ""), str(q["min_offset"]),
+                        str(q["max_offset"]),
+                        str(q["message_count"]) + (f" in {q['units']} unit(s)" if batch else ""))
     console.print(q_t)
     if data["consumer_groups"]:
         c_t = table("Consumer offsets (config/consumerOffset.json)", "group", "topic", "queue", "offset", "max", "lag")

@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store-host", default="127.0.0.1:10911")
     p.add_argument("--producer-ip", default="127.0.0.1")
     p.add_argument("--consumer-offsets", help='JSON file {"topic@group": {"0": 5, ...}} for consumerOffset.json')
+    p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
+                   help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
+                        'and a message with "batch": [...] is one inner-batch record); repeatable')
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")

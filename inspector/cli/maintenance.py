@@ -51,8 +51,10 @@ def run_write(args) -> int:
     if args.broker_config:  # the sizes and delay table of the broker the new store is for
         base = Geometry(**load_broker_config(args.broker_config).geometry_values())
     geometry = _geometry(args, base)
+    attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
-                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>")
+                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
+                          topic_attributes=attributes)
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}

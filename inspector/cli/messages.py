@@ -8,7 +8,17 @@ from rich.panel import Panel
 from rich.table import Table
 
 from inspector.cli.output import console, esc, print_json, print_json_line, table, warn_problem, when
-from inspector.engine import Message, Problem, Store, StoreError, decompress_body, json_lines, message_view
+from inspector.engine import (
+    Message,
+    Problem,
+    Store,
+    StoreError,
+    decompress_body,
+    inner_messages,
+    is_inner_batch,
+    json_lines,
+    message_view,
+)
 
 
 def _commitlog_order(store: Store, topic: str | None, start: int | None, batches: bool = False):
@@ -118,11 +128,36 @@ def _body_preview(msg: Message, limit: int = 40) -> str:
 
 def run_show(store: Store, ref: str, as_json: bool, decompress: bool) -> int:
     msg = store.find(ref)
+    inner, inner_error = _inner(msg)
     if as_json:
-        print_json(message_view(msg, decompress=decompress))
+        view = message_view(msg, decompress=decompress)
+        if is_inner_batch(msg):
+            view["inner_messages"] = [message_view(m, decompress=decompress) for m in inner]
+            view["inner_messages_error"] = inner_error
+        print_json(view)
         return 0
     print_message(msg, decompress)
+    if is_inner_batch(msg):
+        t = table(f"inner messages ({len(inner)}; INNER_NUM {msg.properties.get('INNER_NUM', '-')}, "
+                  f"INNER_BASE {msg.properties.get('INNER_BASE', '-')})",
+                  "#", "queue offset", "flag", "tags", "keys", "unique key", "size", "body")
+        for m in inner:
+            t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), esc(m.tags or ""), esc(" ".join(m.keys)),
+                      esc(m.unique_key or ""), str(len(m.body)), esc(_body_preview(m)))
+        console.print(t)
+        if inner_error is not None:
+            console.print(f"[red]inner messages: {esc(inner_error)}[/]")
     return 0
+
+
+def _inner(msg: Message) -> tuple[list[Message], str | None]:
+    """The inner messages of an inner-batch record (none for another record), and why the rest are missing."""
+    if not is_inner_batch(msg):
+        return [], None
+    try:
+        return list(inner_messages(msg)), None
+    except StoreError as e:
+        return [], str(e)
 
 
 def print_message(msg: Message, decompress: bool = True) -> None:

@@ -32,10 +32,11 @@ _FACE: dict[str, tuple[str, ...]] = {
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
         'unique_key_of'),
-    "model.records": ('Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host', 'IdReading',
-        'IndexFileInfo', 'Message', 'Problem', 'QueueInfo', 'Segment'),
+    "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
+        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.batch": ('MessageBatch',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
+    "read.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
     "read.body": ('decompress_body',),
     "read.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
     "read.commitlog": ('Entry', 'SegmentScan'),
@@ -54,12 +55,14 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
+    "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
+    "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
@@ -87,6 +90,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
+    from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
     from inspector.engine.maintain.newstore import write_store
@@ -98,6 +102,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         record_problems,
         verify,
     )
+    from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.model.arguments import (
@@ -143,6 +148,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         unique_key_of,
     )
     from inspector.engine.model.records import (
+        BatchUnit,
         Blank,
         ChainStep,
         ChainWalk,
@@ -150,12 +156,14 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         Host,
         IdReading,
         IndexFileInfo,
+        InnerMessage,
         Message,
         Problem,
         QueueInfo,
         Segment,
         fmt_time,
     )
+    from inspector.engine.read.batchconsumequeue import BatchConsumeQueue, inner_messages, is_inner_batch
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.commitlog import Entry, SegmentScan

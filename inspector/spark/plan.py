@@ -61,7 +61,10 @@ def plan_segments(refs: Iterable[StoreRef]) -> list[SegmentTask]:
 
 
 def plan_queues(ref: StoreRef, store: Store, geometry: Geometry, log_end: int) -> list[QueueTask]:
-    return [QueueTask(ref, i, topic, qid, geometry, log_end) for i, (topic, qid) in enumerate(store.queue_ids())]
+    """One task per consume queue, then one per batch consume queue (``verify``'s order)."""
+    plain = [QueueTask(ref, i, topic, qid, geometry, log_end) for i, (topic, qid) in enumerate(store.queue_ids())]
+    return plain + [QueueTask(ref, len(plain) + i, topic, qid, geometry, log_end, "batchconsumequeue")
+                    for i, (topic, qid) in enumerate(store.batch_queue_ids())]
 
 
 def plan_index_files(ref: StoreRef, store: Store) -> list[IndexTask]:

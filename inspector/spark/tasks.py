@@ -21,6 +21,7 @@ from pathlib import Path
 from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 from inspector.engine import (
     BadInput,
+    BatchConsumeQueueBuilder,
     Blank,
     BrokerConfig,
     ConsumeQueueBuilder,
@@ -31,6 +32,7 @@ from inspector.engine import (
     Problem,
     Store,
     StoreError,
+    check_batch_queue,
     check_index,
     check_path_component,
     check_queue,
@@ -73,11 +75,12 @@ class SegmentTask:
 @dataclass(frozen=True)
 class QueueTask:
     store: StoreRef
-    index: int  # position in store.queue_ids()
+    index: int  # position in store.queue_ids() followed by store.batch_queue_ids()
     topic: str
     queue_id: int
     geometry: Geometry
     log_end: int  # Store.max_offset(), computed on the driver from the segment reports
+    kind: str = "consumequeue"  # or "batchconsumequeue" (5.x BatchCQ topics, 46-byte units)
 
 
 @dataclass(frozen=True)
@@ -292,8 +295,11 @@ def _planned_segment(store: Store, task: SegmentTask):
 # report as verify's bulk path, whose tables come from one walk of the whole log in one process).
 
 
-def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int) -> tuple[list[Problem], int]:
-    """(problems, units checked) of one consume queue, as ``verify`` reports them."""
+def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int,
+                   kind: str = "consumequeue") -> tuple[list[Problem], int]:
+    """(problems, units checked) of one consume queue (or batch consume queue), as ``verify`` reports them."""
+    if kind == "batchconsumequeue":
+        return check_batch_queue(store, topic, queue_id, geometry, log_end)
     return check_queue(store, topic, queue_id, geometry, log_end, None)
 
 
@@ -310,9 +316,10 @@ def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:
             units = 0
             try:
                 store = stores.get(task.store) or stores.setdefault(task.store, task.store.open())
-                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end)
+                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end,
+                                              task.kind)
             except Exception as e:  # noqa: BLE001
-                found = [Problem(f"consumequeue/{task.topic}/{task.queue_id}", 0,
+                found = [Problem(f"{task.kind}/{task.topic}/{task.queue_id}", 0,
                                  f"the queue could not be checked: {type(e).__name__}: {e}", "check-failed")]
             for seq, p in enumerate(found):
                 yield finding_row(task.store.path, PHASE_QUEUES, task.index, seq, p)
@@ -386,18 +393,25 @@ class QueueWritten:
     error: str | None = None
 
 
-def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]]) -> Iterator[QueueWritten]:
+def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
+                 batch_topics: dict[str, tuple[StoreRef, set[str]]] | None = None) -> Iterator[QueueWritten]:
     """Feed DISPATCH rows, sorted by (store, topic, queue_id, read_offset), to one ``ConsumeQueueBuilder`` per
     queue and write its files under the store's output directory.
 
     A queue's units depend only on its own records in commitlog order (a unit's position follows from its
     queue offset), so any partitioning by queue gives the single-process builder's bytes. A retried task
     first removes what an earlier attempt wrote for the queue.
+
+    ``batch_topics``: per store, its ref and the topics whose ``queue.type`` is ``BatchCQ`` (``Store.batch_topics``):
+    their records go to a ``BatchConsumeQueueBuilder`` (``batchconsumequeue/``), each re-read from the store
+    for its INNER_NUM / INNER_BASE (a DISPATCH row does not carry them; batch topics are few and small).
     """
     current: tuple | None = None
-    builder: ConsumeQueueBuilder | None = None
+    builder: ConsumeQueueBuilder | BatchConsumeQueueBuilder | None = None
     units = records = 0
     error: str | None = None
+    batch_topics = batch_topics or {}
+    stores: dict[str, Store] = {}
 
     def finish() -> QueueWritten | None:
         if current is None:
@@ -408,7 +422,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]]) -> It
             builder.close()
             out = Path(targets[current[0]][0])
             files = tuple(str(p.relative_to(out)) for p in builder.files)
-            warnings = tuple(builder.warnings)
+            warnings = tuple(getattr(builder, "warnings", ()))
         return QueueWritten(current[0], current[1], current[2], units, records, files, warnings, error)
 
     for row in rows:
@@ -420,18 +434,33 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]]) -> It
                 yield done
             current, builder, units, records, error = key, None, 0, 0, None
             out, geometry = targets[store]
+            batch = topic in batch_topics.get(store, (None, ()))[1]
             try:
                 check_path_component(topic, "topic")
-                shutil.rmtree(Path(out) / "consumequeue" / topic / str(queue_id), ignore_errors=True)
-                builder = ConsumeQueueBuilder(out, geometry)
+                directory = "batchconsumequeue" if batch else "consumequeue"
+                shutil.rmtree(Path(out) / directory / topic / str(queue_id), ignore_errors=True)
+                builder = BatchConsumeQueueBuilder(out) if batch else ConsumeQueueBuilder(out, geometry)
             except Exception as e:  # noqa: BLE001 - this queue is reported, the others are written
                 error = f"{type(e).__name__}: {e}"
         if builder is None:
             continue
-        (_, _, _, _, physical_offset, total_size, tags_code, store_timestamp, queue_offset, sys_flag,
+        (_, _, _, read_offset, physical_offset, total_size, tags_code, store_timestamp, queue_offset, sys_flag,
          prepared_transaction_offset) = row
-        request = DispatchRequest(topic, queue_id, physical_offset, total_size, tags_code, store_timestamp,
-                                  queue_offset, "", None, sys_flag, prepared_transaction_offset)
+        try:
+            if isinstance(builder, BatchConsumeQueueBuilder):
+                opened = stores.get(store) or stores.setdefault(store, batch_topics[store][0].open())
+                msg = opened.message_at(read_offset)
+                request = dispatch_request(msg.topic, msg.queue_id, msg.stored_physical_offset, msg.total_size,
+                                           msg.store_timestamp, msg.queue_offset, msg.sys_flag,
+                                           msg.prepared_transaction_offset, msg.properties, targets[store][1])
+            else:
+                request = DispatchRequest(topic, queue_id, physical_offset, total_size, tags_code, store_timestamp,
+                                          queue_offset, "", None, sys_flag, prepared_transaction_offset)
+        except Exception as e:  # noqa: BLE001
+            error = f"{type(e).__name__}: {e}"
+            builder.close()
+            builder = None
+            continue
         try:
             records += 1
             units += int(builder.put(request))
@@ -440,5 +469,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]]) -> It
             builder.close()
             builder = None
     done = finish()
+    for opened in stores.values():
+        opened.close()
     if done is not None:
         yield done

@@ -42,11 +42,13 @@ def write_config_files(
     queue_nums: Mapping[str, int],
     delay_levels: Set[int],
     delay_offsets: Mapping[int, int] | None,
+    topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """``topics.json``, ``consumerOffset.json``, ``subscriptionGroup.json`` and (when delay levels were used or
     offsets given) ``delayOffset.json`` in ``config``, as a broker persists them (spec §7).
 
-    ``topic_queues``: topic -> max queue id written; ``now``: the dataVersion timestamp. See
+    ``topic_queues``: topic -> max queue id written; ``now``: the dataVersion timestamp; ``topic_attributes``:
+    each topic's ``attributes`` map (names without the admin API's ``+``/``-`` prefix, spec §7.2). See
     :class:`~inspector.engine.maintain.writer.StoreWriter` for the other arguments.
     """
     topics = dict(topic_queues)
@@ -54,11 +56,14 @@ def write_config_files(
         topics[topic] = max([topics.get(topic, 0), *offsets.keys()])
     for topic in queue_nums:
         topics.setdefault(topic, 0)
+    attributes = topic_attributes or {}
+    for topic in attributes:
+        topics.setdefault(topic, 0)
     table = {}
     for topic in sorted(topics):
         nums = _queue_num(topic, topics[topic], queue_nums)
         table[topic] = {  # TopicConfig, fields in fastjson's alphabetical order
-            "attributes": {},
+            "attributes": dict(sorted(attributes.get(topic, {}).items())),
             "order": False,
             "perm": 6,
             "readQueueNums": nums,

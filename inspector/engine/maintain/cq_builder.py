@@ -55,7 +55,80 @@ class _Queue:
         self.max_physic_offset = -1  # ConsumeQueue.maxPhysicOffset starts at -1
 
 
-class ConsumeQueueBuilder:
+class _QueueFiles:
+    """The files of the queues a builder writes (``MappedFileQueue``): one directory per (topic, queue id)
+    under ``root/directory``, full-size sparse files named by their byte offset, units appended with
+    positioned writes. Shared by :class:`ConsumeQueueBuilder` and the batch consume-queue builder."""
+
+    directory = "consumequeue"
+    root: Path
+    file_size: int
+    _queues: dict[tuple[str, int], _Queue]
+    _closed: bool
+
+    def _queue(self, topic: str, queue_id: int) -> _Queue:
+        key = (topic, queue_id)
+        queue = self._queues.get(key)
+        if queue is None:
+            check_path_component(topic, "topic")
+            queue = _Queue(self.root / self.directory / topic / str(queue_id))
+            self._queues[key] = queue
+        return queue
+
+    # MappedFileQueue.getLastMappedFile(startOffset, needCreate=true)
+    def _last_file(self, queue: _Queue, start_offset: int) -> _QueueFile:
+        last = queue.files[-1] if queue.files else None
+        if last is not None and last.wrote < self.file_size:
+            return last
+        if last is None:
+            create = start_offset - start_offset % self.file_size
+        else:
+            self._flush(last)
+            create = last.start + self.file_size
+        queue.directory.mkdir(parents=True, exist_ok=True)
+        path = queue.directory / file_name_for_offset(create)
+        with open(path, "xb") as f:
+            f.truncate(self.file_size)  # a new mapped file: all zeros
+        mapped = _QueueFile(path, create, first_create_in_queue=last is None)
+        queue.files.append(mapped)
+        return mapped
+
+    def _append(self, mapped: _QueueFile, unit: bytes) -> None:
+        if mapped.wrote + len(unit) > self.file_size:
+            raise AssertionError(
+                "queue unit past the end of its file"
+            )  # file sizes are multiples of the unit size
+        if not mapped.pending:
+            mapped.pending_from = mapped.wrote
+        mapped.pending += unit
+        mapped.wrote += len(unit)
+        if len(mapped.pending) >= _CQ_FLUSH_BYTES:
+            self._flush(mapped)
+
+    @staticmethod
+    def _flush(mapped: _QueueFile) -> None:
+        if mapped.pending:
+            with open(mapped.path, "r+b") as f:
+                f.seek(mapped.pending_from)
+                f.write(mapped.pending)
+            mapped.pending = bytearray()
+
+    def close(self) -> None:
+        """Write every pending unit. The builder cannot be used afterwards."""
+        if self._closed:
+            return
+        for queue in self._queues.values():
+            for mapped in queue.files:
+                self._flush(mapped)
+        self._closed = True
+
+    @property
+    def files(self) -> list[Path]:
+        """Every queue file written, in (topic, queue id, offset) order."""
+        return [m.path for key in sorted(self._queues) for m in self._queues[key].files]
+
+
+class ConsumeQueueBuilder(_QueueFiles):
     """Writes ``consumequeue/<topic>/<queueId>/<20-digit byte offset>`` files like ``ConsumeQueue`` does.
 
     * Only NOT_TYPE and COMMIT records get a unit (``CommitLogDispatcherBuildConsumeQueue``).
@@ -110,67 +183,6 @@ class ConsumeQueueBuilder:
         self._append(mapped, _CQ_UNIT.pack(offset, size, request.tags_code))
         self.last_store_timestamp = request.store_timestamp
         return True
-
-    def _queue(self, topic: str, queue_id: int) -> _Queue:
-        key = (topic, queue_id)
-        queue = self._queues.get(key)
-        if queue is None:
-            check_path_component(topic, "topic")
-            queue = _Queue(self.root / "consumequeue" / topic / str(queue_id))
-            self._queues[key] = queue
-        return queue
-
-    # MappedFileQueue.getLastMappedFile(startOffset, needCreate=true)
-    def _last_file(self, queue: _Queue, start_offset: int) -> _QueueFile:
-        last = queue.files[-1] if queue.files else None
-        if last is not None and last.wrote < self.file_size:
-            return last
-        if last is None:
-            create = start_offset - start_offset % self.file_size
-        else:
-            self._flush(last)
-            create = last.start + self.file_size
-        queue.directory.mkdir(parents=True, exist_ok=True)
-        path = queue.directory / file_name_for_offset(create)
-        with open(path, "xb") as f:
-            f.truncate(self.file_size)  # a new mapped file: all zeros
-        mapped = _QueueFile(path, create, first_create_in_queue=last is None)
-        queue.files.append(mapped)
-        return mapped
-
-    def _append(self, mapped: _QueueFile, unit: bytes) -> None:
-        if mapped.wrote + len(unit) > self.file_size:
-            raise AssertionError(
-                "consume queue unit past the end of its file"
-            )  # file sizes are multiples of 20
-        if not mapped.pending:
-            mapped.pending_from = mapped.wrote
-        mapped.pending += unit
-        mapped.wrote += len(unit)
-        if len(mapped.pending) >= _CQ_FLUSH_BYTES:
-            self._flush(mapped)
-
-    @staticmethod
-    def _flush(mapped: _QueueFile) -> None:
-        if mapped.pending:
-            with open(mapped.path, "r+b") as f:
-                f.seek(mapped.pending_from)
-                f.write(mapped.pending)
-            mapped.pending = bytearray()
-
-    def close(self) -> None:
-        """Write every pending unit. The builder cannot be used afterwards."""
-        if self._closed:
-            return
-        for queue in self._queues.values():
-            for mapped in queue.files:
-                self._flush(mapped)
-        self._closed = True
-
-    @property
-    def files(self) -> list[Path]:
-        """Every consume-queue file written, in (topic, queue id, offset) order."""
-        return [m.path for key in sorted(self._queues) for m in self._queues[key].files]
 
     @property
     def max_offsets(self) -> dict[tuple[str, int], int]:

@@ -36,6 +36,8 @@ PROPERTY_KEYS = "KEYS"
 PROPERTY_TAGS = "TAGS"
 PROPERTY_UNIQ_KEY = "UNIQ_KEY"
 PROPERTY_DELAY = "DELAY"
+PROPERTY_INNER_NUM = "INNER_NUM"
+PROPERTY_INNER_BASE = "INNER_BASE"
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 
 
@@ -60,6 +62,8 @@ class DispatchRequest:
     sys_flag: int
     prepared_transaction_offset: int
     properties: Mapping[str, str] = field(default_factory=dict, hash=False)
+    msg_base_offset: int = -1  # INNER_BASE when INNER_NUM and INNER_BASE are both present, else queue_offset
+    batch_size: int = 1  # INNER_NUM when both are present, else 1 (BatchConsumeQueue units, spec §4.3)
 
     @property
     def transaction_type(self) -> int:
@@ -74,11 +78,16 @@ def _delay_table(delay_levels: str) -> tuple[int, ...]:
 
 def _parse_java_int(text: str, what: str) -> int:
     """``Integer.parseInt``: optional sign, ASCII digits, int32 range; anything else is an error."""
+    return _parse_java_integer(text, what, INT32_MIN, INT32_MAX)
+
+
+def _parse_java_integer(text: str, what: str, low: int, high: int) -> int:
+    """``Integer.parseInt`` / ``Long.parseLong`` / ``Short.parseShort`` for the range [low, high]."""
     if not _JAVA_INT.fullmatch(text):
-        raise BadInput(f"{what} is not a Java int: {text!r}")
+        raise BadInput(f"{what} is not a Java integer: {text!r}")
     value = int(text)
-    if not INT32_MIN <= value <= INT32_MAX:
-        raise BadInput(f"{what} is out of the int range: {text!r}")
+    if not low <= value <= high:
+        raise BadInput(f"{what} is out of range [{low}, {high}]: {text!r}")
     return value
 
 
@@ -110,6 +119,11 @@ def dispatch_request(
         if level > 0:
             # DefaultMessageStore.computeDeliverTimestamp; every clamped level is in the table
             tags_code = store_timestamp + delays[level - 1]
+    msg_base_offset, batch_size = queue_offset, 1
+    inner_num, inner_base = properties.get(PROPERTY_INNER_NUM), properties.get(PROPERTY_INNER_BASE)
+    if inner_num is not None and inner_base is not None:  # Long.parseLong / Short.parseShort
+        msg_base_offset = _parse_java_integer(inner_base, "INNER_BASE", -(1 << 63), (1 << 63) - 1)
+        batch_size = _parse_java_integer(inner_num, "INNER_NUM", -(1 << 15), (1 << 15) - 1)
     return DispatchRequest(
         topic=topic,
         queue_id=queue_id,
@@ -123,6 +137,8 @@ def dispatch_request(
         sys_flag=sys_flag,
         prepared_transaction_offset=prepared_transaction_offset,
         properties=dict(properties),
+        msg_base_offset=msg_base_offset,
+        batch_size=batch_size,
     )
 
 

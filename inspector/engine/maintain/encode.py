@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import struct
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from parsers.commitlog import (
 )
 from parsers.java import INT32_MAX, INT32_MIN
 
-__all__ = ["compress_body", "encode_record", "format_host", "parse_host"]
+__all__ = ["compress_body", "encode_inner_batch", "encode_record", "format_host", "parse_host"]
 
 MAX_PROPERTIES_LENGTH = 32767
 
@@ -180,6 +181,36 @@ class _Prepared:
         return data
 
 
+_INNER_HEAD = struct.Struct(">iiiii")  # item total size, magic 0, body CRC 0, flag, body length
+
+
+def encode_inner_batch(items: Sequence[tuple[int, bytes, Properties]]) -> bytes:
+    """The body of an inner-batch record: ``MessageDecoder.encodeMessages`` of (flag, body, properties) items
+    (spec §2.10): per item its total size, magic 0, body CRC 0, flag, length-prefixed body and int16-prefixed
+    properties. Each item's properties are checked like a record's (no separators inside, at most 32767 bytes)."""
+    out = bytearray()
+    for flag, body, properties in items:
+        _check_int(flag, "flag", INT32_MIN, INT32_MAX)
+        props = _properties_bytes(properties)
+        size = _INNER_HEAD.size + len(body) + 2 + len(props)
+        out += _INNER_HEAD.pack(size, 0, 0, flag, len(body))
+        out += body
+        out += len(props).to_bytes(2, "big")
+        out += props
+    return bytes(out)
+
+
+def _properties_bytes(props: Properties) -> bytes:
+    for name, value in props.entries:
+        for part in (name, value or ""):
+            if "\x01" in part or "\x02" in part:
+                raise BadInput(f"property {name!r} contains a separator character (0x01/0x02)")
+    props_bytes = _utf8(props.to_text(), "properties")
+    if len(props_bytes) > MAX_PROPERTIES_LENGTH:
+        raise BadInput(f"properties are {len(props_bytes)} bytes, more than {MAX_PROPERTIES_LENGTH}")
+    return props_bytes
+
+
 def _check_int(value: object, what: str, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise BadInput(f"{what} must be an integer in [{low}, {high}], not {value!r}")
@@ -241,13 +272,7 @@ def _prepare(
     if len(topic_bytes) > 32767:
         raise BadInput("topic longer than 32767 bytes")
     props = _properties_object(properties)
-    for name, value in props.entries:
-        for part in (name, value or ""):
-            if "\x01" in part or "\x02" in part:
-                raise BadInput(f"property {name!r} contains a separator character (0x01/0x02)")
-    props_bytes = _utf8(props.to_text(), "properties")
-    if len(props_bytes) > MAX_PROPERTIES_LENGTH:
-        raise BadInput(f"properties are {len(props_bytes)} bytes, more than {MAX_PROPERTIES_LENGTH}")
+    props_bytes = _properties_bytes(props)
     total = record_length(len(body), len(topic_bytes), len(props_bytes), sys_flag, magic)
     return _Prepared(
         topic=topic,

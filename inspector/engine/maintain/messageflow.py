@@ -15,6 +15,7 @@ we use this fixed, documented order instead (it matches the record of spec §14.
  5. the spec's extra user properties, in the order given
  6. ``TRAN_MSG``        7. ``PGROUP``          8. ``UNIQ_KEY``        9. ``CLUSTER``
 10. ``REAL_TOPIC``     11. ``REAL_QID``       12. ``__transactionId__``
+13. ``INNER_NUM``      14. ``INNER_BASE``     (an inner-batch record, see ``_append_batch``)
 
 i.e. what the producer's ``Message`` constructor sets, then user properties, then what the producer adds
 at send time, then what the broker adds. A transaction COMMIT record copies its half message's properties
@@ -33,6 +34,7 @@ from inspector.engine.maintain.encode import (
     _check_int,
     _prepare,
     compress_body,
+    encode_inner_batch,
     format_host,
 )
 from inspector.engine.maintain.messagespec import AppendResult, MessageSpec, _Half
@@ -40,6 +42,8 @@ from inspector.engine.model.errors import BadInput
 from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
 from parsers.commitlog import (
     COMPRESSED_FLAG,
+    INNER_BATCH_FLAG,
+    NEED_UNWRAP_FLAG,
     TRANSACTION_COMMIT_TYPE,
     TRANSACTION_MASK,
     TRANSACTION_NOT_TYPE,
@@ -66,10 +70,54 @@ P_TRAN_MSG, P_PGROUP, P_UNIQ_KEY, P_CLUSTER = "TRAN_MSG", "PGROUP", "UNIQ_KEY", 
 P_REAL_TOPIC, P_REAL_QID, P_TRANSACTION_ID = "REAL_TOPIC", "REAL_QID", "__transactionId__"
 MANAGED_PROPERTIES = frozenset(
     {P_TAGS, P_KEYS, P_WAIT, P_DELAY, P_TRAN_MSG, P_PGROUP, P_UNIQ_KEY, P_CLUSTER, P_REAL_TOPIC, P_REAL_QID,
-     P_TRANSACTION_ID}
+     P_TRANSACTION_ID, "INNER_NUM", "INNER_BASE"}
 )  # fmt: skip
 # cleared from a half message's properties when its COMMIT record is written (spec §10.1)
 COMMIT_CLEARED_PROPERTIES = (P_TRAN_MSG, P_REAL_TOPIC, P_REAL_QID)
+
+
+P_INNER_NUM, P_INNER_BASE = "INNER_NUM", "INNER_BASE"
+INT16_MAX = 32767
+# MessageSpec fields a batch (_BATCH_FIXED) or an inner message (_INNER_FIXED) must leave at their defaults
+_COMMON_FIXED = (("compression", None), ("transaction", None), ("half_ref", None), ("delay_level", 0),
+                 ("producer_group", None), ("prepared_transaction_offset", 0), ("real_topic", None),
+                 ("real_queue_id", None))
+_BATCH_FIXED = (*_COMMON_FIXED, ("body", b""), ("tags", None), ("keys", []), ("properties", {}))
+_INNER_FIXED = (*_COMMON_FIXED, ("queue_id", 0), ("born_host", None), ("store_host", None),
+                ("born_timestamp", None), ("store_timestamp", None), ("reconsume_times", 0))
+
+
+def _refuse_set(spec: MessageSpec, what: str, fixed: tuple[tuple[str, object], ...]) -> None:
+    given = [name for name, default in fixed if getattr(spec, name) not in (default,) and
+             not (name == "keys" and not spec.keys)]
+    if given:
+        raise BadInput(f"{what} cannot set {', '.join(given)}")
+
+
+def _user_properties(spec: MessageSpec) -> Mapping[str, str]:
+    """The spec's extra properties, checked: strings, non-empty names, none the writer manages."""
+    extra = spec.properties
+    if not isinstance(extra, Mapping):
+        raise BadInput("properties must be a mapping of str to str")
+    for name, value in extra.items():
+        if not isinstance(name, str) or not isinstance(value, str) or not name:
+            raise BadInput(f"bad user property {name!r}: names and values are strings, names non-empty")
+        if name in MANAGED_PROPERTIES:
+            raise BadInput(f"property {name} is set by the writer; use the MessageSpec field instead")
+    return extra
+
+
+def _message_entries(spec: MessageSpec) -> list[tuple[str, str]]:
+    """TAGS, KEYS and WAIT as the producer's ``Message`` sets them (keys joined and trimmed like Java)."""
+    entries: list[tuple[str, str]] = []
+    if spec.tags:
+        entries.append((P_TAGS, spec.tags))
+    keys = spec.keys if isinstance(spec.keys, str) else _java_trim(" ".join(spec.keys))
+    if keys:
+        entries.append((P_KEYS, keys))
+    if spec.wait_store_msg_ok is not None:
+        entries.append((P_WAIT, "true" if spec.wait_store_msg_ok else "false"))
+    return entries
 
 
 def _java_trim(text: str) -> str:
@@ -96,6 +144,8 @@ class MessageFlow:
     _halves_by_key: dict[str, _Half]
 
     def _append_message(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
+        if spec.batch is not None:
+            return self._append_batch(spec, index, store_timestamp)
         kind = spec.transaction
         if spec.half_ref is not None:
             raise BadInput("half_ref is only for transaction='commit' or 'rollback'")
@@ -104,14 +154,7 @@ class MessageFlow:
         _check_int(spec.delay_level, "delay_level", 0, INT32_MAX)
         if spec.delay_level and kind is not None:
             raise BadInput("delay_level is only for ordinary messages (producers clear it on transactions)")
-        extra = spec.properties
-        if not isinstance(extra, Mapping):
-            raise BadInput("properties must be a mapping of str to str")
-        for name, value in extra.items():
-            if not isinstance(name, str) or not isinstance(value, str) or not name:
-                raise BadInput(f"bad user property {name!r}: names and values are strings, names non-empty")
-            if name in MANAGED_PROPERTIES:
-                raise BadInput(f"property {name} is set by the writer; use the MessageSpec field instead")
+        extra = _user_properties(spec)
         born_timestamp = spec.born_timestamp if spec.born_timestamp is not None else store_timestamp
         _check_int(born_timestamp, "born_timestamp", *_INT64)
         unique_key = spec.unique_key
@@ -129,14 +172,7 @@ class MessageFlow:
 
         topic, queue_id = spec.topic, spec.queue_id
         _check_int(queue_id, "queue_id", 0, INT32_MAX)
-        producer: list[tuple[str, str]] = []
-        if spec.tags:
-            producer.append((P_TAGS, spec.tags))
-        keys = spec.keys if isinstance(spec.keys, str) else _java_trim(" ".join(spec.keys))
-        if keys:
-            producer.append((P_KEYS, keys))
-        if spec.wait_store_msg_ok is not None:
-            producer.append((P_WAIT, "true" if spec.wait_store_msg_ok else "false"))
+        producer = _message_entries(spec)
         level = min(spec.delay_level, self._max_delay_level)
         if level > 0:
             producer.append((P_DELAY, str(level)))  # the broker stores the clamped level
@@ -196,6 +232,76 @@ class MessageFlow:
             if unique_key:
                 self._halves_by_key[unique_key] = half
         return result
+
+    def _append_batch(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
+        """An inner batch: ONE record holding every message of ``spec.batch`` (spec §2.10, §4.3), as 5.x's
+        ``SendMessageProcessor`` writes a batch to a BatchCQ topic: sysFlag NEED_UNWRAP|INNER_BATCH, body
+        ``encodeMessages`` of the inner messages (each with TAGS, KEYS, WAIT, its user properties and its own
+        UNIQ_KEY), and the batch's properties WAIT, UNIQ_KEY, CLUSTER, ``INNER_NUM`` (count) and ``INNER_BASE``
+        (queue offset of the first inner message, put by ``BatchConsumeQueue.assignQueueOffset``)."""
+        items = spec.batch
+        if not isinstance(items, list | tuple) or not items:
+            raise BadInput("batch holds at least one message")
+        if len(items) > INT16_MAX:
+            raise BadInput(f"a batch holds at most {INT16_MAX} messages (INNER_NUM is a short), not {len(items)}")
+        topic, queue_id = spec.topic, spec.queue_id
+        _check_int(queue_id, "queue_id", 0, INT32_MAX)
+        if not self._is_batch_topic(topic):
+            raise BadInput(f"topic {topic!r} is not a BatchCQ topic: give the writer "
+                           f"topic_attributes={{{topic!r}: {{'queue.type': 'BatchCQ'}}}}")
+        _refuse_set(spec, "a batch", _BATCH_FIXED)
+        born_timestamp = spec.born_timestamp if spec.born_timestamp is not None else store_timestamp
+        _check_int(born_timestamp, "born_timestamp", *_INT64)
+        encoded: list[tuple[int, bytes, Properties]] = []
+        inner_keys: list[str | None] = []
+        for n, inner in enumerate(items):  # DefaultMQProducer.batch: each message's id, then the batch's
+            if not isinstance(inner, MessageSpec):
+                raise BadInput(f"batch[{n}] is not a MessageSpec")
+            if inner.batch is not None:
+                raise BadInput(f"batch[{n}]: an inner message cannot hold a batch")
+            if inner.topic not in ("", topic):
+                raise BadInput(f"batch[{n}]: topic {inner.topic!r} differs from the batch's {topic!r}")
+            _refuse_set(inner, f"batch[{n}]", _INNER_FIXED)
+            _user_properties(inner)
+            body = inner.body
+            if not isinstance(body, bytes | bytearray | memoryview):
+                raise BadInput(f"batch[{n}]: body must be bytes, not {type(body).__name__}")
+            key = inner.unique_key if inner.unique_key is not None else self._create_uniq_id(born_timestamp)
+            entries = _message_entries(inner) + list(inner.properties.items())
+            if key:
+                entries.append((P_UNIQ_KEY, key))
+            encoded.append((inner.flag, bytes(body), Properties(entries, True)))
+            inner_keys.append(key or None)
+        body = encode_inner_batch(encoded)
+        if len(body) > self.max_message_size:
+            raise BadInput(f"batch body of {len(body)} bytes exceeds max_message_size {self.max_message_size}")
+        unique_key = spec.unique_key if spec.unique_key is not None else self._create_uniq_id(born_timestamp)
+        entries = []
+        if spec.wait_store_msg_ok is not None:
+            entries.append((P_WAIT, "true" if spec.wait_store_msg_ok else "false"))
+        if unique_key:
+            entries.append((P_UNIQ_KEY, unique_key))
+        if spec.cluster:
+            entries.append((P_CLUSTER, spec.cluster))
+        base = self._next_queue_offset(topic, queue_id)
+        entries += [(P_INNER_NUM, str(len(items))), (P_INNER_BASE, str(base))]
+        prepared = _prepare(
+            topic=topic,
+            body=body,
+            properties=Properties(entries, True),
+            queue_id=queue_id,
+            flag=spec.flag,
+            sys_flag=NEED_UNWRAP_FLAG | INNER_BATCH_FLAG,
+            born_timestamp=born_timestamp,
+            born_host=spec.born_host if spec.born_host is not None else format_host(self.producer_ip, 0),
+            store_timestamp=store_timestamp,
+            store_host=spec.store_host if spec.store_host is not None else self.store_host,
+            reconsume_times=spec.reconsume_times,
+            prepared_transaction_offset=0,
+            body_crc=None,
+        )
+        result = self._write(prepared, index, messages=len(items))
+        return replace(result, inner_unique_keys=tuple(inner_keys))
 
     def _end_transaction(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
         half = self._find_half(spec.half_ref)
@@ -270,6 +376,12 @@ class MessageFlow:
             body_crc=None,
         )
         return self._write(prepared, index)
+
+    def _is_batch_topic(self, topic: str) -> bool:  # pragma: no cover - provided by StoreWriter
+        raise NotImplementedError
+
+    def _next_queue_offset(self, topic: str, queue_id: int) -> int:  # pragma: no cover - StoreWriter
+        raise NotImplementedError
 
     def _find_half(self, ref: int | str | None) -> _Half:
         if ref is None:

@@ -45,6 +45,14 @@ class MessageSpec:
     producer address with port 0 / the writer's store host). Timestamps are ms; ``store_timestamp=None``
     takes the writer's clock, ``born_timestamp=None`` the store timestamp. ``keys`` is a list (joined with a
     single space, then trimmed like Java) or a raw KEYS string written as is.
+
+    ``batch``: the messages of an inner batch (spec §2.10), written as ONE record of a topic whose
+    ``queue.type`` is ``BatchCQ`` (the writer's ``topic_attributes``): sysFlag NEED_UNWRAP|INNER_BATCH, body
+    ``MessageDecoder.encodeMessages`` of the inner messages, properties ``INNER_NUM`` / ``INNER_BASE``. This
+    spec then describes the batch itself (topic, queue, hosts, timestamps, flag, its own ``unique_key``,
+    ``wait_store_msg_ok``, ``cluster``) and has no body, tags, keys or properties; each inner spec gives only
+    ``body``, ``tags``, ``keys``, ``properties``, ``flag``, ``unique_key`` and ``wait_store_msg_ok`` (its
+    topic empty or the batch's; its ``cluster`` is not written: the broker adds CLUSTER to the batch record).
     """
 
     topic: str
@@ -70,12 +78,13 @@ class MessageSpec:
     prepared_transaction_offset: int = 0
     real_topic: str | None = None
     real_queue_id: int | None = None
+    batch: list[MessageSpec] | None = None
 
     _JSON_FIELDS = (
         "topic", "body", "body_base64", "queue_id", "tags", "keys", "properties", "born_host", "store_host",
         "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
         "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
-        "prepared_transaction_offset", "real_topic", "real_queue_id",
+        "prepared_transaction_offset", "real_topic", "real_queue_id", "batch",
     )  # fmt: skip
 
     @classmethod
@@ -91,8 +100,8 @@ class MessageSpec:
         ``half_ref`` (int index or str unique key of the half message), ``delay_level`` (int),
         ``unique_key`` (str|null; "" = none), ``producer_group`` (str), ``wait_store_msg_ok`` (bool),
         ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only), ``real_topic`` /
-        ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered).
-        Unknown fields are an error.
+        ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered),
+        ``batch`` (list of message objects: an inner batch, see the class). Unknown fields are an error.
         """
         if not isinstance(obj, Mapping):
             raise BadInput(f"a message is a JSON object, not {type(obj).__name__}")
@@ -117,6 +126,9 @@ class MessageSpec:
             isinstance(k, str) and isinstance(v, str) for k, v in properties.items()
         ):
             raise BadInput("properties must be an object of string values")
+        batch = obj.get("batch")
+        if batch is not None and not isinstance(batch, list):
+            raise BadInput("batch must be a list of message objects")
         half_ref = obj.get("half_ref")
         if half_ref is not None and (isinstance(half_ref, bool) or not isinstance(half_ref, int | str)):
             raise BadInput("half_ref must be an integer or a string")
@@ -144,7 +156,17 @@ class MessageSpec:
             prepared_transaction_offset=_typed(obj, "prepared_transaction_offset", int, 0),
             real_topic=_typed(obj, "real_topic", str, None, nullable=True),
             real_queue_id=_typed(obj, "real_queue_id", int, None, nullable=True),
+            batch=None if batch is None else [cls._inner_from_json(item, n) for n, item in enumerate(batch)],
         )
+
+    @classmethod
+    def _inner_from_json(cls, obj: object, n: int) -> MessageSpec:
+        if isinstance(obj, Mapping) and "batch" in obj:
+            raise BadInput(f"batch[{n}]: an inner message cannot hold a batch")
+        try:
+            return cls.from_json(obj)  # type: ignore[arg-type]
+        except BadInput as e:
+            raise BadInput(f"batch[{n}]: {e.reason}") from None
 
 
 _MISSING = object()
@@ -184,6 +206,7 @@ class AppendResult:
     sys_flag: int
     store_timestamp: int
     op: AppendResult | None = None
+    inner_unique_keys: tuple[str | None, ...] = ()  # an inner batch: each inner message's UNIQ_KEY
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ def write_store(
     producer_ip: str,
     consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
     source: str = "<stdin>",
+    topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[AppendResult]:
     """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, blank lines skipped) as a new
     store at ``target``; the results of every ``append``, in order.
@@ -46,8 +47,9 @@ def write_store(
     ``messages`` opens the input: a callable returning a context manager that gives its lines (an open text
     file does), called once ``target`` has been checked, so a refused target never opens the input.
     ``target`` must be absent or an empty directory. ``source`` names the input in errors (a line that is not
-    JSON or not a valid message is a :class:`BadInput` with its line number). On any error the staging
-    directory is removed and ``target`` is left as it was.
+    JSON or not a valid message is a :class:`BadInput` with its line number). ``topic_attributes``: each
+    topic's ``topics.json`` attributes (``{"queue.type": "BatchCQ"}`` makes a batch topic, see StoreWriter).
+    On any error the staging directory is removed and ``target`` is left as it was.
     """
     check_new_target(target, "store directory")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -56,7 +58,8 @@ def write_store(
     opened = messages()  # opened only now: every check above may refuse without leaving the input open
     try:
         with opened as lines:
-            results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source)
+            results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source,
+                                      topic_attributes)
         publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -72,10 +75,11 @@ def _write_messages(
     producer_ip: str,
     consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
     source: str,
+    topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[AppendResult]:
     results = []
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
-                     consumer_offsets=consumer_offsets) as writer:
+                     consumer_offsets=consumer_offsets, topic_attributes=topic_attributes) as writer:
         for n, line in enumerate(messages, 1):
             if not line.strip():
                 continue

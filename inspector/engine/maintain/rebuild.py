@@ -1,5 +1,9 @@
 """Rebuild consume queues and index files from the commitlog, through the broker's dispatch path (spec §11).
 
+Topics whose ``queue.type`` is ``BatchCQ`` (``topics.json`` attributes, or an existing ``batchconsumequeue/``
+directory: :meth:`Store.batch_topics`) get ``batchconsumequeue/`` 46-byte units as a 5.x broker writes them
+(spec §4.3), every other topic ``consumequeue/`` units.
+
 Output goes to a new directory, built in a staging directory next to it and renamed into place once
 complete and fsynced. ``rebuild_in_place`` swaps the result into the store only when asked, refuses while
 a broker holds the store's ``lock`` (and holds it itself meanwhile), keeps the replaced paths as a backup,
@@ -21,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.engine.maintain.bcq_builder import BATCH_CQ_DIR, BatchConsumeQueueBuilder
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
 from inspector.engine.maintain.dispatch import dispatch_request
 from inspector.engine.maintain.index_builder import IndexBuilder
@@ -133,6 +138,9 @@ def _build(store, out: Path, geometry: Geometry | None, progress: Progress | Non
     recovery = recover(store, mode)
     result = RebuildResult(out, geometry, recovery)
     cq = ConsumeQueueBuilder(out, geometry)
+    bcq = BatchConsumeQueueBuilder(out)
+    batch_topics = store.batch_topics()  # queue.type=BatchCQ: their units go to batchconsumequeue/ (spec §4.3)
+    logics_ts = 0
     index = IndexBuilder(out, geometry, clock=_original_index_clock(store.index_files()), tz=dt.UTC)
     total = max(1, recovery.end_offset - store.min_offset)
     last_report = 0.0
@@ -155,7 +163,10 @@ def _build(store, out: Path, geometry: Geometry | None, progress: Progress | Non
                 result.skipped.append(Problem(entry.file, entry.position, f"not dispatched: {e}", "undispatchable"))
                 continue
             result.messages += 1
-            result.cq_units += int(cq.put(request))
+            written = (bcq if request.topic in batch_topics else cq).put(request)
+            if written:
+                logics_ts = request.store_timestamp
+            result.cq_units += int(written)
             result.index_items += index.put(request)
             crash_point("dispatch")
             if progress is not None and time.monotonic() - last_report > 0.1:
@@ -163,12 +174,13 @@ def _build(store, out: Path, geometry: Geometry | None, progress: Progress | Non
                 progress(entry.end_offset - store.min_offset, total)
     finally:
         cq.close()
+        bcq.close()
         index.close()
     if progress is not None:
         progress(total, total)
-    result.cq_files = sorted(str(p.relative_to(out)) for p in cq.files)
+    result.cq_files = sorted(str(p.relative_to(out)) for p in [*cq.files, *bcq.files])
     result.index_files = [f"index/{f.name}" for f in index.files]
-    result.logics_msg_timestamp = cq.last_store_timestamp
+    result.logics_msg_timestamp = logics_ts
     result.index_msg_timestamp = index.index_msg_timestamp
     return result
 
@@ -216,7 +228,7 @@ def _hold_lock(root: Path) -> int | None:
     return fd
 
 
-SWAPPED = ("consumequeue", "index", "checkpoint")
+SWAPPED = ("consumequeue", BATCH_CQ_DIR, "index", "checkpoint")
 
 
 def _write_journal(root: Path, staging: Path, backup: Path) -> None:

@@ -2,12 +2,13 @@
 
 Checks, in order: commitlog layout and every record (magic, sizes, length formula,
 body CRC, the 5.x ``__CRC32#`` property, PHYSICALOFFSET, BLANK at segment ends);
-consume queues against the records they point at; index files (header counters,
+consume queues and batch consume queues against the records they point at; index files (header counters,
 time ranges, items against their messages' keys, chains); checkpoint; consumer
 offsets; config files.
 
 The checks of each structure have modules of their own: :mod:`~inspector.engine.maintain.verify_queues`
-(consume queues), :mod:`~inspector.engine.maintain.verify_index` (index files) and
+(consume queues), :mod:`~inspector.engine.maintain.verify_batch_queues` (batch consume queues),
+:mod:`~inspector.engine.maintain.verify_index` (index files) and
 :mod:`~inspector.engine.maintain.verify_crosschecks` (what the one commitlog walk vouches for, so most units
 and items need no record read of their own). This module runs them in order and holds the small checks of
 the checkpoint, consumer offsets and ``__CRC32#`` property.
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_index import check_index
 from inspector.engine.maintain.verify_queues import check_queue
@@ -96,6 +98,10 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():
         found, n = check_queue(store, topic, qid, geometry, log_end, cross)
+        problems.extend(found)
+        cq_units += n
+    for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
+        found, n = check_batch_queue(store, topic, qid, geometry, log_end)
         problems.extend(found)
         cq_units += n
     index_items = 0

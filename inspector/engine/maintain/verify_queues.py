@@ -19,7 +19,7 @@ from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 if TYPE_CHECKING:
     from inspector.engine.maintain.verify_crosschecks import CrossChecks
 
-__all__ = ["check_queue"]
+__all__ = ["check_queue", "unit_record"]
 
 
 def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
@@ -82,29 +82,39 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
     return problems, units
 
 
-def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: int,
-                prev_phy: int) -> tuple[list[Problem], int]:
-    """Problems of one unit, and prev_phy for the next one."""
+def unit_record(store, unit, log_end: int, prev_phy: int, label: str) -> tuple[list[Problem], int, Message | None]:
+    """What every queue unit (20- or 46-byte) must pass before its record is compared: inside the log, after
+    the previous unit, at a readable record. (problems, prev_phy for the next unit, the record or None);
+    ``label`` names the unit in the reasons ("unit 5")."""
     found: list[Problem] = []
     where = (unit.file, unit.position)
     if unit.physical_offset + unit.size > log_end:
         # with abort present a broker is running (or crashed): its queues may run ahead of the complete records
         ahead = store.abort_exists and unit.physical_offset >= log_end
-        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}+{unit.size}, "
+        found.append(Problem(*where, f"{label} points at {unit.physical_offset}+{unit.size}, "
                              f"past the end of the commitlog ({log_end})"
                              + ("; the broker is running or crashed (abort file present)" if ahead else ""),
                              "cq-past-end", "warning" if ahead else "error"))
-        return found, prev_phy
+        return found, prev_phy, None
     if unit.physical_offset <= prev_phy:
-        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}, not after the "
+        found.append(Problem(*where, f"{label} points at {unit.physical_offset}, not after the "
                              f"previous unit ({prev_phy})", "cq-order"))
     prev_phy = unit.physical_offset
     try:
         msg = store.message_at(unit.physical_offset)
     except StoreError as e:
-        found.append(Problem(*where, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e.reason}",
-                             "cq-dangling"))
+        found.append(Problem(*where, f"{label} points at {unit.physical_offset}: {e.reason}", "cq-dangling"))
+        return found, prev_phy, None
+    return found, prev_phy, msg
+
+
+def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: int,
+                prev_phy: int) -> tuple[list[Problem], int]:
+    """Problems of one unit, and prev_phy for the next one."""
+    found, prev_phy, msg = unit_record(store, unit, log_end, prev_phy, f"unit {unit.queue_offset}")
+    if msg is None:
         return found, prev_phy
+    where = (unit.file, unit.position)
     mismatches = []
     if msg.topic != topic and not _lmq_fanout(msg, topic):
         mismatches.append(f"topic {msg.topic!r}")

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
+from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
 from inspector.engine.maintain.brokerfiles import checkpoint_bytes, write_config_files
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
 from inspector.engine.maintain.dispatch import check_path_component, dispatch_request
@@ -44,6 +45,7 @@ from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_s
 __all__ = ["StoreWriter"]
 
 DEFAULT_MAX_MESSAGE_SIZE = 4 * 1024 * 1024  # MessageStoreConfig.maxMessageSize (body limit)
+QUEUE_TYPE_ATTRIBUTE, BATCH_CQ = "queue.type", "BatchCQ"  # TopicAttributes.QUEUE_TYPE_ATTRIBUTE, CQType.BatchCQ
 
 
 def _wall_clock() -> int:
@@ -66,15 +68,17 @@ class StoreWriter(MessageFlow):
     * ``consumer_offsets``: ``{(topic, group): {queue_id: offset}}`` for ``consumerOffset.json`` (the
       groups also go to ``subscriptionGroup.json``); ``delay_offsets``: ``{level: offset}`` for
       ``delayOffset.json`` (default: 0 for every level used, i.e. nothing delivered yet);
-      ``queue_nums``: read/write queue numbers per topic for ``topics.json``. All three are attributes that
-      may be changed until :meth:`close`.
+      ``queue_nums``: read/write queue numbers per topic for ``topics.json``; ``topic_attributes``: each
+      topic's ``attributes`` in ``topics.json`` (5.x, e.g. ``{"queue.type": "BatchCQ"}``: that topic's units
+      go to ``batchconsumequeue/`` and it may take inner batches, see ``MessageSpec.batch``). All four are
+      attributes that may be changed until :meth:`close` (the queue type before the topic's first record).
     * ``max_message_size``: largest stored body accepted (``maxMessageSize``, 4 MiB).
     * ``strip_commit_properties``: remove ``TRAN_MSG``, ``REAL_TOPIC``, ``REAL_QID`` from COMMIT records
       (spec §10.1). Set False to reproduce brokers whose ``EndTransactionProcessor`` encodes the properties
       before clearing them (seen in 5.x sources before 5.2), which keeps all three in the stored record.
 
     What was written: :attr:`segments`, :attr:`consume_queues` (a :class:`ConsumeQueueBuilder`: ``files``,
-    ``max_offsets``) and :attr:`index` (an :class:`IndexBuilder`: ``files`` with their headers,
+    ``max_offsets``), :attr:`batch_queues` (a :class:`BatchConsumeQueueBuilder`, likewise) and :attr:`index` (an :class:`IndexBuilder`: ``files`` with their headers,
     ``index_msg_timestamp``).
     """
 
@@ -92,6 +96,7 @@ class StoreWriter(MessageFlow):
         consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]] | None = None,
         delay_offsets: Mapping[int, int] | None = None,
         queue_nums: Mapping[str, int] | None = None,
+        topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         strip_commit_properties: bool = True,
     ) -> None:
@@ -117,6 +122,9 @@ class StoreWriter(MessageFlow):
         }
         self.delay_offsets: dict[int, int] | None = dict(delay_offsets) if delay_offsets is not None else None
         self.queue_nums: dict[str, int] = dict(queue_nums or {})
+        self.topic_attributes: dict[str, dict[str, str]] = {
+            topic: dict(attributes) for topic, attributes in (topic_attributes or {}).items()
+        }
         self.max_message_size = max_message_size
         self.strip_commit_properties = strip_commit_properties
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
@@ -124,6 +132,7 @@ class StoreWriter(MessageFlow):
         # builders first: they validate the geometry before anything is created on disk
         self._commitlog = SegmentWriter(self.root / "commitlog", self.geometry.segment_size)
         self.consume_queues = ConsumeQueueBuilder(self.root, self.geometry)
+        self.batch_queues = BatchConsumeQueueBuilder(self.root)
         self.index = IndexBuilder(self.root, self.geometry, clock=clock, tz=tz)
         for sub in ("commitlog", "consumequeue", "config"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
@@ -136,6 +145,7 @@ class StoreWriter(MessageFlow):
         self._uniq_counter = 0
         self._count = 0
         self._last_store_timestamp = 0
+        self._logics_timestamp = 0  # checkpoint.logicsMsgTimestamp: store time of the last queue unit written
         self._any_record = False
         self._closed = False
 
@@ -184,9 +194,10 @@ class StoreWriter(MessageFlow):
         self._closed = True
         self._commitlog.close()
         self.consume_queues.close()
+        self.batch_queues.close()
         self.index.close()
         checkpoint = checkpoint_bytes(
-            self._last_store_timestamp, self.consume_queues.last_store_timestamp, self.index.index_msg_timestamp
+            self._last_store_timestamp, self._logics_timestamp, self.index.index_msg_timestamp
         )
         (self.root / "checkpoint").write_bytes(checkpoint)
         write_config_files(
@@ -197,6 +208,7 @@ class StoreWriter(MessageFlow):
             self.queue_nums,
             self._delay_levels,
             self.delay_offsets,
+            self.topic_attributes,
         )
 
     def __enter__(self) -> StoreWriter:
@@ -219,8 +231,9 @@ class StoreWriter(MessageFlow):
 
     # -- records --------------------------------------------------------------------------------------------
 
-    def _write(self, prepared: _Prepared, index: int) -> AppendResult:
-        """Append one validated record and dispatch it (``doAppend`` + reput)."""
+    def _write(self, prepared: _Prepared, index: int, messages: int = 1) -> AppendResult:
+        """Append one validated record and dispatch it (``doAppend`` + reput). ``messages``: how many queue
+        offsets the record takes (an inner batch's INNER_NUM; ``BatchConsumeQueue.increaseQueueOffset``)."""
         check_path_component(prepared.topic, "topic")
         physical_offset = self._commitlog.reserve(prepared.total_size)
         tran = prepared.sys_flag & TRANSACTION_MASK
@@ -228,7 +241,7 @@ class StoreWriter(MessageFlow):
         queue_offset = 0
         if tran in (TRANSACTION_NOT_TYPE, TRANSACTION_COMMIT_TYPE):  # assignOffset / increaseOffset
             queue_offset = self._queue_offsets.get(key, 0)
-            self._queue_offsets[key] = queue_offset + 1
+            self._queue_offsets[key] = queue_offset + messages
         self._commitlog.write(prepared.build(physical_offset, queue_offset))
         self._last_store_timestamp = prepared.store_timestamp
         self._any_record = True
@@ -245,7 +258,9 @@ class StoreWriter(MessageFlow):
             prepared.properties.as_map(),
             self.geometry,
         )
-        self.consume_queues.put(request)
+        queues = self.batch_queues if self._is_batch_topic(prepared.topic) else self.consume_queues
+        if queues.put(request):
+            self._logics_timestamp = request.store_timestamp
         self.index.put(request)
         return AppendResult(
             index=index,
@@ -266,6 +281,14 @@ class StoreWriter(MessageFlow):
         key = encode_uniq_key(self.producer_ip, self.pid, self.class_loader_hash, span, self._uniq_counter)
         self._uniq_counter += 1
         return key
+
+    def _is_batch_topic(self, topic: str) -> bool:
+        """Whether the topic's ``queue.type`` attribute is ``BatchCQ`` (spec §4.3: its units go to
+        ``batchconsumequeue/``)."""
+        return self.topic_attributes.get(topic, {}).get(QUEUE_TYPE_ATTRIBUTE) == BATCH_CQ
+
+    def _next_queue_offset(self, topic: str, queue_id: int) -> int:
+        return self._queue_offsets.get((topic, queue_id), 0)
 
     def _clock_now(self) -> int:
         return self.clock() if self.clock is not None else _wall_clock()

@@ -180,6 +180,26 @@ Message.properties_terminated = _RawProperties("properties_terminated", True)  #
 
 
 @dataclass(frozen=True)
+class InnerMessage(Message):
+    """One message of an inner-batch record (spec §2.10), as the consumer unwraps it
+    (``MessageDecoder.decodeMessage``): the batch record's topic, queue, hosts, timestamps, sysFlag, file and
+    physical offset; its own flag, body and properties (so tags, keys, unique key); queue offset = the
+    record's base + ``inner_index``. ``body_crc`` is the item's stored CRC field (written as 0);
+    ``body_crc_ok`` is the batch record's body CRC check. ``item_position``: where the item starts inside the
+    record's (decompressed) body."""
+
+    inner_index: int = 0
+    inner_count: int = 1
+    base_queue_offset: int = 0
+    item_position: int = 0
+    record_body_crc_ok: bool = True
+
+    @property  # type: ignore[override]
+    def body_crc_ok(self) -> bool:
+        return self.record_body_crc_ok
+
+
+@dataclass(frozen=True)
 class CqUnit:
     """One consume-queue unit, with where it sits."""
 
@@ -198,6 +218,26 @@ class CqUnit:
 
 
 @dataclass(frozen=True)
+class BatchUnit(CqUnit):
+    """One 46-byte batch consume-queue unit (spec §4.3), with where it sits. ``queue_offset`` is the message
+    offset a row stands for: ``msg_base_offset`` for the unit itself, base + i for its i-th inner message."""
+
+    store_timestamp: int
+    msg_base_offset: int
+    batch_size: int
+    compacted_offset: int
+    reserved: int
+
+    @property
+    def is_pre_blank(self) -> bool:
+        return False  # a batch consume queue has no pre-blank units
+
+
+QUEUE_KIND_CQ = "consumequeue"
+QUEUE_KIND_BATCH = "batchconsumequeue"
+
+
+@dataclass(frozen=True)
 class QueueInfo:
     topic: str
     queue_id: int
@@ -205,6 +245,8 @@ class QueueInfo:
     max_offset: int  # exclusive: next queue offset to be written
     files: tuple[str, ...]
     max_physical_end: int  # phyOffset + size of the last unit (0 when empty)
+    kind: str = QUEUE_KIND_CQ  # the directory it is read from: consumequeue or batchconsumequeue
+    units: int | None = None  # batch queues: how many 46-byte units (records) hold the messages
 
     @property
     def message_count(self) -> int:

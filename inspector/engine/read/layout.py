@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message
@@ -55,8 +56,43 @@ def message_fields(msg: Message) -> list[FieldSpan]:
     ]
     spans = []
     for number, name, length, value in spec:
+        if number == "15b" and length:
+            inner = _inner_item_fields(msg, o)
+            if inner:
+                spans.extend(inner)
+                o += length
+                continue
         spans.append(FieldSpan(number, name, o, length, value))
         o += length
+    return spans
+
+
+def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
+    """The BODY of a well-formed, uncompressed inner-batch record as its items' fields (spec §2.10), numbered
+    ``15b.<item>``; none for any other body (it stays one BODY span)."""
+    from inspector.engine.model.errors import StoreError
+    from inspector.engine.read.batchconsumequeue import inner_messages, is_inner_batch
+
+    if not is_inner_batch(msg) or msg.compressed:
+        return []
+    try:
+        items = inner_messages(msg)
+    except StoreError:
+        return []
+    spans = []
+    for m in items:
+        at = o + m.item_position
+        total, magic = struct.unpack_from(">ii", msg.body, m.item_position)
+        props = total - 22 - len(m.body)
+        n, q = f"15b.{m.inner_index}", f"inner message {m.inner_index} (queue offset {m.queue_offset})"
+        for name, length, value in (
+            ("total size", 4, str(total)), ("magic", 4, str(magic)), ("body CRC", 4, str(m.body_crc)),
+            ("flag", 4, str(m.flag)), ("body length", 4, str(len(m.body))), ("body", len(m.body), _preview(m.body)),
+            ("properties length", 2, str(props)),
+            ("properties", props, ", ".join(f"{k}={v}" for k, v in m.properties.items())),
+        ):
+            spans.append(FieldSpan(n, f"{q} {name}", at, length, value))
+            at += length
     return spans
 
 

@@ -23,6 +23,7 @@ from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.geometry import parse_delay_levels
 from inspector.engine.model.records import (
+    BatchUnit,
     ChainWalk,
     CheckpointInfo,
     CqUnit,
@@ -33,6 +34,12 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
+from inspector.engine.read.batchconsumequeue import (
+    BATCH_DIR,
+    BatchConsumeQueue,
+    inner_messages,
+    is_inner_batch,
+)
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
@@ -63,6 +70,7 @@ from parsers.java import index_key
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
 MAX_TIME = (1 << 63) - 1
+BATCH_CQ = "BatchCQ"  # CQType.BatchCQ, the value of the queue.type topic attribute
 
 
 class Store:
@@ -119,6 +127,9 @@ class Store:
             known = set(self._queue_ids)
             self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
         self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
+        self._batch_ids = discover_queues(self.root, BATCH_DIR)  # 5.x BatchCQ topics (spec §4.3)
+        self._batch_id_set = set(self._batch_ids)
+        self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
@@ -145,6 +156,8 @@ class Store:
         self.commitlog.close()
         for q in self._queues.values():
             q.close()
+        for bq in self._batch_queues.values():
+            bq.close()
         for r in self._index_readers or []:
             r.close()
         if self.rocksdb_cq is not None:
@@ -302,15 +315,46 @@ class Store:
     # -- consume queues ---------------------------------------------------------------------------------------
 
     def queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``consumequeue/`` (file or RocksDB); batch queues: :meth:`batch_queue_ids`."""
         return list(self._queue_ids)
 
+    def batch_queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``batchconsumequeue/`` (5.x topics with ``queue.type=BatchCQ``)."""
+        return list(self._batch_ids)
+
     def topics(self) -> list[str]:
-        names = {t for t, _ in self._queue_ids} | set(self.config.topics)
+        names = {t for t, _ in self._queue_ids} | {t for t, _ in self._batch_ids} | set(self.config.topics)
         return sorted(names)
 
-    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue:
+    def batch_topics(self) -> set[str]:
+        """Topics whose queues are batch consume queues: ``topics.json`` attributes say ``queue.type=BatchCQ``
+        (spec §7.2, §4.3; a ``+queue.type`` key as the admin API spells it is read too), or a
+        ``batchconsumequeue/`` directory exists for them."""
+        found = {t for t, _ in self._batch_ids}
+        for topic, config in self.config.topics.items():
+            attributes = config.get("attributes") if isinstance(config, dict) else None
+            if isinstance(attributes, dict) and BATCH_CQ in (attributes.get("queue.type"),
+                                                             attributes.get("+queue.type")):
+                found.add(topic)
+        return found
+
+    def batch_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
+        key = (topic, queue_id)
+        if key not in self._batch_id_set:
+            raise NotFound(f"no batch consume queue for topic {topic!r} queue {queue_id}", BATCH_DIR)
+        with self._lock:
+            q = self._batch_queues.get(key)
+            if q is None:
+                q = self._batch_queues[key] = BatchConsumeQueue(self.root, topic, queue_id,
+                                                                log_min_offset=self.commitlog.min_offset)
+        return q
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue | BatchConsumeQueue:
+        """The queue of (topic, queue id): from ``consumequeue/``, else from ``batchconsumequeue/``."""
         key = (topic, queue_id)
         if key not in self._queue_id_set:
+            if key in self._batch_id_set:
+                return self.batch_queue(topic, queue_id)
             raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
         q = self._queues.get(key)
         if q is None:
@@ -325,12 +369,21 @@ class Store:
         return q
 
     def queue_infos(self) -> list[QueueInfo]:
-        return [self.queue(t, q).info() for t, q in self._queue_ids]
+        """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""
+        return [*(self.queue(t, q).info() for t, q in self._queue_ids),
+                *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
 
-    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0) -> Iterator[tuple[CqUnit, Message | Problem]]:
-        """Units of one queue with the message each points at (or a Problem saying why it could not be read)."""
+    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0
+                       ) -> Iterator[tuple[CqUnit | BatchUnit, Message | Problem]]:
+        """Units of one queue with the message each points at (or a Problem saying why it could not be read).
+
+        A batch queue yields one row per message: each inner message of an inner-batch record with its unit
+        (``queue_offset`` = base + i), from the message at ``from_offset`` on."""
         cq = self.queue(topic, queue_id)
         start = max(from_offset, cq.info().min_offset)
+        if isinstance(cq, BatchConsumeQueue):
+            yield from self._batch_queue_messages(cq, start)
+            return
         for unit in cq.units(start):
             if isinstance(unit, Problem):
                 yield None, unit  # type: ignore[misc]
@@ -349,6 +402,31 @@ class Store:
                 yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
                                     "cq-dangling")
 
+    def _batch_queue_messages(self, bcq: BatchConsumeQueue, start: int
+                              ) -> Iterator[tuple[BatchUnit | None, Message | Problem]]:
+        for unit in bcq.units(start):
+            if isinstance(unit, Problem):
+                yield None, unit
+                continue
+            try:
+                msg = self.message_at(unit.physical_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset} "
+                                    f"points at {unit.physical_offset}: {e}", "cq-dangling")
+                continue
+            if not is_inner_batch(msg):
+                yield unit, msg
+                continue
+            try:
+                inner = inner_messages(msg, unit.msg_base_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset}: "
+                                    f"record at {unit.physical_offset}: {e.reason}", "bad-inner-batch")
+                continue
+            for m in inner:
+                if m.queue_offset >= start:
+                    yield replace(unit, queue_offset=m.queue_offset), m
+
     def _log_end(self) -> int:
         """End of the last commitlog segment this Store knows (a live broker may have added one since)."""
         segs = self.commitlog.segments
@@ -359,7 +437,15 @@ class Store:
         info = cq.info()
         if not info.min_offset <= queue_offset < info.max_offset:
             raise NotFound(f"queue offset {queue_offset} is outside [{info.min_offset}, {info.max_offset})", cq.rel_dir)
-        return self.message_at(cq.unit(queue_offset).physical_offset)
+        unit = cq.unit(queue_offset)
+        msg = self.message_at(unit.physical_offset)
+        if isinstance(unit, BatchUnit) and is_inner_batch(msg):
+            inner = inner_messages(msg, unit.msg_base_offset)
+            if queue_offset - unit.msg_base_offset >= len(inner):
+                raise StoreError(f"the unit says {unit.batch_size} messages from {unit.msg_base_offset}, the record "
+                                 f"at {unit.physical_offset} holds {len(inner)}", unit.file, unit.position)
+            return inner[queue_offset - unit.msg_base_offset]
+        return msg
 
     def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
         """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""
@@ -475,9 +561,11 @@ class Store:
         return walks
 
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
-        """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key."""
+        """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key;
+        for a BatchCQ topic also the inner messages with that key (read from its batch queues: not indexed)."""
         hits = self._indexed_hits(topic, key, begin, end)
-        return hits + self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+        hits += self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+        return hits + list(self._inner_key_hits(topic, key, begin, end, set()))
 
     def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
         """What following the chains of topic#key finds (every index file that can be trusted)."""
@@ -515,6 +603,30 @@ class Store:
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
         return hits
 
+    def _inner_key_hits(self, topic: str, key: str, begin: int, end: int, seen: set[tuple[int, int]]
+                        ) -> Iterator[KeyHit]:
+        """Inner messages of ``topic``'s batch queues whose KEYS or UNIQ_KEY is ``key``: the broker indexes only
+        the batch record (its UNIQ_KEY), so these are found by reading the topic's inner-batch records."""
+        for t, qid in self._batch_ids:
+            if t != topic:
+                continue
+            bcq = self.batch_queue(t, qid)
+            for unit in bcq.units(0):
+                if isinstance(unit, Problem) or not begin <= unit.store_timestamp <= end:
+                    continue
+                try:
+                    msg = self.message_at(unit.physical_offset)
+                    inner = inner_messages(msg, unit.msg_base_offset) if is_inner_batch(msg) else []
+                except StoreError:
+                    continue  # verify reports it
+                for m in inner:
+                    if (m.physical_offset, m.inner_index) in seen or not (key == m.unique_key or key in m.keys):
+                        continue
+                    seen.add((m.physical_offset, m.inner_index))
+                    yield KeyHit(m, unit.file, 0, "unique_key" if key == m.unique_key else "key",
+                                 "an inner message of a batch record: the broker does not index these, found by "
+                                 f"reading {bcq.rel_dir}")
+
     def _untrusted_ranges(self) -> list[tuple[IndexFileReader, int, int]]:
         """(reader, first, last physical offset it covered) of each index file whose counters cannot be trusted."""
         readers = self.index_files()
@@ -544,6 +656,9 @@ class Store:
         wanted = set(candidates)
         hits.extend(h for h in scanned if h.message.unique_key == unique_key
                     and (topics is None or h.message.topic in wanted))
+        for topic in sorted({t for t, _ in self._batch_ids} & wanted):  # inner messages: not indexed
+            hits.extend(h for h in self._inner_key_hits(topic, unique_key, 0, MAX_TIME, set())
+                        if h.message.unique_key == unique_key)
         hits.sort(key=lambda h: h.message.physical_offset)
         return hits
 

@@ -1,6 +1,6 @@
 """Entries of the store's data folders the engine does not read: said, never skipped without a word.
 
-``commitlog/`` and a queue folder ``consumequeue/<topic>/<queue>/`` hold files named by a 20-digit offset,
+``commitlog/`` and a queue folder ``consumequeue/<topic>/<queue>/`` (or ``batchconsumequeue/...``) hold files named by a 20-digit offset,
 ``index/`` files named by a 17-digit time, ``consumequeue/<topic>/`` folders named by a queue id. A name that is
 none of these (``abc``, 25 digits, ``notatime``) is a warning; a 20-digit name beyond the signed 64-bit range,
 which the broker's ``Long.parseLong`` cannot read (so it would not start), is an error. The readers skip both.
@@ -84,22 +84,28 @@ def _offset_folder(folder: Path, rel: str, what: str) -> Iterator[Problem]:
 
 
 def unknown_entries(root: Path) -> list[Problem]:
-    """Every entry of commitlog/, index/ and consumequeue/ that no reader of the engine reads."""
+    """Every entry of commitlog/, index/, consumequeue/ and batchconsumequeue/ that no reader of the engine reads."""
     found = list(_offset_folder(root / "commitlog", "commitlog", "commitlog segment"))
     for entry in _entries(root / "index"):
         problem = index_entry_problem(f"index/{entry.name}", entry.name)
         if problem is not None:
             found.append(problem)
-    for topic in _entries(root / "consumequeue"):
-        problem = topic_entry_problem(f"consumequeue/{topic.name}", topic.is_dir())
+    for base, what in (("consumequeue", "consume-queue file"), ("batchconsumequeue", "batch consume-queue file")):
+        found.extend(_queue_folders(root, base, what))
+    return found
+
+
+def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
+    """Strays of ``base/<topic>/<queue>/<20-digit offset>`` (consume queues and 5.x batch consume queues)."""
+    for topic in _entries(root / base):
+        problem = topic_entry_problem(f"{base}/{topic.name}", topic.is_dir())
         if problem is not None:
-            found.append(problem)
+            yield problem
             continue
         for queue in _entries(topic):
-            rel = f"consumequeue/{topic.name}/{queue.name}"
+            rel = f"{base}/{topic.name}/{queue.name}"
             problem = queue_entry_problem(rel, queue.name, queue.is_dir())
             if problem is None:
-                found.extend(_offset_folder(queue, rel, "consume-queue file"))
+                yield from _offset_folder(queue, rel, what)
             else:
-                found.append(problem)
-    return found
+                yield problem

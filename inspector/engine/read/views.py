@@ -12,6 +12,7 @@ from inspector.engine.model.records import (
     CheckpointInfo,
     IdReading,
     IndexFileInfo,
+    InnerMessage,
     KeyHit,
     Message,
     Problem,
@@ -57,6 +58,9 @@ def message_view(msg: Message, *, decompress: bool = False, body_limit: int | No
         "body_base64": b64(body),
         "body_truncated": len(body) < len(msg.body),
     }
+    if isinstance(msg, InnerMessage):
+        view["inner_batch"] = {"index": msg.inner_index, "count": msg.inner_count,
+                               "base_queue_offset": msg.base_queue_offset, "item_position": msg.item_position}
     if decompress:
         try:
             plain = decompress_body(msg)
@@ -81,8 +85,12 @@ def problem_view(p: Problem) -> dict:
 
 
 def queue_view(q: QueueInfo) -> dict:
-    return {"topic": q.topic, "queue_id": q.queue_id, "min_offset": q.min_offset, "max_offset": q.max_offset,
-            "message_count": q.message_count, "files": list(q.files), "max_physical_end": q.max_physical_end}
+    view = {"topic": q.topic, "queue_id": q.queue_id, "min_offset": q.min_offset, "max_offset": q.max_offset,
+            "message_count": q.message_count, "files": list(q.files), "max_physical_end": q.max_physical_end,
+            "kind": q.kind}
+    if q.units is not None:
+        view["units"] = q.units
+    return view
 
 
 def index_file_view(info: IndexFileInfo) -> dict:

@@ -84,9 +84,11 @@ def check_out_dirs(refs: list[StoreRef], out: str) -> None:
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     geometries: dict[str, Geometry] = {}
+    batch_topics: dict[str, tuple[StoreRef, set[str]]] = {}  # queue.type=BatchCQ: batchconsumequeue/, as rebuild
     for ref in refs:
         with ref.open() as store:
             geometries[ref.path] = common.geometry_for(store, args)
+            batch_topics[ref.path] = (ref, store.batch_topics())
     targets = {path: (out_dir, geometries[path]) for path, out_dir in output_dirs(refs, args.out).items()}
     stage = common.SegmentStage(spark, plan.plan_segments(refs))
     records = stage.frame(dispatch_rows, DISPATCH, geometries=geometries).persist()
@@ -103,7 +105,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
         ends = spark.createDataFrame([(p, r.end_offset) for p, r in recoveries.items()], "store string, end_offset long")
         for out_dir, _ in targets.values():
             Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written = (before_end(records, ends).rdd.mapPartitions(lambda rows: write_queues(rows, targets)).collect())
+        written = (before_end(records, ends).rdd.mapPartitions(lambda rows: write_queues(rows, targets, batch_topics)).collect())
     finally:
         records.unpersist()
     return summarize(refs, targets, recoveries, reports, written, args.json)

@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine import MAX_TIME, QUEUE_ID, Message, StoreError
+from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import num, parse_kind, parse_time, when
@@ -22,7 +22,14 @@ from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.messagedetail import MessageDetail
-from inspector.tui.widgets.messagelist import MessageList, OffsetRows, QueueRows, header_text
+from inspector.tui.widgets.messagelist import (
+    BatchPickedRows,
+    BatchQueueRows,
+    MessageList,
+    OffsetRows,
+    QueueRows,
+    header_text,
+)
 from inspector.tui.widgets.navbar import NavBar
 
 BATCH_SECONDS = 0.1
@@ -199,13 +206,15 @@ class BrowserScreen(ViewScreen):
                 return
             self.mode_text = f"queue {query.topic}/{query.queue} through its consume queue"
             if query.tag is None and query.key is None:
-                source = QueueRows(cq, lo, hi)
+                source = BatchQueueRows(store, cq, lo, hi) if isinstance(cq, BatchConsumeQueue) else \
+                    QueueRows(cq, lo, hi)
                 lst.set_source(source, cursor=0 if start is None else start - lo)
                 self.scanning = False
                 self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)
                 self._show_current()
                 return
-            self._start_scan("queue", query, lo, hi)
+            self._start_scan("queue", query, lo, hi,
+                             BatchPickedRows(store, cq) if isinstance(cq, BatchConsumeQueue) else None)
         elif query.key is not None and query.topic is not None:
             self.mode_text = f"index lookup {query.topic}#{query.key}"
             self._start_scan("key", query)
@@ -213,8 +222,8 @@ class BrowserScreen(ViewScreen):
             self.mode_text = "commitlog order"
             self._start_scan("log", query)
 
-    def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0) -> None:
-        source = OffsetRows()
+    def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0, source: OffsetRows | None = None) -> None:
+        source = source if source is not None else OffsetRows()
         self.message_list.set_source(source)
         self.scanning = True
         self._status("scanning…", 0)
@@ -239,11 +248,13 @@ class BrowserScreen(ViewScreen):
                 return
             if mode == "queue":
                 total = max(1, hi - lo)
+                # a batch queue's rows are its inner messages: found by queue offset (see BatchPickedRows)
+                by_queue_offset = isinstance(store.queue(query.topic, query.queue), BatchConsumeQueue)
                 for unit, m in store.queue_messages(query.topic, query.queue, lo):
                     if unit is not None and unit.queue_offset >= hi:
                         break
                     if unit is not None and isinstance(m, Message) and query.matches(m):
-                        batch.append(unit.physical_offset)
+                        batch.append(unit.queue_offset if by_queue_offset else unit.physical_offset)
                     now = time.monotonic()
                     if now - last > BATCH_SECONDS:
                         last = now

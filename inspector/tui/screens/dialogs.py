@@ -106,6 +106,8 @@ HELP = [
         ("c", "clear the filters: every message in commitlog order"),
         ("enter / x", "show the selected message in the hex view"),
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
+        ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "
+                     "a row: queue offset base+i, its own keys and body; e.g. topic Direct5BatchCQ, queue 0"),
         ("escape", "cancel the scan"),
     ]),
     ("index chain", [
@@ -117,6 +119,11 @@ HELP = [
     ("problems", [
         ("enter", "show the selected problem's place in the hex view"),
         ("v / escape", "run verify (every record and cross-file reference) / cancel it"),
+    ]),
+    ("opening a store", [
+        ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
+                              "elsewhere or split over folders), file sizes, index geometry and delay levels; "
+                              "without it the delay levels are inferred from SCHEDULE_TOPIC_XXXX (info says which)"),
     ]),
 ]
 

@@ -67,7 +67,8 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     called as the queue ends are read (a store may hold tens of thousands of queues)."""
     errors: list[str] = []
     queues: list[QueueInfo] = []
-    ids = store.queue_ids()
+    plain = store.queue_ids()
+    ids = plain + [key for key in store.batch_queue_ids() if key not in set(plain)]  # and 5.x BatchCQ queues
     if list_queues:
         for n, (topic, qid) in enumerate(ids):
             if progress is not None and n % _LIST_STEP == 0:
@@ -322,6 +323,8 @@ class OverviewScreen(Screen):
             groups = self._lag_by_queue.get((topic, q.queue_id), [])
             qlabel = Text.assemble(f"queue {q.queue_id}", f"  offsets {num(q.min_offset)}…{num(q.max_offset)}",
                                    f"  {num(q.message_count)} msgs", (f"  {len(q.files)} file(s)", "dim"))
+            if q.kind == "batchconsumequeue":
+                qlabel.append(f"  batch CQ, {num(q.units or 0)} unit(s)", style="cyan")
             for r in groups:
                 lag = "?" if r["lag"] is None else num(r["lag"])
                 qlabel.append(f"  {r['group']} lag {lag}", style="yellow" if r["lag"] else "green")

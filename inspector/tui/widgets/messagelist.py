@@ -78,6 +78,50 @@ class QueueRows(RowSource):
         return None if unit is None else unit.physical_offset
 
 
+class BatchQueueRows(QueueRows):
+    """Message offsets [lo, hi) of one batch consume queue (5.x BatchCQ): each inner message of an inner-batch
+    record is a row of its own, decoded out of the record (the physical offset is the record's)."""
+
+    def __init__(self, store, queue, lo: int, hi: int) -> None:
+        super().__init__(queue, lo, hi)
+        self.store = store
+
+    def row_message(self, index: int) -> StoreMessage:
+        """The message of row ``index`` (raises StoreError when it cannot be read)."""
+        return self.store.message_by_queue_offset(self.queue.topic, self.queue.queue_id, self.lo + index)
+
+    def row_key(self, index: int) -> tuple:
+        return self.offset(index), self.lo + index
+
+
+class BatchPickedRows(OffsetRows):
+    """Rows a filtered scan of a batch queue found: their queue offsets (each an inner message), not physical
+    offsets; ``offset`` gives the physical offset of the record holding the row's message."""
+
+    def __init__(self, store, queue) -> None:
+        super().__init__()
+        self.store = store
+        self.queue = queue
+
+    def queue_offset(self, index: int) -> int | None:
+        return super().offset(index)
+
+    def offset(self, index: int) -> int | None:
+        q = self.queue_offset(index)
+        if q is None:
+            return None
+        try:
+            return self.queue.unit(q).physical_offset
+        except StoreError:
+            return None
+
+    def row_message(self, index: int) -> StoreMessage:
+        return self.store.message_by_queue_offset(self.queue.topic, self.queue.queue_id, self.queue_offset(index))
+
+    def row_key(self, index: int) -> tuple:
+        return self.offset(index), self.queue_offset(index)
+
+
 def header_text(width: int) -> Text:
     return Text(_cells([c[0] for c in COLUMNS], width), no_wrap=True, overflow="ellipsis")
 
@@ -155,13 +199,15 @@ class MessageList(ScrollView, can_focus=True):
         offset = self.source.offset(index)
         if offset is None:
             return None if not 0 <= index < len(self.source) else "consume-queue unit unreadable"
-        got = self._messages.get(offset)
+        row_message = getattr(self.source, "row_message", None)  # rows that share a record (inner batches)
+        key = offset if row_message is None else self.source.row_key(index)
+        got = self._messages.get(key)
         if got is None:
             try:
-                got = self.store.message_at(offset)
+                got = self.store.message_at(offset) if row_message is None else row_message(index)
             except StoreError as e:
                 got = f"{offset}: {e.reason}"
-            self._messages[offset] = got
+            self._messages[key] = got
         return got
 
     # -- cursor ---------------------------------------------------------------------------------------------

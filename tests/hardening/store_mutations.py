@@ -54,6 +54,12 @@ class Layout:
     def __repr__(self) -> str:
         return f"Layout({self.root})"
 
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        """Hypothesis prints a failing example's arguments with its own pretty-printer, which spells out a
+        dataclass field by field (~350 kB for the sample store's layout, and a warning pytest turns into the
+        failure that hides the real one): the short form."""
+        p.text(repr(self))
+
 
 def read_layout(root: Path) -> Layout:
     lay = Layout(root)

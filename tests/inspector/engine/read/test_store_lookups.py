@@ -627,7 +627,7 @@ def test_decompression_is_bounded_for_every_codec(tmp_path):
 
 def test_a_unique_key_past_untrusted_index_files_scans_each_range_once(tmp_path: Path, monkeypatch) -> None:
     """Every topic's chain is tried for a unique key, but the log range of an untrusted file is scanned once."""
-    from inspector.engine.read import store as store_module
+    from inspector.engine.read import store_keys as store_module
 
     root = tmp_path / "store"
     shutil.copytree(Path(__file__).parents[4] / "sample_store", root)

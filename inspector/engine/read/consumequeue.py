@@ -213,10 +213,10 @@ class ConsumeQueue:
         tail = units[stop:written]
         nonzero = (tail["physical_offset"] != 0) | (tail["size"] != 0) | (tail["tags_code"] != 0)
         picks = stop + np.flatnonzero(nonzero)
-        if self.live and picks.size == 1 and picks[0] == stop and _torn(units[stop]):
-            return  # abort present: the first part of a unit being written (or cut by a crash), zeros after
         if self.live and all(_real(units[p]) or _torn(units[p]) for p in picks.tolist()):
-            return  # abort present and the file mapped live: units finished (or begun) while we looked
+            # abort present: the first part of a unit being written (or cut by a crash), or units the broker
+            # finished while we looked (the file is mapped live)
+            return
         yield from _bad_units(rel, units, first, stop, picks.tolist(), q, _TAIL)
 
     def _continues_after(self, start: int) -> bool:

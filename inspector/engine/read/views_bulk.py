@@ -154,10 +154,12 @@ class _BatchEncoder:
         what repeats; None when a table entry cannot be encoded (the Python loop then says it its way)."""
         table = batch.table
         file = _dumps(batch.file)
-        topics = [b"" if t is None else _dumps(t) for t in batch.topics]  # the table has empty slots
-        if file is None or any(topics[c] is None for c in np.unique(table[_COL["topic"]][rows]).tolist()):
+        # the intern table has thousands of empty slots: encode only the topics these rows use
+        topics = [b""] * len(batch.topics)
+        for c in np.unique(table[_COL["topic"]][rows]).tolist():
+            topics[c] = None if batch.topics[c] is None else _dumps(batch.topics[c])
+        if file is None or None in topics:
             return None
-        topics = [b"" if t is None else t for t in topics]
         flags, flag_i = np.unique(table[_COL["sys_flag"]], return_inverse=True)
         parts = [self.flag_parts(int(f)) for f in flags]
         magics, magic_i = np.unique(table[_COL["magic_code"]], return_inverse=True)

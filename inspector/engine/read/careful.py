@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from inspector.engine.read.commitlog import Entry
 
 
+_LOOKS = 3  # how often the last segment's tail is read again while a broker is seen changing it
+
+
 def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool,
                  segment_size: int, allocated: Callable[[], int | None] | None = None,
                  ) -> tuple[list[Entry], int | None]:
@@ -35,7 +38,23 @@ def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_c
 
     ``allocated`` tells, when asked, where the file's last allocated extent ends (None: unknown): a zero run
     is searched for its end only up to there, as the rest is a hole (a preallocated segment's zero tail is
-    not read, so not faulted in)."""
+    not read, so not faulted in).
+
+    A running broker may write the record at the tail between two of our reads of it (the header read as
+    zeros, then the whole record there by the time the bytes after it are looked at): an error at the last
+    segment's tail whose first bytes changed meanwhile is no damage, so the position is looked at again."""
+    for _ in range(_LOOKS if is_last else 1):
+        head = bytes(buf[pos : pos + 8])
+        found, nxt = _step(buf, pos, limit, seg, is_last, check_crc, segment_size, allocated)
+        ends_in_error = nxt is None and any(isinstance(e, Problem) and e.severity == "error" for e in found)
+        if not (is_last and ends_in_error and bytes(buf[pos : pos + 8]) != head):
+            break
+    return found, nxt
+
+
+def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool, segment_size: int,
+          allocated: Callable[[], int | None] | None) -> tuple[list[Entry], int | None]:
+    """One look at ``pos`` (see :func:`careful_step`)."""
     if limit - pos < 8:
         if pos < limit and not is_all_zero(buf, pos, limit):
             return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None

@@ -59,6 +59,15 @@ class Blank:
     total_size: int
 
 
+@dataclass(frozen=True)
+class MoreAfterLimit:
+    """A listing stopped at its limit with more to give: where the next message is (to continue with ``--from``)."""
+
+    limit: int
+    physical_offset: int
+    queue_offset: int
+
+
 class _RawProperties:
     """``Message.properties_entries`` / ``properties_terminated`` of a message decoded with its properties raw.
 

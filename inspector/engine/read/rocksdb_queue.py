@@ -35,7 +35,9 @@ def is_rocksdb_dir(path: Path) -> bool:
     return (path / "CURRENT").is_file()
 
 
-def _snapshot(src: Path) -> Path:
+def _snapshot(src: Path, rel: str = "consumequeue") -> Path:
+    """A private copy of the RocksDB database at ``src`` (``rel``: its name in messages), for every RocksDB
+    directory of a store (consume queue, config databases): StoreError naming ``rel`` when it cannot be made."""
     dst = Path(tempfile.mkdtemp(prefix="rmq-inspect-rocksdb-"))
     try:
         for entry in src.iterdir():
@@ -47,7 +49,8 @@ def _snapshot(src: Path) -> Path:
                 shutil.copy2(entry, dst / entry.name)
     except OSError as e:
         shutil.rmtree(dst, ignore_errors=True)
-        raise StoreError(f"cannot snapshot the RocksDB consume queue: {e}", "consumequeue") from None
+        what = "consume queue" if rel == "consumequeue" else "database"
+        raise StoreError(f"cannot snapshot the RocksDB {what}: {e}", rel) from None
     return dst
 
 

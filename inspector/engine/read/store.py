@@ -34,6 +34,7 @@ from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
+from inspector.engine.read.offsets import ConsumerOffsets, load_consumer_offsets
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
 from inspector.engine.read.settings import (
     DelayTable,
@@ -116,6 +117,7 @@ class Store(QueueAccess, KeyLookups):
         self._index_problems: list[Problem] = []
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._config: ConfigSet | None = None
+        self._offsets: ConsumerOffsets | None = None
         self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
         # a Store is shared by threads (the web viewer's requests, its background survey): the lazily built
@@ -316,10 +318,22 @@ class Store(QueueAccess, KeyLookups):
 
     # -- consumers ----------------------------------------------------------------------------------------------
 
+    def consumer_offsets(self) -> ConsumerOffsets:
+        """The consumer offsets from where the broker keeps them (``offsets.py``: consumerOffset.json,
+        lmqConsumerOffset.json or a RocksDB config database), with the source named. Read once."""
+        with self._lock:
+            if self._offsets is None:
+                self._offsets = load_consumer_offsets(self)
+            return self._offsets
+
     def consumer_lag(self) -> list[dict]:
-        """Each (group, topic, queue) of consumerOffset.json with its committed offset and lag against the queue."""
+        """Each (group, topic, queue) of the offsets' source (:meth:`consumer_offsets` names it) with its committed
+        offset and lag against the queue; StoreError (naming the database) when that source cannot be read."""
+        offsets = self.consumer_offsets()
+        if offsets.error is not None:
+            raise offsets.error
         rows = []
-        for (topic, group), queues in sorted(self.config.consumer_offsets.items()):
+        for (topic, group), queues in sorted(offsets.table.items()):
             for queue_id, offset in sorted(queues.items()):
                 try:
                     info = self.queue(topic, queue_id).info()
@@ -339,7 +353,7 @@ class Store(QueueAccess, KeyLookups):
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
-                *self.config.findings(), *interrupted_rebuild_problems(self.root)]
+                *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

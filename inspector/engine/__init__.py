@@ -32,6 +32,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
         'unique_key_of'),
+    "model.multidispatch": ('is_lmq',),
     "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
         'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'Problem', 'QueueInfo', 'Segment'),
     "scan.batch": ('MessageBatch',),
@@ -147,6 +148,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         transaction_name,
         unique_key_of,
     )
+    from inspector.engine.model.multidispatch import is_lmq
     from inspector.engine.model.records import (
         BatchUnit,
         Blank,

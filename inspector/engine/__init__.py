@@ -58,7 +58,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
-    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
+    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
@@ -93,7 +93,12 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
     from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-    from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
+    from inspector.engine.maintain.dispatch import (
+        DispatchRequest,
+        check_path_component,
+        dispatch_request,
+        lmq_requests,
+    )
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (

@@ -105,8 +105,9 @@ class Store(QueueAccess, KeyLookups):
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
-        if is_rocksdb_dir(self.root / "consumequeue"):
-            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root)
+        rocks = next((d for d in ("consumequeue", "consumequeue_rocksdb") if is_rocksdb_dir(self.root / d)), None)
+        if rocks is not None:  # consumequeue/ itself (5.2.0+), else a separate consumequeue_rocksdb/ (spec part 2 §19)
+            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root, rocks)
             known = set(self._queue_ids)
             self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
         self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time

@@ -63,9 +63,9 @@ def choose(store: Store) -> tuple[str, str]:
             return LMQ_JSON, f"enableLmq=true in {where}"
         if config.storeType is not None or config.enableLmq is not None:
             return JSON, f"storeType/enableLmq as set in {where}"
-    for source, why in ((V2, "config/rdb/ present (configManagerVersion=v2)"),
-                        (V1, "config/consumerOffsets/ present (storeType=defaultRocksDB)"),
-                        (LMQ_JSON, "config/lmqConsumerOffset.json present (enableLmq=true)")):
+    for source, why in ((V2, "the store has config/rdb/, as a configManagerVersion=v2 broker keeps"),
+                        (V1, "the store has config/consumerOffsets/, as a storeType=defaultRocksDB broker keeps"),
+                        (LMQ_JSON, "the store has config/lmqConsumerOffset.json, as an enableLmq broker keeps")):
         if present[source]:
             return source, why
     return JSON, "the default (no LMQ or RocksDB offsets in the store)"

@@ -26,7 +26,7 @@ from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 if TYPE_CHECKING:
     from inspector.engine.maintain.verify_crosschecks import CrossChecks
 
-__all__ = ["check_queue", "unit_record"]
+__all__ = ["check_queue", "place_mismatches", "unit_record"]
 
 
 def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
@@ -126,10 +126,7 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
     if msg.topic != topic and (is_lmq(topic) or INNER_MULTI_DISPATCH in msg.properties):  # a multi-dispatch unit
         mismatches += _lmq_mismatches(msg, unit, topic, qid)
     else:
-        if msg.topic != topic:
-            mismatches.append(f"topic {msg.topic!r}")
-        if msg.queue_id != qid:
-            mismatches.append(f"queue {msg.queue_id}")
+        mismatches += place_mismatches(msg, topic, qid)
         if msg.queue_offset != unit.queue_offset:
             mismatches.append(f"queue offset {msg.queue_offset}")
     if msg.total_size != unit.size:
@@ -148,6 +145,12 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
         found.append(Problem(*where, f"unit {unit.queue_offset} -> message at {unit.physical_offset} has "
                              + ", ".join(mismatches), "cq-mismatch"))
     return found, prev_phy
+
+
+def place_mismatches(msg: Message, topic: str, qid: int) -> list[str]:
+    """The record's topic and queue id against those of the queue holding its unit (20- and 46-byte units)."""
+    return [*([f"topic {msg.topic!r}"] if msg.topic != topic else []),
+            *([f"queue {msg.queue_id}"] if msg.queue_id != qid else [])]
 
 
 def _lmq_mismatches(msg: Message, unit, topic: str, qid: int) -> list[str]:

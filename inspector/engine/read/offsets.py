@@ -46,7 +46,7 @@ class ConsumerOffsets:
 def _present(store: Store) -> dict[str, bool]:
     root, files = store.root, store.config.files
     return {JSON: "consumerOffset.json" in files, LMQ_JSON: "lmqConsumerOffset.json" in files,
-            V1: is_rocksdb_dir(root / V1) or (root / V1).is_dir(), V2: (root / V2).is_dir()}
+            V1: (root / V1).is_dir(), V2: (root / V2).is_dir()}
 
 
 def choose(store: Store) -> tuple[str, str]:

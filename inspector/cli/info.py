@@ -33,6 +33,8 @@ def run(store: Store, as_json: bool) -> int:
                         str(q["max_offset"]),
                         str(q["message_count"]) + (f" in {q['units']} unit(s)" if batch else ""))
     console.print(q_t)
+    if data["topics_source"] != "config/topics.json":
+        console.print(f"configured topics from {esc(data['topics_source'])} (where this broker keeps them)")
     offsets = data["offsets"]
     console.print(f"consumer lag: {esc(offsets['label'])} ({esc(offsets['reason'])})")
     if data["consumer_groups"]:

@@ -32,6 +32,9 @@ class ConfigFile:
 class ConfigSet:
     files: dict[str, ConfigFile] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # topics from a RocksDB config database when the broker keeps them there (rocksdb_config.apply_topic_database)
+    topic_table: dict[str, dict] | None = None
+    topics_source: str = "config/topics.json"
 
     def findings(self) -> list[Problem]:
         """Every config finding: files that could not be read (``problems``), then what the lenient accessors
@@ -44,6 +47,9 @@ class ConfigSet:
 
     @property
     def topics(self) -> dict[str, dict]:
+        """topic -> TopicConfig, from ``topics_source`` (topics.json, or the broker's RocksDB database)."""
+        if self.topic_table is not None:
+            return self.topic_table
         table = self.value("topics.json").get("topicConfigTable", {})
         return table if isinstance(table, dict) else {}
 

@@ -73,6 +73,7 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
         "offsets": {"source": offsets.source, "reason": offsets.reason, "label": offsets.label(),
                     "error": None if offsets.error is None else str(offsets.error)},
         "config_databases": [vars(d) for d in summarize(store.root)],
+        "topics_source": store.config.topics_source,  # topics.json, or the RocksDB database the broker keeps
         "problems": [problem_view(p) for p in problems],
         # each broker setting the store is read with, and where it came from (flag, broker.conf, inferred, default)
         "settings": settings_view(store.settings()),

@@ -15,14 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
+from inspector.engine.read.config import ConfigSet
 from inspector.engine.read.rocksdb_queue import _drop_snapshot, _snapshot, is_rocksdb_dir
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 from parsers.rocksdb_config import (
     KV_DATA_VERSION_CF,
     KV_DATA_VERSION_KEY,
     RECORD_DATA,
+    SERIALIZATION_JSON,
     TABLE_PREFIX,
     TABLES,
     V2KeyHead,
@@ -129,6 +132,42 @@ def v2_offsets(families: dict[str, list[tuple[bytes, bytes]]], rel: str) -> tupl
     return table, problems
 
 
+def v1_topics(families: dict[str, list[tuple[bytes, bytes]]], rel: str) -> tuple[dict[str, dict], list[Problem]]:
+    """``config/topics/``: topic name -> the fastjson of its TopicConfig (``RocksDBTopicConfigManager``)."""
+    return _named_objects(((key, value) for key, value in families.get("default", [])), rel)
+
+
+def v2_topics(families: dict[str, list[tuple[bytes, bytes]]], rel: str) -> tuple[dict[str, dict], list[Problem]]:
+    """``config/rdb/`` table 3: ``01 00 03 02 | int16 length | name`` -> type byte 1 (JSON) + TopicConfig JSON."""
+    rows = []
+    for key, value in families.get("default", []):
+        if len(key) >= 6 and key[:4] == b"\x01\x00\x03\x02":
+            size = int.from_bytes(key[4:6], "big", signed=True)
+            if size != len(key) - 6 or not value or value[0] != SERIALIZATION_JSON:
+                rows.append((key, b""))  # reported below: not the key or value TopicConfigManagerV2 writes
+                continue
+            rows.append((key[6:], value[1:]))
+    return _named_objects(iter(rows), rel)
+
+
+def _named_objects(rows, rel: str) -> tuple[dict[str, dict], list[Problem]]:
+    table: dict[str, dict] = {}
+    problems = []
+    for key, value in rows:
+        try:
+            name, obj = key.decode("utf-8"), loads(value)
+        except (UnicodeDecodeError, FastjsonError, RecursionError) as e:
+            problems.append(Problem(rel, 0, f"entry {key[:60]!r} is not a name with a fastjson object ({e}): "
+                                    "ignored", "bad-config-entry", "warning"))
+            continue
+        if isinstance(obj, dict):
+            table[name] = obj
+        else:
+            problems.append(Problem(rel, 0, f"entry {name[:60]!r} is not an object: ignored", "bad-config-entry",
+                                    "warning"))
+    return table, problems
+
+
 def summarize(root: Path) -> list[DatabaseSummary]:
     """Each config database present (v1 and v2), with its tables and their entry counts; an unreadable one
     says why (``error``) instead."""
@@ -169,3 +208,37 @@ def _v2_tables(rows: list[tuple[bytes, bytes]]) -> dict[str, int]:
         counts[name] = counts.get(name, 0) + 1
     return counts
 
+
+
+def topics_source(root: Path, config: BrokerConfig | None) -> str:
+    """Where the broker keeps its topics (``BrokerController``: v2 ``TopicConfigManagerV2``, ``storeType=
+    defaultRocksDB`` ``RocksDB[Lmq]TopicConfigManager``, else ``topics.json``); without a broker.conf the
+    databases present decide."""
+    if config is not None:
+        if config.properties.get("configManagerVersion", "").strip().lower() == "v2":
+            return V2_DATABASE
+        if config.storeType == "defaultRocksDB":
+            return "config/topics"
+        if config.storeType is not None:
+            return "config/topics.json"
+    for rel in (V2_DATABASE, "config/topics"):
+        if (root / rel).is_dir():
+            return rel
+    return "config/topics.json"
+
+
+def apply_topic_database(config: ConfigSet, root: Path, broker: BrokerConfig | None) -> None:
+    """Read the topics from the broker's RocksDB database into ``config`` when that is where it keeps them;
+    a database that cannot be read is a finding and topics.json is used instead."""
+    rel = topics_source(root, broker)
+    if rel == "config/topics.json" or not (root / rel).is_dir():
+        return
+    try:
+        families = read_database(root / rel, rel)
+    except StoreError as e:
+        config.problems.append(Problem(rel, 0, f"topics unreadable, config/topics.json used instead: {e.reason}",
+                                       "unreadable-file"))
+        return
+    config.topic_table, found = (v2_topics if rel == V2_DATABASE else v1_topics)(families, rel)
+    config.topics_source = rel
+    config.problems.extend(found)

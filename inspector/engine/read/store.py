@@ -35,6 +35,7 @@ from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.offsets import ConsumerOffsets, load_consumer_offsets
+from inspector.engine.read.rocksdb_config import apply_topic_database
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
 from inspector.engine.read.settings import (
     DelayTable,
@@ -208,7 +209,9 @@ class Store(QueueAccess, KeyLookups):
     @property
     def config(self) -> ConfigSet:
         if self._config is None:
-            self._config = load_config(self.root)
+            config = load_config(self.root)
+            apply_topic_database(config, self.root, self.broker_config)  # storeType=defaultRocksDB, v2
+            self._config = config
         return self._config
 
     # -- the broker's settings ------------------------------------------------------------------------------

@@ -123,3 +123,30 @@ def test_unreadable_rocksdb_is_one_line_exit_3_and_nothing_written(tmp_path, dam
             assert "config/consumerOffsets" in run.stdout and "unreadable-offsets" in run.stdout
     if before is not None:
         assert _tree(root) == before
+
+
+def test_topics_come_from_the_rocksdb_database_the_broker_keeps(tmp_path):
+    root = offsets_store(tmp_path)
+    # RocksDBTopicConfigManager: key = topic name, value = JSON.toJSONBytes(topicConfig, BrowserCompatible)
+    write_rocksdb(root / "config" / "topics", {
+        b"RocksOnly": b'{"attributes":{"queue.type":"BatchCQ"},"order":false,"perm":6,"readQueueNums":8,'
+                      b'"topicFilterType":"SINGLE_TAG","topicName":"RocksOnly","topicSysFlag":0,"writeQueueNums":8}'},
+                  {"kvDataVersion": {b"kvDataVersionKey": b'{"counter":1,"stateVersion":0,"timestamp":1}'}})
+    with Store(root) as store:
+        assert set(store.config.topics) == {"RocksOnly"} and store.config.topics_source == "config/topics"
+        assert store.batch_topics() == {"RocksOnly"}
+        data = store_overview(store)
+    assert data["topics_source"] == "config/topics"
+    assert {t["topic"]: t["configured"] for t in data["topics"]} == {"RocksOnly": True, "TopicTest": False}
+    plain = parse_broker_config("storeType=default\n", "broker.conf")
+    with Store(root, broker_config=plain) as store:  # the broker says files: topics.json it is
+        assert "TopicTest" in store.config.topics and store.config.topics_source == "config/topics.json"
+
+
+def test_v2_topics_table(tmp_path):
+    root = offsets_store(tmp_path)
+    name = b"V2Topic"
+    write_rocksdb(root / "config" / "rdb", {
+        b"\x01\x00\x03\x02" + len(name).to_bytes(2, "big") + name: b"\x01" + b'{"topicName":"V2Topic","perm":6}'})
+    with Store(root) as store:
+        assert store.config.topics == {"V2Topic": {"topicName": "V2Topic", "perm": 6}}

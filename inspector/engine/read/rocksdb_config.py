@@ -19,7 +19,7 @@ from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
 from inspector.engine.read.config import ConfigSet
-from inspector.engine.read.rocksdb_queue import _drop_snapshot, _snapshot, is_rocksdb_dir
+from inspector.engine.read.rocksdb_queue import _drop_snapshot, _snapshot, is_rocksdb_dir, rocksdb_reason
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 from parsers.rocksdb_config import (
     KV_DATA_VERSION_CF,
@@ -55,16 +55,11 @@ def read_database(src: Path, rel: str) -> dict[str, list[tuple[bytes, bytes]]]:
         return {name: list((db if name == "default" else db.get_column_family(name)).items()) for name in names}
     except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception (bad CURRENT, no MANIFEST...)
         # the message names the private copy's files: name the store's directory instead
-        raise StoreError(f"cannot open as a RocksDB database: {_first_line(e).replace(str(copy), rel)}", rel) from None
+        raise StoreError(f"cannot open as a RocksDB database: {rocksdb_reason(e).replace(str(copy), rel)}", rel) from None
     finally:
         if db is not None:
             db.close()
         _drop_snapshot(copy)
-
-
-def _first_line(e: Exception) -> str:
-    lines = str(e).strip().splitlines()
-    return (lines[0] if lines else type(e).__name__)[:300]
 
 
 @dataclass

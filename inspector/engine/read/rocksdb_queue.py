@@ -54,6 +54,12 @@ def _snapshot(src: Path, rel: str = "consumequeue") -> Path:
     return dst
 
 
+def rocksdb_reason(e: Exception) -> str:
+    """The first line of what rocksdict raised (its messages run on over several lines)."""
+    lines = str(e).strip().splitlines()
+    return (lines[0] if lines else type(e).__name__)[:300]
+
+
 def _drop_snapshot(path: Path) -> None:
     """Remove a private snapshot made by :func:`_snapshot` (a temporary directory, never the store)."""
     shutil.rmtree(path, ignore_errors=True)
@@ -82,7 +88,9 @@ class RocksDBConsumeQueueStore:
             self._offsets = self._db.get_column_family("offset") if "offset" in cfs else None
         except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception
             _drop_snapshot(self._dir)
-            raise StoreError(f"cannot open the RocksDB consume queue: {e}", directory) from None
+            # the message names the private copy's files: name the store's directory instead
+            why = rocksdb_reason(e).replace(str(self._dir), directory)
+            raise StoreError(f"cannot open the RocksDB consume queue: {why}", directory) from None
         self._bounds: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
         self.max_dispatched_offset: int | None = None
         self._load_offsets()

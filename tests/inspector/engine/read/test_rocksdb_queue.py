@@ -99,3 +99,21 @@ def test_a_separate_consumequeue_rocksdb_folder_is_read_the_same_way(rocks_store
     assert _snapshot(root / "consumequeue_rocksdb") == before
     kind = census(root).kind("consumequeue_rocksdb")
     assert kind is not None and kind.files >= 3 and not census(root).problems
+
+
+def test_an_unreadable_rocksdb_consume_queue_is_one_line_exit_3(rocks_store):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root, _ = rocks_store
+    (root / "consumequeue" / "CURRENT").write_text("MANIFEST-424242\n")
+    before = _snapshot(root / "consumequeue")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[4])}
+    run = subprocess.run([sys.executable, "-m", "inspector.cli.main", "info", str(root)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert run.returncode == 3 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("rmq-inspect: consumequeue: cannot open the RocksDB consume queue: ")
+    assert "consumequeue/MANIFEST-424242" in line and "rmq-inspect-rocksdb" not in line
+    assert _snapshot(root / "consumequeue") == before

@@ -15,6 +15,11 @@ pieces dropped) and of equal length (else nothing is dispatched); a name holding
 name gets a unit (the record's physical offset, size and tagsCode) at ``Long.parseLong`` of its offset, in
 queue 0 for an ``%LMQ%`` name, else in the record's queue id. ``IndexService`` adds no index item for LMQ
 queues (it knows only the record's topic).
+
+4.9.8 differs in two ways, both on records a 5.x broker would not multi-dispatch: its
+``DefaultMessageStore.checkMultiDispatchQueue`` excludes no topic (a retry or SCHEDULE_TOPIC_XXXX record with
+both properties gets LMQ units too) and its ``multiDispatchLmqQueue`` does not skip names holding ``/``. This
+module follows 5.3.1; on a 4.9.8 store such records are the only ones read differently.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ from inspector.engine.model.multidispatch import is_lmq, target_for
 from inspector.engine.model.records import InnerMessage, LmqMessage, Message
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(Message))  # a Message's own fields, copied into an LmqMessage
+
+
 def through_queue(msg: Message, queue: str) -> Message:
     """``msg`` as read through queue ``queue``: an :class:`LmqMessage` when ``queue`` is an LMQ the record
     was multi-dispatched to (its offset there from ``INNER_MULTI_QUEUE_OFFSET``), else ``msg`` itself (a record
@@ -17,6 +20,6 @@ def through_queue(msg: Message, queue: str) -> Message:
     target = target_for(msg.topic, msg.queue_id, msg.properties, queue)
     if target is None:
         return msg
-    fields = {f.name: getattr(msg, f.name) for f in dataclasses.fields(Message)}
+    fields = {name: getattr(msg, name) for name in _FIELDS}
     fields.update(queue_id=target.queue_id, queue_offset=target.queue_offset)
     return LmqMessage(**fields, lmq_queue=queue, record_queue_id=msg.queue_id, record_queue_offset=msg.queue_offset)

@@ -20,3 +20,14 @@ def test_lmq_rows_show_the_lmq_offsets(tmp_path):
         rows = BatchQueueRows(store, store.queue(LMQ, 0), 0, 3)
         assert [rows.row_message(i).queue_offset for i in range(len(rows))] == [0, 1, 2]
         assert [rows.row_message(i).record_queue_offset for i in range(len(rows))] == [0, 0, 1]
+
+
+def test_overview_names_the_offsets_source(tmp_path):
+    from inspector.tui.screens.overview import load_overview
+
+    root = write_lmq_store(tmp_path / "s")
+    with Store(root) as store:
+        data = load_overview(store)
+    assert data.offsets_source == "config/lmqConsumerOffset.json"
+    assert {(r["topic"], r["lag"]) for r in data.lag} == {(LMQ, 1), ("TopicA", 1)}
+    assert any(q.topic == LMQ and q.max_offset == 3 for q in data.queues)

@@ -7,7 +7,6 @@ import dataclasses
 from inspector.engine.model.multidispatch import is_lmq, target_for
 from inspector.engine.model.records import InnerMessage, LmqMessage, Message
 
-
 _FIELDS = tuple(f.name for f in dataclasses.fields(Message))  # a Message's own fields, copied into an LmqMessage
 
 

@@ -147,7 +147,7 @@ def _walking(store: Store) -> dict:
             "min_physical_offset": store.min_offset, "max_physical_offset": None, "topics": [], "index_files": [],
             "checkpoint": None, "abort_file": store.abort_exists, "lock_file": store.lock_exists,
             "clean_shutdown": store.clean_shutdown, "shutdown": None, "recovery": None, "consumer_groups": [],
-            "problems": [], "settings": [], "truncated": None}
+            "offsets": None, "config_databases": [], "problems": [], "settings": [], "truncated": None}
 
 
 # -- messages ----------------------------------------------------------------------------------------------------

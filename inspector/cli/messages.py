@@ -26,6 +26,7 @@ from inspector.engine import (
     decompress_body,
     inner_messages,
     is_inner_batch,
+    is_lmq,
     json_lines,
     message_view,
 )
@@ -60,7 +61,9 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     else:
         stream = _commitlog_order(store, topic, start, batches=as_json)
     if as_json:
-        return _json_out(stream, topic, limit, decompress, queue_order=queue_id is not None)
+        # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
+        return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
+                         queue_order=queue_id is not None)
     t = table(
         "Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags", "keys", "size", "body"
     )

@@ -209,6 +209,18 @@ class InnerMessage(Message):
 
 
 @dataclass(frozen=True)
+class LmqMessage(Message):
+    """A record as read through an LMQ queue it was multi-dispatched to (spec part 2 §17): ``queue_id`` and
+    ``queue_offset`` are the LMQ queue's (0 and the record's ``INNER_MULTI_QUEUE_OFFSET`` at the position of
+    ``lmq_queue`` in ``INNER_MULTI_DISPATCH``); the record's own topic is kept, and its own queue id and queue
+    offset are in ``record_queue_id`` / ``record_queue_offset``."""
+
+    lmq_queue: str = ""
+    record_queue_id: int = 0
+    record_queue_offset: int = 0
+
+
+@dataclass(frozen=True)
 class CqUnit:
     """One consume-queue unit, with where it sits."""
 

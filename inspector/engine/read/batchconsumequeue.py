@@ -30,6 +30,7 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.read.body import decompress_body
+from inspector.engine.read.consumequeue import file_size_problem
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
@@ -100,9 +101,9 @@ class BatchConsumeQueue:
                 problems.append(Problem(rel, 0, "missing batch consume-queue file before this one", "missing-cq-file"))
             prev_start = start
             size = self.file_sizes[start]
-            if size != self.file_size:
-                problems.append(Problem(rel, 0, f"file is {size} bytes, expected {self.file_size}",
-                                        "wrong-cq-file-size"))
+            wrong = file_size_problem(rel, size, self.file_size, start == self.files[-1][0])
+            if wrong is not None:
+                problems.append(wrong)
             if size < BCQ_UNIT_SIZE:
                 continue
             try:

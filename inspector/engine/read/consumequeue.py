@@ -23,6 +23,18 @@ UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code"
 """A 20-byte unit as a numpy structured type (checked against ConsumeQueueUnit in the tests)."""
 
 
+def file_size_problem(rel: str, size: int, expected: int, is_last: bool) -> Problem | None:
+    """A queue file whose length is not the configured one: an error, except an empty last file (a broker
+    creating it, or stopped right after; MappedFileQueue deletes it at start since RocketMQ 5.1.3), a warning as
+    for commitlog segments."""
+    if size == expected:
+        return None
+    empty_last = is_last and size == 0
+    return Problem(rel, 0, f"file is {size} bytes, expected {expected}"
+                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else ""),
+                   "wrong-cq-file-size", "warning" if empty_last else "error")
+
+
 @dataclass(frozen=True)
 class UnitRun:
     """Consecutive units of one consume-queue file as arrays: unit ``i`` has queue offset ``queue_offset + i``
@@ -147,11 +159,10 @@ class ConsumeQueue:
             if prev_start is not None and start != prev_start + self.file_size:
                 yield Problem(f"{self.rel_dir}/{start:020d}", 0, "missing consume-queue file before this one", "missing-cq-file")
             prev_start = start
-            if self.file_sizes[start] != self.file_size:
-                yield Problem(
-                    f"{self.rel_dir}/{start:020d}", 0,
-                    f"file is {self.file_sizes[start]} bytes, expected {self.file_size}", "wrong-cq-file-size",
-                )
+            wrong = file_size_problem(f"{self.rel_dir}/{start:020d}", self.file_sizes[start], self.file_size,
+                                      start == self.files[-1][0])
+            if wrong is not None:
+                yield wrong
             last_q = first_q + self.file_sizes[start] // CQ_UNIT_SIZE
             if q >= last_q:
                 continue

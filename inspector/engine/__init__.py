@@ -52,6 +52,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.storeroot": ('check_store_root', 'not_a_store'),
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
+    "read.timerlinks": ('open_timer', 'TimerStore'),
+    "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
+        'timer_unit_lines', 'timer_unit_view'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
@@ -179,6 +182,16 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
     from inspector.engine.read.storeroot import check_store_root, not_a_store
     from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
+    from inspector.engine.read.timerlinks import TimerStore, open_timer
+    from inspector.engine.read.timerviews import (
+        ms_date,
+        timer_chain_view,
+        timer_slot_view,
+        timer_slot_views,
+        timer_summary,
+        timer_unit_lines,
+        timer_unit_view,
+    )
     from inspector.engine.read.views import (
         chain_view,
         has_undecodable,

@@ -1,0 +1,149 @@
+"""The 5.x timer store read from bytes laid out by hand from the spec (§9.2-9.4): timerlog units and the
+segment-end blank, the wheel's slots, timercheck; recovery-style stops at a bad unit."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inspector.engine.read.store import Store
+from inspector.engine.read.timerlinks import open_timer
+from inspector.engine.read.timerstore import SLOT_DTYPE, UNIT_DTYPE, TimerLog, read_timer_check, read_wheel
+from inspector.engine.read.timerviews import (
+    timer_chain_view,
+    timer_slot_views,
+    timer_unit_lines,
+    timer_unit_view,
+)
+from parsers.java import java_string_hash
+from parsers.timer import TimerLogUnit, TimerWheelSlot
+
+T0 = 1_700_000_000_000
+FILE_SIZE = 52 * 3 + 30  # three units and room for the 16-byte blank (52 + 16 > 30: no fourth unit)
+WHEEL = 38_707_200
+
+
+def unit(prev: int, magic: int, write: int, delay: int, offset: int, size: int, topic: str) -> bytes:
+    """A 52-byte unit, field by field as spec §9.2 lists them."""
+    return struct.pack(">iqiqiqiiq", 52, prev, magic, write, delay, offset, size, java_string_hash(topic), 0)
+
+
+def slot(time_s: int, first: int, last: int, num: int) -> bytes:
+    return struct.pack(">qqqii", time_s, first, last, num, 0)
+
+
+def make_store(root: Path, *, second: bytes | None = None, wheel_size: int = WHEEL) -> Path:
+    (root / "timerlog").mkdir(parents=True)
+    (root / "config").mkdir()
+    (root / "checkpoint").write_bytes(bytes(4096))
+    first = (unit(-1, 1, T0, 5000, 0, 200, "Orders") + unit(-1, 1, T0, 9000, 200, 210, "Orders")
+             + unit(0, 1, T0 + 1000, 4000, 410, 205, "Pay"))
+    first += struct.pack(">iqi", FILE_SIZE - len(first), 0, 0xCBD43194 - (1 << 32))  # the blank
+    (root / "timerlog" / f"{0:020d}").write_bytes(first.ljust(FILE_SIZE, b"\0"))
+    second = second if second is not None else unit(-1, 5, T0 + 2000, 3000, 615, 220, "Pay")
+    (root / "timerlog" / f"{FILE_SIZE:020d}").write_bytes(second.ljust(FILE_SIZE, b"\0"))
+    wheel = bytearray(wheel_size)
+    for t, first_pos, last_pos, num in ((T0 // 1000 + 5, 0, 104, 0), (T0 // 1000 + 9, 52, 52, 1)):
+        at = t % 1_209_600 * 32
+        if at + 32 <= wheel_size:
+            wheel[at:at + 32] = slot(t, first_pos, last_pos, num)
+    (root / "timerwheel").write_bytes(bytes(wheel))
+    (root / "config" / "timercheck").write_bytes(struct.pack(">7q", T0 + 6000, 3 * 52, 4, 4, 0, T0, 7).ljust(4096, b"\0"))
+    (root / "config" / "timermetrics").write_text(
+        f'{{"dataVersion":{{"counter":1,"stateVersion":0,"timestamp":{T0}}},"timingCount":{{"Orders":{{"count":1,'
+        f'"timeStamp":{T0}}},"Pay":{{"count":0,"timeStamp":{T0}}}}}}}')
+    return root
+
+
+def test_dtypes_equal_the_schemas() -> None:
+    values = dict(size=52, prev_pos=-1, magic=5, current_write_time=T0, delay=1234, commitlog_offset=1 << 40,
+                  size_of_message=300, real_topic_hash=-17, reserved=0)
+    row = np.frombuffer(TimerLogUnit.build(values), dtype=UNIT_DTYPE)[0]
+    assert UNIT_DTYPE.itemsize == 52 and SLOT_DTYPE.itemsize == 32
+    assert [int(row[n]) for n in UNIT_DTYPE.names] == list(values.values())
+    slot_values = dict(time_in_precision=T0 // 1000, first_pos=52, last_pos=104, num=2, magic=0)
+    s = np.frombuffer(TimerWheelSlot.build(slot_values), dtype=SLOT_DTYPE)[0]
+    assert [int(s[n]) for n in SLOT_DTYPE.names] == list(slot_values.values())
+
+
+def test_units_across_a_segment_end_blank(tmp_path) -> None:
+    root = make_store(tmp_path / "s")
+    units = TimerLog(root, FILE_SIZE).units()
+    assert units.offset.tolist() == [0, 52, 104, FILE_SIZE]
+    assert units.units["commitlog_offset"].tolist() == [0, 200, 410, 615]
+    assert units.end == FILE_SIZE + 52
+    assert units.problems == ()
+
+
+def test_a_bad_magic_stops_the_log_as_recovery_does(tmp_path) -> None:
+    bad = unit(-1, 0x31, T0, 1, 615, 220, "Pay") + unit(-1, 1, T0, 1, 900, 220, "Pay")
+    root = make_store(tmp_path / "s", second=bad)
+    units = TimerLog(root, FILE_SIZE).units()
+    assert len(units) == 3 and units.end == FILE_SIZE
+    (p,) = units.problems
+    assert (p.file, p.offset, p.code) == (f"timerlog/{FILE_SIZE:020d}", 0, "timer-bad-unit")
+    assert "0x31" in p.reason
+
+
+def test_a_torn_unit_is_named(tmp_path) -> None:
+    root = make_store(tmp_path / "s", second=struct.pack(">iqi", 52, -1, 1))  # 16 bytes written of 52
+    units = TimerLog(root, FILE_SIZE).units()
+    assert [(p.offset, p.code) for p in units.problems] == [(0, "timer-torn-unit")]
+
+
+def test_wheel_slots_and_sizes(tmp_path) -> None:
+    root = make_store(tmp_path / "s")
+    wheel = read_wheel(root)
+    assert wheel.problems == () and wheel.size == WHEEL
+    assert wheel.index.tolist() == sorted([(T0 // 1000 + 5) % 1_209_600, (T0 // 1000 + 9) % 1_209_600])
+    (root / "timerwheel").write_bytes(b"")
+    assert read_wheel(root).problems == ()  # not yet sized: accepted, as TimerWheel does
+    (root / "timerwheel").write_bytes(bytes(1000))
+    (p,) = read_wheel(root).problems
+    assert (p.file, p.offset, p.code) == ("timerwheel", 0, "timerwheel-size")
+
+
+def test_timercheck_fields_and_a_short_file(tmp_path) -> None:
+    root = make_store(tmp_path / "s")
+    check, problems = read_timer_check(root)
+    assert problems == []
+    assert (check.last_read_time_ms, check.last_timer_log_flush_pos, check.last_timer_queue_offset,
+            check.master_timer_queue_offset, check.data_version_counter) == (T0 + 6000, 156, 4, 4, 7)
+    (root / "config" / "timercheck").write_bytes(struct.pack(">4q", 1, 2, 3, 4))
+    check, problems = read_timer_check(root)
+    assert check.last_timer_queue_offset == 3 and check.data_version_counter is None
+    assert [(p.file, p.offset, p.code) for p in problems] == [("config/timercheck", 32, "timercheck-short")]
+
+
+def test_topics_chains_and_rows(tmp_path) -> None:
+    root = make_store(tmp_path / "s")
+    with Store(root) as store:
+        timer = open_timer(store)
+        assert timer.metrics() == {"Orders": 1, "Pay": 0}
+        first = timer_unit_view(timer, 0)
+        assert (first["topic"], first["delivery_time"], first["pending"], first["record"]) == ("Orders", T0 + 5000,
+                                                                                             False, None)
+        assert "outside the commitlog" in first["record_problem"]
+        slot5 = (T0 // 1000 + 5) % 1_209_600
+        chain = timer.walk(slot5)
+        assert [h.log_offset for h in chain.hops] == [104, 0] and chain.counted == 2 and chain.num == 0
+        assert timer_chain_view(timer, chain)["num_matches"] is False
+        assert [s["num"] for s in timer_slot_views(timer)] == [0, 1]
+        import json
+
+        lines = [json.loads(line) for line in timer_unit_lines(timer)]
+        assert [x["offset"] for x in lines] == [0, 52, 104, FILE_SIZE]
+        assert lines[3]["magic_names"] == ["DEFAULT", "DELETE"]
+        assert lines[1]["pending"] is True and lines[1]["delivery_date"] == "2023-11-14T22:13:29.000Z"
+        assert {k: v for k, v in lines[2].items() if k != "record_problem"} == {
+            **{k: v for k, v in timer_unit_view(timer, 2).items() if k in lines[2] and k != "record_problem"}}
+
+
+@pytest.mark.parametrize("size", [0, WHEEL])
+def test_no_finding_for_an_accepted_wheel(tmp_path, size) -> None:
+    root = make_store(tmp_path / "s", wheel_size=size)
+    with Store(root) as store:
+        assert [p.code for p in open_timer(store).problems()] == []

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS'),
+        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START'),
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
@@ -124,6 +124,8 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         SEGMENT_SIZE,
         START,
         TIME_MS,
+        TIMER_SLOT,
+        TIMER_START,
         ArgumentKind,
         integer_kind,
         parse_integer,

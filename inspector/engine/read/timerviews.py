@@ -103,7 +103,7 @@ def timer_unit_lines(timer: TimerStore, start: int = 0, limit: int | None = None
         hashes = u["topic_hash"]
         topic_json = {int(h): json.dumps(names[int(h)][0]) if len(names.get(int(h), ())) == 1 else "null"
                       for h in np.unique(hashes)}
-        magic_json = {int(m): json.dumps(magic_names(int(m))) for m in np.unique(u["magic"])}
+        magic_json = {int(m): json.dumps(magic_names(int(m)), separators=(",", ":")) for m in np.unique(u["magic"])}
         pend = ["null"] * (end - at) if pending is None else \
             np.where(pending[at:end], "true", "false").tolist()
         cols = zip(offsets.tolist(), (offsets % size).tolist(), u["size"].tolist(), u["prev_pos"].tolist(),

@@ -193,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
                    help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
                         'and a message with "batch": [...] is one inner-batch record); repeatable')
+    p.add_argument("--timer-now", type=kind_arg(TIME_MS), metavar="MS",
+                   help='the timer store\'s "now" (epoch ms) for messages with "deliver_ms": timers due before it '
+                        "are delivered into their topics, the rest stay pending (default: the last store time)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")

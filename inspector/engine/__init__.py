@@ -68,6 +68,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
+    "maintain.verify_timer": ('check_timer',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
     "workshop.exercises": ('generate',),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
@@ -108,6 +109,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
+    from inspector.engine.maintain.verify_timer import check_timer
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,

@@ -22,7 +22,7 @@ from inspector.engine import (
     timer_chain_view,
     timer_slot_views,
     timer_summary,
-    timer_unit_lines,
+    timer_unit_chunks,
     timer_unit_view,
 )
 
@@ -60,16 +60,13 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     note = f" unit(s) from timer-log offset {start}" if start else " unit(s)"
     if as_json:
         sys.stdout.flush()
-        out = sys.stdout
-        batch: list[str] = []
-        for line in timer_unit_lines(timer, first, limit):
-            batch.append(line)
-            if len(batch) >= 4096:
-                out.write("\n".join(batch) + "\n")
-                batch.clear()
-        if batch:
-            out.write("\n".join(batch) + "\n")
-        out.flush()
+        out = getattr(sys.stdout, "buffer", None)
+        for chunk in timer_unit_chunks(timer, first, limit):
+            if out is not None:
+                out.write(chunk)
+            else:  # a text-only stdout (an embedding caller's StringIO)
+                sys.stdout.write(bytes(chunk).decode())
+        sys.stdout.flush()
         _partial(shown, total - first if start else total, "unit(s)" if not start else note.strip(), "")
         return 0
     t = table("Timer log units", "offset", "magic", "written", "delay ms", "delivery", "pending", "topic",

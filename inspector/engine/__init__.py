@@ -54,7 +54,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.timerlinks": ('open_timer', 'TimerStore'),
     "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
-        'timer_unit_lines', 'timer_unit_view'),
+        'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
@@ -193,6 +193,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         timer_slot_view,
         timer_slot_views,
         timer_summary,
+        timer_unit_chunks,
         timer_unit_lines,
         timer_unit_view,
     )

@@ -27,6 +27,7 @@ from inspector.engine.read.timerlinks import (
     unit_row,
 )
 from inspector.engine.read.timerstore import magic_names
+from inspector.engine.scan.kernels import compiled_for
 from parsers.timer import TIMER_WHEEL_SLOT_SIZE
 
 CHUNK = 1 << 16
@@ -42,10 +43,28 @@ def ms_date(ms: int | None) -> str | None:
         return None
 
 
-def _dates(ms: np.ndarray) -> list[str]:
-    """Many ms times as ISO dates at once (numpy; a time out of its range becomes 'NaT')."""
-    text = np.datetime_as_string(ms.astype("datetime64[ms]"), unit="ms")
-    return [t + "Z" for t in text.tolist()]
+def _spread(column: np.ndarray, encode) -> tuple[list[str], np.ndarray]:
+    """(``encode(value)`` of each distinct value, each element's index into that list)."""
+    values, inverse = np.unique(column, return_inverse=True)
+    return [encode(int(v)) for v in values], inverse
+
+
+def _iso(values: np.ndarray) -> list[str]:
+    """ms times as ISO UTC dates with ms (numpy, vectorised)."""
+    return [t + "Z" for t in np.datetime_as_string(values.astype("datetime64[ms]"), unit="ms").tolist()]
+
+
+# the unit line: literal k, then field k: "i" an integer, "s" JSON text as given, "q" a string put in quotes
+_FIELDS = (("offset", "i"), ("file", "q"), ("position", "i"), ("unit_size", "i"), ("prev_pos", "i"), ("magic", "i"),
+           ("magic_names", "s"), ("write_time", "i"), ("write_date", "q"), ("delay_time", "i"),
+           ("delivery_time", "i"), ("delivery_date", "q"), ("commitlog_offset", "i"), ("size", "i"),
+           ("topic_hash", "i"), ("topic", "s"), ("pending", "s"), ("record", "s"), ("record_problem", "s"))
+_LITERALS = [("{" if n == 0 else '",' if _FIELDS[n - 1][1] == "q" else ",") + f'"{name}":' + '"' * (kind == "q")
+             for n, (name, kind) in enumerate(_FIELDS)] + ['"' * (_FIELDS[-1][1] == "q") + "}\n"]
+_LINE = "".join(lit + ("%d" if kind == "i" else "%s") for lit, (_, kind) in zip(_LITERALS, _FIELDS, strict=False)) \
+    + _LITERALS[-1]
+_LIT_BYTES = [lit.encode() for lit in _LITERALS]
+_OUTSIDE = json.dumps("commitlog offset outside the commitlog")
 
 
 def record_view(link: RecordLink) -> dict | None:
@@ -87,44 +106,124 @@ def timer_unit_view(timer: TimerStore, row: int, *, link: bool = True, pending: 
 
 
 def timer_unit_lines(timer: TimerStore, start: int = 0, limit: int | None = None) -> Iterator[str]:
-    """JSON Lines of units ``start`` .. ``start + limit`` (rows of the log, in log order), made in bulk."""
+    """JSON Lines of units ``start`` .. ``start + limit`` (rows of the log, in log order), one by one."""
+    for chunk in timer_unit_chunks(timer, start, limit):
+        yield from chunk.decode().splitlines()
+
+
+def timer_unit_chunks(timer: TimerStore, start: int = 0, limit: int | None = None) -> Iterator[bytes]:
+    """The same JSON Lines as UTF-8 in chunks (each line ending in a newline), made in bulk: numpy columns,
+    each distinct date, file, topic and magic encoded once, the lines laid out by a compiled kernel (or, for a
+    small log or without numba, one ``%`` template per line: the same text, tests hold them equal); a record
+    is read only for units whose commitlog offset lies inside the log."""
     units = timer.units()
     stop = len(units) if limit is None else min(len(units), start + limit)
-    pending = timer.pending_mask()
-    linkable = timer.linkable()
-    names = timer.topic_names()
-    size = timer.log.file_size
+    if stop <= start:
+        return
+    whole = _Whole(timer, start, stop)
+    kernels = compiled_for((stop - start) * 52)
     for at in range(start, stop, CHUNK):
         end = min(stop, at + CHUNK)
-        u = units.units[at:end]
-        offsets = units.offset[at:end]
-        write = u["write_time"].astype(np.int64)
-        delivery = write + u["delay"].astype(np.int64)
-        hashes = u["topic_hash"]
-        topic_json = {int(h): json.dumps(names[int(h)][0]) if len(names.get(int(h), ())) == 1 else "null"
-                      for h in np.unique(hashes)}
-        magic_json = {int(m): json.dumps(magic_names(int(m)), separators=(",", ":")) for m in np.unique(u["magic"])}
-        pend = ["null"] * (end - at) if pending is None else \
-            np.where(pending[at:end], "true", "false").tolist()
-        cols = zip(offsets.tolist(), (offsets % size).tolist(), u["size"].tolist(), u["prev_pos"].tolist(),
-                   u["magic"].tolist(), write.tolist(), _dates(write), u["delay"].tolist(), delivery.tolist(),
-                   _dates(delivery), u["commitlog_offset"].tolist(), u["record_size"].tolist(), hashes.tolist(),
-                   pend, linkable[at:end].tolist(), strict=True)
-        for (off, pos, usize, prev, magic, wt, wd, delay, dt, dd, clo, rsize, th, pd, can_link) in cols:
-            topic, record, problem = topic_json[th], "null", "null"
-            if can_link:
-                found = timer.record(clo, rsize)
-                record = json.dumps(record_view(found))
-                problem = json.dumps(found.problem)
-                named = timer.topic_of(th, found)
-                topic = json.dumps(named) if named is not None else "null"
-            else:
-                problem = '"commitlog offset outside the commitlog"'
-            yield (f'{{"offset":{off},"file":"timerlog/{off - pos:020d}","position":{pos},"unit_size":{usize},'
-                   f'"prev_pos":{prev},"magic":{magic},"magic_names":{magic_json[magic]},"write_time":{wt},'
-                   f'"write_date":"{wd}","delay_time":{delay},"delivery_time":{dt},"delivery_date":"{dd}",'
-                   f'"commitlog_offset":{clo},"size":{rsize},"topic_hash":{th},"topic":{topic},"pending":{pd},'
-                   f'"record":{record},"record_problem":{problem}}}')
+        ints, strings = _columns(timer, whole, at, end)
+        yield _kernel_text(kernels, ints, strings, end - at) if kernels is not None else \
+            _python_text(ints, strings, end - at).encode()
+
+
+class _Whole:
+    """What the chunks of one listing share: which units are linkable or pending, the dates of every distinct
+    write and delivery time (numpy formats each once, not once per chunk)."""
+
+    def __init__(self, timer: TimerStore, start: int, stop: int):
+        u = timer.units().units[start:stop]
+        self.start = start
+        self.linkable = timer.linkable()[start:stop]
+        pending = timer.pending_mask()
+        self.pending = None if pending is None else pending[start:stop]
+        self.write = u["write_time"].astype(np.int64)
+        self.delivery = self.write + u["delay"].astype(np.int64)
+        self.dates = {}
+        for name, values in (("write_date", self.write), ("delivery_date", self.delivery)):
+            distinct, inverse = np.unique(values, return_inverse=True)
+            self.dates[name] = (_iso(distinct), inverse.reshape(-1))
+
+
+def _columns(timer: TimerStore, whole: _Whole, at: int, end: int
+             ) -> tuple[dict[str, np.ndarray], dict[str, tuple[list[str], np.ndarray]]]:
+    """The integer columns, and each text column as (distinct texts, per-row index) of units ``at`` .. ``end``."""
+    units = timer.units()
+    u = units.units[at:end]
+    offsets = units.offset[at:end]
+    position = offsets % timer.log.file_size
+    lo, hi = at - whole.start, end - whole.start
+    write, delivery = whole.write[lo:hi], whole.delivery[lo:hi]
+    hashes = u["topic_hash"].astype(np.int64)
+    names = timer.topic_names()
+    n = end - at
+    ints = {"offset": offsets, "position": position, "unit_size": u["size"].astype(np.int64),
+            "prev_pos": u["prev_pos"].astype(np.int64), "magic": u["magic"].astype(np.int64), "write_time": write,
+            "delay_time": u["delay"].astype(np.int64), "delivery_time": delivery,
+            "commitlog_offset": u["commitlog_offset"].astype(np.int64), "size": u["record_size"].astype(np.int64),
+            "topic_hash": hashes}
+    strings = {
+        "file": _spread(offsets - position, lambda f: f"timerlog/{f:020d}"),
+        "magic_names": _spread(ints["magic"], lambda m: json.dumps(magic_names(m), separators=(",", ":"))),
+        "write_date": (whole.dates["write_date"][0], whole.dates["write_date"][1][lo:hi]),
+        "delivery_date": (whole.dates["delivery_date"][0], whole.dates["delivery_date"][1][lo:hi]),
+        "topic": _spread(hashes, lambda h: json.dumps(names[h][0]) if len(names.get(h, ())) == 1 else "null"),
+    }
+    strings["pending"] = (["null"], np.zeros(n, np.int64)) if whole.pending is None else \
+        (["false", "true"], whole.pending[lo:hi].astype(np.int64))
+    records, problems = (["null"], np.zeros(n, np.int64)), ([_OUTSIDE], np.zeros(n, np.int64))
+    topic_texts, topic_index = strings["topic"]
+    for i in np.flatnonzero(whole.linkable[lo:hi]).tolist():  # a record to read: texts of its own
+        found = timer.record(int(ints["commitlog_offset"][i]), int(ints["size"][i]))
+        for texts, index, text in ((records[0], records[1], json.dumps(record_view(found))),
+                                   (problems[0], problems[1], json.dumps(found.problem))):
+            index[i] = len(texts)
+            texts.append(text)
+        named = timer.topic_of(int(hashes[i]), found)
+        topic_index[i] = len(topic_texts)
+        topic_texts.append(json.dumps(named) if named is not None else "null")
+    strings["record"], strings["record_problem"] = records, problems
+    return ints, strings
+
+
+def _python_text(ints: dict[str, np.ndarray], strings: dict, n: int) -> str:
+    columns = []
+    for name, kind in _FIELDS:
+        if kind == "i":
+            columns.append(ints[name].tolist())
+        else:
+            texts, index = strings[name]
+            columns.append(np.array(texts, dtype=object)[index].tolist())
+    return "".join(map(_LINE.__mod__, zip(*columns, strict=True))) if n else ""
+
+
+def _kernel_text(kernels, ints: dict[str, np.ndarray], strings: dict, n: int) -> bytes:
+    int_names = [name for name, kind in _FIELDS if kind == "i"]
+    str_names = [name for name, kind in _FIELDS if kind != "i"]
+    int_cols = np.stack([ints[name] for name in int_names]) if n else np.zeros((len(int_names), 0), np.int64)
+    pieces: list[bytes] = []
+    index_rows = []
+    widest = 0
+    for name in str_names:
+        texts, index = strings[name]
+        encoded = [t.encode() for t in texts]
+        index_rows.append(index.astype(np.int64) + len(pieces))
+        pieces += encoded
+        widest += max(map(len, encoded))
+    tab = np.frombuffer(b"".join(pieces), np.uint8) if pieces else np.zeros(0, np.uint8)
+    tab_offs = np.zeros(len(pieces) + 1, np.int64)
+    np.cumsum([len(p) for p in pieces], out=tab_offs[1:])
+    lits = np.frombuffer(b"".join(_LIT_BYTES), np.uint8)
+    lit_offs = np.zeros(len(_LIT_BYTES) + 1, np.int64)
+    np.cumsum([len(p) for p in _LIT_BYTES], out=lit_offs[1:])
+    kinds = np.array([0 if kind == "i" else 1 for _, kind in _FIELDS], np.int64)
+    cols = np.array([int_names.index(name) if kind == "i" else str_names.index(name) for name, kind in _FIELDS],
+                    np.int64)
+    out = np.empty(n * (len(lits) + 20 * len(int_names) + widest), np.uint8)
+    size = kernels.template_lines(out, lits, lit_offs, kinds, cols, int_cols, tab, tab_offs, np.stack(index_rows))
+    return out[:size].data
 
 
 def timer_slot_view(timer: TimerStore, slot: int) -> dict | None:

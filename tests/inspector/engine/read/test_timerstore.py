@@ -115,3 +115,25 @@ def test_no_finding_for_an_accepted_wheel(tmp_path, size) -> None:
     root = make_store(tmp_path / "s", wheel_size=size)
     with Store(root) as store:
         assert [p.code for p in open_timer(store).problems()] == []
+
+
+def test_the_compiled_lines_equal_the_python_ones(tmp_path) -> None:
+    import json
+
+    from inspector.engine.read import timerviews
+    from inspector.engine.scan.kernels import numba_enabled, python_only
+
+    if not numba_enabled():
+        pytest.skip("numba is not in use")
+    root = make_store(tmp_path / "s")
+    with Store(root) as store:
+        timer = open_timer(store)
+        whole = timerviews._Whole(timer, 0, 4)
+        ints, strings = timerviews._columns(timer, whole, 0, 4)
+        from inspector.engine.scan.kernels import compiled
+
+        fast = bytes(timerviews._kernel_text(compiled(), ints, strings, 4)).decode()
+        with python_only():
+            slow = b"".join(timerviews.timer_unit_chunks(timer)).decode()
+        assert fast == slow
+        assert [json.loads(line) for line in slow.splitlines()][1]["offset"] == 52

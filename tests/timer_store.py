@@ -43,3 +43,22 @@ def make_timer_store(root: Path, *, second: bytes | None = None, wheel_size: int
         f'{{"dataVersion":{{"counter":1,"stateVersion":0,"timestamp":{T0}}},"timingCount":{{"Orders":{{"count":1,'
         f'"timeStamp":{T0}}},"Pay":{{"count":0,"timeStamp":{T0}}}}}}}')
     return root
+
+
+WRITER_T = 1_700_000_000_500
+
+
+def write_timer_store(root: Path) -> list:
+    """A small 5.x store written by our writer: a delivered timer, two pending ones sharing a slot, a plain
+    message; small files (64 KiB segment, a tiny index, a 1,056-byte timer log)."""
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.geometry import Geometry
+
+    small = Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)
+    t = WRITER_T
+    with StoreWriter(root, small, timer_file_size=52 * 20 + 16, producer_ip="10.0.0.7") as w:
+        return [w.append(MessageSpec("Orders", b"due", keys=["a"], deliver_ms=t + 3000, store_timestamp=t)),
+                w.append(MessageSpec("Orders", b"pending 1", keys=["b"], deliver_ms=t + 60_000, store_timestamp=t + 10)),
+                w.append(MessageSpec("Pay", b"pending 2", keys=["c"], deliver_ms=t + 60_200, store_timestamp=t + 20)),
+                w.append(MessageSpec("Pay", b"plain", store_timestamp=t + 10_000))]

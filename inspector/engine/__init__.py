@@ -53,7 +53,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.storeroot": ('check_store_root', 'not_a_store'),
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.timerlinks": ('open_timer', 'TimerStore'),
-    "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
+    "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
@@ -190,6 +190,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.timerviews import (
         ms_date,
         timer_chain_view,
+        timer_line,
         timer_slot_view,
         timer_slot_views,
         timer_summary,

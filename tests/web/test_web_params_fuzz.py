@@ -50,6 +50,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/tour": (["step"], {}),
     "/api/tour/<number>": ([], {}),
     "/api/exercises": (["seed", "id", "answer"], {"id": "{exercise}", "answer": "x"}),
+    "/timer": (["slot"], {}),
+    "/api/timer": (["slot"], {}),
 }
 
 

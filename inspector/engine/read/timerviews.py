@@ -291,3 +291,19 @@ def timer_summary(timer: TimerStore) -> dict:
         "problems": [{"file": p.file, "offset": p.offset, "reason": p.reason, "code": p.code,
                       "severity": p.severity} for p in timer.problems()],
     }
+
+
+def timer_line(store) -> str | None:
+    """The timer store in one line for an overview (units, pending, non-empty slots, problems); None when the
+    store has none."""
+    from inspector.engine.read.timerlinks import open_timer
+
+    timer = open_timer(store)
+    if not timer.present:
+        return None
+    summary = timer_summary(timer)
+    slots = summary["wheel"]["non_empty_slots"] if summary["wheel"] else 0
+    pending = "?" if summary["pending"] is None else f"{summary['pending']:,}"
+    problems = len(summary["problems"])
+    return (f"{summary['units']:,} timer-log unit(s), {pending} pending, {slots:,} non-empty wheel slot(s)"
+            + (f", {problems} problem(s)" if problems else ""))

@@ -25,8 +25,7 @@ from inspector.engine import (
     census,
     census_summary,
     not_a_store,
-    open_timer,
-    timer_summary,
+    timer_line,
 )
 from inspector.tui.fmt import num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
@@ -96,22 +95,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
-                        not_a_store(store.root), _timer_line(store) if list_queues else None)
-
-
-def _timer_line(store) -> str | None:
-    """The timer store in one line: units, pending, non-empty slots (None when the store has none)."""
-    try:
-        timer = open_timer(store)
-        if not timer.present:
-            return None
-        summary = timer_summary(timer)
-    except StoreError as e:
-        return f"unreadable: {e}"
-    slots = summary["wheel"]["non_empty_slots"] if summary["wheel"] else 0
-    pending = summary["pending"]
-    return (f"{summary['units']:,} unit(s), {'?' if pending is None else f'{pending:,}'} pending, {slots:,} "
-            f"non-empty slot(s)" + (f", {len(summary['problems'])} problem(s)" if summary["problems"] else ""))
+                        not_a_store(store.root), timer_line(store) if list_queues else None)
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing

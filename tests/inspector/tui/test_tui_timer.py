@@ -32,7 +32,7 @@ def test_the_overview_names_the_timer_store_and_opens_it(timer_root):
     with Store(timer_root) as store:
         from inspector.tui.screens.overview import load_overview
 
-        assert load_overview(store).timer == "3 unit(s), 2 pending, 2 non-empty slot(s)"
+        assert load_overview(store).timer == "3 timer-log unit(s), 2 pending, 2 non-empty wheel slot(s)"
         app = create_app(store, background_scan=False)
 
         async def script(pilot):

@@ -177,7 +177,7 @@ def _columns(timer: TimerStore, whole: _Whole, at: int, end: int
     topic_texts, topic_index = strings["topic"]
     for i in np.flatnonzero(whole.linkable[lo:hi]).tolist():  # a record to read: texts of its own
         found = timer.record(int(ints["commitlog_offset"][i]), int(ints["size"][i]))
-        for texts, index, text in ((records[0], records[1], json.dumps(record_view(found))),
+        for texts, index, text in ((records[0], records[1], json.dumps(record_view(found), separators=(",", ":"))),
                                    (problems[0], problems[1], json.dumps(found.problem))):
             index[i] = len(texts)
             texts.append(text)

@@ -137,3 +137,17 @@ def test_the_compiled_lines_equal_the_python_ones(tmp_path) -> None:
             slow = b"".join(timerviews.timer_unit_chunks(timer)).decode()
         assert fast == slow
         assert [json.loads(line) for line in slow.splitlines()][1]["offset"] == 52
+
+
+def test_timercheck_reading_equals_the_schema(tmp_path) -> None:
+    from parsers.checkpoint import TimerCheckpoint
+
+    root = make_store(tmp_path / "s")
+    check, _ = read_timer_check(root)
+    parsed = TimerCheckpoint.parse((root / "config" / "timercheck").read_bytes())
+    assert (check.last_read_time_ms, check.last_timer_log_flush_pos, check.last_timer_queue_offset,
+            check.master_timer_queue_offset, check.state_version, check.data_version_timestamp,
+            check.data_version_counter) == (parsed.last_read_time_ms, parsed.last_timer_log_flush_pos,
+                                            parsed.last_timer_queue_offset, parsed.master_timer_queue_offset,
+                                            parsed.state_version, parsed.data_version_timestamp,
+                                            parsed.data_version_counter)

@@ -18,20 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.read.timerstore import DEFAULT_PRECISION_MS, DEFAULT_ROLL_WINDOW_SLOTS
+from parsers import timer as layout  # the spec's §9 constants: unit and slot sizes, magic bits
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.fastjson import dumps
 from parsers.java import java_string_hash
-from parsers.timer import (
-    MAGIC_DEFAULT,
-    MAGIC_DELETE,
-    MAGIC_ROLL,
-    TIMER_LOG_BLANK_MAGIC,
-    TIMER_LOG_DEFAULT_FILE_SIZE,
-    TIMER_LOG_UNIT_SIZE,
-    TIMER_WHEEL_FILE_SIZE,
-    TIMER_WHEEL_SLOT_SIZE,
-    TIMER_WHEEL_SLOTS,
-)
 
 __all__ = ["DEFAULT_MAX_DELAY_SEC", "Timer", "TimerBuilder", "timer_out_ms"]
 
@@ -64,7 +54,7 @@ class Timer:
     log_offset: int = -1
     write_time: int = 0
     due_ms: int = 0  # write time + delay (the roll-parked time for a ROLL unit)
-    magic: int = MAGIC_DEFAULT
+    magic: int = layout.MAGIC_DEFAULT
 
 
 @dataclass
@@ -82,7 +72,7 @@ class Delivery:
 class TimerBuilder:
     """The timer store's state while a store is written; :meth:`write` lays it out."""
 
-    def __init__(self, precision_ms: int = DEFAULT_PRECISION_MS, file_size: int = TIMER_LOG_DEFAULT_FILE_SIZE,
+    def __init__(self, precision_ms: int = DEFAULT_PRECISION_MS, file_size: int = layout.TIMER_LOG_DEFAULT_FILE_SIZE,
                  roll_window_slots: int = DEFAULT_ROLL_WINDOW_SLOTS) -> None:
         self.precision_ms = precision_ms
         self.file_size = file_size
@@ -106,28 +96,28 @@ class TimerBuilder:
         if self.read_time is None:
             self.read_time = self.write_time
         delayed = timer.out_ms
-        magic = MAGIC_DEFAULT
+        magic = layout.MAGIC_DEFAULT
         window = self.roll_window_slots * self.precision_ms
         if delayed - self.write_time >= window:
-            magic |= MAGIC_ROLL
+            magic |= layout.MAGIC_ROLL
             if delayed - self.write_time - window < self.roll_window_slots // 3 * self.precision_ms:
                 delayed = self.write_time + self.roll_window_slots // 2 * self.precision_ms
             else:
                 delayed = self.write_time + window
         if timer.delete_key is not None:
-            magic |= MAGIC_DELETE
-        index = delayed // self.precision_ms % TIMER_WHEEL_SLOTS
+            magic |= layout.MAGIC_DELETE
+        index = delayed // self.precision_ms % layout.TIMER_WHEEL_SLOTS
         stored = self.slots.get(index)
         if stored is None or stored[0] != delayed // self.precision_ms:  # getSlot: a stale slot reads empty
             stored = [delayed // self.precision_ms, -1, -1, 0, 0]
-        unit = _UNIT.pack(TIMER_LOG_UNIT_SIZE, stored[2], magic, self.write_time, delayed - self.write_time,
+        unit = _UNIT.pack(layout.TIMER_LOG_UNIT_SIZE, stored[2], magic, self.write_time, delayed - self.write_time,
                           timer.commitlog_offset, timer.size,
                           java_string_hash(timer.real_topic) if timer.real_topic is not None else 0, 0)
         position = self._append(unit)
         timer.log_offset, timer.write_time, timer.due_ms, timer.magic = position, self.write_time, delayed, magic
         self.slots[index] = [stored[0], position if stored[1] == -1 else stored[1], position,
-                             stored[3] - 1 if magic & MAGIC_DELETE else stored[3] + 1, stored[4]]
-        self._metric(timer.real_topic, -1 if magic & MAGIC_DELETE else 1, now_ms)
+                             stored[3] - 1 if magic & layout.MAGIC_DELETE else stored[3] + 1, stored[4]]
+        self._metric(timer.real_topic, -1 if magic & layout.MAGIC_DELETE else 1, now_ms)
         heapq.heappush(self._waiting, (delayed, len(self.timers)))
         self.timers.append(timer)
         self.queue_offset += 1
@@ -136,7 +126,7 @@ class TimerBuilder:
         """``TimerLog.append``: a 16-byte blank ends a file the unit (and a blank after it) would not fit."""
         used = len(self.log) % self.file_size
         if len(unit) + _BLANK_LEN > self.file_size - used:
-            self.log += _BLANK.pack(self.file_size - used, 0, TIMER_LOG_BLANK_MAGIC - (1 << 32))
+            self.log += _BLANK.pack(self.file_size - used, 0, layout.TIMER_LOG_BLANK_MAGIC - (1 << 32))
             self.log += bytes(self.file_size - used - _BLANK_LEN)
         position = len(self.log)
         self.log += unit
@@ -171,14 +161,14 @@ class TimerBuilder:
         chain = []
         while self._waiting and self._waiting[0][0] == slot_ms:
             chain.append(self.timers[heapq.heappop(self._waiting)[1]])  # oldest first: log order
-        keys = {t.delete_key for t in chain if t.magic & MAGIC_DELETE and not t.magic & MAGIC_ROLL}
+        keys = {t.delete_key for t in chain if t.magic & layout.MAGIC_DELETE and not t.magic & layout.MAGIC_ROLL}
         d = Delivery(slot_ms, slot_ms + self.precision_ms)
         for t in chain:
-            if t.magic & MAGIC_DELETE and not t.magic & MAGIC_ROLL:
+            if t.magic & layout.MAGIC_DELETE and not t.magic & layout.MAGIC_ROLL:
                 self._metric(t.real_topic, 1, d.dequeue_ms)  # "metric plus one" for the delete message
                 continue
             self._metric(t.real_topic, -1, d.dequeue_ms)
-            if t.magic & MAGIC_ROLL:
+            if t.magic & layout.MAGIC_ROLL:
                 d.roll.append(t)
             elif t.unique_key is not None and t.unique_key in keys:
                 d.cancelled.append(t)
@@ -208,8 +198,8 @@ class TimerBuilder:
         for start in range(0, max(len(self.log), 1), self.file_size):
             _write_sparse(folder / f"{start:020d}", [(0, bytes(self.log[start:start + self.file_size]))],
                           self.file_size)
-        pieces = [(index * TIMER_WHEEL_SLOT_SIZE, _SLOT.pack(*values)) for index, values in sorted(self.slots.items())]
-        _write_sparse(root / "timerwheel", pieces, TIMER_WHEEL_FILE_SIZE)
+        pieces = [(index * layout.TIMER_WHEEL_SLOT_SIZE, _SLOT.pack(*values)) for index, values in sorted(self.slots.items())]
+        _write_sparse(root / "timerwheel", pieces, layout.TIMER_WHEEL_FILE_SIZE)
         (root / "config").mkdir(parents=True, exist_ok=True)
         (root / "config" / "timercheck").write_bytes(self.check_bytes(now_ms))
         (root / "config" / "timermetrics").write_bytes(self.metrics_text().encode("utf-8"))

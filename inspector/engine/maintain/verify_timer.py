@@ -68,7 +68,7 @@ def _unit_problems(timer: TimerStore, uniq_by_slot: dict[int, set[str]],
     found: list[Problem] = []
     delivery = timer.delivery_times()
     inside = timer.linkable()
-    log_end = timer.store.max_offset()
+    log_end = timer.log_end()
     for row in range(len(units)):
         u = units[row]
         file, position = _where(timer, row)

@@ -92,6 +92,7 @@ class TimerStore:
     check: TimerCheck | None
     check_problems: list[Problem]
     _topics: dict[int, list[str]] | None = field(default=None, repr=False)
+    _log_end: int | None = field(default=None, repr=False)
 
     @property
     def present(self) -> bool:
@@ -144,7 +145,7 @@ class TimerStore:
 
     def record(self, commitlog_offset: int, size: int) -> RecordLink:
         """The record at ``commitlog_offset``: must exist, be ``size`` bytes and of topic rmq_sys_wheel_timer."""
-        log_end = self.store.max_offset()
+        log_end = self.log_end()
         if commitlog_offset >= log_end or commitlog_offset < self.store.min_offset:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is outside the commitlog "
                                     f"[{self.store.min_offset}, {log_end})")
@@ -158,10 +159,16 @@ class TimerStore:
             return RecordLink(msg, f"the record at {commitlog_offset} is of topic {msg.topic!r}, not {TIMER_TOPIC}")
         return RecordLink(msg)
 
+    def log_end(self) -> int:
+        """The commitlog's end (its max offset), found once: every unit is held against it."""
+        if self._log_end is None:
+            self._log_end = self.store.max_offset()
+        return self._log_end
+
     def linkable(self) -> np.ndarray:
         """Per unit: does its commitlog offset lie inside the log (worth a record read)?"""
         units = self.units().units
-        end = self.store.max_offset()
+        end = self.log_end()
         return (units["commitlog_offset"] >= self.store.min_offset) & (units["commitlog_offset"] < end)
 
     # -- time ---------------------------------------------------------------------------------------------

@@ -123,6 +123,14 @@ class WheelSlots:
     problems: tuple[Problem, ...]
 
 
+def _size(path: Path) -> int:
+    """The file's length; 0 when it cannot be stat'ed (opening it then says why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def _unit_segments(root: Path) -> list[tuple[int, Path]]:
     return offset_named_files(root / TIMERLOG_DIR)
 
@@ -133,12 +141,7 @@ class TimerLog:
     def __init__(self, root: str | Path, file_size: int | None = None):
         self.root = Path(root)
         self.files = _unit_segments(self.root)
-        sizes = []
-        for _, path in self.files:
-            try:
-                sizes.append(os.stat(path).st_size)
-            except OSError:
-                sizes.append(0)
+        sizes = [_size(path) for _, path in self.files]
         self.file_sizes = sizes
         self.file_size = file_size or (max(sizes) if sizes else TIMER_LOG_DEFAULT_FILE_SIZE)
         self._units: TimerUnits | None = None

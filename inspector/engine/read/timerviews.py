@@ -108,14 +108,14 @@ def timer_unit_view(timer: TimerStore, row: int, *, link: bool = True, pending: 
 def timer_unit_lines(timer: TimerStore, start: int = 0, limit: int | None = None) -> Iterator[str]:
     """JSON Lines of units ``start`` .. ``start + limit`` (rows of the log, in log order), one by one."""
     for chunk in timer_unit_chunks(timer, start, limit):
-        yield from chunk.decode().splitlines()
+        yield from bytes(chunk).decode().splitlines()
 
 
-def timer_unit_chunks(timer: TimerStore, start: int = 0, limit: int | None = None) -> Iterator[bytes]:
-    """The same JSON Lines as UTF-8 in chunks (each line ending in a newline), made in bulk: numpy columns,
-    each distinct date, file, topic and magic encoded once, the lines laid out by a compiled kernel (or, for a
-    small log or without numba, one ``%`` template per line: the same text, tests hold them equal); a record
-    is read only for units whose commitlog offset lies inside the log."""
+def timer_unit_chunks(timer: TimerStore, start: int = 0, limit: int | None = None) -> Iterator[bytes | memoryview]:
+    """The same JSON Lines as UTF-8 bytes (or a memoryview of them) in chunks, each line ending in a newline,
+    made in bulk: numpy columns, each distinct date, file, topic and magic encoded once, the lines laid out by a
+    compiled kernel (or, for a small log or without numba, one ``%`` template per line: the same text, tests
+    hold them equal); a record is read only for units whose commitlog offset lies inside the log."""
     units = timer.units()
     stop = len(units) if limit is None else min(len(units), start + limit)
     if stop <= start:
@@ -199,7 +199,7 @@ def _python_text(ints: dict[str, np.ndarray], strings: dict, n: int) -> str:
     return "".join(map(_LINE.__mod__, zip(*columns, strict=True))) if n else ""
 
 
-def _kernel_text(kernels, ints: dict[str, np.ndarray], strings: dict, n: int) -> bytes:
+def _kernel_text(kernels, ints: dict[str, np.ndarray], strings: dict, n: int) -> memoryview:
     int_names = [name for name, kind in _FIELDS if kind == "i"]
     str_names = [name for name, kind in _FIELDS if kind != "i"]
     int_cols = np.stack([ints[name] for name in int_names]) if n else np.zeros((len(int_names), 0), np.int64)

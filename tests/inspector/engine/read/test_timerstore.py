@@ -136,6 +136,7 @@ def test_the_compiled_lines_equal_the_python_ones(tmp_path) -> None:
         with python_only():
             slow = b"".join(timerviews.timer_unit_chunks(timer)).decode()
         assert fast == slow
+        assert "\n".join(timerviews.timer_unit_lines(timer)) + "\n" == slow  # kernels loaded: a memoryview each
         assert [json.loads(line) for line in slow.splitlines()][1]["offset"] == 52
 
 

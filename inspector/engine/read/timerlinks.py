@@ -279,7 +279,8 @@ def open_timer(store) -> TimerStore:
     if cached is not None:
         return cached
     settings = timer_settings(store)
-    log = TimerLog(store.root, settings.file_size if settings.file_size_source == "broker.conf" else None)
+    log = TimerLog(store.root, settings.file_size if settings.file_size_source == "broker.conf" else None,
+                   live=store.abort_exists)
     if settings.file_size_source != "broker.conf":
         settings = TimerSettings(settings.precision_ms, log.file_size, settings.roll_window_slots,
                                  settings.precision_source, "inferred" if log.files else "default")

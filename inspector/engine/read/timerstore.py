@@ -138,8 +138,11 @@ def _unit_segments(root: Path) -> list[tuple[int, Path]]:
 class TimerLog:
     """``timerlog/``: its segments and units."""
 
-    def __init__(self, root: str | Path, file_size: int | None = None):
+    def __init__(self, root: str | Path, file_size: int | None = None, *, live: bool = False):
+        """``live``: ``abort`` is present, a broker may be appending: a torn or half-written unit at the very end
+        of the log (nothing but zeros after it) is the unit being written, a warning, not damage."""
         self.root = Path(root)
+        self.live = live
         self.files = _unit_segments(self.root)
         sizes = [_size(path) for _, path in self.files]
         self.file_sizes = sizes
@@ -175,7 +178,10 @@ class TimerLog:
                 problems.append(Problem(rel, 0, e.reason, "unreadable-file"))
                 break
             try:
-                rows, stop, found, ended = _scan_segment(mf, rel, n == len(self.files) - 1)
+                last = n == len(self.files) - 1
+                rows, stop, found, ended = _scan_segment(mf, rel, last)
+                if last and self.live:
+                    found = [_being_written(p, mf) for p in found]
                 parts.append(rows.copy())  # a copy: the mapping is closed now, not kept per segment
             finally:
                 mf.close()
@@ -239,6 +245,16 @@ def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int
         found.append(Problem(rel, position, "zeros where the segment's units or its end blank should be: the "
                              "broker's recovery ends the timer log here", "timer-gap"))
     return rows, position, found, False
+
+
+def _being_written(p: Problem, mf: MappedFile) -> Problem:
+    """A torn or bad unit at the live end of the log (zeros from its end to the file's) is the unit a running
+    broker is writing; anything else stays what it is."""
+    if p.code not in ("timer-torn-unit", "timer-bad-unit") or not _all_zero(mf, p.offset + TIMER_LOG_UNIT_SIZE,
+                                                                             mf.size):
+        return p
+    return Problem(p.file, p.offset, "the end of the timer log: a unit being written (abort present: a broker is "
+                   "running or crashed while writing it)", "timer-unit-being-written", "warning")
 
 
 def _blank_problems(remaining: int, actual: int, rel: str, position: int) -> list[Problem]:

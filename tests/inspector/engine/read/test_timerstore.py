@@ -152,3 +152,9 @@ def test_timercheck_reading_equals_the_schema(tmp_path) -> None:
                                             parsed.last_timer_queue_offset, parsed.master_timer_queue_offset,
                                             parsed.state_version, parsed.data_version_timestamp,
                                             parsed.data_version_counter)
+
+
+def test_a_torn_last_unit_of_a_running_broker_is_the_unit_being_written(tmp_path) -> None:
+    root = make_store(tmp_path / "s", second=struct.pack(">iqi", 52, -1, 1))  # 16 bytes written of 52
+    (p,) = TimerLog(root, FILE_SIZE, live=True).units().problems
+    assert (p.offset, p.code, p.severity) == (0, "timer-unit-being-written", "warning")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
-from inspector.engine import Store, census, census_summary, store_overview
+from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
 
 
 def run(store: Store, as_json: bool) -> int:
@@ -53,12 +53,17 @@ def run(store: Store, as_json: bool) -> int:
     # stays the same document when its commitlog is moved elsewhere by a broker.conf)
     found = census(store.root)
     console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
+    timer = timer_line(store)  # 5.x: the table only, like the census line (info --json stays the same document)
+    if timer is not None:
+        console.print(f"timer store: {esc(timer)} (`rmq-inspect timer` lists them)")
     s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
                 "setting", "value", "source", "detail")
     for row in data["settings"]:
         s_t.add_row(row["name"], esc(row["value"]), row["source"], esc(row["detail"]))
     console.print(s_t)
     console.print(f"problems: {len(data['problems'])}")
-    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems):
+    timer_problems = open_timer(store).problems() if timer is not None else []
+    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems) \
+            + timer_problems:
         warn_problem(p)
     return 0

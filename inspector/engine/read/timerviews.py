@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import lru_cache
 
 import numpy as np
 
+from inspector.engine.model import meaning
 from inspector.engine.model.records import Message
 from inspector.engine.read.timerlinks import (
     P_DEL_UNIQKEY,
@@ -67,6 +69,17 @@ _LIT_BYTES = [lit.encode() for lit in _LITERALS]
 _OUTSIDE = json.dumps("commitlog offset outside the commitlog")
 
 
+@lru_cache(maxsize=64)
+def _msg_id_prefix(ip: str, port: int) -> str:
+    """The store-host part of an offset msgId (built once per host: the construct build costs ~25 µs)."""
+    return meaning.offset_msg_id(ip, port, 0)[:-16]
+
+
+def _msg_id(msg: Message) -> str:
+    """``msg.msg_id`` (store host + physical offset, upper-case hex), the host part cached."""
+    return _msg_id_prefix(msg.store_host.ip, msg.store_host.port) + f"{msg.stored_physical_offset & (2**64 - 1):016X}"
+
+
 def record_view(link: RecordLink) -> dict | None:
     """The linked rmq_sys_wheel_timer record, compact: ids, TIMER_OUT_MS, real topic and queue."""
     msg: Message | None = link.message
@@ -74,7 +87,7 @@ def record_view(link: RecordLink) -> dict | None:
         return None
     props = msg.properties
     return {"physical_offset": msg.physical_offset, "topic": msg.topic, "queue_id": msg.queue_id,
-            "queue_offset": msg.queue_offset, "msg_id": msg.msg_id, "unique_key": props.get(P_UNIQ_KEY),
+            "queue_offset": msg.queue_offset, "msg_id": _msg_id(msg), "unique_key": props.get(P_UNIQ_KEY),
             "timer_out_ms": _int_or_none(props.get(P_TIMER_OUT_MS)), "real_topic": props.get("REAL_TOPIC"),
             "real_queue_id": _int_or_none(props.get("REAL_QID")), "del_unique_key": props.get(P_DEL_UNIQKEY),
             "store_timestamp": msg.store_timestamp}

@@ -158,3 +158,16 @@ def test_a_torn_last_unit_of_a_running_broker_is_the_unit_being_written(tmp_path
     root = make_store(tmp_path / "s", second=struct.pack(">iqi", 52, -1, 1))  # 16 bytes written of 52
     (p,) = TimerLog(root, FILE_SIZE, live=True).units().problems
     assert (p.offset, p.code, p.severity) == (0, "timer-unit-being-written", "warning")
+
+
+def test_the_record_msg_id_is_the_messages(tmp_path) -> None:
+    from inspector.engine.read.timerviews import _msg_id
+
+    sys.path.insert(0, str(Path(__file__).parents[3]))
+    from timer_store import write_timer_store
+
+    results = write_timer_store(tmp_path / "s")
+    with Store(tmp_path / "s") as store:
+        for r in results:
+            msg = store.message_at(r.physical_offset)
+            assert _msg_id(msg) == msg.msg_id == r.msg_id

@@ -57,7 +57,7 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     first = int(units.offset.searchsorted(start))  # --from: a timer-log offset; the first unit at or after it
     total = len(units)
     shown = max(0, min(limit, total - first))
-    note = f" unit(s) from timer-log offset {start}" if start else " unit(s)"
+    where = f" from timer-log offset {start}" if start else ""
     if as_json:
         sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
@@ -67,15 +67,14 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
             else:  # a text-only stdout (an embedding caller's StringIO)
                 sys.stdout.write(bytes(chunk).decode())
         sys.stdout.flush()
-        _partial(shown, total - first if start else total, "unit(s)" if not start else note.strip(), "")
+        _partial(shown, total - first, "unit(s)", where)
         return 0
     t = table("Timer log units", "offset", "magic", "written", "delay ms", "delivery", "pending", "topic",
               "commitlog offset", "size", "prev pos", "record")
     for row in range(first, first + shown):
         v = timer_unit_view(timer, row)
         rec = v["record"]
-        record = (f"{rec['unique_key'] or rec['msg_id']} TIMER_OUT_MS={rec['timer_out_ms']}" if rec
-                  else f"[red]{esc(v['record_problem'])}[/]")
+        record = _record_text(rec) if rec else f"[red]{esc(v['record_problem'])}[/]"
         t.add_row(str(v["offset"]), "|".join(v["magic_names"]), when(v["write_time"]), str(v["delay_time"]),
                   when(v["delivery_time"]), {True: "yes", False: "no", None: "?"}[v["pending"]],
                   esc(v["topic"] if v["topic"] is not None else f"hash {v['topic_hash']}"),
@@ -84,8 +83,17 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     pending = timer.pending_mask()
     console.print(f"{shown} of {total} unit(s)" + (f", {int(pending.sum())} pending" if pending is not None else "")
                   + f"; timer log ends at {units.end}")
-    _partial(shown, total - first, "unit(s)", f" from timer-log offset {start}" if start else "")
+    _partial(shown, total - first, "unit(s)", where)
     return 0
+
+
+def _record_text(rec: dict) -> str:
+    """A linked record in a table cell: its unique key (else msgId), TIMER_OUT_MS, the key a DELETE cancels
+    (store text: escaped for rich markup)."""
+    text = f"{rec['unique_key'] or rec['msg_id']} TIMER_OUT_MS={rec['timer_out_ms']}"
+    if rec["del_unique_key"]:
+        text += f" cancels {rec['del_unique_key']}"
+    return esc(text)
 
 
 def _wheel(timer, start: int, limit: int, as_json: bool) -> int:
@@ -127,9 +135,7 @@ def _slot(timer, slot: int, as_json: bool) -> int:
             t.add_row(str(hop["hop"]), str(hop["offset"]), "[red]no unit here[/]", "", "", "", "", "")
             continue
         rec = u["record"]
-        record = (f"{rec['unique_key'] or rec['msg_id']} TIMER_OUT_MS={rec['timer_out_ms']}"
-                  + (f" cancels {rec['del_unique_key']}" if rec["del_unique_key"] else "")
-                  if rec else f"[red]{esc(u['record_problem'])}[/]")
+        record = _record_text(rec) if rec else f"[red]{esc(u['record_problem'])}[/]"
         t.add_row(str(hop["hop"]), str(hop["offset"]), "|".join(u["magic_names"]), when(u["delivery_time"]),
                   "yes" if hop["in_slot"] else "[yellow]no[/]", esc(u["topic"] or f"hash {u['topic_hash']}"),
                   str(u["commitlog_offset"]), record)

@@ -42,8 +42,10 @@ from inspector.engine.maintain.timer_builder import TimerBuilder
 from inspector.engine.maintain.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.timerstore import DEFAULT_PRECISION_MS
 from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_MASK, TRANSACTION_NOT_TYPE
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
+from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE
 
 __all__ = ["StoreWriter"]
 
@@ -138,8 +140,8 @@ class StoreWriter(MessageFlow, TimerFlow):
         self.strip_commit_properties = strip_commit_properties
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
         self.timer_now = timer_now
-        self.timers = TimerBuilder(*[v for v in (timer_precision_ms,) if v is not None],
-                                   **({"file_size": timer_file_size} if timer_file_size is not None else {}))
+        self.timers = TimerBuilder(timer_precision_ms or DEFAULT_PRECISION_MS,
+                                   timer_file_size or TIMER_LOG_DEFAULT_FILE_SIZE)
 
         # builders first: they validate the geometry before anything is created on disk
         self._commitlog = SegmentWriter(self.root / "commitlog", self.geometry.segment_size)

@@ -67,3 +67,18 @@ def test_exit_codes(root, tmp_path, capsys) -> None:
     (tmp_path / "checkpoint").write_bytes(bytes(4096))
     code, _, err = run(capsys, "timer", str(tmp_path))
     assert code == 1 and "no timer store here" in err and "Traceback" not in err
+
+
+def test_a_writer_store_with_records(tmp_path, capsys) -> None:
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+
+    t = T0 + 500
+    with StoreWriter(tmp_path / "s", timer_file_size=52 * 20 + 16) as w:
+        w.append(MessageSpec("Orders", b"x", deliver_ms=t + 9000, store_timestamp=t, unique_key="[bold]key[/]"))
+    code, out, err = run(capsys, "timer", str(tmp_path / "s"))
+    assert code == 0 and "[bold]key[/]" in out and "TIMER_OUT_MS=" in out  # store text shown as is, not markup
+    code, out, _ = run(capsys, "timer", str(tmp_path / "s"), "--json")
+    row = json.loads(out)
+    assert row["record"]["unique_key"] == "[bold]key[/]" and row["record"]["timer_out_ms"] == 1_700_000_009_000
+    assert row["record_problem"] is None and row["pending"] is True

@@ -42,7 +42,7 @@ from inspector.engine.maintain.timer_builder import TimerBuilder
 from inspector.engine.maintain.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.read.timerstore import DEFAULT_PRECISION_MS
+from inspector.engine.read.timerstore import DEFAULT_PRECISION_MS, effective_precision
 from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_MASK, TRANSACTION_NOT_TYPE
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
 from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE
@@ -140,7 +140,7 @@ class StoreWriter(MessageFlow, TimerFlow):
         self.strip_commit_properties = strip_commit_properties
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
         self.timer_now = timer_now
-        self.timers = TimerBuilder(timer_precision_ms or DEFAULT_PRECISION_MS,
+        self.timers = TimerBuilder(effective_precision(timer_precision_ms or DEFAULT_PRECISION_MS),
                                    timer_file_size or TIMER_LOG_DEFAULT_FILE_SIZE)
 
         # builders first: they validate the geometry before anything is created on disk

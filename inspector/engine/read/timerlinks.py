@@ -14,7 +14,7 @@ moves on: slots before it are done).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -23,11 +23,13 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.model.systopics import TIMER_TOPIC
 from inspector.engine.read.timerstore import (
     METRICS_NAME,
+    PRECISIONS,
     TimerCheck,
     TimerLog,
     TimerSettings,
     TimerUnits,
     WheelSlots,
+    effective_precision,
     read_timer_check,
     read_wheel,
 )
@@ -45,7 +47,8 @@ def timer_settings(store) -> TimerSettings:
     precision = getattr(config, "timerPrecisionMs", None) if config is not None else None
     size = getattr(config, "mappedFileSizeTimerLog", None) if config is not None else None
     defaults = TimerSettings()
-    return TimerSettings(precision or defaults.precision_ms, size or defaults.file_size,
+    return TimerSettings(effective_precision(precision) if precision else defaults.precision_ms,
+                         size or defaults.file_size,
                          defaults.roll_window_slots, "broker.conf" if precision else "default",
                          "broker.conf" if size else "inferred")
 
@@ -285,8 +288,32 @@ def open_timer(store) -> TimerStore:
         settings = TimerSettings(settings.precision_ms, log.file_size, settings.roll_window_slots,
                                  settings.precision_source, "inferred" if log.files else "default")
     check, check_problems = read_timer_check(store.root)
-    timer = TimerStore(store, settings, log, read_wheel(store.root), check, check_problems)
+    wheel = read_wheel(store.root)
+    if settings.precision_source != "broker.conf":
+        inferred = infer_precision(wheel, log)
+        if inferred is not None:
+            settings = replace(settings, precision_ms=inferred, precision_source="inferred")
+    timer = TimerStore(store, settings, log, wheel, check, check_problems)
     store.__dict__["_timer_store"] = timer
     return timer
+
+
+def infer_precision(wheel: WheelSlots | None, log: TimerLog, samples: int = 16) -> int | None:
+    """timerPrecisionMs as the store shows it: a slot stores its time / precision, and its newest unit's
+    delivery time is that slot time, so delivery / stored value is the precision. The value most of the first
+    ``samples`` non-empty slots agree on, when it is one a broker runs with; None when none tells."""
+    if wheel is None or not len(wheel.index):
+        return None
+    units = log.units()
+    votes: dict[int, int] = {}
+    for i in range(min(samples, len(wheel.index))):
+        stored, last = int(wheel.slots["time"][i]), int(wheel.slots["last_pos"][i])
+        row = units.position_of(last)
+        if row is None or stored <= 0:
+            continue
+        due = int(units.units["write_time"][row]) + int(units.units["delay"][row])
+        if due % stored == 0 and due // stored in PRECISIONS:
+            votes[due // stored] = votes.get(due // stored, 0) + 1
+    return max(votes, key=votes.__getitem__) if votes else None
 
 

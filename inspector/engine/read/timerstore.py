@@ -54,6 +54,18 @@ SLOT_DTYPE = np.dtype([("time", ">i8"), ("first_pos", ">i8"), ("last_pos", ">i8"
 MAGIC_NAMES = ((MAGIC_DEFAULT, "DEFAULT"), (MAGIC_ROLL, "ROLL"), (MAGIC_DELETE, "DELETE"))
 
 
+PRECISIONS = (100, 200, 500, 1000)  # MessageStoreConfig.setTimerPrecisionMs: the only values a broker runs with
+
+
+def effective_precision(configured: int) -> int:
+    """``MessageStoreConfig.setTimerPrecisionMs``: the largest of 100, 200, 500, 1000 not above the configured
+    value (100 below 200); a broker.conf's 300 runs as 200."""
+    for low, high in zip(PRECISIONS, PRECISIONS[1:], strict=False):
+        if configured < high:
+            return low
+    return PRECISIONS[-1]
+
+
 def magic_names(magic: int) -> list[str]:
     """The named bits of a unit's magic (``TimerMessageStore.MAGIC_*``); an unnamed bit as ``0x8``."""
     names = [name for bit, name in MAGIC_NAMES if magic & bit]

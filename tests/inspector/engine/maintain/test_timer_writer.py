@@ -132,3 +132,25 @@ def test_json_lines_take_deliver_ms() -> None:
     assert spec.deliver_ms == T
     with pytest.raises(BadInput):
         MessageSpec.from_json({"topic": "Orders", "deliver_ms": "soon"})
+
+
+def test_another_precision_is_written_inferred_and_read(tmp_path) -> None:
+    from inspector.engine.model.broker_config import parse_broker_config
+    from inspector.engine.read.timerstore import effective_precision
+
+    assert [effective_precision(v) for v in (1, 150, 200, 300, 999, 1000, 5000)] == [100, 100, 200, 200, 500, 1000,
+                                                                                     1000]
+    write(tmp_path / "s", MessageSpec("Orders", b"x", deliver_ms=T + 3250, store_timestamp=T),
+          timer_precision_ms=300)  # runs as 200, as the broker's setter makes it
+    wheel = (tmp_path / "s" / "timerwheel").read_bytes()
+    out = 1_700_000_003_600  # T + 3250 = ...3750, rounded down to 200 ms
+    assert wheel[out // 200 % 1_209_600 * 32:][:8] == struct.pack(">q", out // 200)
+    with Store(tmp_path / "s") as store:
+        timer = open_timer(store)
+        assert (timer.settings.precision_ms, timer.settings.precision_source) == (200, "inferred")
+        assert verify(store).problems == ()
+    config = parse_broker_config("timerPrecisionMs=250\n", "broker.conf")
+    with Store(tmp_path / "s", broker_config=config) as store:
+        timer = open_timer(store)
+        assert (timer.settings.precision_ms, timer.settings.precision_source) == (200, "broker.conf")
+        assert timer.walk(out // 200 % 1_209_600).time_ms == out

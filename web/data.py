@@ -77,6 +77,9 @@ def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> 
     full number). ``walk`` says how far the walk is: until it is done (waited for up to ``walk_wait_seconds``,
     within ``deadline``) the fields it computes are empty or None (``walk.note``: "walking segment 3/8, 41%")."""
     survey = survey_of(store)
+    # one wait per request, shared by the walk and the census: each waiting its own 0.3 s made a fresh
+    # viewer's first page of a 16,000-queue store take 0.63 s
+    until = time.monotonic() + _wait_seconds(limits, deadline)
     survey.wait(_wait_seconds(limits, deadline))
     state = survey.state()
     complete = survey.result()
@@ -87,7 +90,7 @@ def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> 
     for name in ("segments", "topics", "consumer_groups", "index_files"):  # ``<name>_total``: the full number
         d[f"{name}_total"] = len(d[name])
         d[name] = d[name][: limits.max_rows]
-    d["census"] = census_of(store, limits, _wait_seconds(limits, deadline))
+    d["census"] = census_of(store, limits, max(0.0, until - time.monotonic()))
     return d
 
 
@@ -144,7 +147,7 @@ def _walking(store: Store) -> dict:
             "min_physical_offset": store.min_offset, "max_physical_offset": None, "topics": [], "index_files": [],
             "checkpoint": None, "abort_file": store.abort_exists, "lock_file": store.lock_exists,
             "clean_shutdown": store.clean_shutdown, "shutdown": None, "recovery": None, "consumer_groups": [],
-            "problems": [], "settings": [], "truncated": None}
+            "offsets": None, "config_databases": [], "problems": [], "settings": [], "truncated": None}
 
 
 # -- messages ----------------------------------------------------------------------------------------------------

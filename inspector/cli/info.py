@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
+from inspector.commandline import EXIT_STORE_ERROR
 from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
 
 
@@ -10,7 +13,7 @@ def run(store: Store, as_json: bool) -> int:
     data = store_overview(store)
     if as_json:
         print_json(data)
-        return 0
+        return _offsets_unreadable(store)
     seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")
     for s in data["segments"]:
         blank = "-" if s["blank_position"] is None else f"{s['blank_position']} ({s['blank_size']} B)"
@@ -30,8 +33,12 @@ def run(store: Store, as_json: bool) -> int:
                         str(q["max_offset"]),
                         str(q["message_count"]) + (f" in {q['units']} unit(s)" if batch else ""))
     console.print(q_t)
+    if data["topics_source"] != "config/topics.json":
+        console.print(f"configured topics from {esc(data['topics_source'])} (where this broker keeps them)")
+    offsets = data["offsets"]
+    console.print(f"consumer lag: {esc(offsets['label'])} ({esc(offsets['reason'])})")
     if data["consumer_groups"]:
-        c_t = table("Consumer offsets (config/consumerOffset.json)", "group", "topic", "queue", "offset", "max", "lag")
+        c_t = table(f"Consumer offsets ({esc(offsets['source'])})", "group", "topic", "queue", "offset", "max", "lag")
         for c in data["consumer_groups"]:
             c_t.add_row(esc(c["group"]), esc(c["topic"]), str(c["queue_id"]), str(c["consumer_offset"]),
                         "-" if c["max_offset"] is None else str(c["max_offset"]), "-" if c["lag"] is None else str(c["lag"]))
@@ -61,9 +68,22 @@ def run(store: Store, as_json: bool) -> int:
     for row in data["settings"]:
         s_t.add_row(row["name"], esc(row["value"]), row["source"], esc(row["detail"]))
     console.print(s_t)
+    for db in data["config_databases"]:
+        tables = ", ".join(f"{name} {count}" for name, count in db["tables"].items()) or "empty"
+        console.print(f"config database {esc(db['rel'])}/: " + (f"[red]{esc(db['error'])}[/]" if db["error"] else esc(tables)))
     console.print(f"problems: {len(data['problems'])}")
     timer_problems = open_timer(store).problems() if timer is not None else []
     for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems) \
             + timer_problems:
         warn_problem(p)
-    return 0
+    return _offsets_unreadable(store)
+
+
+def _offsets_unreadable(store: Store) -> int:
+    """Exit 3 with one line naming the database when the consumer offsets' source cannot be read at all (the
+    rest of the store was still shown)."""
+    error = store.consumer_offsets().error
+    if error is None:
+        return 0
+    sys.stderr.write(f"rmq-inspect: {error}\n")
+    return EXIT_STORE_ERROR

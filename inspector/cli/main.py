@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     _geometry_args(p)
     p.add_argument("--store-host", default="127.0.0.1:10911")
     p.add_argument("--producer-ip", default="127.0.0.1")
-    p.add_argument("--consumer-offsets", help='JSON file {"topic@group": {"0": 5, ...}} for consumerOffset.json')
+    p.add_argument("--consumer-offsets", help='JSON file {"topic@group": {"0": 5, ...}} for consumerOffset.json (lmqConsumerOffset.json when a message has lmq_queues: an enableLmq broker keeps every offset there, a %%LMQ%% group in lmqOffsetTable)')
     p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
                    help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
                         'and a message with "batch": [...] is one inner-batch record); repeatable')

@@ -7,15 +7,26 @@ import sys
 from rich.panel import Panel
 from rich.table import Table
 
-from inspector.cli.output import console, esc, print_json, print_json_line, table, warn_problem, when
+from inspector.cli.output import (
+    console,
+    err_console,
+    esc,
+    print_json,
+    print_json_line,
+    table,
+    warn_problem,
+    when,
+)
 from inspector.engine import (
     Message,
+    MoreAfterLimit,
     Problem,
     Store,
     StoreError,
     decompress_body,
     inner_messages,
     is_inner_batch,
+    is_lmq,
     json_lines,
     message_view,
 )
@@ -50,11 +61,14 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     else:
         stream = _commitlog_order(store, topic, start, batches=as_json)
     if as_json:
-        return _json_out(stream, topic, limit, decompress)
+        # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
+        return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
+                         queue_order=queue_id is not None)
     t = table(
         "Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags", "keys", "size", "body"
     )
     shown = 0
+    more: MoreAfterLimit | None = None
     for item in stream:
         if isinstance(item, Problem):
             warn_problem(item)
@@ -62,23 +76,34 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
                 t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "", esc(item.file))
             continue
         if shown >= limit:
+            more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
             break
         shown += 1
         t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
                   when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
                   esc(_body_preview(item)))
     console.print(t)
-    console.print(f"{shown} message(s)")
+    console.print(f"{shown} message(s)" + (f"; {_more_note(more, queue_id is not None)}" if more else ""))
     return 0
 
 
-def _json_out(stream, topic: str | None, limit: int, decompress: bool) -> int:
-    """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out."""
+def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
+    """What a listing cut by --limit says: that more follow, and the --from that continues it."""
+    start = more.queue_offset if queue_order else more.physical_offset
+    where = "queue offset" if queue_order else "physical offset"
+    return f"stopped at --limit {more.limit}: more messages follow ({where} {start}: --from {start} continues)"
+
+
+def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_order: bool) -> int:
+    """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out.
+    A limit that leaves messages out is said on stderr (stdout stays pure JSON Lines for jq)."""
     sys.stdout.flush()
     out = getattr(sys.stdout, "buffer", None)
     for chunk in json_lines(stream, decompress=decompress, topic=topic, limit=limit):
         if isinstance(chunk, Problem):
             warn_problem(chunk)
+        elif isinstance(chunk, MoreAfterLimit):
+            err_console.print(f"note: {_more_note(chunk, queue_order)}", markup=False, soft_wrap=True)
         elif out is not None:
             out.write(chunk)
         else:  # a text-only stdout (an embedding caller's StringIO)

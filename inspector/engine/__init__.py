@@ -32,8 +32,10 @@ _FACE: dict[str, tuple[str, ...]] = {
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
         'unique_key_of'),
+    "model.multidispatch": ('is_lmq',),
     "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
-        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'Problem', 'QueueInfo', 'Segment'),
+        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'MoreAfterLimit', 'Problem', 'QueueInfo',
+        'Segment'),
     "scan.batch": ('MessageBatch',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
     "read.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
@@ -60,7 +62,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
-    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
+    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
@@ -96,7 +98,12 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
     from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-    from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
+    from inspector.engine.maintain.dispatch import (
+        DispatchRequest,
+        check_path_component,
+        dispatch_request,
+        lmq_requests,
+    )
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (
@@ -154,6 +161,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         transaction_name,
         unique_key_of,
     )
+    from inspector.engine.model.multidispatch import is_lmq
     from inspector.engine.model.records import (
         BatchUnit,
         Blank,
@@ -165,6 +173,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         IndexFileInfo,
         InnerMessage,
         Message,
+        MoreAfterLimit,
         Problem,
         QueueInfo,
         Segment,

@@ -37,6 +37,7 @@ from inspector.engine import (
     check_path_component,
     check_queue,
     dispatch_request,
+    lmq_requests,
     record_problems,
     sys_flag_parts,
 )
@@ -375,9 +376,16 @@ def dispatch_rows(tasks: Iterable[SegmentTask], sink: Sink, geometries: dict[str
             except Exception as e:  # noqa: BLE001
                 walk.fail(e)
                 break
-            yield (task.store.path, req.topic, req.queue_id, entry.physical_offset, req.physical_offset,
-                   req.total_size, req.tags_code, req.store_timestamp, req.queue_offset, req.sys_flag,
-                   req.prepared_transaction_offset)
+            try:  # %LMQ% queues: the record's multi-dispatch units, each a row of its own queue
+                lmq = lmq_requests(req)
+            except ValueError as e:
+                walk.report.notes.append(Problem(entry.file, entry.position, f"no LMQ unit dispatched: {e}",
+                                                 "lmq-undispatchable", "warning"))
+                lmq = []
+            for r in (req, *lmq):
+                yield (task.store.path, r.topic, r.queue_id, entry.physical_offset, r.physical_offset,
+                       r.total_size, r.tags_code, r.store_timestamp, r.queue_offset, r.sys_flag,
+                       r.prepared_transaction_offset)
         sink(walk.report)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from pathlib import Path
 
-from inspector.engine.model.systopics import CREATED_ON_DEMAND_PREFIXES, SCHEDULE_TOPIC
+from inspector.engine.model.systopics import CREATED_ON_DEMAND_PREFIXES, LMQ_PREFIX, SCHEDULE_TOPIC
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.fastjson import dumps
 
@@ -43,16 +43,21 @@ def write_config_files(
     delay_levels: Set[int],
     delay_offsets: Mapping[int, int] | None,
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    enable_lmq: bool = False,
 ) -> None:
     """``topics.json``, ``consumerOffset.json``, ``subscriptionGroup.json`` and (when delay levels were used or
     offsets given) ``delayOffset.json`` in ``config``, as a broker persists them (spec §7).
 
     ``topic_queues``: topic -> max queue id written; ``now``: the dataVersion timestamp; ``topic_attributes``:
     each topic's ``attributes`` map (names without the admin API's ``+``/``-`` prefix, spec §7.2). See
-    :class:`~inspector.engine.maintain.writer.StoreWriter` for the other arguments.
+    :class:`~inspector.engine.maintain.writer.StoreWriter` for the other arguments. ``enable_lmq``: the offsets
+    go to ``lmqConsumerOffset.json`` instead (``LmqConsumerOffsetManager``, spec part 2 §17).
     """
     topics = dict(topic_queues)
     for (topic, _group), offsets in consumer_offsets.items():
+        if enable_lmq and topic.startswith(LMQ_PREFIX):
+            continue  # LmqTopicConfigManager answers for LMQ topics without storing them
         topics[topic] = max([topics.get(topic, 0), *offsets.keys()])
     for topic in queue_nums:
         topics.setdefault(topic, 0)
@@ -78,20 +83,22 @@ def write_config_files(
     )
 
     offset_table: dict[str, dict[int, int]] = {}
+    lmq_table: dict[str, int] = {}
     group_topics: dict[str, set[str]] = {}
     for topic, group in sorted(consumer_offsets):
-        offset_table[f"{topic}@{group}"] = dict(sorted(consumer_offsets[(topic, group)].items()))
+        queues = consumer_offsets[(topic, group)]
+        if enable_lmq and group.startswith(LMQ_PREFIX):  # LmqConsumerOffsetManager.commitOffset: isLmq(group)
+            if 0 in queues:
+                lmq_table[f"{topic}@{group}"] = queues[0]
+            continue
+        offset_table[f"{topic}@{group}"] = dict(sorted(queues.items()))
         group_topics.setdefault(group, set()).add(topic)
-    _write_text(
-        config / "consumerOffset.json",
-        dumps(
-            {
-                "dataVersion": _data_version(len(offset_table), now),
-                "groupTopicMap": {g: sorted(t) for g, t in sorted(group_topics.items())},
-                "offsetTable": offset_table,
-            }
-        ),
-    )
+    offsets: dict[str, object] = {"dataVersion": _data_version(len(offset_table), now),
+                                  "groupTopicMap": {g: sorted(t) for g, t in sorted(group_topics.items())}}
+    if enable_lmq:  # RemotingSerializable.toJson of the manager: fields in fastjson's alphabetical order
+        offsets["lmqOffsetTable"] = lmq_table
+    offsets["offsetTable"] = offset_table
+    _write_text(config / ("lmqConsumerOffset.json" if enable_lmq else "consumerOffset.json"), dumps(offsets))
 
     groups = {}
     for group in sorted(group_topics):

@@ -17,12 +17,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
+from inspector.engine.model.multidispatch import lmq_targets
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
-from parsers.commitlog import transaction_type
+from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_NOT_TYPE, transaction_type
 from parsers.java import INT32_MAX, INT32_MIN, java_string_hash
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "check_path_component",
     "dispatch_request",
     "file_name_for_offset",
+    "lmq_requests",
 ]
 
 PROPERTY_KEYS = "KEYS"
@@ -140,6 +142,17 @@ def dispatch_request(
         msg_base_offset=msg_base_offset,
         batch_size=batch_size,
     )
+
+
+def lmq_requests(request: DispatchRequest) -> list[DispatchRequest]:
+    """The LMQ units the broker writes after a record's own (``ConsumeQueue.multiDispatchLmqQueue``, spec part 2
+    §17): one request per queue of ``INNER_MULTI_DISPATCH``, at its ``INNER_MULTI_QUEUE_OFFSET``, with the
+    record's physical offset, size and tagsCode; [] for a record that is not multi-dispatched or of a
+    transaction type that gets no unit. MultiDispatchError (a ValueError) for properties the broker cannot use."""
+    if request.transaction_type not in (TRANSACTION_NOT_TYPE, TRANSACTION_COMMIT_TYPE):
+        return []  # CommitLogDispatcherBuildConsumeQueue: no unit, so no multi-dispatch either
+    return [replace(request, topic=t.queue, queue_id=t.queue_id, queue_offset=t.queue_offset)
+            for t in lmq_targets(request.topic, request.queue_id, request.properties)]
 
 
 def file_name_for_offset(offset: int) -> str:

@@ -39,7 +39,14 @@ from inspector.engine.maintain.encode import (
 )
 from inspector.engine.maintain.messagespec import AppendResult, MessageSpec, _Half
 from inspector.engine.model.errors import BadInput
-from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC, TIMER_TOPIC
+from inspector.engine.model.multidispatch import (
+    INNER_MULTI_DISPATCH,
+    INNER_MULTI_QUEUE_OFFSET,
+    SPLITTER,
+    is_lmq,
+    needs_multi_dispatch,
+)
+from inspector.engine.model.systopics import HALF_TOPIC, LMQ_PREFIX, OP_TOPIC, SCHEDULE_TOPIC, TIMER_TOPIC
 from parsers.commitlog import (
     COMPRESSED_FLAG,
     INNER_BATCH_FLAG,
@@ -120,6 +127,29 @@ def _message_entries(spec: MessageSpec) -> list[tuple[str, str]]:
     return entries
 
 
+def _lmq_queues(spec: MessageSpec) -> list[str]:
+    """The spec's LMQ queue names, checked: each an ``%LMQ%`` name usable as a directory, no ``,`` (the
+    splitter), no repeats (the broker would give a repeated name one offset and advance it twice), and only on
+    an ordinary, non-delayed, non-batch message (the broker multi-dispatches no other)."""
+    names = spec.lmq_queues or []
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise BadInput("lmq_queues must be a list of LMQ queue names")
+    if not names:
+        return []
+    if spec.transaction is not None or spec.batch is not None or spec.delay_level:
+        raise BadInput("lmq_queues is only for ordinary messages (not transactional, delayed or batched)")
+    if not needs_multi_dispatch(spec.topic):
+        raise BadInput(f"topic {spec.topic!r} is never multi-dispatched by the broker (retry, rmq_sys_ or "
+                       "SCHEDULE_TOPIC_XXXX)")
+    for name in names:
+        if not is_lmq(name) or name == LMQ_PREFIX or SPLITTER in name:
+            raise BadInput(f"lmq_queues: {name!r} is not an LMQ queue name ({LMQ_PREFIX}name, no ',')")
+        check_path_component(name, "LMQ queue name")
+    if len(set(names)) != len(names):
+        raise BadInput("lmq_queues names a queue twice")
+    return list(names)
+
+
 def _java_trim(text: str) -> str:
     """``String.trim()``: strips code points <= U+0020 at both ends."""
     start, end = 0, len(text)
@@ -144,6 +174,7 @@ class MessageFlow:
     _halves_by_key: dict[str, _Half]
 
     def _append_message(self, spec: MessageSpec, index: int, store_timestamp: int) -> AppendResult:
+        lmq = _lmq_queues(spec)
         if spec.batch is not None:
             return self._append_batch(spec, index, store_timestamp)
         kind = spec.transaction
@@ -179,8 +210,9 @@ class MessageFlow:
         producer.extend(extra.items())
         timer_out = None
         if spec.deliver_ms is not None:  # Message.setDeliverTimeMs, then HookUtils.transformTimerMessage
-            if kind is not None or level > 0 or spec.real_topic is not None:
-                raise BadInput("deliver_ms is only for ordinary messages without delay_level or real_topic")
+            if kind is not None or level > 0 or spec.real_topic is not None or lmq:
+                raise BadInput("deliver_ms is only for ordinary messages without delay_level, real_topic or "
+                               "lmq_queues")
             timer_entries, timer_out = self._timer_transform(spec.deliver_ms, dict(extra), store_timestamp)
             producer.extend(timer_entries)
         if kind is not None:  # half and raw transaction records come from a transactional producer
@@ -190,9 +222,13 @@ class MessageFlow:
             producer.append((P_PGROUP, spec.producer_group))
         if unique_key:
             producer.append((P_UNIQ_KEY, unique_key))
+        if lmq:
+            producer.append((INNER_MULTI_DISPATCH, SPLITTER.join(lmq)))
         broker: list[tuple[str, str]] = []
         if spec.cluster:
             broker.append((P_CLUSTER, spec.cluster))
+        if lmq:  # MultiDispatch.wrapMultiDispatch: each queue's next offset, in the order of the names
+            broker.append((INNER_MULTI_QUEUE_OFFSET, SPLITTER.join(str(self._lmq_offset(q)) for q in lmq)))
         real: tuple[str, int] | None = None
         if timer_out is not None:  # HookUtils.transformTimerMessage
             check_path_component(topic, "topic")
@@ -235,6 +271,8 @@ class MessageFlow:
             body_crc=None,
         )
         result = self._write(prepared, index)
+        for queue in lmq:  # MultiDispatch.updateMultiQueueOffset
+            self._lmq_advance(queue)
         if real is not None:
             self._note_topic(*real)
         if timer_out is not None:
@@ -391,6 +429,12 @@ class MessageFlow:
         return self._write(prepared, index)
 
     def _is_batch_topic(self, topic: str) -> bool:  # pragma: no cover - provided by StoreWriter
+        raise NotImplementedError
+
+    def _lmq_offset(self, queue: str) -> int:  # pragma: no cover - provided by StoreWriter
+        raise NotImplementedError
+
+    def _lmq_advance(self, queue: str) -> None:  # pragma: no cover - provided by StoreWriter
         raise NotImplementedError
 
     def _next_queue_offset(self, topic: str, queue_id: int) -> int:  # pragma: no cover - StoreWriter

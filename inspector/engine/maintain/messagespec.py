@@ -53,6 +53,11 @@ class MessageSpec:
     ``wait_store_msg_ok``, ``cluster``) and has no body, tags, keys or properties; each inner spec gives only
     ``body``, ``tags``, ``keys``, ``properties``, ``flag``, ``unique_key`` and ``wait_store_msg_ok`` (its
     topic empty or the batch's; its ``cluster`` is not written: the broker adds CLUSTER to the batch record).
+
+    ``lmq_queues``: LMQ queue names (each ``%LMQ%...``) the message is multi-dispatched to (spec part 2 §17): the
+    producer's ``INNER_MULTI_DISPATCH`` property (names joined with ``,``); the writer, as a broker with
+    ``enableLmq`` and ``enableMultiDispatch``, adds ``INNER_MULTI_QUEUE_OFFSET`` (each queue's next offset, same
+    order) and writes a unit in ``consumequeue/<name>/0/`` for each. Ordinary, non-delayed messages only.
     """
 
     topic: str
@@ -79,13 +84,14 @@ class MessageSpec:
     real_topic: str | None = None
     real_queue_id: int | None = None
     batch: list[MessageSpec] | None = None
+    lmq_queues: list[str] = field(default_factory=list)
     deliver_ms: int | None = None
 
     _JSON_FIELDS = (
         "topic", "body", "body_base64", "queue_id", "tags", "keys", "properties", "born_host", "store_host",
         "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
         "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
-        "prepared_transaction_offset", "real_topic", "real_queue_id", "batch", "deliver_ms",
+        "prepared_transaction_offset", "real_topic", "real_queue_id", "batch", "lmq_queues", "deliver_ms",
     )  # fmt: skip
 
     @classmethod
@@ -102,8 +108,9 @@ class MessageSpec:
         ``unique_key`` (str|null; "" = none), ``producer_group`` (str), ``wait_store_msg_ok`` (bool),
         ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only), ``real_topic`` /
         ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered),
-        ``batch`` (list of message objects: an inner batch, see the class), ``deliver_ms`` (int epoch ms: a 5.x
-        timer message, see ``timerflow``). Unknown fields are an error.
+        ``batch`` (list of message objects: an inner batch, see the class), ``lmq_queues`` (list of ``%LMQ%``
+        queue names: multi-dispatch, see the class), ``deliver_ms`` (int epoch ms: a 5.x timer
+        message, see ``timerflow``). Unknown fields are an error.
         """
         if not isinstance(obj, Mapping):
             raise BadInput(f"a message is a JSON object, not {type(obj).__name__}")
@@ -128,6 +135,9 @@ class MessageSpec:
             isinstance(k, str) and isinstance(v, str) for k, v in properties.items()
         ):
             raise BadInput("properties must be an object of string values")
+        lmq_queues = obj.get("lmq_queues", [])
+        if not isinstance(lmq_queues, list) or not all(isinstance(q, str) for q in lmq_queues):
+            raise BadInput("lmq_queues must be a list of LMQ queue names (strings)")
         batch = obj.get("batch")
         if batch is not None and not isinstance(batch, list):
             raise BadInput("batch must be a list of message objects")
@@ -159,6 +169,7 @@ class MessageSpec:
             real_topic=_typed(obj, "real_topic", str, None, nullable=True),
             real_queue_id=_typed(obj, "real_queue_id", int, None, nullable=True),
             batch=None if batch is None else [cls._inner_from_json(item, n) for n, item in enumerate(batch)],
+            lmq_queues=list(lmq_queues),
             deliver_ms=_typed(obj, "deliver_ms", int, None, nullable=True),
         )
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from inspector.engine.maintain.bcq_builder import BATCH_CQ_DIR, BatchConsumeQueueBuilder
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-from inspector.engine.maintain.dispatch import dispatch_request
+from inspector.engine.maintain.dispatch import dispatch_request, lmq_requests
 from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.staging import (
     BACKUP_MARK,
@@ -41,6 +41,7 @@ from inspector.engine.maintain.staging import (
 )
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry, store_geometry
+from inspector.engine.model.multidispatch import MultiDispatchError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import JOURNAL, STAGING_MARK
@@ -163,10 +164,13 @@ def _build(store, out: Path, geometry: Geometry | None, progress: Progress | Non
                 result.skipped.append(Problem(entry.file, entry.position, f"not dispatched: {e}", "undispatchable"))
                 continue
             result.messages += 1
-            written = (bcq if request.topic in batch_topics else cq).put(request)
+            batch = request.topic in batch_topics
+            written = (bcq if batch else cq).put(request)
             if written:
                 logics_ts = request.store_timestamp
             result.cq_units += int(written)
+            if not batch:  # %LMQ% queues: one unit per queue the record was multi-dispatched to, no index item
+                result.cq_units += _dispatch_lmq(cq, request, entry, result)
             result.index_items += index.put(request)
             crash_point("dispatch")
             if progress is not None and time.monotonic() - last_report > 0.1:
@@ -183,6 +187,17 @@ def _build(store, out: Path, geometry: Geometry | None, progress: Progress | Non
     result.logics_msg_timestamp = logics_ts
     result.index_msg_timestamp = index.index_msg_timestamp
     return result
+
+
+def _dispatch_lmq(cq: ConsumeQueueBuilder, request, entry: Message, result: RebuildResult) -> int:
+    """The record's LMQ units (multi-dispatch), as the broker writes them after its own; units written."""
+    try:
+        requests = lmq_requests(request)
+    except MultiDispatchError as e:
+        result.skipped.append(Problem(entry.file, entry.position, f"no LMQ unit dispatched: {e}", "lmq-undispatchable",
+                                      "warning"))
+        return 0
+    return sum(int(cq.put(lmq)) for lmq in requests)
 
 
 _FLOCK = struct.Struct("hhqqi4x")  # struct flock on Linux x86_64/aarch64: type, whence, start, len, pid

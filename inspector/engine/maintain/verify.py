@@ -203,14 +203,22 @@ def check_checkpoint(store, last_ts: int, now_ms: int | None = None) -> list[Pro
 
 
 def check_consumer_offsets(store) -> list[Problem]:
-    found = []
-    for row in store.consumer_lag():
+    """Each committed offset within its queue's [min, max], against the source the broker reads offsets from
+    (named in each finding), with the source's own findings (unreadable: an error; other sources disagreeing)."""
+    offsets = getattr(store, "consumer_offsets", None)
+    found = list(offsets().problems) if offsets is not None else []
+    try:
+        rows = store.consumer_lag()
+    except StoreError:
+        return found  # the unreadable database is among the findings
+    source = offsets().source if offsets is not None else "config/consumerOffset.json"
+    for row in rows:
         if row["max_offset"] is None:
             continue
         info = store.queue(row["topic"], row["queue_id"]).info()
         off = row["consumer_offset"]
         if not info.min_offset <= off <= info.max_offset:
-            found.append(Problem("config/consumerOffset.json", 0,
+            found.append(Problem(source, 0,
                                  f"{row['topic']}@{row['group']} queue {row['queue_id']}: offset {off} is outside "
                                  f"[{info.min_offset}, {info.max_offset}]", "consumer-offset-range", "warning"))
     return found

@@ -11,7 +11,7 @@ or overlap: base[i+1] == base[i] + batchSize[i].
 from __future__ import annotations
 
 from inspector.engine.maintain.dispatch import dispatch_request
-from inspector.engine.maintain.verify_queues import unit_record
+from inspector.engine.maintain.verify_queues import place_mismatches, unit_record
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import BatchUnit, Message, Problem
@@ -57,11 +57,7 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
 
 
 def _mismatches(msg: Message, unit: BatchUnit, topic: str, qid: int, geometry: Geometry) -> list[str]:
-    found = []
-    if msg.topic != topic:
-        found.append(f"topic {msg.topic!r}")
-    if msg.queue_id != qid:
-        found.append(f"queue {msg.queue_id}")
+    found = place_mismatches(msg, topic, qid)
     if msg.total_size != unit.size:
         found.append(f"size {msg.total_size} (unit says {unit.size})")
     if msg.store_timestamp != unit.store_timestamp:

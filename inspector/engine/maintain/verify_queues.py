@@ -13,13 +13,20 @@ import numpy as np
 from inspector.engine.maintain.dispatch import dispatch_request
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.multidispatch import (
+    INNER_MULTI_DISPATCH,
+    INNER_MULTI_QUEUE_OFFSET,
+    MultiDispatchError,
+    is_lmq,
+    lmq_targets,
+)
 from inspector.engine.model.records import Message, Problem
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 if TYPE_CHECKING:
     from inspector.engine.maintain.verify_crosschecks import CrossChecks
 
-__all__ = ["check_queue", "unit_record"]
+__all__ = ["check_queue", "place_mismatches", "unit_record"]
 
 
 def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
@@ -116,12 +123,12 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
         return found, prev_phy
     where = (unit.file, unit.position)
     mismatches = []
-    if msg.topic != topic and not _lmq_fanout(msg, topic):
-        mismatches.append(f"topic {msg.topic!r}")
-    if msg.queue_id != qid and not _lmq_fanout(msg, topic):
-        mismatches.append(f"queue {msg.queue_id}")
-    if msg.queue_offset != unit.queue_offset and not _lmq_fanout(msg, topic):
-        mismatches.append(f"queue offset {msg.queue_offset}")
+    if msg.topic != topic and (is_lmq(topic) or INNER_MULTI_DISPATCH in msg.properties):  # a multi-dispatch unit
+        mismatches += _lmq_mismatches(msg, unit, topic, qid)
+    else:
+        mismatches += place_mismatches(msg, topic, qid)
+        if msg.queue_offset != unit.queue_offset:
+            mismatches.append(f"queue offset {msg.queue_offset}")
     if msg.total_size != unit.size:
         mismatches.append(f"size {msg.total_size} (unit says {unit.size})")
     try:
@@ -140,8 +147,30 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
     return found, prev_phy
 
 
-def _lmq_fanout(msg: Message, topic: str) -> bool:
-    return topic in msg.properties.get("INNER_MULTI_DISPATCH", "").split(",")
+def place_mismatches(msg: Message, topic: str, qid: int) -> list[str]:
+    """The record's topic and queue id against those of the queue holding its unit (20- and 46-byte units)."""
+    return [*([f"topic {msg.topic!r}"] if msg.topic != topic else []),
+            *([f"queue {msg.queue_id}"] if msg.queue_id != qid else [])]
+
+
+def _lmq_mismatches(msg: Message, unit, topic: str, qid: int) -> list[str]:
+    """A unit of an LMQ queue against the record it points at (multi-dispatch, spec part 2 §17): the record
+    names the queue in INNER_MULTI_DISPATCH and gives, at the same position of INNER_MULTI_QUEUE_OFFSET, the
+    unit's queue offset; an LMQ has one queue, id 0."""
+    try:
+        target = next((t for t in lmq_targets(msg.topic, msg.queue_id, msg.properties) if t.queue == topic), None)
+    except MultiDispatchError as e:
+        return [f"topic {msg.topic!r}, whose multi-dispatch properties are unusable ({e})"]
+    if target is None:
+        return [f"topic {msg.topic!r}, which is not multi-dispatched to {topic!r} ({INNER_MULTI_DISPATCH} "
+                f"{msg.properties.get(INNER_MULTI_DISPATCH, '')[:120]!r})"]
+    found = []
+    if target.queue_offset != unit.queue_offset:
+        found.append(f"{INNER_MULTI_QUEUE_OFFSET} {target.queue_offset} for {topic!r} (position {target.position} "
+                     f"of {INNER_MULTI_DISPATCH})")
+    if target.queue_id != qid:
+        found.append(f"queue {target.queue_id} for {topic!r} (an LMQ has queue 0 only)")
+    return found
 
 
 def _is_ext(tags_code: int) -> bool:

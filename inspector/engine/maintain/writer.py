@@ -32,7 +32,7 @@ from types import TracebackType
 from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
 from inspector.engine.maintain.brokerfiles import checkpoint_bytes, write_config_files
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-from inspector.engine.maintain.dispatch import check_path_component, dispatch_request
+from inspector.engine.maintain.dispatch import check_path_component, dispatch_request, lmq_requests
 from inspector.engine.maintain.encode import _Prepared, format_host, parse_host
 from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.messageflow import MessageFlow
@@ -84,6 +84,9 @@ class StoreWriter(MessageFlow, TimerFlow):
     * ``strip_commit_properties``: remove ``TRAN_MSG``, ``REAL_TOPIC``, ``REAL_QID`` from COMMIT records
       (spec §10.1). Set False to reproduce brokers whose ``EndTransactionProcessor`` encodes the properties
       before clearing them (seen in 5.x sources before 5.2), which keeps all three in the stored record.
+    * ``enable_lmq``: the broker's ``enableLmq`` (spec part 2 §17): the consumer offsets then go to
+      ``lmqConsumerOffset.json`` (a ``%LMQ%`` group's queue-0 offset in its ``lmqOffsetTable``) and no
+      ``consumerOffset.json`` is written. None (default): True exactly when a message had ``lmq_queues``.
 
     What was written: :attr:`segments`, :attr:`consume_queues` (a :class:`ConsumeQueueBuilder`: ``files``,
     ``max_offsets``), :attr:`batch_queues` (a :class:`BatchConsumeQueueBuilder`, likewise) and :attr:`index` (an :class:`IndexBuilder`: ``files`` with their headers,
@@ -107,6 +110,7 @@ class StoreWriter(MessageFlow, TimerFlow):
         topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         strip_commit_properties: bool = True,
+        enable_lmq: bool | None = None,
         timer_now: int | None = None,
         timer_precision_ms: int | None = None,
         timer_file_size: int | None = None,
@@ -138,6 +142,8 @@ class StoreWriter(MessageFlow, TimerFlow):
         }
         self.max_message_size = max_message_size
         self.strip_commit_properties = strip_commit_properties
+        self.enable_lmq = enable_lmq
+        self._lmq_offsets: dict[str, int] = {}  # MultiDispatch's "name-0" keys: each LMQ queue's next offset
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
         self.timer_now = timer_now
         self.timers = TimerBuilder(effective_precision(timer_precision_ms or DEFAULT_PRECISION_MS),
@@ -171,6 +177,8 @@ class StoreWriter(MessageFlow, TimerFlow):
             raise BadInput("the writer is closed")
         if not isinstance(spec, MessageSpec):
             raise BadInput(f"append takes a MessageSpec, not {type(spec).__name__}")
+        if spec.lmq_queues and spec.transaction in ("commit", "rollback"):
+            raise BadInput("lmq_queues is only for ordinary messages (not transactional, delayed or batched)")
         if spec.transaction is not None and spec.transaction not in TRANSACTIONS:
             raise BadInput(
                 f"transaction is one of {', '.join(TRANSACTIONS)} or None, not {spec.transaction!r}"
@@ -225,6 +233,8 @@ class StoreWriter(MessageFlow, TimerFlow):
             self._delay_levels,
             self.delay_offsets,
             self.topic_attributes,
+            # a broker that multi-dispatched has enableLmq: every offset then goes to lmqConsumerOffset.json
+            enable_lmq=self.enable_lmq if self.enable_lmq is not None else bool(self._lmq_offsets),
         )
 
     def __enter__(self) -> StoreWriter:
@@ -274,9 +284,13 @@ class StoreWriter(MessageFlow, TimerFlow):
             prepared.properties.as_map(),
             self.geometry,
         )
-        queues = self.batch_queues if self._is_batch_topic(prepared.topic) else self.consume_queues
+        batch = self._is_batch_topic(prepared.topic)
+        queues = self.batch_queues if batch else self.consume_queues
         if queues.put(request):
             self._logics_timestamp = request.store_timestamp
+        if not batch:  # ConsumeQueue.multiDispatchLmqQueue: LMQ units after the record's own (no index item)
+            for lmq in lmq_requests(request):
+                self.consume_queues.put(lmq)
         self.index.put(request)
         return AppendResult(
             index=index,
@@ -305,6 +319,12 @@ class StoreWriter(MessageFlow, TimerFlow):
 
     def _next_queue_offset(self, topic: str, queue_id: int) -> int:
         return self._queue_offsets.get((topic, queue_id), 0)
+
+    def _lmq_offset(self, queue: str) -> int:
+        return self._lmq_offsets.get(queue, 0)
+
+    def _lmq_advance(self, queue: str) -> None:
+        self._lmq_offsets[queue] = self._lmq_offsets.get(queue, 0) + 1
 
     def _clock_now(self) -> int:
         return self.clock() if self.clock is not None else _wall_clock()

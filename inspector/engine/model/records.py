@@ -59,6 +59,15 @@ class Blank:
     total_size: int
 
 
+@dataclass(frozen=True)
+class MoreAfterLimit:
+    """A listing stopped at its limit with more to give: where the next message is (to continue with ``--from``)."""
+
+    limit: int
+    physical_offset: int
+    queue_offset: int
+
+
 class _RawProperties:
     """``Message.properties_entries`` / ``properties_terminated`` of a message decoded with its properties raw.
 
@@ -197,6 +206,18 @@ class InnerMessage(Message):
     @property  # type: ignore[override]
     def body_crc_ok(self) -> bool:
         return self.record_body_crc_ok
+
+
+@dataclass(frozen=True)
+class LmqMessage(Message):
+    """A record as read through an LMQ queue it was multi-dispatched to (spec part 2 §17): ``queue_id`` and
+    ``queue_offset`` are the LMQ queue's (0 and the record's ``INNER_MULTI_QUEUE_OFFSET`` at the position of
+    ``lmq_queue`` in ``INNER_MULTI_DISPATCH``); the record's own topic is kept, and its own queue id and queue
+    offset are in ``record_queue_id`` / ``record_queue_offset``."""
+
+    lmq_queue: str = ""
+    record_queue_id: int = 0
+    record_queue_offset: int = 0
 
 
 @dataclass(frozen=True)

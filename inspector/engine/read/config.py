@@ -33,6 +33,9 @@ class ConfigFile:
 class ConfigSet:
     files: dict[str, ConfigFile] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # topics from a RocksDB config database when the broker keeps them there (rocksdb_config.apply_topic_database)
+    topic_table: dict[str, dict] | None = None
+    topics_source: str = "config/topics.json"
 
     def findings(self) -> list[Problem]:
         """Every config finding: files that could not be read (``problems``), then what the lenient accessors
@@ -45,21 +48,27 @@ class ConfigSet:
 
     @property
     def topics(self) -> dict[str, dict]:
+        """topic -> TopicConfig, from ``topics_source`` (topics.json, or the broker's RocksDB database)."""
+        if self.topic_table is not None:
+            return self.topic_table
         table = self.value("topics.json").get("topicConfigTable", {})
         return table if isinstance(table, dict) else {}
 
     @property
     def consumer_offsets(self) -> dict[tuple[str, str], dict[int, int]]:
         """(topic, group) -> queue id -> next offset to consume."""
-        table = self.value("consumerOffset.json").get("offsetTable", {})
-        result: dict[tuple[str, str], dict[int, int]] = {}
-        if not isinstance(table, dict):
-            return result
-        for key, queues in table.items():
-            if not isinstance(key, str) or "@" not in key or not isinstance(queues, dict):
-                continue
-            result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
-                                              if q is not None and _is_long(o)}
+        return offset_table(self.value("consumerOffset.json"))
+
+    @property
+    def lmq_consumer_offsets(self) -> dict[tuple[str, str], dict[int, int]]:
+        """``lmqConsumerOffset.json`` (spec part 2 §17): its ``offsetTable`` and its ``lmqOffsetTable``
+        (``%LMQ%name@group`` -> offset: an LMQ has one queue, id 0), as one table."""
+        value = self.value("lmqConsumerOffset.json")
+        result = offset_table(value)
+        lmq = value.get("lmqOffsetTable", {})
+        for key, offset in (lmq.items() if isinstance(lmq, dict) else ()):
+            if isinstance(key, str) and "@" in key and _is_long(offset):
+                result.setdefault(split_topic_group(key), {})[0] = offset
         return result
 
     @property
@@ -69,6 +78,21 @@ class ConfigSet:
             return {}
         return {k: v for k, v in ((_as_int(k), v) for k, v in table.items())
                 if k is not None and _is_long(v)}
+
+
+def offset_table(value: dict) -> dict[tuple[str, str], dict[int, int]]:
+    """(topic, group) -> queue id -> next offset to consume, from a file's ``offsetTable`` (entries that are no
+    topic@group with Java longs left out: :func:`entry_problems` names them)."""
+    table = value.get("offsetTable", {})
+    result: dict[tuple[str, str], dict[int, int]] = {}
+    if not isinstance(table, dict):
+        return result
+    for key, queues in table.items():
+        if not isinstance(key, str) or "@" not in key or not isinstance(queues, dict):
+            continue
+        result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
+                                          if q is not None and _is_long(o)}
+    return result
 
 
 def _as_int(key: object) -> int | None:
@@ -107,7 +131,7 @@ def shape_problems(config: ConfigSet) -> list[Problem]:
 def entry_problems(name: str, rel: str, value: dict) -> list[Problem]:
     """Entries of an offset table that cannot be what the broker writes (a key or offset that is no Java long):
     each is left out of the table, so each is said."""
-    if name not in ("consumerOffset.json", "delayOffset.json"):
+    if name not in ("consumerOffset.json", "lmqConsumerOffset.json", "delayOffset.json"):
         return []
     table = value.get("offsetTable", {})
     if not isinstance(table, dict):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.read.recovery import recover
+from inspector.engine.read.rocksdb_config import summarize
 from inspector.engine.read.settings import settings_view
 from inspector.engine.read.store import Store, decode_id
 from inspector.engine.read.views import (
@@ -44,6 +45,7 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
     topics = _topics(store)
     told("index files", 0)
     problems = [*store.problems(), *(p for s in scans for p in s.problems), *store.delay_table().problems]
+    offsets = store.consumer_offsets()
     return {
         "store": str(store.root),
         "segment_size": store.commitlog.segment_size,
@@ -66,7 +68,12 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
         # abort is there while a broker runs and after it crashed: a state to know, not damage
         "shutdown": "clean (no abort file)" if store.clean_shutdown else "broker running or crashed (abort file present)",
         "recovery": recovery,
-        "consumer_groups": store.consumer_lag(),
+        "consumer_groups": [] if offsets.error is not None else store.consumer_lag(),
+        # where the offsets (and so the lag) come from: the broker's choice (see offsets.py)
+        "offsets": {"source": offsets.source, "reason": offsets.reason, "label": offsets.label(),
+                    "error": None if offsets.error is None else str(offsets.error)},
+        "config_databases": [vars(d) for d in summarize(store.root)],
+        "topics_source": store.config.topics_source,  # topics.json, or the RocksDB database the broker keeps
         "problems": [problem_view(p) for p in problems],
         # each broker setting the store is read with, and where it came from (flag, broker.conf, inferred, default)
         "settings": settings_view(store.settings()),

@@ -35,7 +35,9 @@ def is_rocksdb_dir(path: Path) -> bool:
     return (path / "CURRENT").is_file()
 
 
-def _snapshot(src: Path) -> Path:
+def _snapshot(src: Path, rel: str = "consumequeue") -> Path:
+    """A private copy of the RocksDB database at ``src`` (``rel``: its name in messages), for every RocksDB
+    directory of a store (consume queue, config databases): StoreError naming ``rel`` when it cannot be made."""
     dst = Path(tempfile.mkdtemp(prefix="rmq-inspect-rocksdb-"))
     try:
         for entry in src.iterdir():
@@ -47,8 +49,15 @@ def _snapshot(src: Path) -> Path:
                 shutil.copy2(entry, dst / entry.name)
     except OSError as e:
         shutil.rmtree(dst, ignore_errors=True)
-        raise StoreError(f"cannot snapshot the RocksDB consume queue: {e}", "consumequeue") from None
+        what = "consume queue" if rel.startswith("consumequeue") else "database"
+        raise StoreError(f"cannot snapshot the RocksDB {what}: {e}", rel) from None
     return dst
+
+
+def rocksdb_reason(e: Exception) -> str:
+    """The first line of what rocksdict raised (its messages run on over several lines)."""
+    lines = str(e).strip().splitlines()
+    return (lines[0] if lines else type(e).__name__)[:300]
 
 
 def _drop_snapshot(path: Path) -> None:
@@ -57,14 +66,20 @@ def _drop_snapshot(path: Path) -> None:
 
 
 class RocksDBConsumeQueueStore:
-    """All queues of a RocksDB consume queue, read from a private snapshot."""
+    """All queues of a RocksDB consume queue, read from a private snapshot.
 
-    def __init__(self, root: Path):
+    ``directory``: ``consumequeue`` (where every RocketMQ release from 5.2.0 to develop of 2025-09 puts it:
+    ``RocksDBConsumeQueueStore`` opens ``StorePathConfigHelper.getStorePathConsumeQueue``) or
+    ``consumequeue_rocksdb`` (spec part 2 §19 names it for ``useSeparateStorePathForRocksdbCQ``; no tagged
+    release has that setting, but such a folder is read the same way when it is there)."""
+
+    def __init__(self, root: Path, directory: str = "consumequeue"):
         try:
             from rocksdict import AccessType, Options, Rdict
         except ImportError:
-            raise StoreError("a RocksDB consume queue needs the 'rocksdb' extra (rocksdict)", "consumequeue") from None
-        self._dir = _snapshot(root / "consumequeue")
+            raise StoreError("a RocksDB consume queue needs the 'rocksdb' extra (rocksdict)", directory) from None
+        self.rel = REL if directory == "consumequeue" else f"{directory} (RocksDB)"
+        self._dir = _snapshot(root / directory, directory)
         try:
             cfs = Rdict.list_cf(str(self._dir))
             families = {name: Options(raw_mode=True) for name in cfs if name != "default"}
@@ -73,7 +88,9 @@ class RocksDBConsumeQueueStore:
             self._offsets = self._db.get_column_family("offset") if "offset" in cfs else None
         except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception
             _drop_snapshot(self._dir)
-            raise StoreError(f"cannot open the RocksDB consume queue: {e}", "consumequeue") from None
+            # the message names the private copy's files: name the store's directory instead
+            why = rocksdb_reason(e).replace(str(self._dir), directory)
+            raise StoreError(f"cannot open the RocksDB consume queue: {why}", directory) from None
         self._bounds: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
         self.max_dispatched_offset: int | None = None
         self._load_offsets()
@@ -106,7 +123,7 @@ class RocksDBConsumeQueueStore:
 
     def queue(self, topic: str, queue_id: int) -> RocksDBQueue:
         if (topic, queue_id) not in self._bounds:
-            raise NotFound(f"no RocksDB consume queue for topic {topic!r} queue {queue_id}", REL)
+            raise NotFound(f"no RocksDB consume queue for topic {topic!r} queue {queue_id}", self.rel)
         return RocksDBQueue(self, topic, queue_id)
 
 
@@ -117,7 +134,7 @@ class RocksDBQueue:
         self.owner = owner
         self.topic = topic
         self.queue_id = queue_id
-        self.rel_dir = REL
+        self.rel_dir = owner.rel
 
     def info(self) -> QueueInfo:
         bounds = self.owner._bounds[(self.topic, self.queue_id)]
@@ -130,17 +147,18 @@ class RocksDBQueue:
                 max_end = last.physical_offset + last.size
             except NotFound:
                 pass
-        return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, (REL,), max_end)
+        return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, (self.rel_dir,), max_end)
 
     def _unit(self, key: bytes, value: bytes) -> CqUnit:
         k, v = CqKey.parse(key), CqValue.parse(value)
-        return CqUnit(self.topic, self.queue_id, k.queue_offset, v.physical_offset, v.size, v.tags_code, REL, k.queue_offset)
+        return CqUnit(self.topic, self.queue_id, k.queue_offset, v.physical_offset, v.size, v.tags_code, self.rel_dir,
+                      k.queue_offset)
 
     def unit(self, queue_offset: int) -> CqUnit:
         key = cq_key(self.topic, self.queue_id, queue_offset)
         value = self.owner._db.get(key)
         if value is None:
-            raise NotFound(f"no unit for queue offset {queue_offset}", REL)
+            raise NotFound(f"no unit for queue offset {queue_offset}", self.rel_dir)
         return self._unit(key, value)
 
     def units(self, from_offset: int = 0) -> Iterator[CqUnit]:

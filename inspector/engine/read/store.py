@@ -34,6 +34,8 @@ from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
+from inspector.engine.read.offsets import ConsumerOffsets, load_consumer_offsets
+from inspector.engine.read.rocksdb_config import apply_topic_database
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
 from inspector.engine.read.settings import (
     DelayTable,
@@ -104,8 +106,9 @@ class Store(QueueAccess, KeyLookups):
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
-        if is_rocksdb_dir(self.root / "consumequeue"):
-            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root)
+        rocks = next((d for d in ("consumequeue", "consumequeue_rocksdb") if is_rocksdb_dir(self.root / d)), None)
+        if rocks is not None:  # consumequeue/ itself (5.2.0+), else a separate consumequeue_rocksdb/ (spec part 2 §19)
+            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root, rocks)
             known = set(self._queue_ids)
             self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
         self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
@@ -116,6 +119,7 @@ class Store(QueueAccess, KeyLookups):
         self._index_problems: list[Problem] = []
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._config: ConfigSet | None = None
+        self._offsets: ConsumerOffsets | None = None
         self._unknown: list[Problem] | None = None
         self._scans: dict[int, SegmentScan] = {}
         # a Store is shared by threads (the web viewer's requests, its background survey): the lazily built
@@ -205,7 +209,9 @@ class Store(QueueAccess, KeyLookups):
     @property
     def config(self) -> ConfigSet:
         if self._config is None:
-            self._config = load_config(self.root)
+            config = load_config(self.root)
+            apply_topic_database(config, self.root, self.broker_config)  # storeType=defaultRocksDB, v2
+            self._config = config
         return self._config
 
     # -- the broker's settings ------------------------------------------------------------------------------
@@ -316,10 +322,22 @@ class Store(QueueAccess, KeyLookups):
 
     # -- consumers ----------------------------------------------------------------------------------------------
 
+    def consumer_offsets(self) -> ConsumerOffsets:
+        """The consumer offsets from where the broker keeps them (``offsets.py``: consumerOffset.json,
+        lmqConsumerOffset.json or a RocksDB config database), with the source named. Read once."""
+        with self._lock:
+            if self._offsets is None:
+                self._offsets = load_consumer_offsets(self)
+            return self._offsets
+
     def consumer_lag(self) -> list[dict]:
-        """Each (group, topic, queue) of consumerOffset.json with its committed offset and lag against the queue."""
+        """Each (group, topic, queue) of the offsets' source (:meth:`consumer_offsets` names it) with its committed
+        offset and lag against the queue; StoreError (naming the database) when that source cannot be read."""
+        offsets = self.consumer_offsets()
+        if offsets.error is not None:
+            raise offsets.error
         rows = []
-        for (topic, group), queues in sorted(self.config.consumer_offsets.items()):
+        for (topic, group), queues in sorted(offsets.table.items()):
             for queue_id, offset in sorted(queues.items()):
                 try:
                     info = self.queue(topic, queue_id).info()
@@ -339,7 +357,7 @@ class Store(QueueAccess, KeyLookups):
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
-                *self.config.findings(), *interrupted_rebuild_problems(self.root)]
+                *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root)]
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

@@ -20,6 +20,7 @@ from inspector.engine.read.batchconsumequeue import (
     is_inner_batch,
 )
 from inspector.engine.read.consumequeue import ConsumeQueue
+from inspector.engine.read.lmq import through_queue
 from inspector.engine.read.rocksdb_queue import RocksDBQueue
 from inspector.engine.read.tail import RecordInProgress
 
@@ -108,7 +109,7 @@ class QueueAccess:
             if unit.is_pre_blank:
                 continue
             try:
-                yield unit, self.message_at(unit.physical_offset)
+                yield unit, through_queue(self.message_at(unit.physical_offset), topic)
             except StoreError as e:
                 if isinstance(e, RecordInProgress) or (self.abort_exists and unit.physical_offset >= self._log_end()):
                     # a running (or crashed) broker: the queue runs ahead of the log's complete records
@@ -162,7 +163,7 @@ class QueueAccess:
                 raise StoreError(f"the unit says {unit.batch_size} messages from {unit.msg_base_offset}, the record "
                                  f"at {unit.physical_offset} holds {len(inner)}", unit.file, unit.position)
             return inner[queue_offset - unit.msg_base_offset]
-        return msg
+        return through_queue(msg, topic)
 
     def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
         """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""

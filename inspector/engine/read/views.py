@@ -14,6 +14,7 @@ from inspector.engine.model.records import (
     IndexFileInfo,
     InnerMessage,
     KeyHit,
+    LmqMessage,
     Message,
     Problem,
     QueueInfo,
@@ -61,6 +62,9 @@ def message_view(msg: Message, *, decompress: bool = False, body_limit: int | No
     if isinstance(msg, InnerMessage):
         view["inner_batch"] = {"index": msg.inner_index, "count": msg.inner_count,
                                "base_queue_offset": msg.base_queue_offset, "item_position": msg.item_position}
+    if isinstance(msg, LmqMessage):  # read through an LMQ queue: its offset there, and the record's own
+        view["lmq"] = {"queue": msg.lmq_queue, "queue_offset": msg.queue_offset,
+                       "record_queue_id": msg.record_queue_id, "record_queue_offset": msg.record_queue_offset}
     if decompress:
         try:
             plain = decompress_body(msg)

@@ -24,7 +24,7 @@ import numpy as np
 import orjson
 
 from inspector.engine.model import meaning
-from inspector.engine.model.records import Blank, Host, Message, Problem
+from inspector.engine.model.records import Blank, Host, Message, MoreAfterLimit, Problem
 from inspector.engine.read.parallel import default_workers
 from inspector.engine.read.views import message_view
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
@@ -126,15 +126,16 @@ class _BatchEncoder:
             out = self._hosts[(ip, port)] = (_dumps(str(Host(ip, port))), meaning.offset_msg_id_prefix(ip, port))
         return out
 
-    def select(self, batch: MessageBatch, topic: str | None, limit: float) -> tuple[np.ndarray, bool]:
-        """The rows of the batch's first ``limit`` messages (of ``topic`` if given), and whether the batch holds
-        another such message after them."""
+    def select(self, batch: MessageBatch, topic: str | None, limit: float) -> tuple[np.ndarray, int | None]:
+        """The rows of the batch's first ``limit`` messages (of ``topic`` if given), and the row of the next such
+        message after them (None: the batch holds no more)."""
         rows = np.arange(len(batch))
         if topic is not None:
             codes = [i for i, t in enumerate(batch.topics) if t == topic]
             rows = rows[np.isin(batch.table[_COL["topic"]], codes)]
-        more = len(rows) > limit
-        return (rows[: int(limit)] if more else rows), more
+        if len(rows) > limit:
+            return rows[: int(limit)], int(rows[int(limit)])
+        return rows, None
 
     def encode(self, batch: MessageBatch, rows: np.ndarray) -> bytes:
         """The lines of ``rows``: by the compiled kernel when it is loaded, else one by one (the same bytes)."""
@@ -263,32 +264,38 @@ class _BatchEncoder:
 
 
 def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, decompress: bool = False,
-               topic: str | None = None, limit: int | None = None) -> Iterator[bytes | Problem]:
+               topic: str | None = None, limit: int | None = None,
+               ) -> Iterator[bytes | Problem | MoreAfterLimit]:
     """JSON Lines of the messages among ``items`` (``CommitLog.batches`` output: batches, Messages, Blanks,
     Problems in log order), as chunks of bytes, with the Problems in between (BLANKs dropped).
 
     ``topic``: only that topic's messages. ``limit``: at most that many; like a message-by-message loop, the
-    Problems up to the next message after the last one are still given.
+    Problems up to the next message after the last one are still given. When the limit leaves messages out,
+    the last item is a :class:`MoreAfterLimit` naming the next one (a partial answer says so).
     """
     enc = _BatchEncoder(decompress)
     left = float("inf") if limit is None else limit
     with _InOrder() as pending:
         for item in items:
             if isinstance(item, MessageBatch):
-                rows, more = enc.select(item, topic, left)
+                rows, after = enc.select(item, topic, left)
                 left -= len(rows)
                 if len(rows):
                     threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
                     yield from pending.add(partial(enc.encode, item, rows), threads)
-                if more:
-                    break
+                if after is not None:
+                    yield from pending.drain()
+                    yield MoreAfterLimit(int(limit or 0), int(item.physical_offsets[after]),
+                                         int(item.table[_COL["queue_offset"], after]))
+                    return
                 continue
             yield from pending.drain()  # what comes between batches comes after them
             if isinstance(item, Problem):
                 yield item
             elif isinstance(item, Message) and (topic is None or item.topic == topic):
                 if left <= 0:
-                    break
+                    yield MoreAfterLimit(int(limit or 0), item.physical_offset, item.queue_offset)
+                    return
                 left -= 1
                 yield message_line(item, decompress=decompress)
         yield from pending.drain()

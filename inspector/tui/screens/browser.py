@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError
+from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError, is_lmq
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import num, parse_kind, parse_time, when
@@ -205,16 +205,18 @@ class BrowserScreen(ViewScreen):
                 self._status(f"queue {query.topic}/{query.queue}: {e.reason}", 0, finished=True)
                 return
             self.mode_text = f"queue {query.topic}/{query.queue} through its consume queue"
+            by_queue_offset = isinstance(cq, BatchConsumeQueue) or is_lmq(query.topic)
             if query.tag is None and query.key is None:
-                source = BatchQueueRows(store, cq, lo, hi) if isinstance(cq, BatchConsumeQueue) else \
-                    QueueRows(cq, lo, hi)
+                # batch and LMQ queues: rows by queue offset, each message read through the queue (an inner
+                # message; a record at its INNER_MULTI_QUEUE_OFFSET in that LMQ)
+                source = BatchQueueRows(store, cq, lo, hi) if by_queue_offset else QueueRows(cq, lo, hi)
                 lst.set_source(source, cursor=0 if start is None else start - lo)
                 self.scanning = False
                 self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)
                 self._show_current()
                 return
             self._start_scan("queue", query, lo, hi,
-                             BatchPickedRows(store, cq) if isinstance(cq, BatchConsumeQueue) else None)
+                             BatchPickedRows(store, cq) if by_queue_offset else None)
         elif query.key is not None and query.topic is not None:
             self.mode_text = f"index lookup {query.topic}#{query.key}"
             self._start_scan("key", query)
@@ -249,7 +251,8 @@ class BrowserScreen(ViewScreen):
             if mode == "queue":
                 total = max(1, hi - lo)
                 # a batch queue's rows are its inner messages: found by queue offset (see BatchPickedRows)
-                by_queue_offset = isinstance(store.queue(query.topic, query.queue), BatchConsumeQueue)
+                by_queue_offset = isinstance(store.queue(query.topic, query.queue), BatchConsumeQueue) or \
+                    is_lmq(query.topic)
                 for unit, m in store.queue_messages(query.topic, query.queue, lo):
                     if unit is not None and unit.queue_offset >= hi:
                         break

@@ -91,6 +91,8 @@ HELP = [
         ("space", "expand or collapse"),
         ("escape", "stop the background walk of the commitlog"),
         ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them"),
+        ("Consumer groups", "lag from where the broker keeps offsets, named on the node: lmqConsumerOffset.json "
+                            "(enableLmq), RocksDB config/consumerOffsets/ or config/rdb/, else consumerOffset.json"),
     ]),
     ("hex view", [
         ("arrows pgup pgdn", "move the byte cursor; home/end: segment start/end; long zero runs are folded"),
@@ -108,6 +110,8 @@ HELP = [
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
         ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "
                      "a row: queue offset base+i, its own keys and body; e.g. topic Direct5BatchCQ, queue 0"),
+        ("%LMQ% queue", "an LMQ queue lists each record at its offset in that queue (INNER_MULTI_QUEUE_OFFSET), "
+                        "not its topic's; e.g. topic %LMQ%x, queue 0"),
         ("escape", "cancel the scan"),
     ]),
     ("index chain", [

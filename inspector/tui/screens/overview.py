@@ -57,6 +57,7 @@ class OverviewData:
     census: str | None = None  # census_summary of the root (None in the skeleton: counting)
     census_errors: int = 0  # entries the broker would not start with
     not_a_store: str | None = None  # why the root is no store (the command refuses it; a caller's Store may not)
+    offsets_source: str = "config/consumerOffset.json"  # where the lag's offsets come from (the broker's choice)
     timer: str | None = None  # the 5.x timer store in one line (None: there is none, or the skeleton)
 
 
@@ -84,8 +85,9 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
             lag = store.consumer_lag()
         except StoreError as e:
             errors.append(f"consumer offsets: {e}")
+        offsets_source = store.consumer_offsets().source
     else:
-        lag = []
+        lag, offsets_source = [], "config/consumerOffset.json"
     index_files = [r.info() for r in store.index_files()]
     try:
         checkpoint, cp_error = store.checkpoint(), None
@@ -95,7 +97,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
-                        not_a_store(store.root), timer_line(store) if list_queues else None)
+                        not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None)
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
@@ -256,7 +258,8 @@ class OverviewScreen(Screen):
 
         groups = sorted({r["group"] for r in d.lag})
         if groups:
-            gnode = root.add(Text.assemble(("Consumer groups", "bold"), f"  {len(groups)} in consumerOffset.json"),
+            where = d.offsets_source.removeprefix("config/")  # e.g. lmqConsumerOffset.json, consumerOffsets (RocksDB)
+            gnode = root.add(Text.assemble(("Consumer groups", "bold"), f"  {len(groups)} in {where}"),
                              data=Node("groups"))
             for g in groups:
                 rows = [r for r in d.lag if r["group"] == g]

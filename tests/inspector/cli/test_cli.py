@@ -102,6 +102,24 @@ def test_messages_json_lines_in_commitlog_order(pristine_store, capsys):
     assert m["store_host"] == "192.168.0.10:10911" and m["msg_id"] == m["msg_id"].upper()
 
 
+def test_a_listing_cut_by_its_limit_says_so_and_where_to_go_on(pristine_store, capsys):
+    """A partial answer says so: stdout stays JSON Lines, stderr names the next message's --from."""
+    root, facts = pristine_store
+    code, out, err = run(capsys, "messages", str(root), "--json", "--limit", "5")
+    assert code == 0 and len(out.splitlines()) == 5
+    assert f"stopped at --limit 5: more messages follow (physical offset {facts['offsets'][5]}" in err
+    code, out, err = run(capsys, "messages", str(root), "--json", "--from", str(facts["offsets"][5]), "--limit", "1")
+    assert json.loads(out)["physical_offset"] == facts["offsets"][5]
+    code, out, err = run(capsys, "messages", str(root), "--limit", "2", "--topic", "OrderEvents", "--queue", "0")
+    assert code == 0 and "2 message(s); stopped at --limit 2: more messages follow (queue offset 2: --from 2" in out
+    with Store(root) as store:
+        offsets = [m.physical_offset for m in store.entries() if hasattr(m, "topic")]
+    code, out, err = run(capsys, "messages", str(root), "--json", "--limit", str(len(offsets)))
+    assert len(out.splitlines()) == len(offsets) and "stopped at --limit" not in err  # nothing left out, no note
+    code, out, err = run(capsys, "messages", str(root), "--json", "--limit", str(len(offsets) - 1))
+    assert f"physical offset {offsets[-1]}" in err
+
+
 def test_messages_in_queue_order_from_a_queue_offset(pristine_store, capsys):
     root, _ = pristine_store
     code, out, _ = run(capsys, "messages", str(root), "--topic", "OrderEvents", "--queue", "0", "--from", "1", "--json")

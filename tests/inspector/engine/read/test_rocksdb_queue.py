@@ -81,3 +81,39 @@ def test_opening_never_modifies_the_database_directory(rocks_store):
     assert _snapshot(root / "consumequeue") == before
     assert not (root / "consumequeue" / "rocksdict-config.json").exists()
     assert not any(name.startswith("LOG.old") for name in os.listdir(root / "consumequeue"))
+
+
+def test_a_separate_consumequeue_rocksdb_folder_is_read_the_same_way(rocks_store):
+    """Spec part 2 §19 names consumequeue_rocksdb/ (no tagged release writes it: 5.2.0 to develop open the
+    database at consumequeue/ itself); when it is there it is read like consumequeue/ and census counts it."""
+    from inspector.engine import census, verify
+
+    root, offsets = rocks_store
+    (root / "consumequeue").rename(root / "consumequeue_rocksdb")
+    before = _snapshot(root / "consumequeue_rocksdb")
+    with Store(root) as store:
+        assert store.queue_ids() == [("TopicTest", 1)]
+        units = [u for u, _ in store.queue_messages("TopicTest", 1)]
+        assert [u.physical_offset for u in units] == offsets and units[0].file == "consumequeue_rocksdb (RocksDB)"
+        assert not [p for p in verify(store).problems if p.severity == "error"]
+    assert _snapshot(root / "consumequeue_rocksdb") == before
+    kind = census(root).kind("consumequeue_rocksdb")
+    assert kind is not None and kind.files >= 3 and not census(root).problems
+
+
+def test_an_unreadable_rocksdb_consume_queue_is_one_line_exit_3(rocks_store):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root, _ = rocks_store
+    (root / "consumequeue" / "CURRENT").write_text("MANIFEST-424242\n")
+    before = _snapshot(root / "consumequeue")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[4])}
+    run = subprocess.run([sys.executable, "-m", "inspector.cli.main", "info", str(root)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert run.returncode == 3 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("rmq-inspect: consumequeue: cannot open the RocksDB consume queue: ")
+    assert "consumequeue/MANIFEST-424242" in line and "rmq-inspect-rocksdb" not in line
+    assert _snapshot(root / "consumequeue") == before

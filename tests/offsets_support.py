@@ -1,0 +1,54 @@
+"""Fixtures for consumer offsets kept where 5.x brokers keep them: RocksDB config databases made with rocksdict,
+keys and values spelt out by hand from the broker's source (spec §7.8; ``RocksDBConsumerOffsetManager.putWriteBatch``,
+``ConfigRocksDBStorage``, ``ConsumerOffsetManagerV2.keyOfConsumerOffset``), not by the engine's own code."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
+
+T0 = 1_700_000_000_000
+
+
+def write_rocksdb(path: Path, default: dict[bytes, bytes], families: dict[str, dict[bytes, bytes]] | None = None) -> None:
+    """A RocksDB database at ``path`` holding exactly these raw entries (then closed, rocksdict's own file removed)."""
+    from rocksdict import Options, Rdict
+
+    path.mkdir(parents=True, exist_ok=True)
+    opt = Options(raw_mode=True)
+    opt.create_if_missing(True)
+    db = Rdict(str(path), opt)
+    for key, value in default.items():
+        db[key] = value
+    for name, rows in (families or {}).items():
+        cf = db.create_column_family(name, Options(raw_mode=True))
+        for key, value in rows.items():
+            cf[key] = value
+    db.close()
+    (path / "rocksdict-config.json").unlink(missing_ok=True)
+
+
+def v1_offsets_db(root: Path, entries: dict[str, bytes]) -> None:
+    """``config/consumerOffsets/``: key ``topic@group`` UTF-8, value the fastjson the broker writes, and the
+    ``kvDataVersion`` family with ``kvDataVersionKey``."""
+    write_rocksdb(root / "config" / "consumerOffsets", {k.encode(): v for k, v in entries.items()},
+                  {"kvDataVersion": {b"kvDataVersionKey": b'{"counter":3,"stateVersion":0,"timestamp":1700000000000}'},
+                   "forbidden": {}})
+
+
+def v2_offset_key(group: str, topic: str, queue_id: int) -> bytes:
+    """01 | int16 table 1 | 02 | int16 len group | 01 | int16 len topic | 01 | int32 queue id."""
+    g, t = group.encode(), topic.encode()
+    return (b"\x01" + struct.pack(">h", 1) + b"\x02" + struct.pack(">h", len(g)) + g + b"\x01"
+            + struct.pack(">h", len(t)) + t + b"\x01" + struct.pack(">i", queue_id))
+
+
+def offsets_store(root: Path, n: int = 5) -> Path:
+    """A store with TopicTest queue 0 holding ``n`` messages (max offset n) and no offsets file."""
+    with StoreWriter(root, clock=lambda: T0) as w:
+        for i in range(n):
+            w.append(MessageSpec(topic="TopicTest", body=f"m{i}".encode(), store_timestamp=T0 + i))
+    return root

@@ -46,10 +46,12 @@ def run(store: Store, args) -> int:
     return _units(timer, args.start or 0, limit, args.json)
 
 
-def _partial(shown: int, total: int, what: str, start_note: str) -> None:
-    """Say on stderr when the output is not everything (stdout stays clean JSON Lines)."""
-    if shown < total:
-        err_console.print(f"partial: {shown} of {total} {what}{start_note} (--limit; --from to go on)")
+def _partial(shown: int, total: int, limit: int, what: str, where: str, next_start: int | None) -> None:
+    """Say on stderr when --limit cut the listing, and the --from that continues it, as ``messages`` does
+    (stdout stays clean JSON Lines)."""
+    if shown < total and next_start is not None:
+        err_console.print(f"note: stopped at --limit {limit}: {shown} of {total} {what} shown, more follow ({where} "
+                          f"{next_start}: --from {next_start} continues)", markup=False, soft_wrap=True)
 
 
 def _units(timer, start: int, limit: int, as_json: bool) -> int:
@@ -57,7 +59,7 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     first = int(units.offset.searchsorted(start))  # --from: a timer-log offset; the first unit at or after it
     total = len(units)
     shown = max(0, min(limit, total - first))
-    where = f" from timer-log offset {start}" if start else ""
+    after = int(units.offset[first + shown]) if first + shown < total else None
     if as_json:
         sys.stdout.flush()
         out = getattr(sys.stdout, "buffer", None)
@@ -67,7 +69,7 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
             else:  # a text-only stdout (an embedding caller's StringIO)
                 sys.stdout.write(bytes(chunk).decode())
         sys.stdout.flush()
-        _partial(shown, total - first, "unit(s)", where)
+        _partial(shown, total - first, limit, "unit(s)", "timer-log offset", after)
         return 0
     t = table("Timer log units", "offset", "magic", "written", "delay ms", "delivery", "pending", "topic",
               "commitlog offset", "size", "prev pos", "record")
@@ -83,7 +85,7 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     pending = timer.pending_mask()
     console.print(f"{shown} of {total} unit(s)" + (f", {int(pending.sum())} pending" if pending is not None else "")
                   + f"; timer log ends at {units.end}")
-    _partial(shown, total - first, "unit(s)", where)
+    _partial(shown, total - first, limit, "unit(s)", "timer-log offset", after)
     return 0
 
 
@@ -114,7 +116,8 @@ def _wheel(timer, start: int, limit: int, as_json: bool) -> int:
         size = "no timerwheel file" if wheel is None else (
             "timerwheel is 0 bytes: not yet sized by a broker" if wheel.size == 0 else f"timerwheel {wheel.size:,} bytes")
         console.print(f"{len(rows)} of {len(numbers) - first} non-empty slot(s); {size}")
-    _partial(len(rows), len(numbers) - first, "non-empty slot(s)", f" from slot {start}" if start else "")
+    after = numbers[first + len(rows)] if first + len(rows) < len(numbers) else None
+    _partial(len(rows), len(numbers) - first, limit, "non-empty slot(s)", "slot", after)
     return 0
 
 

@@ -41,7 +41,10 @@ def test_units_as_json_lines(root, capsys) -> None:
 
 def test_limit_and_from_say_when_partial(root, capsys) -> None:
     code, out, err = run(capsys, "timer", str(root), "--json", "--limit", "2")
-    assert code == 0 and len(out.splitlines()) == 2 and "partial: 2 of 4" in err
+    assert code == 0 and len(out.splitlines()) == 2
+    assert "stopped at --limit 2: 2 of 4 unit(s) shown, more follow (timer-log offset 104: --from 104 continues)" in err
+    code, out, err = run(capsys, "timer", str(root), "--wheel", "--json", "--limit", "1")
+    assert len(out.splitlines()) == 1 and f"--from {SLOT5 + 4} continues" in err
     code, out, err = run(capsys, "timer", str(root), "--json", "--from", "100")
     assert [json.loads(line)["offset"] for line in out.splitlines()] == [104, 186] and err == ""
 

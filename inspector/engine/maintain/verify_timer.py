@@ -31,9 +31,12 @@ from parsers.java import java_string_hash
 from parsers.timer import MAGIC_DELETE, MAGIC_ROLL
 
 
-def check_timer(store) -> tuple[list[Problem], int]:
-    """Every timer-store finding and the number of units checked."""
+def check_timer(store, log_end: int | None = None) -> tuple[list[Problem], int]:
+    """Every timer-store finding and the number of units checked. ``log_end``: the commitlog's end when the
+    caller knows it (Spark's driver, from the segment tasks' reports), else found by a walk of the log."""
     timer = open_timer(store)
+    if log_end is not None:
+        timer._log_end = log_end
     if not timer.present:
         return [], 0
     problems = [*timer.problems()]

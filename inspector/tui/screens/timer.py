@@ -17,6 +17,7 @@ from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 
 SLOT_ROWS = 2000  # slots listed at most (a busy wheel has up to 1,209,600): the summary says when cut
+HOP_ROWS = 1000  # hops of one chain drawn at most (a hot second can hold 100,000 timers): the verdict says so
 HOP_COLUMNS = ("hop", "timer-log offset", "magic", "delivery", "in slot", "topic", "commitlog offset", "record")
 
 
@@ -110,7 +111,7 @@ class TimerScreen(ViewScreen):
         if timer.slot(slot) is None:
             self.notify(f"slot {slot} of the timer wheel is empty", severity="warning")
             return
-        view = timer_chain_view(timer, timer.walk(slot))
+        view = timer_chain_view(timer, timer.walk(slot, limit=HOP_ROWS))
         table = self.query_one("#timer-hops", DataTable)
         table.clear()
         self._hop_offsets.clear()
@@ -136,6 +137,9 @@ class TimerScreen(ViewScreen):
                        f"{view['counted']} (+1 per unit, -1 per DELETE): ")
         verdict.append("matches" if view["num_matches"] else "does not match",
                        style="bold green" if view["num_matches"] else "bold red")
+        if view["truncated"]:
+            verdict.append(f"  (the first {HOP_ROWS} hops only: `rmq-inspect timer STORE --slot {slot}` walks all)",
+                           style="yellow")
         for p in view["problems"]:
             verdict.append(f"  {p['reason']}", style="red")
         self.query_one("#timer-verdict", Static).update(verdict)

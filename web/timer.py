@@ -39,7 +39,7 @@ def timer_chain_svg(view: dict, link: Link) -> Markup:
     pos = _box_positions(len(hops), top, left)
     width = left * 2 + PER_ROW * BOX_W + (PER_ROW - 1) * GAP
     height = top + max(1, (len(hops) + PER_ROW - 1) // PER_ROW) * (BOX_H + GAP) + 10
-    verdict = "num matches" if view["num_matches"] else "num does NOT match"
+    verdict = {True: "num matches", False: "num does NOT match", None: "num not known (walk cut)"}[view["num_matches"]]
     slot_cell = el("g", {"class": "slotcell", "data-slot": view["slot"], "data-num": view["num"]},
                    el("rect", {"x": left, "y": 10, "width": 520, "height": 64, "rx": 6, "class": "box"}),
                    _text(left + 8, 28, f"slot {view['slot']}: time {view['date']}", "box-title"),

@@ -143,7 +143,8 @@ def _slot(timer, slot: int, as_json: bool) -> int:
                   "yes" if hop["in_slot"] else "[yellow]no[/]", esc(u["topic"] or f"hash {u['topic_hash']}"),
                   str(u["commitlog_offset"]), record)
     console.print(t)
-    verdict = "[green]matches[/]" if view["num_matches"] else "[red]does not match[/]"
+    verdict = {True: "[green]matches[/]", False: "[red]does not match[/]", None: "[yellow]not known[/]"}[
+        view["num_matches"]]
     console.print(f"{view['hops']} hop(s), counting +1 per unit and -1 per DELETE unit: {view['counted']}; num "
                   f"{view['num']} {verdict}" + (" (walk truncated)" if view["truncated"] else ""))
     return 0

@@ -61,3 +61,21 @@ def test_a_store_without_a_timer_store(client):
     page = client.get("/timer")
     assert page.status_code == 200 and b"No timer store here" in page.data
     assert b"Timer store (5.x)" not in client.get("/").data
+
+
+def test_a_long_chain_is_cut_and_says_so(tmp_path):
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.geometry import Geometry
+
+    t = 1_700_000_000_500
+    with StoreWriter(tmp_path / "s", Geometry(segment_size=1 << 20, index_slots=64, index_items=256),
+                     timer_file_size=52 * 400 + 16) as w:
+        for i in range(205):
+            w.append(MessageSpec("Orders", b"x", deliver_ms=t + 60_000, store_timestamp=t + i))
+    with Store(tmp_path / "s") as store:
+        client = create_app(store, {"TESTING": True}).test_client()
+        chain = client.get(f"/api/timer?slot={SLOT}").get_json()["chain"]
+        assert (chain["hops"], chain["num"], chain["hops_truncated"], chain["num_matches"]) == (200, 205, True, None)
+        page = client.get(f"/timer?slot={SLOT}").get_data(as_text=True)
+        assert "Truncated: only the first 200 hops are walked." in page and 'data-matches="unknown"' in page

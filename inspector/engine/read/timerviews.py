@@ -268,7 +268,7 @@ def timer_chain_view(timer: TimerStore, chain: SlotChain, *, link: bool = True) 
             entry["in_slot"] = entry["unit"]["slot"] == chain.slot
         hops.append(entry)
     return {"slot": chain.slot, "time": chain.time_ms, "date": ms_date(chain.time_ms), "num": chain.num,
-            "hops": len(chain.hops), "counted": chain.counted, "num_matches": chain.counted == chain.num,
+            "hops": len(chain.hops), "counted": chain.counted, "num_matches": None if chain.truncated else chain.counted == chain.num,
             "truncated": chain.truncated, "chain": hops,
             "problems": [{"file": p.file, "offset": p.offset, "reason": p.reason, "code": p.code}
                          for p in chain.problems]}

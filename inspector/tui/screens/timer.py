@@ -135,8 +135,9 @@ class TimerScreen(ViewScreen):
                           u["topic"] or f"hash {u['topic_hash']}", num(u["commitlog_offset"]), record, key=key)
         verdict = Text(f"slot {slot}: time {when(view['time'])}, num {view['num']}; {view['hops']} hop(s) counting "
                        f"{view['counted']} (+1 per unit, -1 per DELETE): ")
-        verdict.append("matches" if view["num_matches"] else "does not match",
-                       style="bold green" if view["num_matches"] else "bold red")
+        word, style = {True: ("matches", "bold green"), False: ("does not match", "bold red"),
+                       None: ("not known", "bold yellow")}[view["num_matches"]]
+        verdict.append(word, style=style)
         if view["truncated"]:
             verdict.append(f"  (the first {HOP_ROWS} hops only: `rmq-inspect timer STORE --slot {slot}` walks all)",
                            style="yellow")

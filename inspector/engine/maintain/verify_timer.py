@@ -51,6 +51,12 @@ def check_timer(store, log_end: int | None = None) -> tuple[list[Problem], int]:
     for slot in timer.slot_numbers():
         chain = timer.walk(slot)
         problems += chain.problems
+        if chain.expired:  # its oldest units' file was deleted: num cannot be counted any more
+            if timer.check is not None and chain.time_ms >= timer.check.last_read_time_ms:
+                problems.append(Problem("timerwheel", slot * 32, f"slot {slot} is pending but its chain reaches a "
+                                        "timer-log file the broker deleted: those timers will not be delivered",
+                                        "timer-chain-expired", "warning"))
+            continue
         if not chain.problems and chain.counted != chain.num:
             problems.append(Problem("timerwheel", slot * 32 + 24, f"slot {slot}: num {chain.num}, its chain has "
                                     f"{len(chain.hops)} unit(s) counting {chain.counted} (+1 per unit, -1 per "
@@ -71,11 +77,18 @@ def _unit_problems(timer: TimerStore, uniq_by_slot: dict[int, set[str]],
     found: list[Problem] = []
     delivery = timer.delivery_times()
     inside = timer.linkable()
+    pending = timer.pending_mask()
     log_end = timer.log_end()
     for row in range(len(units)):
         u = units[row]
         file, position = _where(timer, row)
         offset, size, magic = int(u["commitlog_offset"]), int(u["record_size"]), int(u["magic"])
+        if offset < timer.store.min_offset:  # the cleanup deleted the record: a delivered timer, or a lost one
+            if pending is not None and pending[row]:
+                found.append(Problem(file, position, f"a pending timer whose record (commitlog offset {offset}) is "
+                                     f"before the commitlog's first offset {timer.store.min_offset}: deleted, it "
+                                     "will not be delivered", "timer-record-expired", "warning"))
+            continue
         if not inside[row]:
             found.append(Problem(file, position, f"unit points at commitlog offset {offset} (size {size}), outside "
                                  f"the commitlog [{timer.store.min_offset}, {log_end}): the broker would look for a "

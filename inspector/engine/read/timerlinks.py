@@ -82,6 +82,7 @@ class SlotChain:
     counted: int  # +1 per unit, -1 per DELETE unit: what num should be
     problems: tuple[Problem, ...] = ()
     truncated: bool = False
+    expired: bool = False  # the chain reaches a timer-log file the broker deleted (its records had expired)
 
 
 @dataclass
@@ -149,7 +150,10 @@ class TimerStore:
     def record(self, commitlog_offset: int, size: int) -> RecordLink:
         """The record at ``commitlog_offset``: must exist, be ``size`` bytes and of topic rmq_sys_wheel_timer."""
         log_end = self.log_end()
-        if commitlog_offset >= log_end or commitlog_offset < self.store.min_offset:
+        if commitlog_offset < self.store.min_offset:
+            return RecordLink(None, f"commitlog offset {commitlog_offset} is before the commitlog's first offset "
+                                    f"{self.store.min_offset}: the broker's cleanup deleted its record")
+        if commitlog_offset >= log_end:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is outside the commitlog "
                                     f"[{self.store.min_offset}, {log_end})")
         try:
@@ -231,7 +235,7 @@ class TimerStore:
         counted = 0
         problems: list[Problem] = []
         where = slot * TIMER_WHEEL_SLOT_SIZE
-        truncated = False
+        truncated = expired = False
         while at != -1:
             if len(hops) >= bound:
                 truncated = True
@@ -245,6 +249,9 @@ class TimerStore:
                 break
             seen.add(at)
             row = units.position_of(at)
+            if row is None and 0 <= at < units.start:  # deleted by the broker's cleanup: the chain ends here
+                expired = True
+                break
             hops.append(ChainHop(at, row))
             if row is None:
                 problems.append(Problem("timerwheel", where, f"slot {slot}: the chain reaches timer-log offset "
@@ -255,7 +262,8 @@ class TimerStore:
             counted += -1 if magic & MAGIC_DELETE else 1
             at = int(units.units["prev_pos"][row])
         time_ms = int(stored["time"]) * self.settings.precision_ms
-        return SlotChain(slot, time_ms, int(stored["num"]), tuple(hops), counted, tuple(problems), truncated)
+        return SlotChain(slot, time_ms, int(stored["num"]), tuple(hops), counted, tuple(problems), truncated,
+                         expired)
 
     def slot_numbers(self) -> Iterator[int]:
         if self.wheel is not None:

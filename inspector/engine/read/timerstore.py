@@ -99,6 +99,7 @@ class TimerUnits:
     units: np.ndarray  # UNIT_DTYPE
     end: int
     problems: tuple[Problem, ...]
+    start: int = 0  # the first file's offset: the broker deletes files whose records have all expired
 
     def __len__(self) -> int:
         return len(self.offset)
@@ -210,7 +211,7 @@ class TimerLog:
                 break
         offset = np.concatenate(offsets) if offsets else np.zeros(0, np.int64)
         units = np.concatenate(parts) if parts else np.zeros(0, UNIT_DTYPE)
-        return TimerUnits(offset, units, end, tuple(problems))
+        return TimerUnits(offset, units, end, tuple(problems), self.files[0][0] if self.files else 0)
 
 
 def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int, list[Problem], bool]:

@@ -66,7 +66,8 @@ _LITERALS = [("{" if n == 0 else '",' if _FIELDS[n - 1][1] == "q" else ",") + f'
 _LINE = "".join(lit + ("%d" if kind == "i" else "%s") for lit, (_, kind) in zip(_LITERALS, _FIELDS, strict=False)) \
     + _LITERALS[-1]
 _LIT_BYTES = [lit.encode() for lit in _LITERALS]
-_OUTSIDE = json.dumps("commitlog offset outside the commitlog")
+_OUTSIDE = json.dumps("commitlog offset outside the commitlog (past its end)")
+_EXPIRED = json.dumps("commitlog offset before the commitlog's first offset: the broker's cleanup deleted its record")
 
 
 @lru_cache(maxsize=64)
@@ -186,7 +187,8 @@ def _columns(timer: TimerStore, whole: _Whole, at: int, end: int
     }
     strings["pending"] = (["null"], np.zeros(n, np.int64)) if whole.pending is None else \
         (["false", "true"], whole.pending[lo:hi].astype(np.int64))
-    records, problems = (["null"], np.zeros(n, np.int64)), ([_OUTSIDE], np.zeros(n, np.int64))
+    expired = (ints["commitlog_offset"] < timer.store.min_offset).astype(np.int64)
+    records, problems = (["null"], np.zeros(n, np.int64)), ([_OUTSIDE, _EXPIRED], expired)
     topic_texts, topic_index = strings["topic"]
     for i in np.flatnonzero(whole.linkable[lo:hi]).tolist():  # a record to read: texts of its own
         found = timer.record(int(ints["commitlog_offset"][i]), int(ints["size"][i]))

@@ -85,3 +85,22 @@ def test_a_delete_that_cancels_nothing(tmp_path) -> None:
 def test_timercheck_past_the_timer_queue(good, tmp_path) -> None:
     root = damaged(good, tmp_path, "config/timercheck", 16, struct.pack(">q", 99))
     assert ("config/timercheck", 16, "timercheck-queue-offset", "error") in findings(root)
+
+
+def test_delivered_timers_of_a_cleaned_store_are_no_finding(good, tmp_path) -> None:
+    """The broker deletes a timer-log file once every record it points at has expired (TimerMessageStore's
+    cleaning task): chains of delivered slots then reach a file that is gone, and units may point before the
+    commitlog's first offset. Neither is damage for a timer already delivered."""
+    root = tmp_path / "store"
+    shutil.copytree(good, root)
+    log = (root / LOG).read_bytes()
+    (root / LOG).unlink()  # pretend the first 52 bytes were a file of their own, deleted by the cleanup
+    (root / "timerlog" / f"{52:020d}").write_bytes(log[52:])
+    with Store(root) as store:
+        from inspector.engine.read.timerlinks import open_timer
+
+        timer = open_timer(store)
+        assert timer.units().start == 52 and timer.units().offset.tolist() == [52, 104]
+        delivered = 1_700_000_003 % 1_209_600  # the delivered timer's slot: its only unit was in the deleted file
+        assert timer.walk(delivered).expired
+    assert {f for f in findings(root) if f[2] not in ("timerlog-name", "timerlog-size")} == set()

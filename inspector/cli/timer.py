@@ -15,6 +15,7 @@ from inspector.cli.output import (
     warn_problem,
     when,
 )
+from inspector.commandline import EXIT_STORE_ERROR
 from inspector.engine import (
     NotFound,
     Store,
@@ -34,16 +35,18 @@ def run(store: Store, args) -> int:
     if not timer.present:
         raise NotFound("no timer store here (no timerlog/, timerwheel or config/timercheck): a 4.x store, or a "
                        "broker run with timerWheelEnable=false")
-    for p in timer.problems():
+    problems = timer.problems()
+    for p in problems:
         warn_problem(p)
     if args.slot is not None:
-        return _slot(timer, args.slot, args.json)
-    if args.summary:
-        return _summary(timer, args.json)
-    limit = DEFAULT_LIMIT if args.limit is None else args.limit
-    if args.wheel:
-        return _wheel(timer, args.start or 0, limit, args.json)
-    return _units(timer, args.start or 0, limit, args.json)
+        code = _slot(timer, args.slot, args.json)
+    elif args.summary:
+        code = _summary(timer, args.json)
+    else:
+        limit = DEFAULT_LIMIT if args.limit is None else args.limit
+        code = (_wheel if args.wheel else _units)(timer, args.start or 0, limit, args.json)
+    # what could be read is shown; a timer file that could not be read at all is exit 3, as elsewhere
+    return EXIT_STORE_ERROR if any(p.code == "unreadable-file" for p in problems) else code
 
 
 def _partial(shown: int, total: int, limit: int, what: str, where: str, next_start: int | None) -> None:

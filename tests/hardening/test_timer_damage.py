@@ -98,3 +98,16 @@ def test_damage_is_named_and_nothing_is_written(name, good, tmp_path, capsys) ->
 def test_the_undamaged_store_verifies_clean(good, capsys) -> None:
     code, out, err = _run(capsys, "verify", str(good), "--json")
     assert code == 0 and json.loads(out)["problems"] == []
+
+
+def test_a_timer_file_that_cannot_be_read_is_exit_3(good, tmp_path, capsys) -> None:
+    root = tmp_path / "store"
+    shutil.copytree(good, root)
+    (root / "timerwheel").unlink()
+    (root / "timerwheel").mkdir()  # a folder where the wheel file should be
+    code, out, err = _run(capsys, "timer", str(root), "--json")
+    assert code == 3 and "timerwheel @ 0: not a regular file" in err
+    assert len(out.splitlines()) == 2  # the timer log's units are still listed
+    code, out, _ = _run(capsys, "verify", str(root), "--json")
+    assert code == 4 and ("timerwheel", 0, "unreadable-file") in {(p["file"], p["offset"], p["code"])
+                                                                  for p in json.loads(out)["problems"]}

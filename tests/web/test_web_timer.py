@@ -79,3 +79,20 @@ def test_a_long_chain_is_cut_and_says_so(tmp_path):
         assert (chain["hops"], chain["num"], chain["hops_truncated"], chain["num_matches"]) == (200, 205, True, None)
         page = client.get(f"/timer?slot={SLOT}").get_data(as_text=True)
         assert "Truncated: only the first 200 hops are walked." in page and 'data-matches="unknown"' in page
+
+
+def test_store_text_on_the_timer_page_is_escaped(tmp_path):
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.geometry import Geometry
+
+    topic, key = "<img src=x onerror=alert(1)>", "<svg onload=alert(2)>"
+    with StoreWriter(tmp_path / "s", Geometry(segment_size=1 << 20, index_slots=64, index_items=256),
+                     timer_file_size=52 * 20 + 16) as w:
+        w.append(MessageSpec(topic, b"x", deliver_ms=1_700_000_060_500, store_timestamp=1_700_000_000_500,
+                             unique_key=key))
+    with Store(tmp_path / "s") as store:
+        client = create_app(store, {"TESTING": True}).test_client()
+        page = client.get(f"/timer?slot={SLOT}").get_data(as_text=True)
+        assert "<img src=x" not in page and "<svg onload" not in page
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;svg onload=alert(2)&gt;" in page

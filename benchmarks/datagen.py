@@ -22,6 +22,7 @@ import json
 import os
 import random
 import shutil
+import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -392,6 +393,79 @@ def stamped_facts(root: Path, version: int, wanted: dict) -> dict | None:
     if facts.get("version") == version and all(facts.get(k) == v for k, v in wanted.items()):
         return facts
     return None
+
+
+TIMER_VERSION = 1  # bump when the timer store's layout changes: the cached one is regenerated
+TIMER_TOPICS = ("Orders", "Payments", "Shipping", "Refunds")
+
+
+def make_timer_store(root: Path, *, units: int = 1_000_000) -> dict:
+    """A 5.x timer store of ``units`` timer-log units made with numpy (not the writer): 52-byte units in
+    100 MiB timerlog files (each ending in its 16-byte blank), their chains in a sparse 38,707,200-byte
+    timerwheel (one slot per second over a day, units spread over them), timercheck, timermetrics, a checkpoint
+    and an empty commitlog/. The units point at commitlog offsets no record holds: this measures the timer
+    log itself (a linked record costs a record read of its own)."""
+    from inspector.engine.read.timerstore import SLOT_DTYPE, UNIT_DTYPE
+    from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE, TIMER_WHEEL_FILE_SIZE, TIMER_WHEEL_SLOTS
+
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "timerlog").mkdir(parents=True)
+    (root / "commitlog").mkdir()
+    (root / "config").mkdir()
+    (root / "checkpoint").write_bytes(bytes(CHECKPOINT_FILE_SIZE))
+    t0, slots = 1_700_000_000_000, 86_400
+    per_file = (TIMER_LOG_DEFAULT_FILE_SIZE - 16) // 52
+    offsets = np.arange(units, dtype=np.int64)
+    offsets = offsets // per_file * TIMER_LOG_DEFAULT_FILE_SIZE + offsets % per_file * 52
+    slot_of = np.arange(units, dtype=np.int64) % slots  # unit i lands in second i % slots
+    due = t0 + 60_000 + slot_of * 1000
+    arr = np.zeros(units, UNIT_DTYPE)
+    arr["size"], arr["magic"], arr["record_size"] = 52, 1, 300
+    arr["write_time"] = t0 + (np.arange(units) * 50 // max(1, units)) * 1000  # written over 50 s
+    arr["delay"] = due - arr["write_time"]
+    arr["commitlog_offset"] = np.arange(units, dtype=np.int64) * 300
+    hashes = np.array([java_string_hash(t) for t in TIMER_TOPICS], dtype=np.int32)
+    arr["topic_hash"] = hashes[np.arange(units) % len(TIMER_TOPICS)]
+    prev = np.full(units, -1, dtype=np.int64)
+    prev[slots:] = offsets[:-slots]  # the previous unit of the same slot: `slots` units earlier
+    arr["prev_pos"] = prev
+    blank = struct.pack(">iqI", 16, 0, 0xCBD43194)  # TimerLog's end blank: 16 bytes remain
+    for start in range(0, units, per_file):
+        chunk = arr[start:start + per_file].tobytes()
+        path = root / "timerlog" / f"{start // per_file * TIMER_LOG_DEFAULT_FILE_SIZE:020d}"
+        with open(path, "wb") as f:
+            f.write(chunk)
+            if start + per_file < units:  # a full file ends in the blank (remaining 16 bytes)
+                f.write(blank)
+            f.truncate(TIMER_LOG_DEFAULT_FILE_SIZE)
+    wheel = np.zeros(min(units, slots), SLOT_DTYPE)
+    seconds = (t0 + 60_000) // 1000 + np.arange(len(wheel), dtype=np.int64)
+    wheel["time"] = seconds
+    wheel["first_pos"] = offsets[:len(wheel)]
+    last_rows = np.arange(len(wheel)) + (units - 1 - np.arange(len(wheel))) // slots * slots
+    wheel["last_pos"] = offsets[last_rows]
+    wheel["num"] = (units - np.arange(len(wheel)) + slots - 1) // slots
+    with open(root / "timerwheel", "wb") as f:
+        first = int(seconds[0] % TIMER_WHEEL_SLOTS)
+        f.seek(first * 32)
+        f.write(wheel.tobytes())  # a day of consecutive slots (no wrap: the first slot is far from the end)
+        f.truncate(TIMER_WHEEL_FILE_SIZE)
+    check = np.array([t0 + 30_000, int(offsets[-1]) + 52, units, units, 0, t0, 1], dtype=">i8").tobytes()
+    (root / "config" / "timercheck").write_bytes(check.ljust(CHECKPOINT_FILE_SIZE, b"\0"))
+    counts = {t: units // len(TIMER_TOPICS) for t in TIMER_TOPICS}
+    timing = ",".join(f'"{t}":{{"count":{c},"timeStamp":{t0}}}' for t, c in sorted(counts.items()))
+    (root / "config" / "timermetrics").write_text(
+        f'{{"dataVersion":{{"counter":1,"stateVersion":0,"timestamp":{t0}}},"timingCount":{{{timing}}}}}')
+    facts = {"version": TIMER_VERSION, "units": units}
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_timer_store(root: Path, **kwargs) -> dict:
+    """``make_timer_store`` unless ``root`` already holds one made with the same arguments."""
+    facts = stamped_facts(root, TIMER_VERSION, kwargs)
+    return facts if facts is not None else make_timer_store(root, **kwargs)
 
 
 if __name__ == "__main__":  # python benchmarks/datagen.py OUT SEGMENTS SEGMENT_MB

@@ -13,6 +13,7 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+| ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
 on message pages (record count, page bytes or the request's time budget), ``items_truncated`` and the walk's
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify
 
-from web import data
+from web import data, timer
 from web.offsets import stringify_offsets
 from web.params import (
     chain_args,
@@ -37,6 +38,7 @@ from web.params import (
     slot_args,
     teach_args,
     text_arg,
+    timer_args,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -82,6 +84,12 @@ def slot():
     if name is None:
         return send({"index_files": [r.name for r in get_store().index_files()]})
     return send(data.slot_data(get_store(), name, slot_no, get_limits()))
+
+
+@bp.route("/timer")
+def timer_view():
+    limits = get_limits()
+    return send(timer.timer_data(get_store(), timer_args(), limits.max_rows, limits.max_chain_items))
 
 
 @bp.route("/teach")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request, url_for
 
-from inspector.engine import fmt_time
-from web import data, svg
+from inspector.engine import fmt_time, timer_line
+from web import data, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
@@ -19,6 +19,7 @@ from web.params import (
     slot_args,
     teach_args,
     text_arg,
+    timer_args,
 )
 
 bp = Blueprint("pages", __name__)
@@ -39,7 +40,8 @@ def when(ms: int | None) -> str:
 
 @bp.route("/")
 def overview():
-    return render_template("overview.html", d=data.overview(get_store(), get_limits(), get_deadline()))
+    return render_template("overview.html", d=data.overview(get_store(), get_limits(), get_deadline()),
+                           timer_line=timer_line(get_store()))
 
 
 @bp.route("/messages")
@@ -82,6 +84,14 @@ def slot():
                            slot_no)
     drawing = svg.slot_svg(d["slot"], message_link) if d["slot"] else None
     return render_template("slot.html", d=d, strip=strip, drawing=drawing, files=None)
+
+
+@bp.route("/timer")
+def timer_page():
+    limits = get_limits()
+    d = timer.timer_data(get_store(), timer_args(), limits.max_rows, limits.max_chain_items)
+    drawing = timer.timer_chain_svg(d["chain"], message_link) if d["chain"] else None
+    return render_template("timer.html", d=d, drawing=drawing)
 
 
 @bp.route("/teach")

@@ -148,6 +148,13 @@ def slot_args() -> tuple[str | None, int | None]:
     return name, slot
 
 
+def timer_args() -> int | None:
+    """``slot``: a timer wheel slot number, or None for the wheel's list."""
+    from inspector.engine import TIMER_SLOT
+
+    return kind_arg("slot", TIMER_SLOT)
+
+
 def teach_args() -> tuple[list[int], int, int, int | None]:
     from inspector.engine import DEFAULT_HASHES, DEFAULT_SLOTS
 

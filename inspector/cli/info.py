@@ -6,7 +6,7 @@ import sys
 
 from inspector.cli.output import console, esc, print_json, table, warn_problem, when
 from inspector.commandline import EXIT_STORE_ERROR
-from inspector.engine import Store, census, census_summary, store_overview
+from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
 
 
 def run(store: Store, as_json: bool) -> int:
@@ -60,6 +60,9 @@ def run(store: Store, as_json: bool) -> int:
     # stays the same document when its commitlog is moved elsewhere by a broker.conf)
     found = census(store.root)
     console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
+    timer = timer_line(store)  # 5.x: the table only, like the census line (info --json stays the same document)
+    if timer is not None:
+        console.print(f"timer store: {esc(timer)} (`rmq-inspect timer` lists them)")
     s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
                 "setting", "value", "source", "detail")
     for row in data["settings"]:
@@ -69,7 +72,9 @@ def run(store: Store, as_json: bool) -> int:
         tables = ", ".join(f"{name} {count}" for name, count in db["tables"].items()) or "empty"
         console.print(f"config database {esc(db['rel'])}/: " + (f"[red]{esc(db['error'])}[/]" if db["error"] else esc(tables)))
     console.print(f"problems: {len(data['problems'])}")
-    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems):
+    timer_problems = open_timer(store).problems() if timer is not None else []
+    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems) \
+            + timer_problems:
         warn_problem(p)
     return _offsets_unreadable(store)
 

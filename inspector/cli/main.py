@@ -31,6 +31,8 @@ from inspector.engine import (
     QUEUE_ID,
     START,
     TIME_MS,
+    TIMER_SLOT,
+    TIMER_START,
     BadInput,
     NotFound,
     StoreError,
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates")
+               "web", "spark", "tour", "exercises", "templates", "timer")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -151,6 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--length", type=kind_arg(LENGTH), default=256)
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("timer", help="the 5.x timer store: timer-log units (default), --wheel slots, --slot N's "
+                       "chain, --summary with pending timers by delivery time")
+    _store_args(p)
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--wheel", action="store_true", help="the non-empty slots of timerwheel")
+    shown.add_argument("--slot", type=kind_arg(TIMER_SLOT), help="one slot's chain, last_pos -> prev_pos ..., "
+                       "each hop's unit and record, hops against num")
+    shown.add_argument("--summary", action="store_true", help="settings, timercheck, timermetrics and the "
+                       "pending timers by delivery time")
+    p.add_argument("--from", dest="start", type=kind_arg(TIMER_START),
+                   help="units from this timer-log offset; with --wheel, slots from this slot number")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many units or slots (default 100)")
+    p.add_argument("--json", action="store_true", help="JSON Lines (one unit or slot per line); --slot and "
+                   "--summary: one document")
+
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
 
@@ -176,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
                    help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
                         'and a message with "batch": [...] is one inner-batch record); repeatable')
+    p.add_argument("--timer-now", type=kind_arg(TIME_MS), metavar="MS",
+                   help='the timer store\'s "now" (epoch ms) for messages with "deliver_ms": timers due before it '
+                        "are delivered into their topics, the rest stay pending (default: the last store time)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")
@@ -288,6 +308,10 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import index
 
             return index.run_chain(store, args.topic, args.key, args.json)
+        if args.command == "timer":
+            from inspector.cli import timer
+
+            return timer.run(store, args)
         if args.command == "hex":
             from inspector.cli import hexdump
 

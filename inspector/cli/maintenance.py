@@ -48,13 +48,16 @@ def run_write(args) -> int:
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     base = Geometry()
+    timer_options = {"timer_now": args.timer_now}
     if args.broker_config:  # the sizes and delay table of the broker the new store is for
-        base = Geometry(**load_broker_config(args.broker_config).geometry_values())
+        config = load_broker_config(args.broker_config)
+        base = Geometry(**config.geometry_values())
+        timer_options.update(timer_precision_ms=config.timerPrecisionMs, timer_file_size=config.mappedFileSizeTimerLog)
     geometry = _geometry(args, base)
     attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
-                          topic_attributes=attributes)
+                          topic_attributes=attributes, timer_options=timer_options)
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}

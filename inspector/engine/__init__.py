@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS'),
+        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START'),
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
@@ -54,6 +54,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.storeroot": ('check_store_root', 'not_a_store'),
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
+    "read.timerlinks": ('open_timer', 'TimerStore'),
+    "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
+        'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
@@ -67,6 +70,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_queues": ('check_queue',),
+    "maintain.verify_timer": ('check_timer',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
     "workshop.exercises": ('generate',),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
@@ -112,6 +116,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_queues import check_queue
+    from inspector.engine.maintain.verify_timer import check_timer
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,
@@ -128,6 +133,8 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         SEGMENT_SIZE,
         START,
         TIME_MS,
+        TIMER_SLOT,
+        TIMER_START,
         ArgumentKind,
         integer_kind,
         parse_integer,
@@ -188,6 +195,18 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.store import MAX_TIME, Store, decode_id
     from inspector.engine.read.storeroot import check_store_root, not_a_store
     from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
+    from inspector.engine.read.timerlinks import TimerStore, open_timer
+    from inspector.engine.read.timerviews import (
+        ms_date,
+        timer_chain_view,
+        timer_line,
+        timer_slot_view,
+        timer_slot_views,
+        timer_summary,
+        timer_unit_chunks,
+        timer_unit_lines,
+        timer_unit_view,
+    )
     from inspector.engine.read.views import (
         chain_view,
         has_undecodable,

@@ -28,6 +28,7 @@ from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
 from inspector.tui.screens.workshop.tour import TourScreen
 
@@ -40,10 +41,11 @@ SCREEN_CLASSES = {
     "problems": ProblemsScreen,
     "tour": TourScreen,
     "exercises": ExercisesScreen,
+    "timer": TimerScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
-                 "tour": "Guided tour", "exercises": "Exercises"}
+                 "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel"}
 
 
 def store_name(store: Store) -> str:
@@ -66,6 +68,7 @@ class RmqInspectApp(App):
         Binding("6", "go('problems')", "Problems", show=False),
         Binding("7", "go('tour')", "Tour", show=False),
         Binding("8", "go('exercises')", "Exercises", show=False),
+        Binding("9", "go('timer')", "Timer wheel", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -333,6 +336,8 @@ class RmqInspectApp(App):
         yield SystemCommand("Tour: jump to step", "any step of the guided tour by number", self.action_tour_prompt)
         yield SystemCommand("Exercises: another seed", "another variant of every question",
                             lambda: self.view("exercises").action_seed())
+        yield SystemCommand("Timer: walk slot", "the chain of one slot of the 5.x timer wheel, hop by hop",
+                            lambda: self.view("timer").action_slot_prompt())
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 

@@ -55,6 +55,10 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("verify --index-items", ("verify", "{S}", "--index-items", "{V}"), 1, I32_MAX),
     Argument("tour --step", ("tour", "{S}", "--step", "{V}", "--json"), 1, I64_MAX),
     Argument("exercises --count", ("exercises", "{S}", "--count", "{V}", "--json"), 1, 1000),
+    Argument("timer --slot", ("timer", "{S}", "--slot", "{V}"), 0, 2 * 7 * 86_400 - 1,
+             web=("/api/timer", "slot={V}")),
+    Argument("timer --from", ("timer", "{S}", "--from", "{V}", "--json"), 0, I64_MAX),
+    Argument("timer --limit", ("timer", "{S}", "--limit", "{V}", "--json"), 1, I64_MAX),
 )}
 
 NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")

@@ -177,7 +177,8 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
     urls = {**pages, **{"/api" + rule: [("/api" + u if u != "/" else "/api/") for u in us] for rule, us in pages.items()}}
     urls["/api/"] = urls.pop("/api/")
     urls.update({"/tour": ["/tour"], "/exercises": ["/exercises"], "/api/tour": ["/api/tour"],
-                 "/api/tour/<number>": ["/api/tour/1", "/api/tour/2"], "/api/exercises": ["/api/exercises"]})
+                 "/api/tour/<number>": ["/api/tour/1", "/api/tour/2"], "/api/exercises": ["/api/exercises"],
+                 "/timer": ["/timer"], "/api/timer": ["/api/timer"]})
     return urls
 
 

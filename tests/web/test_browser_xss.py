@@ -98,6 +98,8 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/api/tour": [("/api/tour", [])],
         "/api/tour/<number>": [("/api/tour/1", []), (f"/api/tour/{q(SCRIPT)}", [])],
         "/api/exercises": [(f"/api/exercises?id={ex}&answer={q(SCRIPT)}", [])],
+        "/timer": [("/timer", []), (f"/timer?slot={q(SCRIPT)}", [])],  # no timer store here: test_web_timer.py
+        "/api/timer": [("/api/timer", [])],
     }
 
 

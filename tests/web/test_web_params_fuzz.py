@@ -50,6 +50,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/tour": (["step"], {}),
     "/api/tour/<number>": ([], {}),
     "/api/exercises": (["seed", "id", "answer"], {"id": "{exercise}", "answer": "x"}),
+    "/timer": (["slot"], {}),
+    "/api/timer": (["slot"], {}),
 }
 
 
@@ -127,7 +129,9 @@ def test_no_parameter_names_a_file(fuzz):
     st.tuples(st.sampled_from(["topic", "queue", "from", "limit", "offset", "length", "key", "file", "slot", "id",
                                "step", "seed", "answer", "hashes", "slots", "lookup", "body"]),
               st.one_of(st.text(max_size=40), st.integers(min_value=-(1 << 70), max_value=1 << 70).map(str))),
-    max_size=4), path_value=st.text(alphabet=st.characters(blacklist_characters="/?#"), max_size=30))
+    max_size=4), path_value=st.text(
+    # no lone surrogates: no URL can carry one (the test client itself cannot encode it: not the viewer's answer)
+    alphabet=st.characters(blacklist_characters="/?#", blacklist_categories=("Cs",)), max_size=30))
 def test_random_parameters_never_fail(fuzz, route, params, path_value):
     client = fuzz[0]
     _check(client, _path(route, path_value) if "<" in route else route, params)

@@ -46,7 +46,7 @@ from inspector.engine.model.multidispatch import (
     is_lmq,
     needs_multi_dispatch,
 )
-from inspector.engine.model.systopics import HALF_TOPIC, LMQ_PREFIX, OP_TOPIC, SCHEDULE_TOPIC
+from inspector.engine.model.systopics import HALF_TOPIC, LMQ_PREFIX, OP_TOPIC, SCHEDULE_TOPIC, TIMER_TOPIC
 from parsers.commitlog import (
     COMPRESSED_FLAG,
     INNER_BATCH_FLAG,
@@ -88,7 +88,7 @@ INT16_MAX = 32767
 # MessageSpec fields a batch (_BATCH_FIXED) or an inner message (_INNER_FIXED) must leave at their defaults
 _COMMON_FIXED = (("compression", None), ("transaction", None), ("half_ref", None), ("delay_level", 0),
                  ("producer_group", None), ("prepared_transaction_offset", 0), ("real_topic", None),
-                 ("real_queue_id", None))
+                 ("real_queue_id", None), ("deliver_ms", None))
 _BATCH_FIXED = (*_COMMON_FIXED, ("body", b""), ("tags", None), ("keys", []), ("properties", {}))
 _INNER_FIXED = (*_COMMON_FIXED, ("queue_id", 0), ("born_host", None), ("store_host", None),
                 ("born_timestamp", None), ("store_timestamp", None), ("reconsume_times", 0))
@@ -208,6 +208,13 @@ class MessageFlow:
         if level > 0:
             producer.append((P_DELAY, str(level)))  # the broker stores the clamped level
         producer.extend(extra.items())
+        timer_out = None
+        if spec.deliver_ms is not None:  # Message.setDeliverTimeMs, then HookUtils.transformTimerMessage
+            if kind is not None or level > 0 or spec.real_topic is not None or lmq:
+                raise BadInput("deliver_ms is only for ordinary messages without delay_level, real_topic or "
+                               "lmq_queues")
+            timer_entries, timer_out = self._timer_transform(spec.deliver_ms, dict(extra), store_timestamp)
+            producer.extend(timer_entries)
         if kind is not None:  # half and raw transaction records come from a transactional producer
             producer.append((P_TRAN_MSG, "true"))
             producer.append((P_PGROUP, spec.producer_group or DEFAULT_PRODUCER_GROUP))
@@ -223,7 +230,12 @@ class MessageFlow:
         if lmq:  # MultiDispatch.wrapMultiDispatch: each queue's next offset, in the order of the names
             broker.append((INNER_MULTI_QUEUE_OFFSET, SPLITTER.join(str(self._lmq_offset(q)) for q in lmq)))
         real: tuple[str, int] | None = None
-        if level > 0:  # HookUtils.transformDelayLevelMessage
+        if timer_out is not None:  # HookUtils.transformTimerMessage
+            check_path_component(topic, "topic")
+            real = (topic, queue_id)
+            broker += [("TIMER_OUT_MS", str(timer_out)), (P_REAL_TOPIC, topic), (P_REAL_QID, str(queue_id))]
+            topic, queue_id = TIMER_TOPIC, 0
+        elif level > 0:  # HookUtils.transformDelayLevelMessage
             check_path_component(topic, "topic")
             real = (topic, queue_id)
             broker += [(P_REAL_TOPIC, topic), (P_REAL_QID, str(queue_id))]
@@ -263,6 +275,8 @@ class MessageFlow:
             self._lmq_advance(queue)
         if real is not None:
             self._note_topic(*real)
+        if timer_out is not None:
+            self._timer_enqueue(result, prepared, timer_out)
         if kind == "half" and real is not None:
             half = _Half(result, prepared, real[0], real[1])
             self._halves_by_index[index] = half
@@ -352,7 +366,7 @@ class MessageFlow:
                 ("delay_level", spec.delay_level, 0), ("unique_key", spec.unique_key, None),
                 ("producer_group", spec.producer_group, None), ("wait_store_msg_ok", spec.wait_store_msg_ok, None),
                 ("prepared_transaction_offset", spec.prepared_transaction_offset, 0),
-                ("queue_id", spec.queue_id, 0),
+                ("queue_id", spec.queue_id, 0), ("deliver_ms", spec.deliver_ms, None),
             )
             if value != default
         ]  # fmt: skip

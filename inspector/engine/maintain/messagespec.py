@@ -85,12 +85,13 @@ class MessageSpec:
     real_queue_id: int | None = None
     batch: list[MessageSpec] | None = None
     lmq_queues: list[str] = field(default_factory=list)
+    deliver_ms: int | None = None
 
     _JSON_FIELDS = (
         "topic", "body", "body_base64", "queue_id", "tags", "keys", "properties", "born_host", "store_host",
         "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
         "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
-        "prepared_transaction_offset", "real_topic", "real_queue_id", "batch", "lmq_queues",
+        "prepared_transaction_offset", "real_topic", "real_queue_id", "batch", "lmq_queues", "deliver_ms",
     )  # fmt: skip
 
     @classmethod
@@ -108,7 +109,8 @@ class MessageSpec:
         ``cluster`` (str|null), ``prepared_transaction_offset`` (int, raw records only), ``real_topic`` /
         ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered),
         ``batch`` (list of message objects: an inner batch, see the class), ``lmq_queues`` (list of ``%LMQ%``
-        queue names: multi-dispatch, see the class). Unknown fields are an error.
+        queue names: multi-dispatch, see the class), ``deliver_ms`` (int epoch ms: a 5.x timer
+        message, see ``timerflow``). Unknown fields are an error.
         """
         if not isinstance(obj, Mapping):
             raise BadInput(f"a message is a JSON object, not {type(obj).__name__}")
@@ -168,6 +170,7 @@ class MessageSpec:
             real_queue_id=_typed(obj, "real_queue_id", int, None, nullable=True),
             batch=None if batch is None else [cls._inner_from_json(item, n) for n, item in enumerate(batch)],
             lmq_queues=list(lmq_queues),
+            deliver_ms=_typed(obj, "deliver_ms", int, None, nullable=True),
         )
 
     @classmethod

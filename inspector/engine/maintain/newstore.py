@@ -40,6 +40,7 @@ def write_store(
     consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
     source: str = "<stdin>",
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
+    timer_options: Mapping[str, int | None] | None = None,
 ) -> list[AppendResult]:
     """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, blank lines skipped) as a new
     store at ``target``; the results of every ``append``, in order.
@@ -49,6 +50,7 @@ def write_store(
     ``target`` must be absent or an empty directory. ``source`` names the input in errors (a line that is not
     JSON or not a valid message is a :class:`BadInput` with its line number). ``topic_attributes``: each
     topic's ``topics.json`` attributes (``{"queue.type": "BatchCQ"}`` makes a batch topic, see StoreWriter).
+    ``timer_options``: StoreWriter's ``timer_now``, ``timer_precision_ms``, ``timer_file_size``.
     On any error the staging directory is removed and ``target`` is left as it was.
     """
     check_new_target(target, "store directory")
@@ -59,7 +61,7 @@ def write_store(
     try:
         with opened as lines:
             results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source,
-                                      topic_attributes)
+                                      topic_attributes, timer_options)
         publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -76,10 +78,12 @@ def _write_messages(
     consumer_offsets: Mapping[tuple[str, str], Mapping[int, int]],
     source: str,
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
+    timer_options: Mapping[str, int | None] | None = None,
 ) -> list[AppendResult]:
     results = []
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
-                     consumer_offsets=consumer_offsets, topic_attributes=topic_attributes) as writer:
+                     consumer_offsets=consumer_offsets, topic_attributes=topic_attributes,
+                     **{k: v for k, v in (timer_options or {}).items() if v is not None}) as writer:
         for n, line in enumerate(messages, 1):
             if not line.strip():
                 continue

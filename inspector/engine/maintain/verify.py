@@ -24,6 +24,7 @@ from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_index import check_index
 from inspector.engine.maintain.verify_queues import check_queue
+from inspector.engine.maintain.verify_timer import check_timer
 from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
@@ -104,6 +105,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
         found, n = check_batch_queue(store, topic, qid, geometry, log_end)
         problems.extend(found)
         cq_units += n
+    problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
     index_items = 0
     for reader in store.index_files():
         found, n = check_index(store, reader, cross)

@@ -14,7 +14,8 @@ record), :mod:`~inspector.engine.maintain.segments` (commitlog segments and BLAN
 Files a broker writes that this writer does not: ``abort`` (clean shutdown: none), the pre-allocated next
 commitlog segment, ``.bak`` copies of config files (none exist after a single persist), the startup system
 topics and groups (``TBW102``, ``SELF_TEST_TOPIC``, ``TOOLS_CONSUMER`` ...) in the config files, and the 5.x
-timer store (``timerwheel``, ``timerlog``, ``config/timercheck``). ``lock`` is created with the 4 bytes
+timer store (``timerwheel``, ``timerlog``, ``config/timercheck``, ``config/timermetrics``) unless a message
+has a delivery time (:mod:`~inspector.engine.maintain.timerflow`). ``lock`` is created with the 4 bytes
 ``lock``, as every broker that ever started leaves it.
 """
 
@@ -37,10 +38,14 @@ from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.messageflow import MessageFlow
 from inspector.engine.maintain.messagespec import TRANSACTIONS, AppendResult, MessageSpec, _Half
 from inspector.engine.maintain.segments import SegmentWriter
+from inspector.engine.maintain.timer_builder import TimerBuilder
+from inspector.engine.maintain.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.timerstore import DEFAULT_PRECISION_MS, effective_precision
 from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_MASK, TRANSACTION_NOT_TYPE
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
+from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE
 
 __all__ = ["StoreWriter"]
 
@@ -53,7 +58,7 @@ def _wall_clock() -> int:
 
 
 
-class StoreWriter(MessageFlow):
+class StoreWriter(MessageFlow, TimerFlow):
     """Writes a new store directory; see the module docstring. Use as a context manager or call :meth:`close`.
 
     * ``geometry``: segment, consume-queue and index sizes, delay levels.
@@ -73,6 +78,9 @@ class StoreWriter(MessageFlow):
       go to ``batchconsumequeue/`` and it may take inner batches, see ``MessageSpec.batch``). All four are
       attributes that may be changed until :meth:`close` (the queue type before the topic's first record).
     * ``max_message_size``: largest stored body accepted (``maxMessageSize``, 4 MiB).
+    * ``timer_now``: the timer store's "now" (ms): timers due before it are delivered into their topics, the
+      rest stay pending (default: the last store time written); ``timer_precision_ms`` and
+      ``timer_file_size``: timerPrecisionMs and mappedFileSizeTimerLog (defaults 1000 and 100 MiB).
     * ``strip_commit_properties``: remove ``TRAN_MSG``, ``REAL_TOPIC``, ``REAL_QID`` from COMMIT records
       (spec §10.1). Set False to reproduce brokers whose ``EndTransactionProcessor`` encodes the properties
       before clearing them (seen in 5.x sources before 5.2), which keeps all three in the stored record.
@@ -103,6 +111,9 @@ class StoreWriter(MessageFlow):
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         strip_commit_properties: bool = True,
         enable_lmq: bool | None = None,
+        timer_now: int | None = None,
+        timer_precision_ms: int | None = None,
+        timer_file_size: int | None = None,
     ) -> None:
         self.root = Path(root)
         self.geometry = geometry if geometry is not None else Geometry()
@@ -134,6 +145,9 @@ class StoreWriter(MessageFlow):
         self.enable_lmq = enable_lmq
         self._lmq_offsets: dict[str, int] = {}  # MultiDispatch's "name-0" keys: each LMQ queue's next offset
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
+        self.timer_now = timer_now
+        self.timers = TimerBuilder(effective_precision(timer_precision_ms or DEFAULT_PRECISION_MS),
+                                   timer_file_size or TIMER_LOG_DEFAULT_FILE_SIZE)
 
         # builders first: they validate the geometry before anything is created on disk
         self._commitlog = SegmentWriter(self.root / "commitlog", self.geometry.segment_size)
@@ -172,6 +186,7 @@ class StoreWriter(MessageFlow):
         index = self._count
         store_timestamp = spec.store_timestamp if spec.store_timestamp is not None else self._clock_now()
         counter = self._uniq_counter
+        self._timer_deliver(store_timestamp)  # copies of timers due before this message come first
         try:
             if spec.transaction in ("commit", "rollback"):
                 result = self._end_transaction(spec, index, store_timestamp)
@@ -200,6 +215,7 @@ class StoreWriter(MessageFlow):
         if self._closed:
             return
         self._closed = True
+        self._timer_close(self.root)  # delivered copies are records: before the commitlog is closed
         self._commitlog.close()
         self.consume_queues.close()
         self.batch_queues.close()

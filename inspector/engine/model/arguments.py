@@ -121,3 +121,5 @@ INDEX_ITEMS = ArgumentKind("an index item count", 1, INT32_MAX)
 TIMER_PRECISION = ArgumentKind("a timer precision in ms", 1, INT32_MAX)
 TIMER_LOG_SIZE = ArgumentKind("a timer log file size in bytes", 1, INT32_MAX)
 TIMER_MAX_DELAY = ArgumentKind("a delay in seconds", 1, INT64_MAX)
+TIMER_SLOT = ArgumentKind("a timer wheel slot", 0, 2 * 7 * 86_400 - 1)  # TimerWheel: 2 x 7 days of slots
+TIMER_START = ArgumentKind("a timer-log offset or slot number", 0, INT64_MAX)  # timer --from (units or --wheel)

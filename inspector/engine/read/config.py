@@ -16,6 +16,7 @@ KNOWN_FILES = (
     "subscriptionGroup.json",
     "delayOffset.json",
     "consumerFilter.json",
+    "timermetrics",  # 5.x TimerMetrics: fastjson without a suffix (spec part 2 §18)
 )
 MAX_CONFIG_BYTES = 64 << 20  # config files are small; refuse to slurp something absurd
 

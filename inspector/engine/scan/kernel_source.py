@@ -931,3 +931,21 @@ def _kn_json_lines(b, t, rows, force_py, mv, flag_i, born_i, store_i, strs, str_
         o = _nb_lit(out, o, lits, lit_offs, 31)  # }\n
         ends[k] = o
     return o
+
+
+def _kn_template_lines(out, lits, lit_offs, kinds, cols, ints, tab, tab_offs, idx):
+    """Lines from a template (timerviews): literal k, then field k (kind 0: ``ints[cols[k], row]`` in decimal;
+    kind 1: table entry ``idx[cols[k], row]`` as is), ..., then the last literal, for every row. The bytes
+    written."""
+    o = 0
+    fields = kinds.shape[0]
+    for row in range(ints.shape[1] if ints.shape[0] else idx.shape[1]):
+        for k in range(fields):
+            o = _nb_lit(out, o, lits, lit_offs, k)
+            if kinds[k] == 0:
+                o = _nb_dec(out, o, ints[cols[k], row])
+            else:
+                e = idx[cols[k], row]
+                o = _nb_put(out, o, tab, tab_offs[e], tab_offs[e + 1] - tab_offs[e])
+        o = _nb_lit(out, o, lits, lit_offs, fields)
+    return o

@@ -23,12 +23,13 @@ from pyspark.sql import functions as F
 from rich.markup import escape
 from rich.table import Table
 
-from inspector.engine import Problem, check_checkpoint, check_consumer_offsets
+from inspector.engine import Problem, check_checkpoint, check_consumer_offsets, check_timer
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING
 from inspector.spark.tasks import (
     PHASE_LAYOUT,
+    PHASE_QUEUES,
     PHASE_REST,
     StoreRef,
     finding_row,
@@ -64,6 +65,12 @@ def summary(findings: DataFrame) -> DataFrame:
 
 def layout_findings(ref: StoreRef, store) -> list[tuple]:
     return [finding_row(ref.path, PHASE_LAYOUT, 0, i, p) for i, p in enumerate(store.commitlog.problems)]
+
+
+def timer_findings(ref: StoreRef, store, after: int, log_end: int) -> list[tuple]:
+    """The 5.x timer store's checks (``verify`` runs them after the queues, before the index files): on the
+    driver, after the store's ``after`` queue tasks, so the report keeps verify's order."""
+    return [finding_row(ref.path, PHASE_QUEUES, after, i, p) for i, p in enumerate(check_timer(store, log_end)[0])]
 
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
@@ -111,7 +118,9 @@ def find(spark: SparkSession, refs: list[StoreRef], args) -> Found:
         with ref.open() as store:
             rs = reports.get(ref.path, [])
             end = plan.log_end(store, rs, strict=False)  # a failed segment is a finding already
-            queue_tasks += plan.plan_queues(ref, store, common.geometry_for(store, args), end)
+            store_queues = plan.plan_queues(ref, store, common.geometry_for(store, args), end)
+            queue_tasks += store_queues
+            driver_rows += timer_findings(ref, store, len(store_queues), end)
             index_tasks += plan.plan_index_files(ref, store)
             driver_rows += layout_findings(ref, store)
             driver_rows += rest_findings(ref, store, plan.last_store_timestamp(rs))

@@ -124,6 +124,12 @@ HELP = [
         ("enter", "show the selected problem's place in the hex view"),
         ("v / escape", "run verify (every record and cross-file reference) / cancel it"),
     ]),
+    ("timer wheel (5.x)", [
+        ("9", "the timer store: its non-empty wheel slots, timercheck, pending timers (overview: 'Timer store')"),
+        ("enter", "on a slot: walk its chain last_pos → prev_pos …, each hop's unit and record, hops against num; "
+                  "on a hop: open its rmq_sys_wheel_timer record"),
+        ("s", "walk any slot by number (`rmq-inspect timer STORE --slot N` prints the same chain)"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

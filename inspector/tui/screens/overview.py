@@ -25,6 +25,7 @@ from inspector.engine import (
     census,
     census_summary,
     not_a_store,
+    timer_line,
 )
 from inspector.tui.fmt import num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
@@ -57,6 +58,7 @@ class OverviewData:
     census_errors: int = 0  # entries the broker would not start with
     not_a_store: str | None = None  # why the root is no store (the command refuses it; a caller's Store may not)
     offsets_source: str = "config/consumerOffset.json"  # where the lag's offsets come from (the broker's choice)
+    timer: str | None = None  # the 5.x timer store in one line (None: there is none, or the skeleton)
 
 
 def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
@@ -95,7 +97,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
-                        not_a_store(store.root), offsets_source)
+                        not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None)
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
@@ -299,6 +301,8 @@ class OverviewScreen(Screen):
         else:
             root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + (d.checkpoint_error or "no checkpoint file")),
                           data=Node("checkpoint"))
+        if d.timer is not None:  # 5.x: enter opens the timer wheel
+            root.add_leaf(Text.assemble(("Timer store", "bold"), f"  {d.timer}"), data=Node("timer"))
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
         root.add_leaf(self._files_label(d), data=Node("files"))  # last: the problems line stays where it was
         for err in d.errors:
@@ -435,6 +439,8 @@ class OverviewScreen(Screen):
             app.show_busiest(node.value)
         elif node.kind == "problems":
             app.switch_mode("problems")
+        elif node.kind == "timer":
+            app.switch_mode("timer")
         else:
             return False
         return True

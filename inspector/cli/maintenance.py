@@ -54,7 +54,7 @@ def run_write(args) -> int:
     attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
-                          topic_attributes=attributes)
+                          topic_attributes=attributes, dledger=_dledger_options(args))
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
@@ -64,6 +64,27 @@ def run_write(args) -> int:
     else:
         console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
     return 0
+
+
+def _dledger_options(args):
+    """``--dledger`` and its companions; None for a plain store (the companions alone are refused)."""
+    from inspector.engine import DLedgerOptions, parse_integer
+
+    if not args.dledger:
+        if args.pre_dledger or args.dledger_term or args.dledger_index_file_size or args.dledger_self_id != "n0":
+            raise BadInput("--pre-dledger, --dledger-term, --dledger-self-id and --dledger-index-file-size go with "
+                           "--dledger")
+        return None
+    terms = {}
+    for text in args.dledger_term:
+        index, _, term = text.partition(":")
+        values = parse_integer(index), parse_integer(term)
+        if None in values or values[0] < 0 or values[1] < 1:
+            raise BadInput(f"--dledger-term: INDEX:TERM, a Raft index >= 0 and a term >= 1, not {text[:40]!r}")
+        terms[values[0]] = values[1]
+    extra = {"index_file_size": args.dledger_index_file_size} if args.dledger_index_file_size else {}
+    return DLedgerOptions(self_id=args.dledger_self_id, pre_dledger=args.pre_dledger, terms=terms or {0: 1},
+                          **extra)
 
 
 def _open_input(path: str | None):

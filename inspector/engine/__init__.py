@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS'),
+        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS',
+        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE'),
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
@@ -58,6 +59,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest'),
+    "maintain.dledger_log": ('DLedgerOptions',),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.dispatch import DispatchRequest, check_path_component, dispatch_request
+    from inspector.engine.maintain.dledger_log import DLedgerOptions
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (
@@ -108,6 +111,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,
+        DLEDGER_INDEX_FILE_SIZE,
         EXERCISE_COUNT,
         INDEX_ITEMS,
         INDEX_SLOT,
@@ -116,6 +120,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         LIMIT,
         OFFSET,
         PORT,
+        PRE_DLEDGER,
         QUEUE_ID,
         QUEUE_OFFSET,
         SEGMENT_SIZE,

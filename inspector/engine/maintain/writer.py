@@ -32,6 +32,7 @@ from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
 from inspector.engine.maintain.brokerfiles import checkpoint_bytes, write_config_files
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
 from inspector.engine.maintain.dispatch import check_path_component, dispatch_request
+from inspector.engine.maintain.dledger_log import DLedgerLogWriter, DLedgerOptions
 from inspector.engine.maintain.encode import _Prepared, format_host, parse_host
 from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.messageflow import MessageFlow
@@ -73,6 +74,8 @@ class StoreWriter(MessageFlow):
       go to ``batchconsumequeue/`` and it may take inner batches, see ``MessageSpec.batch``). All four are
       attributes that may be changed until :meth:`close` (the queue type before the topic's first record).
     * ``max_message_size``: largest stored body accepted (``maxMessageSize``, 4 MiB).
+    * ``dledger``: write a DLedger store (:class:`DLedgerOptions`): records become entries of
+      ``dledger-<id>/data/`` (after ``pre_dledger`` records in ``commitlog/``), at offsets pos + 48.
     * ``strip_commit_properties``: remove ``TRAN_MSG``, ``REAL_TOPIC``, ``REAL_QID`` from COMMIT records
       (spec §10.1). Set False to reproduce brokers whose ``EndTransactionProcessor`` encodes the properties
       before clearing them (seen in 5.x sources before 5.2), which keeps all three in the stored record.
@@ -99,6 +102,7 @@ class StoreWriter(MessageFlow):
         topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         strip_commit_properties: bool = True,
+        dledger: DLedgerOptions | None = None,
     ) -> None:
         self.root = Path(root)
         self.geometry = geometry if geometry is not None else Geometry()
@@ -130,7 +134,9 @@ class StoreWriter(MessageFlow):
         self._max_delay_level = self.geometry.max_delay_level  # parsed once: it is a property
 
         # builders first: they validate the geometry before anything is created on disk
-        self._commitlog = SegmentWriter(self.root / "commitlog", self.geometry.segment_size)
+        self._commitlog: SegmentWriter | DLedgerLogWriter = (
+            SegmentWriter(self.root / "commitlog", self.geometry.segment_size) if dledger is None
+            else DLedgerLogWriter(self.root, self.geometry.segment_size, dledger))
         self.consume_queues = ConsumeQueueBuilder(self.root, self.geometry)
         self.batch_queues = BatchConsumeQueueBuilder(self.root)
         self.index = IndexBuilder(self.root, self.geometry, clock=clock, tz=tz)
@@ -221,7 +227,7 @@ class StoreWriter(MessageFlow):
 
     @property
     def segments(self) -> list[Path]:
-        """The commitlog segment files written so far."""
+        """The commitlog segment files written so far (a DLedger store: old segments, then data files)."""
         return list(self._commitlog.segments)
 
     @property

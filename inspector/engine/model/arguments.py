@@ -121,3 +121,7 @@ INDEX_ITEMS = ArgumentKind("an index item count", 1, INT32_MAX)
 TIMER_PRECISION = ArgumentKind("a timer precision in ms", 1, INT32_MAX)
 TIMER_LOG_SIZE = ArgumentKind("a timer log file size in bytes", 1, INT32_MAX)
 TIMER_MAX_DELAY = ArgumentKind("a delay in seconds", 1, INT64_MAX)
+# DLedger stores (spec part 2 §16): records before DLedger was switched on; index files hold whole 32-byte units
+PRE_DLEDGER = ArgumentKind("a record count", 0, INT64_MAX)
+DLEDGER_INDEX_FILE_SIZE = ArgumentKind("a DLedger index file size in bytes", 32, INT32_MAX - INT32_MAX % 32,
+                                       multiple=32)

@@ -48,11 +48,13 @@ def consumer_offsets(sc: Scenario, max_offsets: dict[tuple[str, int], int]) -> d
     return result
 
 
-def write_store(root: Path, sc: Scenario) -> Facts:
-    """Play the scenario's day into a new store at ``root``."""
+def write_store(root: Path, sc: Scenario, **writer_options) -> Facts:
+    """Play the scenario's day into a new store at ``root``. ``writer_options``: more StoreWriter arguments (the
+    DLedger sample passes ``dledger=``)."""
     first = sc["producers"][0]  # the writer's default identity (every spec here names its own)
     with StoreWriter(root, sc.geometry, clock=None, tz=sc.tz, producer_ip=first["ip"], pid=first["pid"],
-                     class_loader_hash=first["class_loader_hash"], store_host=sc["broker"]["store_host"]) as writer:
+                     class_loader_hash=first["class_loader_hash"], store_host=sc["broker"]["store_host"],
+                     **writer_options) as writer:
         day = Day(writer, sc)
         day.plan()
         day.run()
@@ -60,6 +62,18 @@ def write_store(root: Path, sc: Scenario) -> Facts:
         writer.delay_offsets = dict(sorted(day.delivered_levels.items()))
         writer.queue_nums = dict.fromkeys(sc.topics.values(), sc["broker"]["queues"])
     return day.facts
+
+
+def replace_store_entries(root: Path, target: Path, entries: tuple[str, ...]) -> None:
+    """Delete the store entries of ``target`` (only those), then move every entry of ``root`` into it."""
+    for name in entries:
+        old = target / name
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        elif old.exists() or old.is_symlink():
+            old.unlink()
+    for entry in sorted(root.iterdir()):
+        os.replace(entry, target / entry.name)
 
 
 def generate(target: Path, scenario: Path = SCENARIO) -> Facts:
@@ -72,14 +86,7 @@ def generate(target: Path, scenario: Path = SCENARIO) -> Facts:
         facts = write_store(root, sc)
         check(root, sc)
         generated = render_generated(root, sc, facts)
-        for name in STORE_ENTRIES:
-            old = target / name
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old)
-            elif old.exists() or old.is_symlink():
-                old.unlink()
-        for entry in sorted(root.iterdir()):
-            os.replace(entry, target / entry.name)
+        replace_store_entries(root, target, STORE_ENTRIES)
         readme = target / "README.md"
         text = readme.read_text(encoding="utf-8") if readme.exists() else README_SKELETON
         new = update_readme(text, generated)

@@ -17,6 +17,7 @@ from pathlib import Path
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
 from inspector.engine.read.careful import careful_step
+from inspector.engine.read.dledger import header_before, header_fault, read_header, with_entry
 from inspector.engine.read.mapped import (
     MappedFile,
     PageReleaser,
@@ -33,6 +34,7 @@ from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED, CHECK_CRC_PROPERTY
 from inspector.engine.scan.verify_kernels import VerifyTable
 from inspector.engine.scan.walk import Run, check_run, walk_boundaries
+from parsers.dledger import ENTRY_HEADER_SIZE
 
 Entry = Message | Blank | Problem
 Item = Message | Blank | Problem | MessageBatch | Run
@@ -69,10 +71,12 @@ class CommitLog:
     """Read-only view of ``<root>/commitlog``. Segments are mapped lazily and stay mapped until close()."""
 
     def __init__(self, root: Path, segment_size: int | None = None, directory: str = "commitlog",
-                 directories: Sequence[tuple[Path, str]] | None = None):
+                 directories: Sequence[tuple[Path, str]] | None = None, entry_folders: frozenset[str] = frozenset()):
         """``directories``: (path, label) of each folder holding segments when the broker's storePathCommitLog
         names several (``MultiPathMappedFileQueue``): one logical log, its segments merged by name. A label is
-        what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it)."""
+        what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it).
+        ``entry_folders``: the labels of folders holding DLedger data files (records after 48-byte entry
+        headers; a DLedger store is ``commitlog/`` and ``dledger-<id>/data`` as one log, see read/dledger.py)."""
         self.root = root
         folders = list(directories) if directories else [(root / directory, directory)]
         self.folders: list[tuple[Path, str]] = folders
@@ -98,7 +102,8 @@ class CommitLog:
                 size = path.stat().st_size
             except OSError as e:
                 raise StoreError(f"cannot stat: {e.strerror}", f"{label}/{path.name}") from e
-            self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size))
+            header = ENTRY_HEADER_SIZE if label in entry_folders else 0
+            self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size, header))
         self._starts = [s.start_offset for s in self.segments]
         inferred = infer_segment_size([s.file_size for s in self.segments], self._starts)
         self.segment_size: int = segment_size or inferred or 0
@@ -193,6 +198,8 @@ class CommitLog:
             target = offset - seg.start_offset
             cur = marks[bisect.bisect_right(marks, target) - 1]
         mf = self.map(seg)
+        if seg.entry_header:
+            return seg.start_offset + self._entry_before(seg, mf, marks, cur, target)
         walked = 0
         chunk = 1 << 16
         while True:
@@ -211,6 +218,24 @@ class CommitLog:
             if n < chunk:
                 return seg.start_offset + cur
 
+    def _entry_before(self, seg: Segment, mf: MappedFile, marks: list[int], cur: int, target: int) -> int:
+        """boundary_before in a DLedger data file: the start of the entry holding ``target``, else the last sound
+        entry boundary before damage (headers only)."""
+        walked = 0
+        while True:
+            header = read_header(mf.buf, cur, mf.size)
+            if header is None or header_fault(header, cur, mf.size, seg.start_offset) is not None:
+                return cur
+            if cur + header.size > target:
+                return cur
+            cur += header.size
+            walked += 1
+            if walked % self.MARK_EVERY == 0:
+                with self._lock:
+                    i = bisect.bisect_left(marks, cur)
+                    if i == len(marks) or marks[i] != cur:
+                        marks.insert(i, cur)
+
     def message_at(self, offset: int) -> Message:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""
         seg = self.segment_for(offset)
@@ -221,11 +246,13 @@ class CommitLog:
         if tail_unfinished(mf.buf, pos, mf.size):  # before decoding: a finished last byte vouches for all before it
             raise RecordInProgress(f"no message here yet: {IN_PROGRESS}", seg.file, pos)
         try:
-            return decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
+            msg = decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
         except RecordError as e:
             raise StoreError(f"no message here: {e.reason}", seg.file, pos) from None
         except Exception as e:  # noqa: BLE001 - nothing raw may leave the engine
             raise StoreError(f"no message here: {e}", seg.file, pos) from None
+        header = header_before(mf.buf, pos, mf.size, seg.start_offset) if seg.entry_header else None
+        return msg if header is None else with_entry(msg, header)
 
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems in commitlog order from ``from_offset`` (default: the start).
@@ -259,8 +286,16 @@ class CommitLog:
                 from_offset = seg.start_offset
             start_index = self.segments.index(seg)
             start_pos = from_offset - seg.start_offset
+            if seg.entry_header:  # a record offset (pos + 48) or any byte: the entry holding it, or the next
+                entry = self.boundary_before(from_offset) - seg.start_offset
+                start_pos = entry if start_pos <= entry + seg.entry_header else self._next_entry(seg, entry)
         for i in range(start_index, len(self.segments)):
             yield i, self.segments[i], start_pos if i == start_index else 0
+
+    def _next_entry(self, seg: Segment, entry: int) -> int:
+        mf = self.map(seg)
+        header = read_header(mf.buf, entry, mf.size)
+        return entry + header.size if header is not None and header.size > 0 else entry
 
     def segment_entries(self, index: int, position: int = 0, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems of segment ``index`` only (one segment is one task for bulk jobs)."""
@@ -461,7 +496,8 @@ class CommitLog:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled():
+        if (workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled()
+                or seg.entry_header):
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message, vouch=vouch)
             return

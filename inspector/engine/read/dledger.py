@@ -1,0 +1,111 @@
+"""A DLedger store (spec part 2 §16) as one commitlog: where its files are, and its 48-byte entry headers.
+
+A DLedger broker's log is ``commitlog/`` below ``dividedCommitlogOffset`` and ``dledger-<id>/data/`` from
+there on, one offset space; each data file holds entries (48-byte header, then one commitlog record whose
+PHYSICALOFFSET is the entry's pos + 48). :class:`~inspector.engine.read.commitlog.CommitLog` reads both as
+segments; a data file's :class:`Segment` has ``entry_header`` = 48, which the careful step and the walks
+step over. The record offsets (pos + 48) are what the consume queues, index files and msgIds hold.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from inspector.engine.model.records import Message
+from inspector.engine.read.census import DLEDGER_PREFIX
+from parsers.dledger import END_MAGIC, ENTRY_HEADER_SIZE, HEADER_SIZE_FIELD_MIN, MAGIC_1
+
+_HEADER = struct.Struct(">iiqqqiiii")
+
+
+@dataclass(frozen=True)
+class EntryHeader:
+    """The 48 bytes before a record (``DLedgerEntryCoder.encode``)."""
+
+    magic: int
+    size: int
+    index: int
+    term: int
+    pos: int
+    channel: int
+    chain_crc: int
+    body_crc: int
+    body_length: int
+
+
+def read_header(buf, at: int, limit: int) -> EntryHeader | None:
+    """The entry header at ``at``, or None when fewer than 48 bytes remain."""
+    if limit - at < ENTRY_HEADER_SIZE:
+        return None
+    return EntryHeader(*_HEADER.unpack_from(buf, at))
+
+
+def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: int) -> tuple[str, str] | None:
+    """(reason, code) of the first of DLedger recovery's checks the header fails, or None.
+
+    Recovery (``DLedgerMmapFileStore.recover``) checks pos == file start + position, body length + 48 == size,
+    a known magic, size > 44, in that order; we check the magic first (a wrong magic makes the rest noise)."""
+    if header is None:
+        return f"an entry header needs 48 bytes, {limit - at} remain", "dledger-torn-entry"
+    if header.magic != MAGIC_1:
+        return f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file)", "dledger-magic"
+    if header.size <= HEADER_SIZE_FIELD_MIN:
+        return f"entry size {header.size} is not more than {HEADER_SIZE_FIELD_MIN}", "dledger-size"
+    if header.pos != file_start + at:
+        return (f"entry pos field is {header.pos} but the entry is at {file_start + at} (DLedger recovery stops: "
+                f"pos {header.pos} != {file_start + at})", "dledger-pos")
+    if header.body_length + ENTRY_HEADER_SIZE != header.size:
+        return (f"entry size {header.size} != body length {header.body_length} + 48", "dledger-body-length")
+    if header.size > limit - at:
+        return f"entry of {header.size} bytes runs past the end of the file ({limit - at} remain)", "dledger-torn-entry"
+    return None
+
+
+def is_end_marker(buf, at: int, limit: int) -> bool:
+    return limit - at >= 4 and struct.unpack_from(">i", buf, at)[0] == END_MAGIC
+
+
+def with_entry(msg: Message, header: EntryHeader) -> Message:
+    """The message with its entry's Raft index and term beside it."""
+    return replace(msg, raft_index=header.index, raft_term=header.term)
+
+
+def header_before(buf, record_position: int, limit: int, file_start: int) -> EntryHeader | None:
+    """The header of the entry whose record starts at ``record_position``, when one is there and sound."""
+    at = record_position - ENTRY_HEADER_SIZE
+    if at < 0:
+        return None
+    header = read_header(buf, at, limit)
+    return header if header_fault(header, at, limit, file_start) is None else None
+
+
+def homes(root: Path) -> list[Path]:
+    """The ``dledger-<id>/`` folders of a store root that hold a ``data/`` folder, by name."""
+    try:
+        return sorted(p for p in root.iterdir() if p.name.startswith(DLEDGER_PREFIX) and (p / "data").is_dir())
+    except OSError:
+        return []
+
+
+def member_root(path: Path) -> Path | None:
+    """The store root when ``path`` is a DLedger member folder (``dledger-n0``) or its ``data/`` or ``index/``, or
+    the ``commitlog/`` of a DLedger store (its old part alone would be half the log)."""
+    if path.name in ("data", "index") and path.parent.name.startswith(DLEDGER_PREFIX):
+        return path.parent.parent
+    if path.name == "commitlog" and homes(path.parent):
+        return path.parent
+    if path.name.startswith(DLEDGER_PREFIX) and (path / "data").is_dir():
+        return path.parent
+    return None
+
+
+def dledger_folders(root: Path) -> tuple[list[tuple[Path, str]], str] | None:
+    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above) and the data folder's
+    label; None for a plain store. With several members (a copy of a whole group's disks), the first by name."""
+    found = homes(root)
+    if not found:
+        return None
+    data = f"{found[0].name}/data"
+    return [(root / "commitlog", "commitlog"), (root / data, data)], data

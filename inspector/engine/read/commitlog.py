@@ -355,7 +355,7 @@ class CommitLog:
                 soft = pos + step
                 if mode == "runs":
                     run = check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                    flags=flags, soft_stop=soft)
+                                    flags=flags, soft_stop=soft, entry_header=seg.entry_header)
                     if run.count:
                         yield run
                         pos = run.end
@@ -364,7 +364,8 @@ class CommitLog:
                         continue
                 elif mode == "tables":
                     run, table, cut = vouched_run(arr, pos, fast_limit, segment_start=seg.start_offset,
-                                                  stop_at=end_at, flags=flags, soft_stop=soft, vouch=vouch)
+                                                  stop_at=end_at, flags=flags, soft_stop=soft, vouch=vouch,
+                                                  entry_header=seg.entry_header)
                     if run.count:
                         yield run
                         if table is not None:
@@ -375,7 +376,8 @@ class CommitLog:
                         continue
                 else:
                     batch = decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
+                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft,
+                                         entry_header=seg.entry_header)
                     if len(batch):
                         yield batch
                         pos = batch.end
@@ -496,8 +498,7 @@ class CommitLog:
         """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
         mode = "tables" if tables else "runs"
         workers = default_workers() if workers is None else max(1, workers)
-        if (workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled()
-                or seg.entry_header):
+        if workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled():
             yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
                                            on_message=on_message, vouch=vouch)
             return
@@ -512,7 +513,7 @@ class CommitLog:
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
         flags = _flags(check_crc, crc_property)
         pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
-                                       self.STEP, vouch)
+                                       self.STEP, vouch, seg.entry_header)
         # the rest (the end of the segment, or damage) record by record from where the runs left off
         yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
                                        on_message=on_message, vouch=vouch)

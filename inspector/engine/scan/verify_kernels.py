@@ -83,7 +83,7 @@ def _scratch(max_records: int):
 
 def verify_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int | None = None,
                flags: int = CHECK_BODY_CRC | CHECK_CRC_PROPERTY, max_records: int = 1 << 16,
-               soft_stop: int | None = None) -> tuple[Run, VerifyTable | None, bool]:
+               soft_stop: int | None = None, entry_header: int = 0) -> tuple[Run, VerifyTable | None, bool]:
     """check_run that also tables each record for verify's consume-queue and index cross-checks.
 
     Returns (run, table, cut): ``cut`` when the run stopped only because the table is full or it reached
@@ -95,14 +95,14 @@ def verify_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int 
     k = compiled()
     if k is None:
         run = check_run(buf, start, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
-                        soft_stop=soft_stop)
+                        soft_stop=soft_stop, entry_header=entry_header)
         return run, None, soft_stop <= run.end < stop_at
     arr = as_array(buf)
     t, keys, topics, stats = _scratch(max_records)
     topics.fill(-1)
     topics[INTERN_SLOTS, 0] = 0
     n, end = k.verify_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, _VERIFY_FLAT, _VERIFY_OFFS,
-                          t, keys, topics, stats)
+                          t, keys, topics, stats, entry_header)
     run = Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]))
     used = np.flatnonzero(topics[:-1, 1] >= 0).tolist()
     names = {slot: _topic_text(arr[topics[slot, 1] : topics[slot, 1] + topics[slot, 2]].tobytes()) for slot in used}

@@ -1,0 +1,86 @@
+"""The bulk paths step DLedger entries (header 48, record, next entry at pos + size; spec part 2 §16): the
+kernels and their Python twins agree with the careful step on the DLedger sample, whole and damaged, with one
+thread or several."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+from test_bulk import BOTH, _path, careful_entries, needs_numba  # noqa: F401 - _path: the autouse fixture
+
+from inspector.engine.maintain.verify import verify
+from inspector.engine.model.records import Message, Problem
+from inspector.engine.read.commitlog import CommitLog
+from inspector.engine.read.store import Store
+from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.kernels import need_compiled, numba_enabled
+from inspector.engine.scan.walk import check_run, find_clean
+
+SAMPLE = Path(__file__).resolve().parents[4] / "sample_store_dledger"
+DATA = "dledger-n0/data/00000000000000065536"
+
+
+@pytest.fixture(autouse=True)
+def _loaded(request):
+    """With the numba path asked for, load the kernels first: a small file would otherwise take the Python path."""
+    if numba_enabled() and not (hasattr(request.node, "callspec") and request.node.callspec.params.get("python")):
+        need_compiled()
+
+
+@BOTH
+def test_runs_step_over_entry_headers(python) -> None:
+    data = (SAMPLE / DATA).read_bytes()
+    run = check_run(data, 0, len(data), segment_start=65_536, entry_header=48)
+    assert run.count == 143 and run.end == 65_436  # the -1 end marker (100 bytes remain): the careful step's
+    assert struct.unpack_from(">ii", data, run.end) == (-1, 100)
+    assert check_run(data, 0, len(data), segment_start=65_536).count == 0  # not records at an entry's start
+    second = struct.unpack_from(">i", data, 4)[0]
+    assert find_clean(data, 1, len(data), segment_start=65_536, entry_header=48) == second
+
+
+@BOTH
+def test_batches_expand_to_the_careful_entries(python) -> None:
+    with Store(SAMPLE) as store:
+        log = store.commitlog
+        for seg in log.segments:
+            expanded = []
+            for item in log.segment_batches(seg, batch_size=7):
+                expanded.extend(item.messages() if isinstance(item, MessageBatch) else [item])
+            assert expanded == careful_entries(log, seg)
+            if seg.entry_header:
+                assert all(m.raft_index is not None for m in expanded if isinstance(m, Message))
+
+
+def _damaged_copy(tmp_path: Path, seed: int) -> Path:
+    root = tmp_path / "store"
+    shutil.copytree(SAMPLE, root)
+    rng = random.Random(seed)
+    for path in sorted((root / "dledger-n0" / "data").iterdir())[:2]:
+        raw = bytearray(path.read_bytes())
+        for _ in range(3):
+            raw[rng.randrange(60_000)] = rng.randrange(256)
+        path.write_bytes(bytes(raw))
+    return root
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(4))
+def test_threads_and_verify_agree_with_the_careful_walk(tmp_path, seed: int, monkeypatch) -> None:
+    root = _damaged_copy(tmp_path, seed) if seed else SAMPLE
+    with Store(root) as store:
+        slow = verify(store, fast=False)
+    monkeypatch.setattr(CommitLog, "PARALLEL_MIN_BYTES", 0)  # threads on tiny segments too
+    monkeypatch.setattr(CommitLog, "PARALLEL_CHUNK", 4096)
+    with Store(root) as store:
+        fast = verify(store, workers=2)
+        log = store.commitlog
+        for seg in log.segments:
+            entries = careful_entries(log, seg)
+            summary = log.summarise_segment(seg, workers=3)
+            assert summary.scan.messages == sum(isinstance(e, Message) for e in entries)
+            assert summary.problems == tuple(e for e in entries if isinstance(e, Problem))
+    assert fast == slow

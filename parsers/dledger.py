@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from construct import Adapter, Const, GreedyBytes, Int32sb, Int64sb, Struct, ValidationError
+from construct import Adapter, Const, ConstructError, GreedyBytes, Int32sb, Int64sb, Struct, ValidationError
+
+SchemaError = ConstructError  # what a parse here raises, by a name the engine may import (it imports no construct)
 
 ENTRY_HEADER_SIZE = 48  # DLedgerEntry.BODY_OFFSET: the record starts here; wroteOffset = pos + 48
 HEADER_SIZE_FIELD_MIN = 44  # DLedgerEntry.HEADER_SIZE: recovery wants size > 44

@@ -137,7 +137,8 @@ def run_verify(store: Store, args) -> int:
         print_json({"ok": not errors, "messages": report.messages, "cq_units": report.cq_units,
                     "index_items": report.index_items, "errors": len(errors),
                     "warnings": len(report.problems) - len(errors),
-                    "problems": [problem_view(p) for p in report.problems]})
+                    "problems": [problem_view(p) for p in report.problems],
+                    **({"dledger_recovery": report.dledger_recovery} if report.dledger_recovery else {})})
     else:
         # a table of thousands of rows (an index of the wrong geometry: one finding per item) helps nobody and
         # takes rich seconds to draw: the first few of each kind, and how many more (--json has every one)
@@ -154,6 +155,8 @@ def run_verify(store: Store, args) -> int:
             if n > TABLE_ROWS_PER_CODE:
                 console.print(f"[yellow]... and {n - TABLE_ROWS_PER_CODE:,} more {esc(code)} finding(s) not shown "
                               "(`--json` lists every one)[/]")
+        if report.dledger_recovery:
+            console.print(f"recovery preview: {esc(report.dledger_recovery)}")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else

@@ -13,9 +13,14 @@ import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
+from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
-from parsers.dledger import END_MAGIC, ENTRY_HEADER_SIZE, HEADER_SIZE_FIELD_MIN, MAGIC_1
+from inspector.engine.read.mapped import MappedFile, offset_named_entries
+from parsers.dledger import END_MAGIC, ENTRY_HEADER_SIZE, HEADER_SIZE_FIELD_MIN, MAGIC_1, SchemaError
+from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
 
 _HEADER = struct.Struct(">iiqqqiiii")
 
@@ -109,3 +114,95 @@ def dledger_folders(root: Path) -> tuple[list[tuple[Path, str]], str] | None:
         return None
     data = f"{found[0].name}/data"
     return [(root / "commitlog", "commitlog"), (root / data, data)], data
+
+
+UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
+HEADER_DTYPE = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8"),
+                         ("channel", ">i4"), ("chain_crc", ">i4"), ("body_crc", ">i4"), ("body_length", ">i4")])
+
+
+@dataclass(frozen=True)
+class IndexRun:
+    """The used units of one ``index/`` file: unit number of its first unit (file name / 32) and the units."""
+
+    file: str  # relative to the store root
+    first: int
+    units: np.ndarray  # UNIT_DTYPE
+
+
+@dataclass(frozen=True)
+class PropertiesFile:
+    """``checkpoint`` or ``currterm`` as DLedger reads it: the values, or why they cannot be read."""
+
+    file: str
+    values: dict | None
+    fault: str | None  # None: read; else the reason, naming the line or byte
+
+
+class DLedgerMember:
+    """``<root>/dledger-<id>/`` read-only: its index files (units until the zeros a preallocated file holds),
+    ``checkpoint`` and ``currterm`` (spec part 2 §16)."""
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root, self.home = root, home
+        self.label = home.name
+
+    def index_files(self) -> tuple[list[tuple[int, Path]], list[Path]]:
+        return offset_named_entries(self.home / "index")
+
+    def index_runs(self) -> tuple[list[IndexRun], list[tuple[str, str]]]:
+        """The used units of each index file, in name order, and (file, reason) of each file not readable."""
+        runs, unreadable = [], []
+        files, _ = self.index_files()
+        for start, path in files:
+            rel = f"{self.label}/index/{path.name}"
+            try:
+                mf = MappedFile(path, rel)
+            except StoreError as e:
+                unreadable.append((rel, e.reason))
+                continue
+            try:
+                whole = mf.size // UNIT_SIZE
+                units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=whole) if whole else np.zeros(0, UNIT_DTYPE)
+                used = int(np.flatnonzero(units["magic"] != 0)[-1]) + 1 if whole and units["magic"].any() else 0
+                runs.append(IndexRun(rel, start // UNIT_SIZE, units[:used].copy()))
+            finally:
+                mf.close()
+        return runs, unreadable
+
+    def properties(self, name: str, schema) -> PropertiesFile:
+        """``name`` parsed with ``schema`` (DLedgerCheckpoint or CurrTerm); a missing file is values None."""
+        rel = f"{self.label}/{name}"
+        try:
+            data = (self.home / name).read_bytes()
+        except FileNotFoundError:
+            return PropertiesFile(rel, None, None)
+        except OSError as e:
+            return PropertiesFile(rel, None, f"cannot read: {e.strerror or e}")
+        try:
+            return PropertiesFile(rel, dict(schema.parse(data)), None)
+        except SchemaError as e:
+            line = data[: _bad_at(data)].count(b"\n") + 1
+            return PropertiesFile(rel, None, f"line {line}: not what DLedger writes ({_first_line(str(e))})")
+
+
+def _bad_at(data: bytes) -> int:
+    """Where the first line that is no ``key=value`` (or no number) starts: the end of the good lines."""
+    at = 0
+    for line in data.split(b"\n")[:-1]:
+        key, sep, value = line.partition(b"=")
+        if not sep or (key in (b"endIndex", b"committedIndex", b"currTerm") and not value.lstrip(b"-").isdigit()):
+            return at
+        at += len(line) + 1
+    return at
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[-1] if text.strip() else text
+
+
+def member_of(root: Path, data_label: str | None) -> DLedgerMember | None:
+    """The member whose ``data/`` the store reads (``Store.dledger_data``), or None for a plain store."""
+    if not data_label:
+        return None
+    return DLedgerMember(root, root / data_label.split("/")[0])

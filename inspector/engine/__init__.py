@@ -41,6 +41,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.body": ('decompress_body',),
     "read.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
     "read.commitlog": ('Entry', 'SegmentScan'),
+    "read.dledger": ('dledger_view',),
     "read.follow": ('follow',),
     "read.indexfile": ('IndexFileReader',),
     "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
@@ -172,6 +173,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.commitlog import Entry, SegmentScan
+    from inspector.engine.read.dledger import dledger_view
     from inspector.engine.read.follow import follow
     from inspector.engine.read.indexfile import IndexFileReader
     from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text

@@ -19,7 +19,15 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
 from inspector.engine.read.mapped import MappedFile, offset_named_entries
-from parsers.dledger import END_MAGIC, ENTRY_HEADER_SIZE, HEADER_SIZE_FIELD_MIN, MAGIC_1, SchemaError
+from parsers.dledger import (
+    END_MAGIC,
+    ENTRY_HEADER_SIZE,
+    HEADER_SIZE_FIELD_MIN,
+    MAGIC_1,
+    CurrTerm,
+    DLedgerCheckpoint,
+    SchemaError,
+)
 from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
 
 _HEADER = struct.Struct(">iiqqqiiii")
@@ -206,3 +214,41 @@ def member_of(root: Path, data_label: str | None) -> DLedgerMember | None:
     if not data_label:
         return None
     return DLedgerMember(root, root / data_label.split("/")[0])
+
+
+def dledger_view(store) -> dict | None:
+    """A DLedger store's own facts for the overviews (info, TUI, web; None for a plain store): the member, where
+    DLedger positions begin, the entries the index holds, ``checkpoint`` and ``currterm``, and the term timeline
+    (each leader change: term, first Raft index, first pos, its record's offset and store time), read from
+    the index units (one pass, no walk of the data)."""
+    member = member_of(store.root, getattr(store, "dledger_data", None))
+    if member is None:
+        return None
+    data = [s for s in store.commitlog.segments if s.entry_header]
+    runs, _ = member.index_runs()
+    units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
+    units = units[units["magic"] == MAGIC_1]
+    terms = []
+    if len(units):
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(units["term"].astype(np.int64)) != 0) + 1])
+        for k in starts.tolist():
+            pos = int(units["pos"][k])
+            try:
+                stored = store.commitlog.message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
+            except StoreError:
+                stored = None
+            terms.append({"term": int(units["term"][k]), "first_index": int(units["index"][k]), "first_pos": pos,
+                          "first_record_offset": pos + ENTRY_HEADER_SIZE, "first_store_timestamp": stored})
+    cp = member.properties("checkpoint", DLedgerCheckpoint)
+    term = member.properties("currterm", CurrTerm)
+    return {
+        "member": member.label,
+        "data_files": len(data),
+        "divided_commitlog_offset": data[0].start_offset if data else None,
+        "entries": len(units),
+        "first_index": int(units["index"][0]) if len(units) else None,
+        "last_index": int(units["index"][-1]) if len(units) else None,
+        "checkpoint": cp.values, "checkpoint_error": cp.fault,
+        "currterm": term.values, "currterm_error": term.fault,
+        "terms": terms,
+    }

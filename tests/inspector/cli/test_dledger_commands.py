@@ -27,7 +27,17 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_info(capsys) -> None:
     code, out, err = run(capsys, "info", SAMPLE, "--json")
     assert code == 0 and err == ""
-    assert "dledger-n0/data/00000000000000065536" in out or "00000000000000065536" in out
+    data = json.loads(out)
+    assert [s["file"] for s in data["segments"]][1] == "dledger-n0/data/00000000000000065536"
+    dl = data["dledger"]
+    assert (dl["entries"], dl["first_index"], dl["last_index"], dl["divided_commitlog_offset"]) == (302, 0, 301, 65_536)
+    assert dl["currterm"] == {"voteLeader": "n0", "currTerm": 4}
+    # the term timeline: terms 1, 2, 4 from Raft index 0, 120, 230 (scripts/make_sample_store_dledger.py)
+    assert [(t["term"], t["first_index"]) for t in dl["terms"]] == [(1, 0), (2, 120), (4, 230)]
+    assert dl["terms"][0]["first_pos"] == 65_536 and dl["terms"][0]["first_record_offset"] == FIRST_ENTRY_RECORD
+    assert all(t["first_store_timestamp"] for t in dl["terms"])
+    code, out, _ = run(capsys, "info", SAMPLE)
+    assert code == 0 and "Term timeline" in out and "dividedCommitlogOffset" in out
 
 
 def test_messages_and_show(capsys) -> None:
@@ -73,3 +83,17 @@ def test_rebuild_is_byte_identical_to_the_writers_dispatch(tmp_path, capsys) -> 
 def test_a_folder_of_the_store_is_the_store(capsys, where: str) -> None:
     code, out, _ = run(capsys, "show", f"{SAMPLE}/{where}", str(FIRST_ENTRY_RECORD), "--json")
     assert code == 0 and json.loads(out)["dledger"]["raft_index"] == 0
+
+
+def test_hex_draws_the_entry_header_band(capsys) -> None:
+    code, out, _ = run(capsys, "hex", SAMPLE, "65536", "--length", "96", "--json")
+    regions = json.loads(out)["regions"]
+    assert code == 0 and [r["kind"] for r in regions] == ["entry", "message"]
+    entry = regions[0]
+    assert (entry["start"], entry["end"], entry["label"]) == (65_536, 65_584, "DLedger entry 0, term 1")
+    assert [(f["number"], f["start"], f["length"]) for f in entry["fields"]] == [
+        ("E1", 65_536, 4), ("E2", 65_540, 4), ("E3", 65_544, 8), ("E4", 65_552, 8), ("E5", 65_560, 8),
+        ("E6", 65_568, 4), ("E7", 65_572, 4), ("E8", 65_576, 4), ("E9", 65_580, 4)]
+    code, out, _ = run(capsys, "hex", SAMPLE, "130960", "--length", "32", "--json")
+    end = next(r for r in json.loads(out)["regions"] if r["kind"] == "blank")
+    assert end["label"] == "DLedger end of file (-1, 100 bytes)"

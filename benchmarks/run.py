@@ -236,6 +236,42 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
     return rows
 
 
+def cpu_timed(fn, repeat: int) -> list[float]:
+    """CPU seconds (every thread of this process) of ``fn()`` per run, after one untimed warm-up run: on a
+    shared machine CPU time says what the work costs, wall time also what the neighbours do."""
+    fn()
+    out = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        out.append(time.process_time() - t)
+    return out
+
+
+def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
+    """verify of a DLedger data file against a plain segment of the same size and the same records (issue 19):
+    the entries' 48-byte headers are stepped by the same kernels, then the index units are checked against
+    them with numpy. Goal: within 10% (CPU time ratio)."""
+    reports: dict[Path, list] = {plain: [], dledger: []}
+
+    def run(root: Path):
+        def once() -> None:
+            with Store(root) as store:
+                reports[root].append(verify(store))
+        return once
+
+    plain_secs, dl_secs = cpu_timed(run(plain), repeat), cpu_timed(run(dledger), repeat)
+    ratios = [d / p for d, p in zip(dl_secs, plain_secs, strict=True)]
+    dl, pl = reports[dledger][-1], reports[plain][-1]
+    ok = [p.code for p in dl.problems] == [p.code for p in pl.problems] and dl.messages == pl.messages
+    size = sum(p.stat().st_size for p in (dledger / "dledger-n0" / "data").iterdir())
+    return [Row("verify of a DLedger data file / of a plain segment (same records), CPU time", "x", ratios,
+                "<= 1.10", statistics.median(ratios) <= 1.10 and ok,
+                f"{size / MiB:,.0f} MiB, {dl.messages:,} entries; CPU s median: DLedger "
+                f"{statistics.median(dl_secs):.2f}, plain {statistics.median(plain_secs):.2f}; "
+                f"{len(dl.problems)} problems; {dl.dledger_recovery}")]
+
+
 # --- verify against the Java yardstick (issue 20) ----------------------------------------------------------------
 
 
@@ -804,6 +840,7 @@ def stores(data: Path, mode: str) -> dict[str, tuple[Path, dict]]:
         "memory": dict(segments=4 if mode != "smoke" else 2, segment_size=seg, **index),
         "lookup": dict(segments=1, segment_size=seg, fill_index=True, **(index if mode == "smoke" else {})),
         "eight": dict(segments=8, segment_size=seg, **index),
+        "dledger": dict(segments=1, segment_size=seg, dledger=True, **index),  # "segment"'s records as entries
     }
     out = {}
     for name, kwargs in spec.items():
@@ -845,6 +882,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(bench_walk(seg_root, repeat))
     rows += bench_decode(seg_root, repeat)
     rows += bench_verify(seg_root, repeat)
+    rows += bench_verify_dledger(seg_root, data["dledger"][0], repeat)
     rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)

@@ -74,11 +74,18 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
     cross = CrossChecks(store) if fast and numba_enabled() else None
+    heads: list = []  # DLedger: (record offset, size, Raft index, term) of each entry the walk tabled
+
+    def on_table(table) -> None:
+        cross.add(table)
+        if table.dledger:
+            heads.append(table.table[[0, 1, 10, 11]])
+
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
                 seg, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
-                on_table=cross.add if cross is not None else None, workers=workers,
+                on_table=on_table if cross is not None else None, workers=workers,
             )
             problems.extend(summary.problems)
             messages += summary.scan.messages
@@ -97,7 +104,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
                 problems.extend(record_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
-    dledger = check_dledger(store, problems)  # entries against the index, Raft indexes and terms, term files
+    dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
     if dledger is not None:
         problems.extend(dledger.problems)
     cq_units = 0

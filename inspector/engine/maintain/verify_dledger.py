@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.engine.model.records import Problem
-from inspector.engine.read.dledger import HEADER_DTYPE, UNIT_DTYPE, DLedgerMember, IndexRun, member_of
+from inspector.engine.read.dledger import UNIT_DTYPE, DLedgerMember, IndexRun, member_of
+from inspector.engine.scan.verify_kernels import gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
 __all__ = ["DLedgerCheck", "check_dledger"]
@@ -35,9 +36,12 @@ class DLedgerCheck:
     recovery: str
 
 
-def check_dledger(store, walk_problems: list[Problem]) -> DLedgerCheck | None:
+def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | None = None) -> DLedgerCheck | None:
     """The DLedger checks of ``store`` (None for a plain store); ``walk_problems``: the log walk's findings (the
-    entries' own header checks), which the recovery preview starts from."""
+    entries' own header checks), which the recovery preview starts from; ``read``: arrays of rows (record
+    offset, record size, Raft index, term) of the entries the walk's tables hold, in log order. Their headers
+    passed the walk's checks (magic 1, pos, sizes), so only the others are read again here (their pages were
+    released behind the walk: reading them back would fault every page in again)."""
     member = member_of(store.root, getattr(store, "dledger_data", None))
     if member is None:
         return None
@@ -45,10 +49,11 @@ def check_dledger(store, walk_problems: list[Problem]) -> DLedgerCheck | None:
     runs, unreadable = member.index_runs()
     problems += [Problem(file, 0, reason, "unreadable-file") for file, reason in unreadable]
     problems += _index_layout(runs)
-    units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
+    units = _columns(np.concatenate([r.units for r in runs]) if len(runs) > 1 else runs[0].units if runs
+                     else np.zeros(0, UNIT_DTYPE))
     numbers = np.concatenate([np.arange(r.first, r.first + len(r.units)) for r in runs]) if runs else np.zeros(0, int)
     where = _Places(runs)
-    headers, inside = _headers_at(store, units)
+    headers, inside = _headers_at(store, units, read or [])
     unit_problems, rewrite = _unit_findings(units, numbers, headers, inside, where)
     problems += unit_problems
     sequence, stop = _sequence_findings(store, units, headers, inside)
@@ -81,24 +86,50 @@ def _index_layout(runs: list[IndexRun]) -> list[Problem]:
     return found
 
 
-def _headers_at(store, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 48-byte header at each unit's pos (HEADER_DTYPE; zeros where none can be read) and where one could."""
-    headers = np.zeros(len(units), HEADER_DTYPE)
-    inside = np.zeros(len(units), bool)
+_HEAD = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8")])
+"""The first 32 bytes of an entry header: every field an index unit repeats (DLedgerEntryCoder.encode)."""
+
+
+def _columns(records: np.ndarray) -> dict[str, np.ndarray]:
+    """A structured array of big-endian fields as native int64 columns (compared and diffed without swaps)."""
+    return {name: records[name].astype(np.int64) for name in _FIELDS}
+
+
+def _headers_at(store, units: dict[str, np.ndarray], read: list[np.ndarray]
+                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """(magic, size, index, term, pos) of the entry at each unit's pos, as columns (0 where no data file holds
+    one), and where one was found: from what the walk ``read`` (its header passed the walk's checks), else read
+    from the data file here."""
+    n = len(units["pos"])
+    pos = units["pos"]
+    want = pos + ENTRY_HEADER_SIZE
+    rows = np.concatenate(read, axis=1) if read else np.zeros((4, 0), np.int64)  # offset, size, index, term
+    if np.array_equal(rows[0], want):  # the usual case: the walk tabled every entry the index lists, in order
+        return _from_rows(rows), np.ones(n, bool)
+    heads = {name: np.zeros(n, np.int64) for name in _FIELDS}
+    inside = np.zeros(n, bool)
+    if rows.shape[1]:
+        at = np.minimum(np.searchsorted(rows[0], want), rows.shape[1] - 1)
+        hit = rows[0][at] == want
+        for name, column in _from_rows(rows[:, at[hit]]).items():
+            heads[name][hit] = column
+        inside[hit] = True
     log = store.commitlog
-    pos = units["pos"].astype(np.int64)
     for seg in (s for s in log.segments if s.entry_header):
-        sel = np.flatnonzero((pos >= seg.start_offset) & (pos + ENTRY_HEADER_SIZE <= seg.start_offset + seg.file_size))
-        if not len(sel):
-            continue
-        arr = log.map(seg).array
-        for chunk in range(0, len(sel), 1 << 16):  # gather 48 bytes per unit, 64k units at a time
-            part = sel[chunk: chunk + (1 << 16)]
-            offsets = pos[part] - seg.start_offset
-            raw = arr[offsets[:, None] + np.arange(ENTRY_HEADER_SIZE)]
-            headers[part] = np.ascontiguousarray(raw).view(HEADER_DTYPE).reshape(-1)
-            inside[part] = True
-    return headers, inside
+        sel = np.flatnonzero(~inside & (pos >= seg.start_offset)
+                             & (pos + ENTRY_HEADER_SIZE <= seg.start_offset + seg.file_size))
+        if len(sel):
+            raw = gather(log.map(seg).array, pos[sel] - seg.start_offset, _HEAD.itemsize)
+            for name, column in _columns(raw.view(_HEAD).reshape(-1)).items():
+                heads[name][sel] = column
+            inside[sel] = True
+    return heads, inside
+
+
+def _from_rows(rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The header columns of entries the walk tabled: magic 1, size = record + 48, index, term, pos = offset - 48."""
+    return {"magic": np.ones(rows.shape[1], np.int64), "size": rows[1] + ENTRY_HEADER_SIZE, "index": rows[2],
+            "term": rows[3], "pos": rows[0] - ENTRY_HEADER_SIZE}
 
 
 def _unit_findings(units, numbers, headers, inside, where) -> tuple[list[Problem], tuple[int, Problem] | None]:
@@ -110,7 +141,7 @@ def _unit_findings(units, numbers, headers, inside, where) -> tuple[list[Problem
         file, at = where[k]
         found.append(Problem(file, at, f"index unit {numbers[k]} says Raft index {units['index'][k]}",
                              "dledger-index-unit"))
-    differs = np.zeros(len(units), bool)
+    differs = np.zeros(len(numbers), bool)
     for name in _FIELDS:
         differs |= units[name] != headers[name]
     for k in np.flatnonzero(~bad_number & (differs | ~inside)).tolist():
@@ -137,9 +168,7 @@ def _sequence_findings(store, units, headers, inside) -> tuple[list[Problem], tu
     found = []
     stop = None
     good = inside & (headers["magic"] == 1)
-    idx = headers["index"][good].astype(np.int64)
-    term = headers["term"][good].astype(np.int64)
-    pos = headers["pos"][good].astype(np.int64)
+    idx, term, pos = headers["index"][good], headers["term"][good], headers["pos"][good]
     if len(idx) < 2:
         return found, stop
     gaps = np.flatnonzero(np.diff(idx) != 1) + 1

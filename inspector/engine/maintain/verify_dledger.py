@@ -20,7 +20,7 @@ import numpy as np
 
 from inspector.engine.model.records import Problem
 from inspector.engine.read.dledger import UNIT_DTYPE, DLedgerMember, IndexRun, member_of
-from inspector.engine.scan.verify_kernels import gather
+from inspector.engine.scan.verify_kernels import entry_units, gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
 __all__ = ["DLedgerCheck", "check_dledger"]
@@ -49,11 +49,17 @@ def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | 
     runs, unreadable = member.index_runs()
     problems += [Problem(file, 0, reason, "unreadable-file") for file, reason in unreadable]
     problems += _index_layout(runs)
+    rows = np.concatenate(read, axis=1) if read else np.zeros((4, 0), np.int64)  # offset, size, index, term
+    quick = _all_sound(runs, rows)
+    if quick is not None:  # one compiled pass found every unit equal to what the walk read, in order
+        problems += _properties_findings(member, quick)
+        data = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/") and p.severity == "error"]
+        return DLedgerCheck(tuple(problems), recovery_preview(store, data, None, None, quick))
     units = _columns(np.concatenate([r.units for r in runs]) if len(runs) > 1 else runs[0].units if runs
                      else np.zeros(0, UNIT_DTYPE))
     numbers = np.concatenate([np.arange(r.first, r.first + len(r.units)) for r in runs]) if runs else np.zeros(0, int)
     where = _Places(runs)
-    headers, inside = _headers_at(store, units, read or [])
+    headers, inside = _headers_at(store, units, rows)
     unit_problems, rewrite = _unit_findings(units, numbers, headers, inside, where)
     problems += unit_problems
     sequence, stop = _sequence_findings(store, units, headers, inside)
@@ -62,6 +68,23 @@ def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | 
     problems += _properties_findings(member, last)
     data = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/") and p.severity == "error"]
     return DLedgerCheck(tuple(problems), recovery_preview(store, data, stop, rewrite, last))
+
+
+def _all_sound(runs: list[IndexRun], rows: np.ndarray) -> tuple[int, int, int] | None:
+    """(last index, term, end) when the walk tabled exactly the entries the index lists, in order, each unit
+    equal to its entry, indexes consecutive and terms never falling (a compiled pass per index file); else None
+    (then the numpy checks below find and name what differs)."""
+    total = sum(len(r.units) for r in runs)
+    if not total or rows.shape[1] != total:
+        return None
+    at, prev_term = 0, -1
+    for run in runs:
+        flags = entry_units(run.units, rows, at, run.first, prev_term)
+        if flags is None or flags.any():
+            return None
+        at += len(run.units)
+        prev_term = int(rows[3, at - 1])
+    return int(rows[2, -1]), int(rows[3, -1]), int(rows[0, -1] + rows[1, -1])
 
 
 class _Places:
@@ -95,15 +118,13 @@ def _columns(records: np.ndarray) -> dict[str, np.ndarray]:
     return {name: records[name].astype(np.int64) for name in _FIELDS}
 
 
-def _headers_at(store, units: dict[str, np.ndarray], read: list[np.ndarray]
-                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _headers_at(store, units: dict[str, np.ndarray], rows: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """(magic, size, index, term, pos) of the entry at each unit's pos, as columns (0 where no data file holds
     one), and where one was found: from what the walk ``read`` (its header passed the walk's checks), else read
     from the data file here."""
     n = len(units["pos"])
     pos = units["pos"]
     want = pos + ENTRY_HEADER_SIZE
-    rows = np.concatenate(read, axis=1) if read else np.zeros((4, 0), np.int64)  # offset, size, index, term
     if np.array_equal(rows[0], want):  # the usual case: the walk tabled every entry the index lists, in order
         return _from_rows(rows), np.ones(n, bool)
     heads = {name: np.zeros(n, np.int64) for name in _FIELDS}

@@ -321,6 +321,35 @@ def _kn_crc_many(b, positions, lengths, out):
         out[i] = _nb_crc(b, positions[i], lengths[i])
 
 
+def _kn_entry_units(u, count, rows, first, number, prev_term, out):
+    """DLedger index units u[0 : count * 32] (unit numbers ``number``..) against the walk's rows[:, first + k]
+    (record offset, record size, Raft index, term): out[k] = 0 when unit k is (1, offset - 48, size + 48, its
+    number, term), its entry's index follows the previous one and its term does not fall (``prev_term``: the
+    term before the first), else a bit per failed check (1 unit differs, 2 index gap, 4 term falls, 8 the row
+    is another entry's). Returns how many units failed."""
+    bad = 0
+    last_index = rows[2, first] - 1 if count else 0
+    for k in range(count):
+        p = k * 32
+        r = first + k
+        flags = 0
+        if _nb_i64(u, p + 4) + ENTRY_HEADER != rows[0, r]:
+            flags |= 8
+        if (_nb_i32(u, p) != 1 or _nb_i32(u, p + 12) != rows[1, r] + ENTRY_HEADER or _nb_i64(u, p + 16) != number + k
+                or rows[2, r] != number + k or _nb_i64(u, p + 24) != rows[3, r]):
+            flags |= 1
+        if rows[2, r] != last_index + 1:
+            flags |= 2
+        if rows[3, r] < prev_term:
+            flags |= 4
+        last_index = rows[2, r]
+        prev_term = rows[3, r]
+        out[k] = flags
+        if flags:
+            bad += 1
+    return bad
+
+
 def _kn_gather(b, positions, out):
     """out[i] = b[positions[i] : positions[i] + out.shape[1]] (DLedger entry headers at their index units' pos)."""
     width = out.shape[1]

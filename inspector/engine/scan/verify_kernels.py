@@ -51,6 +51,18 @@ def gather(buf, positions: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+def entry_units(units: np.ndarray, rows: np.ndarray, first: int, number: int, prev_term: int) -> np.ndarray | None:
+    """Per-unit failure bits of DLedger index units (UNIT_DTYPE records) against the walk's rows (see
+    kernel_source._kn_entry_units): one compiled pass; None without the kernels (the caller's numpy checks
+    then do it all)."""
+    k = compiled()
+    if k is None:
+        return None
+    out = np.empty(len(units), dtype=np.int64)
+    k.entry_units(np.ascontiguousarray(units).view(np.uint8), len(units), rows, first, number, prev_term, out)
+    return out
+
+
 VERIFY_COLUMNS = ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code", "store_timestamp",
                   "keys_start", "keys_count", "topic", "info", "raft_index", "raft_term")
 """Columns of a :class:`VerifyTable`. ``info`` bits: INFO_TAGS (tags_code is the TAGS hashCode, or 0 without

@@ -84,3 +84,29 @@ def test_threads_and_verify_agree_with_the_careful_walk(tmp_path, seed: int, mon
             assert summary.scan.messages == sum(isinstance(e, Message) for e in entries)
             assert summary.problems == tuple(e for e in entries if isinstance(e, Problem))
     assert fast == slow
+
+
+@needs_numba
+def test_entry_units_flags_each_check() -> None:
+    """The compiled pass verify uses when the walk tabled every entry (verify_kernels.entry_units)."""
+    import numpy as np
+
+    from inspector.engine.read.dledger import UNIT_DTYPE
+    from inspector.engine.scan.verify_kernels import entry_units
+
+    # three entries at pos 0, 148, 296 (records of 100 bytes), Raft index 5, 6, 7, terms 1, 2, 2
+    rows = np.array([[48, 196, 344], [100, 100, 100], [5, 6, 7], [1, 2, 2]], dtype=np.int64)
+    units = np.zeros(3, UNIT_DTYPE)
+    units["magic"], units["pos"], units["size"], units["index"], units["term"] = 1, [0, 148, 296], 148, [5, 6, 7], [1, 2, 2]
+    assert entry_units(units, rows, 0, 5, -1).tolist() == [0, 0, 0]
+    bad = units.copy()
+    bad["term"][1] = 9
+    assert entry_units(bad, rows, 0, 5, -1).tolist() == [0, 1, 0]
+    falls = rows.copy()
+    falls[3] = [2, 1, 1]
+    units["term"] = [2, 1, 1]
+    assert entry_units(units, falls, 0, 5, -1).tolist() == [0, 4, 0]
+    gap = rows.copy()
+    gap[2] = [5, 7, 8]
+    assert entry_units(units, gap, 0, 5, -1).tolist()[1] & 3 == 3  # unit 6 != entry 7, and 5 -> 7 is a gap
+    assert entry_units(units, rows, 0, 5, 3).tolist()[0] & 4  # a term below the previous file's last term

@@ -111,14 +111,16 @@ def machine() -> dict:
     }
 
 
-def timed(fn, repeat: int) -> list[float]:
-    """Wall seconds of ``fn()`` per run; one untimed warm-up run first (kernels loaded, pages cached)."""
+def timed(fn, repeat: int, clock=time.perf_counter) -> list[float]:
+    """Seconds of ``fn()`` per run by ``clock`` (wall time by default; ``time.process_time``: CPU time of every
+    thread of this process, what the work costs on a shared machine); one untimed warm-up run first (kernels
+    loaded, pages cached)."""
     fn()
     out = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        out.append(time.perf_counter() - t)
+        out.append(clock() - t)
     return out
 
 
@@ -236,18 +238,6 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
     return rows
 
 
-def cpu_timed(fn, repeat: int) -> list[float]:
-    """CPU seconds (every thread of this process) of ``fn()`` per run, after one untimed warm-up run: on a
-    shared machine CPU time says what the work costs, wall time also what the neighbours do."""
-    fn()
-    out = []
-    for _ in range(repeat):
-        t = time.process_time()
-        fn()
-        out.append(time.process_time() - t)
-    return out
-
-
 def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
     """verify of a DLedger data file against a plain segment of the same size and record templates (issue 19):
     the entries' 48-byte headers are stepped by the same kernels, then the index units are checked against
@@ -260,7 +250,7 @@ def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
                 reports[root].append(verify(store))
         return once
 
-    plain_secs, dl_secs = cpu_timed(run(plain), repeat), cpu_timed(run(dledger), repeat)
+    plain_secs, dl_secs = (timed(run(root), repeat, time.process_time) for root in (plain, dledger))
     ratios = [d / p for d, p in zip(dl_secs, plain_secs, strict=True)]
     dl, pl = reports[dledger][-1], reports[plain][-1]
     ok = [p.code for p in dl.problems] == [p.code for p in pl.problems]

@@ -24,6 +24,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,13 +78,21 @@ def replace_store_entries(root: Path, target: Path, entries: tuple[str, ...]) ->
         os.replace(entry, target / entry.name)
 
 
+@contextmanager
+def scratch_store(target: Path, prefix: str) -> Iterator[Path]:
+    """A store path in a scratch folder beside ``target`` (which is created), the folder removed afterwards."""
+    target.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    try:
+        yield work / "store"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def generate(target: Path, scenario: Path = SCENARIO) -> Facts:
     sc = Scenario(scenario)
     target = target.resolve()
-    target.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".sample_store-", dir=target.parent))
-    try:
-        root = work / "store"
+    with scratch_store(target, ".sample_store-") as root:
         facts = write_store(root, sc)
         check(root, sc)
         generated = render_generated(root, sc, facts)
@@ -92,8 +102,6 @@ def generate(target: Path, scenario: Path = SCENARIO) -> Facts:
         new = update_readme(text, generated)
         if new != text or not readme.exists():
             readme.write_text(new, encoding="utf-8")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return facts
 
 

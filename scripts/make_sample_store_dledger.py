@@ -17,16 +17,20 @@ Only the store entries of the target are replaced; ``README.md`` is written only
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a plain script from a checkout
     sys.path.insert(0, str(REPO))
 
-from make_sample_store import SCENARIO, STORE_ENTRIES, replace_store_entries, write_store  # noqa: E402
+from make_sample_store import (  # noqa: E402
+    SCENARIO,
+    STORE_ENTRIES,
+    replace_store_entries,
+    scratch_store,
+    write_store,
+)
 from sample_store_day import Scenario  # noqa: E402
 
 from inspector.engine.maintain.dledger_log import DLedgerOptions  # noqa: E402
@@ -61,19 +65,13 @@ not change).
 
 
 def generate(target: Path) -> None:
-    sc = Scenario(SCENARIO)
     target = target.resolve()
-    target.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".sample_store_dledger-", dir=target.parent))
-    try:
-        root = work / "store"
+    with scratch_store(target, ".sample_store_dledger-") as root:
         options = DLedgerOptions(self_id=SELF_ID, pre_dledger=PRE_DLEDGER, terms=TERMS, index_file_size=INDEX_FILE_SIZE)
-        write_store(root, sc, dledger=options)
+        write_store(root, Scenario(SCENARIO), dledger=options)
         replace_store_entries(root, target, ENTRIES)
         if not (target / "README.md").exists():
             (target / "README.md").write_text(README, encoding="utf-8")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:

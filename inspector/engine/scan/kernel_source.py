@@ -201,17 +201,22 @@ def _nb_intern(tab, b, p, n):
         s = (s + 1) & (cap - 1)
 
 
+def _nb_record_at(b, pos, limit, seg_start, hdr):
+    """(record position, limit it must end at) for a walk at ``pos``: the record itself in a commitlog segment
+    (hdr 0); in a DLedger data file (hdr 48) the record after a sound entry header, which it must fill (limit =
+    the entry's end; -1 when the header is not sound)."""
+    if hdr == 0:
+        return pos, limit
+    return pos + hdr, _nb_entry(b, pos, limit, seg_start)
+
+
 def _kn_walk(b, pos, limit, seg_start, stop_at, out, hdr):
     n = 0
     cap = out.size
     while n < cap and limit - pos >= 36 + hdr:
-        rec = pos
-        lim = limit
-        if hdr:  # a DLedger data file: the record follows a 48-byte entry header and fills the entry
-            lim = _nb_entry(b, pos, limit, seg_start)
-            if lim < 0:
-                break
-            rec = pos + hdr
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
         total = _nb_i32(b, rec)
         magic = _nb_i32(b, rec + 4)
         if (magic != V1 and magic != V2) or total < MIN_RECORD_SIZE or total > lim - rec or rec + total > stop_at:
@@ -232,13 +237,9 @@ def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stat
     last = np.int64(0)
     top = np.int64(0)
     while pos < stop_at and pos < soft:
-        rec = pos
-        lim = limit
-        if hdr:  # a DLedger data file: the record follows a 48-byte entry header and fills the entry
-            lim = _nb_entry(b, pos, limit, seg_start)
-            if lim < 0:
-                break
-            rec = pos + hdr
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
         lay = _nb_clean(b, rec, lim, seg_start, flags, crc_name)
         end = lay[0]
         if end < 0 or end > stop_at or (hdr and end != lim):
@@ -266,13 +267,9 @@ def _kn_decode_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, t, 
         if n >= cap or pos >= soft:
             cut = True
             break
-        rec = pos
-        lim = limit
-        if hdr:  # a DLedger data file: the record follows a 48-byte entry header and fills the entry
-            lim = _nb_entry(b, pos, limit, seg_start)
-            if lim < 0:
-                break
-            rec = pos + hdr
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
         lay = _nb_clean(b, rec, lim, seg_start, flags, crc_name)
         end = lay[0]
         if end < 0 or end > stop_at or (hdr and end != lim):
@@ -470,13 +467,9 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
         if pos >= soft:
             cut = 1
             break
-        rec = pos
-        lim = limit
-        if hdr:  # a DLedger data file: the record follows a 48-byte entry header and fills the entry
-            lim = _nb_entry(b, pos, limit, seg_start)
-            if lim < 0:
-                break
-            rec = pos + hdr
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
         lay = _nb_clean(b, rec, lim, seg_start, flags & (CHECK_BODY_CRC | CHECK_COMPRESSED), names)
         end = lay[0]
         if end < 0 or end > stop_at or (hdr and end != lim):

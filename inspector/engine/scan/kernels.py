@@ -118,7 +118,7 @@ def need_compiled():
 
 
 _HELPERS = ("_nb_find", "_nb_u32", "_nb_i32", "_nb_i16", "_nb_i8", "_nb_i64", "_nb_crc", "_nb_layout", "_nb_property",
-            "_nb_clean", "_nb_entry", "_nb_intern", "_nb_ascii_hash", "_nb_signed32", "_nb_index_hash", "_nb_properties",
+            "_nb_clean", "_nb_entry", "_nb_record_at", "_nb_intern", "_nb_ascii_hash", "_nb_signed32", "_nb_index_hash", "_nb_properties",
             "_nb_crc_property_ok", "_nb_utf8_len", "_nb_jstr", "_nb_b64", "_nb_middle")
 # The JSON writer's helpers take arrays: a call that is not inlined costs reference-count updates of each array
 # argument, which cost more than the few bytes most of them write. numba inlines these at its own IR level.

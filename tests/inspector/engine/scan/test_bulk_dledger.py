@@ -42,17 +42,18 @@ def test_runs_step_over_entry_headers(python) -> None:
     assert find_clean(data, 1, len(data), segment_start=65_536, entry_header=48) == second
 
 
+def _expand(items) -> list:
+    return [m for item in items for m in (item.messages() if isinstance(item, MessageBatch) else [item])]
+
+
 @BOTH
 def test_batches_expand_to_the_careful_entries(python) -> None:
     with Store(SAMPLE) as store:
         log = store.commitlog
-        for seg in log.segments:
-            expanded = []
-            for item in log.segment_batches(seg, batch_size=7):
-                expanded.extend(item.messages() if isinstance(item, MessageBatch) else [item])
-            assert expanded == careful_entries(log, seg)
-            if seg.entry_header:
-                assert all(m.raft_index is not None for m in expanded if isinstance(m, Message))
+        walks = [(seg, _expand(log.segment_batches(seg, batch_size=7))) for seg in log.segments]
+        assert [entries for _, entries in walks] == [careful_entries(log, seg) for seg, _ in walks]
+        entries = [m for seg, found in walks if seg.entry_header for m in found if isinstance(m, Message)]
+        assert len(entries) == 302 and all(m.raft_index is not None for m in entries)
 
 
 def _damaged_copy(tmp_path: Path, seed: int) -> Path:

@@ -78,6 +78,7 @@ class CommitLog:
         ``entry_folders``: the labels of folders holding DLedger data files (records after 48-byte entry
         headers; a DLedger store is ``commitlog/`` and ``dledger-<id>/data`` as one log, see read/dledger.py)."""
         self.root = root
+        self.entry_folders = entry_folders
         folders = list(directories) if directories else [(root / directory, directory)]
         self.folders: list[tuple[Path, str]] = folders
         self.directory = ", ".join(label for _, label in folders)

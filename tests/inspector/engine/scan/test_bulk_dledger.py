@@ -111,3 +111,19 @@ def test_entry_units_flags_each_check() -> None:
     gap[2] = [5, 7, 8]
     assert entry_units(units, gap, 0, 5, -1).tolist()[1] & 3 == 3  # unit 6 != entry 7, and 5 -> 7 is a gap
     assert entry_units(units, rows, 0, 5, 3).tolist()[0] & 4  # a term below the previous file's last term
+
+
+@BOTH
+def test_index_unit_checks_name_the_same_unit_on_both_paths(python, tmp_path) -> None:
+    """With the kernels: the compiled pass, then numpy; without: numpy over units gathered from the data."""
+    root = tmp_path / "store"
+    shutil.copytree(SAMPLE, root)
+    index = root / "dledger-n0" / "index" / "00000000000000000000"
+    raw = bytearray(index.read_bytes())
+    raw[5 * 32 + 24: 5 * 32 + 32] = struct.pack(">q", 9)  # unit 5's term
+    index.write_bytes(bytes(raw))
+    with Store(root) as store:
+        report = verify(store)
+    assert [(p.file, p.offset, p.code) for p in report.problems] == [
+        ("dledger-n0/index/00000000000000000000", 160, "dledger-index-unit")]
+    assert report.dledger_recovery.endswith("it rewrites the index from dledger-n0/index/00000000000000000000 @ 160")

@@ -37,6 +37,14 @@ from inspector.engine.scan.decode import decode_message
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE
+from parsers.dledger import (
+    ENTRY_HEADER_SIZE,
+    INDEX_FILE_SIZE,
+    INDEX_UNIT_SIZE,
+    CurrTerm,
+    DLedgerCheckpoint,
+    EndOfFile,
+)
 from parsers.indexfile import INDEX_HEADER_SIZE, IndexHeader, index_file_size
 from parsers.java import java_string_hash
 
@@ -49,6 +57,7 @@ TEMPLATES = 64
 STORE_HOST = "10.10.1.5:10911"
 MS_PER_RECORD = 1  # store timestamps advance 1 ms per record (~1.4 M records/segment: ~23 min)
 
+DLEDGER_UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
 ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev_index", ">i4")])
 UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
 
@@ -168,28 +177,34 @@ class _Records:
     number: np.ndarray  # global record number (drives the patched digits)
 
 
-def write_commitlog(root: Path, templates: list[_Template], segments: int, segment_size: int) -> _Records:
-    """``segments`` full segments (records, then an 8-byte BLANK and its zero tail)."""
-    directory = root / "commitlog"
+def write_commitlog(root: Path, templates: list[_Template], segments: int, segment_size: int,
+                    dledger: bool = False) -> _Records:
+    """``segments`` full segments (records, then an 8-byte BLANK and its zero tail). ``dledger``: DLedger data
+    files instead (``dledger-n0/data``): each record after a 48-byte entry header (magic 1, size, Raft index =
+    record number, term, pos; PHYSICALOFFSET = pos + 48), the -1 end marker at the end, and ``index/`` units."""
+    hdr = ENTRY_HEADER_SIZE if dledger else 0
+    directory = root / ("dledger-n0/data" if dledger else "commitlog")
     directory.mkdir(parents=True, exist_ok=True)
     sizes = np.array([len(t.data) for t in templates], dtype=np.int64)
-    cycle = np.frombuffer(b"".join(t.data for t in templates), dtype=np.uint8)
-    starts_in_cycle = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    cycle = np.frombuffer(b"".join(bytes(hdr) + t.data for t in templates), dtype=np.uint8)
+    starts_in_cycle = np.concatenate([[0], np.cumsum(sizes + hdr)[:-1]])
     queue_of = np.array([TOPICS.index(t.topic) * QUEUES_PER_TOPIC + t.queue_id for t in templates])
     queue_counters = np.zeros(len(TOPICS) * QUEUES_PER_TOPIC, dtype=np.int64)
     parts: list[tuple[np.ndarray, ...]] = []
+    units: list[tuple[np.ndarray, ...]] = []
     number = 0
     for s in range(segments):
         first = number % len(templates)
         order = (np.arange(len(templates)) + first) % len(templates)
-        per_cycle = int(sizes.sum())
+        per_cycle = int(sizes.sum()) + hdr * len(templates)
         est = segment_size // per_cycle * len(templates) + 2 * len(templates)
         tmpl = order[np.arange(est) % len(templates)]
-        ends = np.cumsum(sizes[tmpl])
+        ends = np.cumsum(sizes[tmpl] + hdr)
         fits = int(np.searchsorted(ends + cl.END_FILE_MIN_BLANK_LENGTH, segment_size, side="right"))
         tmpl = tmpl[:fits]
         ends = ends[:fits]
-        pos = ends - sizes[tmpl]
+        entry = ends - sizes[tmpl] - hdr  # == pos for a plain segment
+        pos = entry + hdr
         data_end = int(ends[-1])
         seg = np.zeros(segment_size, dtype=np.uint8)
         rolled = np.concatenate([cycle[starts_in_cycle[first]:], cycle[: starts_in_cycle[first]]])
@@ -213,12 +228,45 @@ def write_commitlog(root: Path, templates: list[_Template], segments: int, segme
             sel = np.flatnonzero(tmpl == t)
             for key in template.keys:
                 _put_digits(seg, pos[sel] + key.offset, numbers[sel] % key.modulo, key.digits, key.hexadecimal)
-        blank = cl.BlankRecord.build(dict(total_size=segment_size - data_end))
-        seg[data_end : data_end + 8] = np.frombuffer(blank, dtype=np.uint8)
+        if dledger:  # DLedgerEntryCoder.encode: magic, size, index, term, pos, channel, chainCrc, bodyCrc, length
+            _put_be(seg, entry, np.ones(fits, np.int64), 4)
+            _put_be(seg, entry + 4, sizes[tmpl] + hdr, 4)
+            _put_be(seg, entry + 8, numbers, 8)
+            _put_be(seg, entry + 16, 1 + numbers // DLEDGER_TERM_EVERY, 8)
+            _put_be(seg, entry + 24, s * segment_size + entry, 8)
+            _put_be(seg, entry + 44, sizes[tmpl], 4)
+            end = EndOfFile.build(dict(remaining=segment_size - data_end))
+        else:
+            end = cl.BlankRecord.build(dict(total_size=segment_size - data_end))
+        seg[data_end : data_end + 8] = np.frombuffer(end, dtype=np.uint8)
         seg.tofile(directory / f"{s * segment_size:020d}")
         parts.append((phys, sizes[tmpl], tmpl, store_ts, numbers))
+        if dledger:
+            units.append((s * segment_size + entry, sizes[tmpl] + hdr, numbers))
         number += fits
+    if dledger:
+        _write_dledger_index(root, *(np.concatenate(col) for col in zip(*units, strict=True)))
     return _Records(*(np.concatenate(col) for col in zip(*parts, strict=True)))
+
+
+DLEDGER_TERM_EVERY = 500_000  # a leader change every 500,000 entries
+
+
+def _write_dledger_index(root: Path, pos: np.ndarray, size: np.ndarray, index: np.ndarray) -> None:
+    """``dledger-n0/index/`` (32-byte units, DLedger's 160 MiB files), ``checkpoint`` and ``currterm``."""
+    units = np.zeros(index.size, dtype=DLEDGER_UNIT_DTYPE)
+    units["magic"], units["pos"], units["size"] = 1, pos, size
+    units["index"], units["term"] = index, 1 + index // DLEDGER_TERM_EVERY
+    home = root / "dledger-n0"
+    (home / "index").mkdir(parents=True, exist_ok=True)
+    per_file = INDEX_FILE_SIZE // INDEX_UNIT_SIZE
+    for start in range(0, index.size, per_file):
+        with open(home / "index" / f"{start * INDEX_UNIT_SIZE:020d}", "wb") as f:
+            units[start : start + per_file].tofile(f)
+            f.truncate(INDEX_FILE_SIZE)
+    last, term = int(index[-1]), int(units["term"][-1])
+    (home / "checkpoint").write_bytes(DLedgerCheckpoint.build({"endIndex": last, "committedIndex": last}))
+    (home / "currterm").write_bytes(CurrTerm.build({"voteLeader": "n0", "currTerm": term}))
 
 
 def write_consume_queues(root: Path, templates: list[_Template], records: _Records) -> None:
@@ -305,14 +353,16 @@ def write_root_files(root: Path, templates_root: Path, last_timestamp: int) -> N
 
 
 def make_store(root: Path, *, segments: int, segment_size: int, index_slots: int = 5_000_000,
-               index_items: int = 20_000_000, fill_index: bool = False, workdir: Path | None = None) -> dict:
-    """A store of ``segments`` full segments with its consume queues and index file(s); returns facts."""
+               index_items: int = 20_000_000, fill_index: bool = False, workdir: Path | None = None,
+               dledger: bool = False) -> dict:
+    """A store of ``segments`` full segments with its consume queues and index file(s); returns facts.
+    ``dledger``: the same records as DLedger entries (``dledger-n0/``), queues and index at pos + 48."""
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         templates = make_templates(Path(tmp))
-        records = write_commitlog(root, templates, segments, segment_size)
+        records = write_commitlog(root, templates, segments, segment_size, dledger)
         write_consume_queues(root, templates, records)
         hashes, phys, stamps = item_arrays(templates, records)
         real_items = hashes.size
@@ -330,7 +380,8 @@ def make_store(root: Path, *, segments: int, segment_size: int, index_slots: int
                              stamps[start : start + per_file], index_slots, index_items)
         write_root_files(root, Path(tmp) / "templates", int(records.store_timestamp[-1]))
     facts = dict(
-        version=GENERATOR_VERSION, segments=segments, segment_size=segment_size, records=int(records.size.size),
+        version=GENERATOR_VERSION, segments=segments, segment_size=segment_size, dledger=dledger,
+        records=int(records.size.size),
         bytes=int(records.size.sum()), index_items=int(hashes.size), real_index_items=int(real_items),
         index_slots=index_slots, topics=list(TOPICS), queues_per_topic=QUEUES_PER_TOPIC,
         sample_offsets=[int(x) for x in records.physical_offset[:: max(1, records.size.size // 997)]],
@@ -344,7 +395,7 @@ def make_store(root: Path, *, segments: int, segment_size: int, index_slots: int
 
 def cached_store(root: Path, **kwargs) -> dict:
     """``make_store`` unless ``root`` already holds a store generated with the same arguments."""
-    wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots")}
+    wanted = {k: v for k, v in kwargs.items() if k in ("segments", "segment_size", "index_slots", "dledger")}
     facts = stamped_facts(root, GENERATOR_VERSION, wanted)
     if facts is not None:
         if not kwargs.get("fill_index") or facts.get("index_items") == kwargs.get("index_items", 20_000_000) - 1:

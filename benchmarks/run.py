@@ -112,14 +112,16 @@ def machine() -> dict:
     }
 
 
-def timed(fn, repeat: int) -> list[float]:
-    """Wall seconds of ``fn()`` per run; one untimed warm-up run first (kernels loaded, pages cached)."""
+def timed(fn, repeat: int, clock=time.perf_counter) -> list[float]:
+    """Seconds of ``fn()`` per run by ``clock`` (wall time by default; ``time.process_time``: CPU time of every
+    thread of this process, what the work costs on a shared machine); one untimed warm-up run first (kernels
+    loaded, pages cached)."""
     fn()
     out = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        out.append(time.perf_counter() - t)
+        out.append(clock() - t)
     return out
 
 
@@ -235,6 +237,31 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
     rows.append(Row("  `rmq-inspect verify` command, cold process", "GB/s", [size / s / 1e9 for s in secs],
                     note="includes interpreter start, imports, kernel load"))
     return rows
+
+
+def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
+    """verify of a DLedger data file against a plain segment of the same size and record templates (issue 19):
+    the entries' 48-byte headers are stepped by the same kernels, then the index units are checked against
+    them with numpy. Goal: within 10% (CPU time ratio)."""
+    reports: dict[Path, list] = {plain: [], dledger: []}
+
+    def run(root: Path):
+        def once() -> None:
+            with Store(root) as store:
+                reports[root].append(verify(store))
+        return once
+
+    plain_secs, dl_secs = (timed(run(root), repeat, time.process_time) for root in (plain, dledger))
+    ratios = [d / p for d, p in zip(dl_secs, plain_secs, strict=True)]
+    dl, pl = reports[dledger][-1], reports[plain][-1]
+    ok = [p.code for p in dl.problems] == [p.code for p in pl.problems]
+    size = sum(p.stat().st_size for p in (dledger / "dledger-n0" / "data").iterdir())
+    return [Row("verify of a DLedger data file / of a plain segment of the same size, CPU time", "x", ratios,
+                "<= 1.10", statistics.median(ratios) <= 1.10 and ok,
+                f"{size / MiB:,.0f} MiB each, the same record templates: {dl.messages:,} entries vs "
+                f"{pl.messages:,} records (48 bytes more each); CPU s median: DLedger "
+                f"{statistics.median(dl_secs):.2f}, plain {statistics.median(plain_secs):.2f}; "
+                f"{len(dl.problems)} problems; {dl.dledger_recovery}")]
 
 
 # --- verify against the Java yardstick (issue 20) ----------------------------------------------------------------
@@ -824,6 +851,7 @@ def stores(data: Path, mode: str) -> dict[str, tuple[Path, dict]]:
         "memory": dict(segments=4 if mode != "smoke" else 2, segment_size=seg, **index),
         "lookup": dict(segments=1, segment_size=seg, fill_index=True, **(index if mode == "smoke" else {})),
         "eight": dict(segments=8, segment_size=seg, **index),
+        "dledger": dict(segments=1, segment_size=seg, dledger=True, **index),  # "segment"'s records as entries
     }
     out = {}
     for name, kwargs in spec.items():
@@ -891,6 +919,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(bench_walk(seg_root, repeat))
     rows += bench_decode(seg_root, repeat)
     rows += bench_verify(seg_root, repeat)
+    rows += bench_verify_dledger(seg_root, data["dledger"][0], repeat)
     rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)

@@ -24,6 +24,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,11 +50,13 @@ def consumer_offsets(sc: Scenario, max_offsets: dict[tuple[str, int], int]) -> d
     return result
 
 
-def write_store(root: Path, sc: Scenario) -> Facts:
-    """Play the scenario's day into a new store at ``root``."""
+def write_store(root: Path, sc: Scenario, **writer_options) -> Facts:
+    """Play the scenario's day into a new store at ``root``. ``writer_options``: more StoreWriter arguments (the
+    DLedger sample passes ``dledger=``)."""
     first = sc["producers"][0]  # the writer's default identity (every spec here names its own)
     with StoreWriter(root, sc.geometry, clock=None, tz=sc.tz, producer_ip=first["ip"], pid=first["pid"],
-                     class_loader_hash=first["class_loader_hash"], store_host=sc["broker"]["store_host"]) as writer:
+                     class_loader_hash=first["class_loader_hash"], store_host=sc["broker"]["store_host"],
+                     **writer_options) as writer:
         day = Day(writer, sc)
         day.plan()
         day.run()
@@ -62,31 +66,42 @@ def write_store(root: Path, sc: Scenario) -> Facts:
     return day.facts
 
 
+def replace_store_entries(root: Path, target: Path, entries: tuple[str, ...]) -> None:
+    """Delete the store entries of ``target`` (only those), then move every entry of ``root`` into it."""
+    for name in entries:
+        old = target / name
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        elif old.exists() or old.is_symlink():
+            old.unlink()
+    for entry in sorted(root.iterdir()):
+        os.replace(entry, target / entry.name)
+
+
+@contextmanager
+def scratch_store(target: Path, prefix: str) -> Iterator[Path]:
+    """A store path in a scratch folder beside ``target`` (which is created), the folder removed afterwards."""
+    target.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    try:
+        yield work / "store"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def generate(target: Path, scenario: Path = SCENARIO) -> Facts:
     sc = Scenario(scenario)
     target = target.resolve()
-    target.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".sample_store-", dir=target.parent))
-    try:
-        root = work / "store"
+    with scratch_store(target, ".sample_store-") as root:
         facts = write_store(root, sc)
         check(root, sc)
         generated = render_generated(root, sc, facts)
-        for name in STORE_ENTRIES:
-            old = target / name
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old)
-            elif old.exists() or old.is_symlink():
-                old.unlink()
-        for entry in sorted(root.iterdir()):
-            os.replace(entry, target / entry.name)
+        replace_store_entries(root, target, STORE_ENTRIES)
         readme = target / "README.md"
         text = readme.read_text(encoding="utf-8") if readme.exists() else README_SKELETON
         new = update_readme(text, generated)
         if new != text or not readme.exists():
             readme.write_text(new, encoding="utf-8")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return facts
 
 

@@ -8,7 +8,8 @@ from inspector.cli.output import console, print_json
 from inspector.engine import Store, region_view, regions
 
 MAX_LENGTH = 1 << 20
-REGION_STYLES = {"message": ("on grey19", "on grey30"), "blank": ("on dark_red",), "zero": ("dim",), "damaged": ("on red",)}
+REGION_STYLES = {"message": ("on grey19", "on grey30"), "entry": ("on dark_green",), "blank": ("on dark_red",),
+                 "zero": ("dim",), "damaged": ("on red",)}  # entry: a DLedger entry's 48-byte header
 
 
 def hex_data(store: Store, offset: int, length: int) -> dict:

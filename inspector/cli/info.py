@@ -18,11 +18,14 @@ def run(store: Store, as_json: bool) -> int:
     for s in data["segments"]:
         blank = "-" if s["blank_position"] is None else f"{s['blank_position']} ({s['blank_size']} B)"
         note = " (preallocated)" if s["preallocated"] else ""
-        seg_t.add_row(s["name"] + note, str(s["start_offset"]), str(s["file_size"]), str(s["valid_end"]),
+        name = s["file"] if "dledger" in data else s["name"]  # commitlog/ or dledger-n0/data/: say which
+        seg_t.add_row(name + note, str(s["start_offset"]), str(s["file_size"]), str(s["valid_end"]),
                       str(s["messages"]), blank, when(s["first_store_timestamp"]), when(s["last_store_timestamp"]))
     console.print(seg_t)
     console.print(f"physical offsets: min {data['min_physical_offset']}, max {data['max_physical_offset']}; "
                   f"segment size {data['segment_size']}")
+    if "dledger" in data:
+        _dledger(data["dledger"])
     q_t = table("Topics and queues", "topic", "queue", "min", "max", "count")
     for t in data["topics"]:
         if not t["queues"]:
@@ -87,3 +90,20 @@ def _offsets_unreadable(store: Store) -> int:
         return 0
     sys.stderr.write(f"rmq-inspect: {error}\n")
     return EXIT_STORE_ERROR
+
+
+def _dledger(d: dict) -> None:
+    """A DLedger store: where its entries begin, its term files and the term timeline (leader changes)."""
+    console.print(f"DLedger ({esc(d['member'])}): {d['entries']} entries (Raft index {d['first_index']}..{d['last_index']})"
+                  f" in {d['data_files']} data file(s) from pos {d['divided_commitlog_offset']} (dividedCommitlogOffset);"
+                  " record offsets are pos + 48")
+    for name in ("checkpoint", "currterm"):
+        values, error = d[name], d[f"{name}_error"]
+        shown = ", ".join(f"{k}={v}" for k, v in values.items()) if values else (error or "absent")
+        console.print(f"  {name}: {esc(shown)}")
+    t = table("Term timeline (leader changes)", "term", "first index", "first pos", "first record offset",
+              "first stored")
+    for row in d["terms"]:
+        t.add_row(str(row["term"]), str(row["first_index"]), str(row["first_pos"]), str(row["first_record_offset"]),
+                  when(row["first_store_timestamp"]) if row["first_store_timestamp"] is not None else "-")
+    console.print(t)

@@ -24,10 +24,12 @@ from inspector.commandline import (
 from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
 from inspector.engine import (
+    DLEDGER_INDEX_FILE_SIZE,
     LENGTH,
     LIMIT,
     OFFSET,
     PORT,
+    PRE_DLEDGER,
     QUEUE_ID,
     START,
     TIME_MS,
@@ -196,6 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timer-now", type=kind_arg(TIME_MS), metavar="MS",
                    help='the timer store\'s "now" (epoch ms) for messages with "deliver_ms": timers due before it '
                         "are delivered into their topics, the rest stay pending (default: the last store time)")
+    d = p.add_argument_group("DLedger (a Raft-replicated commitlog, enableDLegerCommitLog=true)")
+    d.add_argument("--dledger", action="store_true",
+                   help="write dledger-<id>/data/ entries (48-byte header + record) instead of commitlog/ segments")
+    d.add_argument("--dledger-self-id", default="n0", metavar="ID", help="dLegerSelfId (default: %(default)s)")
+    d.add_argument("--pre-dledger", type=kind_arg(PRE_DLEDGER), default=0, metavar="N",
+                   help="the first N records go to commitlog/, written before DLedger was switched on")
+    d.add_argument("--dledger-term", action="append", default=[], metavar="INDEX:TERM",
+                   help="a leader change: the entry with this Raft index starts this term (repeatable; "
+                        "default: every entry in term 1)")
+    d.add_argument("--dledger-index-file-size", type=kind_arg(DLEDGER_INDEX_FILE_SIZE), metavar="BYTES",
+                   help="bytes per dledger index/ file (default: DLedger's 32 x 5,242,880)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("rebuild", help="rebuild consume queues and index files from the commitlog")

@@ -57,7 +57,8 @@ def run_write(args) -> int:
     attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
-                          topic_attributes=attributes, timer_options=timer_options)
+                          topic_attributes=attributes, timer_options=timer_options,
+                          dledger=_dledger_options(args))
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}
@@ -67,6 +68,27 @@ def run_write(args) -> int:
     else:
         console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
     return 0
+
+
+def _dledger_options(args):
+    """``--dledger`` and its companions; None for a plain store (the companions alone are refused)."""
+    from inspector.engine import DLedgerOptions, parse_integer
+
+    if not args.dledger:
+        if args.pre_dledger or args.dledger_term or args.dledger_index_file_size or args.dledger_self_id != "n0":
+            raise BadInput("--pre-dledger, --dledger-term, --dledger-self-id and --dledger-index-file-size go with "
+                           "--dledger")
+        return None
+    terms = {}
+    for text in args.dledger_term:
+        index, _, term = text.partition(":")
+        values = parse_integer(index), parse_integer(term)
+        if None in values or values[0] < 0 or values[1] < 1:
+            raise BadInput(f"--dledger-term: INDEX:TERM, a Raft index >= 0 and a term >= 1, not {text[:40]!r}")
+        terms[values[0]] = values[1]
+    extra = {"index_file_size": args.dledger_index_file_size} if args.dledger_index_file_size else {}
+    return DLedgerOptions(self_id=args.dledger_self_id, pre_dledger=args.pre_dledger, terms=terms or {0: 1},
+                          **extra)
 
 
 def _open_input(path: str | None):
@@ -119,7 +141,8 @@ def run_verify(store: Store, args) -> int:
         print_json({"ok": not errors, "messages": report.messages, "cq_units": report.cq_units,
                     "index_items": report.index_items, "errors": len(errors),
                     "warnings": len(report.problems) - len(errors),
-                    "problems": [problem_view(p) for p in report.problems]})
+                    "problems": [problem_view(p) for p in report.problems],
+                    **({"dledger_recovery": report.dledger_recovery} if report.dledger_recovery else {})})
     else:
         # a table of thousands of rows (an index of the wrong geometry: one finding per item) helps nobody and
         # takes rich seconds to draw: the first few of each kind, and how many more (--json has every one)
@@ -136,6 +159,8 @@ def run_verify(store: Store, args) -> int:
             if n > TABLE_ROWS_PER_CODE:
                 console.print(f"[yellow]... and {n - TABLE_ROWS_PER_CODE:,} more {esc(code)} finding(s) not shown "
                               "(`--json` lists every one)[/]")
+        if report.dledger_recovery:
+            console.print(f"recovery preview: {esc(report.dledger_recovery)}")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else

@@ -123,7 +123,8 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
         start = store.max_offset()
     shown = 0
     for item in follow(store.root, start, interval=interval, idle_timeout=idle_timeout,
-                       segment_size=store.commitlog.segment_size or None, directories=store.commitlog.folders):
+                       segment_size=store.commitlog.segment_size or None, directories=store.commitlog.folders,
+                       entry_folders=store.commitlog.entry_folders):
         if isinstance(item, Problem):
             warn_problem(item)
             continue

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START'),
+        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START',
+        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE'),
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
@@ -42,6 +43,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.body": ('decompress_body',),
     "read.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
     "read.commitlog": ('Entry', 'SegmentScan'),
+    "read.dledger": ('dledger_view',),
     "read.follow": ('follow',),
     "read.indexfile": ('IndexFileReader',),
     "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
@@ -63,6 +65,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
+    "maintain.dledger_log": ('DLedgerOptions',),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
@@ -104,6 +107,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         dispatch_request,
         lmq_requests,
     )
+    from inspector.engine.maintain.dledger_log import DLedgerOptions
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (
@@ -120,6 +124,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,
+        DLEDGER_INDEX_FILE_SIZE,
         EXERCISE_COUNT,
         INDEX_ITEMS,
         INDEX_SLOT,
@@ -128,6 +133,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         LIMIT,
         OFFSET,
         PORT,
+        PRE_DLEDGER,
         QUEUE_ID,
         QUEUE_OFFSET,
         SEGMENT_SIZE,
@@ -183,6 +189,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.commitlog import Entry, SegmentScan
+    from inspector.engine.read.dledger import dledger_view
     from inspector.engine.read.follow import follow
     from inspector.engine.read.indexfile import IndexFileReader
     from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text

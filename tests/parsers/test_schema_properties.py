@@ -27,7 +27,7 @@ from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.record_layout import as_array
 from inspector.engine.scan.verify_kernels import verify_run
 from inspector.engine.scan.walk import check_run, walk_boundaries
-from parsers import checkpoint, consumequeue, fastjson, indexfile, java, msgid, rocksdb_cq, timer
+from parsers import checkpoint, consumequeue, dledger, fastjson, indexfile, java, msgid, rocksdb_cq, timer
 from parsers import commitlog as cl
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -168,6 +168,19 @@ SCHEMAS: dict[str, tuple[construct.Construct, st.SearchStrategy]] = {
         remaining=I32, zero=I64, magic=st.just(timer.TIMER_LOG_BLANK_MAGIC - (1 << 32))))),
     "timer.TimerWheelSlot": (timer.TimerWheelSlot, no_context(fields(
         time_in_precision=I64, first_pos=I64, last_pos=I64, num=I32, magic=I32))),
+    "dledger.EntryHeader": (dledger.EntryHeader, no_context(fields(
+        magic=I32, size=I32, index=I64, term=I64, pos=I64, channel=I32, chain_crc=I32, body_crc=I32,
+        body_length=I32))),
+    "dledger.EndOfFile": (dledger.EndOfFile, no_context(fields(magic=st.just(dledger.END_MAGIC), remaining=I32))),
+    "dledger.IndexUnit": (dledger.IndexUnit, no_context(fields(magic=I32, pos=I64, size=I32, index=I64, term=I64))),
+    "dledger.PropertiesText": (dledger.PropertiesText, no_context(st.dictionaries(
+        st.text(st.characters(blacklist_characters="=\n", blacklist_categories=("Cs",)), max_size=8),
+        st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=8), max_size=4))),
+    "dledger.DLedgerCheckpoint": (dledger.DLedgerCheckpoint, no_context(st.permutations(
+        ["endIndex", "committedIndex"]).flatmap(lambda keys: st.fixed_dictionaries({k: I64 for k in keys})))),
+    "dledger.CurrTerm": (dledger.CurrTerm, no_context(st.permutations(["voteLeader", "currTerm"]).flatmap(
+        lambda keys: st.fixed_dictionaries({k: I64 if k == "currTerm" else st.sampled_from(["", "n0", "n12"])
+                                            for k in keys})))),
 }
 NOT_CANONICAL = {"consumequeue.ConsumeQueueExtUnit"}  # its size field is rebuilt from the bitmap length
 # fields parse adds that the value to build does not carry (Rebuild): name -> how to check them
@@ -191,7 +204,7 @@ def plain(value):
 def test_every_schema_is_covered() -> None:
     """A schema added to parsers/ without a strategy here fails this test."""
     found = set()
-    for module in (cl, consumequeue, indexfile, checkpoint, msgid, rocksdb_cq, timer):
+    for module in (cl, consumequeue, indexfile, checkpoint, msgid, rocksdb_cq, timer, dledger):
         for attr, obj in vars(module).items():
             imported = getattr(construct, attr, None) is obj  # Int32sb, GreedyBytes, ... from construct itself
             if isinstance(obj, construct.Construct) and not attr.startswith("_") and not imported:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers import checkpoint, commitlog, consumequeue, indexfile, msgid, rocksdb_cq, timer
+from parsers import checkpoint, commitlog, consumequeue, dledger, indexfile, msgid, rocksdb_cq, timer
 from parsers import commitlog as cl
 from parsers.adapters import Utf8Text, has_invalid_utf8
 from parsers.java import (
@@ -327,6 +327,29 @@ CASES = {
         dict(time_in_precision=1_700_000_005, first_pos=0, last_pos=52, num=2, magic=0),
         {},
     ),
+    # DLedger (spec part 2 §16), bytes written out field by field from DLedgerEntryCoder.encode / encodeIndex
+    "DLedgerEntryHeader": (
+        dledger.EntryHeader,
+        bytes.fromhex("00000001" "000000F8" "0000000000000007" "0000000000000003" "0000000000010138"
+                      "00000000" "00000000" "00000000" "000000C8"),
+        dict(magic=1, size=248, index=7, term=3, pos=65_848, channel=0, chain_crc=0, body_crc=0, body_length=200),
+        {},
+    ),
+    "DLedgerEndOfFile": (dledger.EndOfFile, bytes.fromhex("FFFFFFFF" "00000064"), dict(magic=-1, remaining=100), {}),
+    "DLedgerIndexUnit": (
+        dledger.IndexUnit,
+        bytes.fromhex("00000001" "0000000000010138" "000000F8" "0000000000000007" "0000000000000003"),
+        dict(magic=1, pos=65_848, size=248, index=7, term=3),
+        {},
+    ),
+    "DLedgerCheckpoint-java8": (dledger.DLedgerCheckpoint, b"endIndex=41\ncommittedIndex=40\n",
+                                {"endIndex": 41, "committedIndex": 40}, {}),
+    "DLedgerCheckpoint-java9": (dledger.DLedgerCheckpoint, b"committedIndex=-1\nendIndex=-1\n",
+                                {"committedIndex": -1, "endIndex": -1}, {}),
+    "DLedgerCurrTerm": (dledger.CurrTerm, b"voteLeader=n0\ncurrTerm=4\n", {"voteLeader": "n0", "currTerm": 4}, {}),
+    "DLedgerCurrTerm-no-vote": (dledger.CurrTerm, b"voteLeader=\ncurrTerm=0\n", {"voteLeader": "", "currTerm": 0},
+                                {}),
+    "DLedgerPropertiesText": (dledger.PropertiesText, b"a=b=c\n=\n", {"a": "b=c", "": ""}, {}),
 }
 
 
@@ -336,7 +359,7 @@ def test_schema_roundtrip(case: str) -> None:
     roundtrip(schema, data, expected, **ctx)
 
 
-SCHEMA_MODULES = (checkpoint, commitlog, consumequeue, indexfile, msgid, rocksdb_cq, timer)
+SCHEMA_MODULES = (checkpoint, commitlog, consumequeue, dledger, indexfile, msgid, rocksdb_cq, timer)
 
 
 def test_every_schema_in_parsers_has_a_roundtrip_case() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from inspector.engine.maintain.dledger_log import DLedgerOptions
 from inspector.engine.maintain.messagespec import AppendResult, MessageSpec
 from inspector.engine.maintain.staging import (
     check_new_target,
@@ -41,6 +42,7 @@ def write_store(
     source: str = "<stdin>",
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
     timer_options: Mapping[str, int | None] | None = None,
+    dledger: DLedgerOptions | None = None,
 ) -> list[AppendResult]:
     """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, blank lines skipped) as a new
     store at ``target``; the results of every ``append``, in order.
@@ -51,6 +53,7 @@ def write_store(
     JSON or not a valid message is a :class:`BadInput` with its line number). ``topic_attributes``: each
     topic's ``topics.json`` attributes (``{"queue.type": "BatchCQ"}`` makes a batch topic, see StoreWriter).
     ``timer_options``: StoreWriter's ``timer_now``, ``timer_precision_ms``, ``timer_file_size``.
+    ``dledger``: write a DLedger store instead of a plain commitlog (see StoreWriter).
     On any error the staging directory is removed and ``target`` is left as it was.
     """
     check_new_target(target, "store directory")
@@ -61,7 +64,7 @@ def write_store(
     try:
         with opened as lines:
             results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source,
-                                      topic_attributes, timer_options)
+                                      topic_attributes, timer_options, dledger)
         publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -79,10 +82,11 @@ def _write_messages(
     source: str,
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
     timer_options: Mapping[str, int | None] | None = None,
+    dledger: DLedgerOptions | None = None,
 ) -> list[AppendResult]:
     results = []
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
-                     consumer_offsets=consumer_offsets, topic_attributes=topic_attributes,
+                     consumer_offsets=consumer_offsets, topic_attributes=topic_attributes, dledger=dledger,
                      **{k: v for k, v in (timer_options or {}).items() if v is not None}) as writer:
         for n, line in enumerate(messages, 1):
             if not line.strip():

@@ -4,6 +4,7 @@ BLANK rule that ends a segment a record does not fit in (spec §2.11, ``DefaultA
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,31 @@ __all__ = ["SegmentWriter"]
 _SEGMENT_FLUSH_BYTES = 4 << 20
 
 
+def _blank(remaining: int) -> bytes:
+    return BlankRecord.build({"total_size": remaining})
+
+
 class SegmentWriter:
     """The commitlog mapped-file queue: fixed-size segments named by start offset, the BLANK rule."""
 
-    def __init__(self, directory: Path, segment_size: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        segment_size: int,
+        *,
+        start: int = 0,
+        spare: int = END_FILE_MIN_BLANK_LENGTH,
+        end_marker: Callable[[int], bytes] = _blank,
+    ) -> None:
+        """``start``: the first file's offset (DLedger data begins at dividedCommitlogOffset); ``spare``: bytes a
+        write must leave free in its file, else ``end_marker(remaining)`` ends the file (8 and a BLANK for the
+        commitlog, 8 and DLedger's -1 marker for its data files; 0 for DLedger's index, which never pads)."""
         self.directory = directory
         self.segment_size = segment_size
         self.segments: list[Path] = []
+        self._first = start
+        self._spare = spare
+        self._end_marker = end_marker
         self._start = 0
         self._position = 0
         self._file: Any = None
@@ -31,17 +50,24 @@ class SegmentWriter:
 
     def reserve(self, length: int) -> int:
         """Physical offset for a record of ``length`` bytes (``doAppend``: written only if L + 8 <= remaining)."""
-        if length + END_FILE_MIN_BLANK_LENGTH > self.segment_size:
+        if length + self._spare > self.segment_size:
             raise BadInput(f"a {length}-byte record cannot fit in a {self.segment_size}-byte segment")
         if self._file is None:
-            self._open(0)
+            self._open(self._first)
         remaining = self.segment_size - self._position
-        if length + END_FILE_MIN_BLANK_LENGTH > remaining:
-            # only 8 bytes: int32 remaining + BLANK magic; the rest of the segment keeps its zeros
-            self.write(BlankRecord.build({"total_size": remaining}))
-            self._close_segment()
+        if length + self._spare > remaining:
+            self.pad_to_end()
             self._open(self._start + self.segment_size)
         return self._start + self._position
+
+    def pad_to_end(self) -> None:
+        """End the current file: only the marker's 8 bytes (int32 remaining + magic) are written, the rest of
+        the file keeps its zeros. DLedgerCommitLog pads the last pre-DLedger segment the same way."""
+        remaining = self.segment_size - self._position
+        if remaining:
+            self.write(self._end_marker(remaining))
+        self._close_segment()
+        self._position = self.segment_size  # the file is full: max_offset is its end
 
     def write(self, data: bytes) -> None:
         if not self._pending:
@@ -71,6 +97,11 @@ class SegmentWriter:
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
             self._close_segment()
+
+    def open_first(self) -> None:
+        """Create the first file now, empty (DLedger creates its first data file before any entry)."""
+        if self._file is None:
+            self._open(self._first)
 
     @property
     def max_offset(self) -> int:

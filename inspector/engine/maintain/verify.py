@@ -1,7 +1,8 @@
 """``verify``: every problem in a store, each with file, offset and a short reason (issue: write/rebuild/verify).
 
 Checks, in order: commitlog layout and every record (magic, sizes, length formula,
-body CRC, the 5.x ``__CRC32#`` property, PHYSICALOFFSET, BLANK at segment ends);
+body CRC, the 5.x ``__CRC32#`` property, PHYSICALOFFSET, BLANK at segment ends); a DLedger store's entries,
+index units, Raft indexes, terms and term files (:mod:`~inspector.engine.maintain.verify_dledger`);
 consume queues and batch consume queues against the records they point at; index files (header counters,
 time ranges, items against their messages' keys, chains); checkpoint; consumer
 offsets; config files.
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
+from inspector.engine.maintain.verify_dledger import check_dledger
 from inspector.engine.maintain.verify_index import check_index
 from inspector.engine.maintain.verify_queues import check_queue
 from inspector.engine.maintain.verify_timer import check_timer
@@ -48,6 +50,7 @@ class VerifyReport:
     messages: int
     cq_units: int
     index_items: int
+    dledger_recovery: str | None = None  # a DLedger store: where DLedger's own recovery would stop, and why
 
     @property
     def errors(self) -> list[Problem]:
@@ -72,11 +75,18 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
     cross = CrossChecks(store) if fast and numba_enabled() else None
+    heads: list = []  # DLedger: (record offset, size, Raft index, term) of each entry the walk tabled
+
+    def on_table(table) -> None:
+        cross.add(table)
+        if table.dledger:
+            heads.append(table.table[[0, 1, 10, 11]])
+
     if fast:
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
                 seg, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
-                on_table=cross.add if cross is not None else None, workers=workers,
+                on_table=on_table if cross is not None else None, workers=workers,
             )
             problems.extend(summary.problems)
             messages += summary.scan.messages
@@ -95,6 +105,9 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
                 problems.extend(record_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
+    dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
+    if dledger is not None:
+        problems.extend(dledger.problems)
     cq_units = 0
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():
@@ -120,7 +133,8 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     table = getattr(store, "delay_table", None)
     if table is not None and table().text == geometry.delay_levels:  # what the inference found, when it was used
         problems.extend(table().problems)
-    return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items)
+    return VerifyReport(tuple(_dedupe(problems)), messages, cq_units, index_items,
+                        dledger.recovery if dledger is not None else None)
 
 
 def _dedupe(problems: list[Problem]) -> Iterator[Problem]:

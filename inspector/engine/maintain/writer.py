@@ -33,6 +33,7 @@ from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
 from inspector.engine.maintain.brokerfiles import checkpoint_bytes, write_config_files
 from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
 from inspector.engine.maintain.dispatch import check_path_component, dispatch_request, lmq_requests
+from inspector.engine.maintain.dledger_log import DLedgerLogWriter, DLedgerOptions
 from inspector.engine.maintain.encode import _Prepared, format_host, parse_host
 from inspector.engine.maintain.index_builder import IndexBuilder
 from inspector.engine.maintain.messageflow import MessageFlow
@@ -81,6 +82,8 @@ class StoreWriter(MessageFlow, TimerFlow):
     * ``timer_now``: the timer store's "now" (ms): timers due before it are delivered into their topics, the
       rest stay pending (default: the last store time written); ``timer_precision_ms`` and
       ``timer_file_size``: timerPrecisionMs and mappedFileSizeTimerLog (defaults 1000 and 100 MiB).
+    * ``dledger``: write a DLedger store (:class:`DLedgerOptions`): records become entries of
+      ``dledger-<id>/data/`` (after ``pre_dledger`` records in ``commitlog/``), at offsets pos + 48.
     * ``strip_commit_properties``: remove ``TRAN_MSG``, ``REAL_TOPIC``, ``REAL_QID`` from COMMIT records
       (spec §10.1). Set False to reproduce brokers whose ``EndTransactionProcessor`` encodes the properties
       before clearing them (seen in 5.x sources before 5.2), which keeps all three in the stored record.
@@ -114,6 +117,7 @@ class StoreWriter(MessageFlow, TimerFlow):
         timer_now: int | None = None,
         timer_precision_ms: int | None = None,
         timer_file_size: int | None = None,
+        dledger: DLedgerOptions | None = None,
     ) -> None:
         self.root = Path(root)
         self.geometry = geometry if geometry is not None else Geometry()
@@ -150,7 +154,9 @@ class StoreWriter(MessageFlow, TimerFlow):
                                    timer_file_size or TIMER_LOG_DEFAULT_FILE_SIZE)
 
         # builders first: they validate the geometry before anything is created on disk
-        self._commitlog = SegmentWriter(self.root / "commitlog", self.geometry.segment_size)
+        self._commitlog: SegmentWriter | DLedgerLogWriter = (
+            SegmentWriter(self.root / "commitlog", self.geometry.segment_size) if dledger is None
+            else DLedgerLogWriter(self.root, self.geometry.segment_size, dledger))
         self.consume_queues = ConsumeQueueBuilder(self.root, self.geometry)
         self.batch_queues = BatchConsumeQueueBuilder(self.root)
         self.index = IndexBuilder(self.root, self.geometry, clock=clock, tz=tz)
@@ -247,7 +253,7 @@ class StoreWriter(MessageFlow, TimerFlow):
 
     @property
     def segments(self) -> list[Path]:
-        """The commitlog segment files written so far."""
+        """The commitlog segment files written so far (a DLedger store: old segments, then data files)."""
         return list(self._commitlog.segments)
 
     @property

@@ -123,3 +123,7 @@ TIMER_LOG_SIZE = ArgumentKind("a timer log file size in bytes", 1, INT32_MAX)
 TIMER_MAX_DELAY = ArgumentKind("a delay in seconds", 1, INT64_MAX)
 TIMER_SLOT = ArgumentKind("a timer wheel slot", 0, 2 * 7 * 86_400 - 1)  # TimerWheel: 2 x 7 days of slots
 TIMER_START = ArgumentKind("a timer-log offset or slot number", 0, INT64_MAX)  # timer --from (units or --wheel)
+# DLedger stores (spec part 2 §16): records before DLedger was switched on; index files hold whole 32-byte units
+PRE_DLEDGER = ArgumentKind("a record count", 0, INT64_MAX)
+DLEDGER_INDEX_FILE_SIZE = ArgumentKind("a DLedger index file size in bytes", 32, INT32_MAX - INT32_MAX % 32,
+                                       multiple=32)

@@ -43,6 +43,7 @@ class Segment:
     file: str  # path relative to the store root
     start_offset: int
     file_size: int
+    entry_header: int = 0  # 48 for a DLedger data file: each record follows an entry header (spec part 2 §16)
 
     @property
     def end_offset(self) -> int:
@@ -124,6 +125,8 @@ class Message:
     topic: str
     properties_entries: tuple[tuple[str, str | None], ...] = ()
     properties_terminated: bool = True
+    raft_index: int | None = None  # a DLedger store: the record's entry's Raft index and term (spec part 2 §16)
+    raft_term: int | None = None
 
     @cached_property
     def properties(self) -> dict[str, str]:

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from inspector.engine.model.records import Blank, Problem, Segment
+from inspector.engine.read.dledger import header_before, header_fault, is_end_marker, read_header, with_entry
 from inspector.engine.read.mapped import first_nonzero, is_all_zero
-from inspector.engine.read.tail import MAGIC_PATTERNS, in_progress, record_in_progress, tail_unfinished
+from inspector.engine.read.tail import (
+    MAGIC_PATTERNS,
+    in_progress,
+    record_in_progress,
+    tail_unfinished,
+    unfinished,
+)
 from inspector.engine.scan.decode import (
     MIN_RECORD_SIZE,
     RecordError,
@@ -23,6 +30,7 @@ from inspector.engine.scan.decode import (
     stored_physical_offset,
 )
 from parsers import commitlog as cl
+from parsers.dledger import HEADER_SIZE_FIELD_MIN, MAGIC_1
 
 if TYPE_CHECKING:
     from inspector.engine.read.commitlog import Entry
@@ -55,6 +63,8 @@ def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_c
 def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool, segment_size: int,
           allocated: Callable[[], int | None] | None) -> tuple[list[Entry], int | None]:
     """One look at ``pos`` (see :func:`careful_step`)."""
+    if seg.entry_header and limit - pos >= 8 and peek_head(buf, pos) != (0, 0):
+        return _entry_step(buf, pos, limit, seg, is_last, check_crc)  # zeros: the end of the log, as below
     if limit - pos < 8:
         if pos < limit and not is_all_zero(buf, pos, limit):
             return [Problem(seg.file, pos, f"{limit - pos} stray bytes at the end of the segment", "trailing-bytes")], None
@@ -132,16 +142,69 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
     return found, pos + msg.total_size
 
 
+def _entry_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool,
+                ) -> tuple[list[Entry], int | None]:
+    """A DLedger entry at ``pos``: the -1 end-of-file marker, or a header DLedger's recovery accepts and the
+    record after it (every record check, then the record carries the entry's Raft index and term)."""
+    if is_end_marker(buf, pos, limit):
+        remaining = peek_head(buf, pos)[1]
+        found: list[Entry] = [Blank(seg.file, pos, seg.start_offset + pos, remaining)]
+        if remaining != limit - pos:
+            found.append(Problem(seg.file, pos, f"end-of-file marker says {remaining} bytes but {limit - pos} remain",
+                                 "dledger-end-size", "warning"))
+        return found, None
+    header = read_header(buf, pos, limit)
+    if is_last and header is not None and header.magic == MAGIC_1 and (
+            HEADER_SIZE_FIELD_MIN < header.size <= limit - pos and unfinished(buf, pos + header.size, limit)):
+        return [in_progress(seg.file, pos, "the entry's last byte is not written yet", "record-in-progress")], None
+    fault = header_fault(header, pos, limit, seg.start_offset)
+    if fault is not None:
+        reason, code = fault
+        resync = _resync(buf, pos + 1, limit, seg, 0)
+        if resync is None:
+            tail = " (torn tail: the log ends here)" if is_last else ""
+            return [Problem(seg.file, pos, f"{reason}{tail}", code)], None
+        return [Problem(seg.file, pos, f"{reason}; skipped {resync - pos} bytes to the next entry at {resync}",
+                        code)], resync
+    assert header is not None
+    record, end = pos + seg.entry_header, pos + header.size
+    try:
+        msg = decode_message(buf, record, end, file=seg.file, segment_start=seg.start_offset)
+    except RecordError as e:  # the entry frames it: the walk goes on at the next entry
+        return [Problem(seg.file, record, f"{e.reason} (the record of DLedger entry {header.index} at {pos})",
+                        e.code)], end
+    found = []
+    if msg.total_size != header.body_length:
+        found.append(Problem(seg.file, record, f"record TOTALSIZE {msg.total_size} but its entry's body is "
+                             f"{header.body_length} bytes", "dledger-body-size"))
+    if msg.stored_physical_offset != msg.physical_offset:
+        found.append(Problem(
+            seg.file, record,
+            f"PHYSICALOFFSET field is {msg.stored_physical_offset} but the record is at {msg.physical_offset} "
+            f"(entry pos {header.pos} + 48)", "offset-mismatch",
+        ))
+    if check_crc and not msg.body_crc_ok:
+        found.append(Problem(seg.file, record, f"body CRC {msg.body_crc} does not match the body", "crc-mismatch"))
+    found.append(with_entry(msg, header))
+    return found, end
+
+
 def _resync(buf, start: int, limit: int, seg: Segment, segment_size: int) -> int | None:
-    """First position >= start where a plausible record begins (bounded: each candidate is checked once)."""
-    nexts = {name: buf.find(p, start + 4, limit) for name, p in MAGIC_PATTERNS.items()}
+    """First position >= start where a plausible record begins (bounded: each candidate is checked once); in a
+    DLedger data file, where a plausible entry begins (a sound header before a plausible record)."""
+    h = seg.entry_header
+    nexts = {name: buf.find(p, start + 4 + h, limit) for name, p in MAGIC_PATTERNS.items() if not (h and name == "blank")}
     while True:
         live = {n: i for n, i in nexts.items() if i >= 0}
         if not live:
             return None
         name, idx = min(live.items(), key=lambda kv: kv[1])
         cand = idx - 4
-        if cand >= start and _plausible(buf, cand, limit, seg, name == "blank", segment_size):
+        if h:
+            if cand - h >= start and header_before(buf, cand, limit, seg.start_offset) is not None and _plausible(
+                    buf, cand, limit, seg, False, segment_size):
+                return cand - h
+        elif cand >= start and _plausible(buf, cand, limit, seg, name == "blank", segment_size):
             return cand
         nexts[name] = buf.find(MAGIC_PATTERNS[name], idx + 1, limit)
 

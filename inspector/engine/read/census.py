@@ -58,7 +58,7 @@ ROOT_KINDS: dict[str, tuple[str, str, bool]] = {
     "transaction": ("transaction", "legacy transaction store (transaction/statetable, redolog)", True),
 }
 DLEDGER_PREFIX = "dledger-"  # dledger-<selfId>/: data/, index/, checkpoint, currterm (Part 2 §16)
-_DLEDGER = ("dledger", "DLedger commitlog (dledger-<id>/; counted, not read)")
+_DLEDGER = ("dledger", "DLedger commitlog (dledger-<id>/: data files read as the log, index, checkpoint, currterm)")
 OWN_PREFIX = ".rmq-inspect-"  # rebuild --in-place's journal, staging and backups (maintain/staging.py)
 _OWN = ("rmq-inspect", "rmq-inspect's rebuild journal, staging and backups")
 # config/: fastjson files, two binary/no-suffix files, and the RocksDB databases of storeType=defaultRocksDB

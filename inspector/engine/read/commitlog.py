@@ -17,6 +17,7 @@ from pathlib import Path
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
 from inspector.engine.read.careful import careful_step
+from inspector.engine.read.dledger import header_before, header_fault, read_header, with_entry
 from inspector.engine.read.mapped import (
     MappedFile,
     PageReleaser,
@@ -33,6 +34,7 @@ from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED, CHECK_CRC_PROPERTY
 from inspector.engine.scan.verify_kernels import VerifyTable
 from inspector.engine.scan.walk import Run, check_run, walk_boundaries
+from parsers.dledger import ENTRY_HEADER_SIZE
 
 Entry = Message | Blank | Problem
 Item = Message | Blank | Problem | MessageBatch | Run
@@ -69,11 +71,14 @@ class CommitLog:
     """Read-only view of ``<root>/commitlog``. Segments are mapped lazily and stay mapped until close()."""
 
     def __init__(self, root: Path, segment_size: int | None = None, directory: str = "commitlog",
-                 directories: Sequence[tuple[Path, str]] | None = None):
+                 directories: Sequence[tuple[Path, str]] | None = None, entry_folders: frozenset[str] = frozenset()):
         """``directories``: (path, label) of each folder holding segments when the broker's storePathCommitLog
         names several (``MultiPathMappedFileQueue``): one logical log, its segments merged by name. A label is
-        what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it)."""
+        what messages and ``Segment.file`` call the folder (relative to ``root`` when inside it).
+        ``entry_folders``: the labels of folders holding DLedger data files (records after 48-byte entry
+        headers; a DLedger store is ``commitlog/`` and ``dledger-<id>/data`` as one log, see read/dledger.py)."""
         self.root = root
+        self.entry_folders = entry_folders
         folders = list(directories) if directories else [(root / directory, directory)]
         self.folders: list[tuple[Path, str]] = folders
         self.directory = ", ".join(label for _, label in folders)
@@ -98,7 +103,8 @@ class CommitLog:
                 size = path.stat().st_size
             except OSError as e:
                 raise StoreError(f"cannot stat: {e.strerror}", f"{label}/{path.name}") from e
-            self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size))
+            header = ENTRY_HEADER_SIZE if label in entry_folders else 0
+            self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size, header))
         self._starts = [s.start_offset for s in self.segments]
         inferred = infer_segment_size([s.file_size for s in self.segments], self._starts)
         self.segment_size: int = segment_size or inferred or 0
@@ -193,6 +199,8 @@ class CommitLog:
             target = offset - seg.start_offset
             cur = marks[bisect.bisect_right(marks, target) - 1]
         mf = self.map(seg)
+        if seg.entry_header:
+            return seg.start_offset + self._entry_before(seg, mf, marks, cur, target)
         walked = 0
         chunk = 1 << 16
         while True:
@@ -211,6 +219,24 @@ class CommitLog:
             if n < chunk:
                 return seg.start_offset + cur
 
+    def _entry_before(self, seg: Segment, mf: MappedFile, marks: list[int], cur: int, target: int) -> int:
+        """boundary_before in a DLedger data file: the start of the entry holding ``target``, else the last sound
+        entry boundary before damage (headers only)."""
+        walked = 0
+        while True:
+            header = read_header(mf.buf, cur, mf.size)
+            if header is None or header_fault(header, cur, mf.size, seg.start_offset) is not None:
+                return cur
+            if cur + header.size > target:
+                return cur
+            cur += header.size
+            walked += 1
+            if walked % self.MARK_EVERY == 0:
+                with self._lock:
+                    i = bisect.bisect_left(marks, cur)
+                    if i == len(marks) or marks[i] != cur:
+                        marks.insert(i, cur)
+
     def message_at(self, offset: int) -> Message:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""
         seg = self.segment_for(offset)
@@ -221,11 +247,13 @@ class CommitLog:
         if tail_unfinished(mf.buf, pos, mf.size):  # before decoding: a finished last byte vouches for all before it
             raise RecordInProgress(f"no message here yet: {IN_PROGRESS}", seg.file, pos)
         try:
-            return decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
+            msg = decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
         except RecordError as e:
             raise StoreError(f"no message here: {e.reason}", seg.file, pos) from None
         except Exception as e:  # noqa: BLE001 - nothing raw may leave the engine
             raise StoreError(f"no message here: {e}", seg.file, pos) from None
+        header = header_before(mf.buf, pos, mf.size, seg.start_offset) if seg.entry_header else None
+        return msg if header is None else with_entry(msg, header)
 
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems in commitlog order from ``from_offset`` (default: the start).
@@ -259,8 +287,16 @@ class CommitLog:
                 from_offset = seg.start_offset
             start_index = self.segments.index(seg)
             start_pos = from_offset - seg.start_offset
+            if seg.entry_header:  # a record offset (pos + 48) or any byte: the entry holding it, or the next
+                entry = self.boundary_before(from_offset) - seg.start_offset
+                start_pos = entry if start_pos <= entry + seg.entry_header else self._next_entry(seg, entry)
         for i in range(start_index, len(self.segments)):
             yield i, self.segments[i], start_pos if i == start_index else 0
+
+    def _next_entry(self, seg: Segment, entry: int) -> int:
+        mf = self.map(seg)
+        header = read_header(mf.buf, entry, mf.size)
+        return entry + header.size if header is not None and header.size > 0 else entry
 
     def segment_entries(self, index: int, position: int = 0, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems of segment ``index`` only (one segment is one task for bulk jobs)."""
@@ -320,7 +356,7 @@ class CommitLog:
                 soft = pos + step
                 if mode == "runs":
                     run = check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                    flags=flags, soft_stop=soft)
+                                    flags=flags, soft_stop=soft, entry_header=seg.entry_header)
                     if run.count:
                         yield run
                         pos = run.end
@@ -329,7 +365,8 @@ class CommitLog:
                         continue
                 elif mode == "tables":
                     run, table, cut = vouched_run(arr, pos, fast_limit, segment_start=seg.start_offset,
-                                                  stop_at=end_at, flags=flags, soft_stop=soft, vouch=vouch)
+                                                  stop_at=end_at, flags=flags, soft_stop=soft, vouch=vouch,
+                                                  entry_header=seg.entry_header)
                     if run.count:
                         yield run
                         if table is not None:
@@ -340,7 +377,8 @@ class CommitLog:
                         continue
                 else:
                     batch = decode_batch(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
-                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft)
+                                         max_records=batch_size, flags=flags, file=seg.file, soft_stop=soft,
+                                         entry_header=seg.entry_header)
                     if len(batch):
                         yield batch
                         pos = batch.end
@@ -476,7 +514,7 @@ class CommitLog:
             limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
         flags = _flags(check_crc, crc_property)
         pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
-                                       self.STEP, vouch)
+                                       self.STEP, vouch, seg.entry_header)
         # the rest (the end of the segment, or damage) record by record from where the runs left off
         yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
                                        on_message=on_message, vouch=vouch)

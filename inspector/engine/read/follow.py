@@ -23,9 +23,10 @@ class Follower:
 
     def __init__(self, root: str | Path, from_offset: int | None = None, *, segment_size: int | None = None,
                  check_crc: bool = True, from_end: bool = False,
-                 directories: Sequence[tuple[Path, str]] | None = None):
+                 directories: Sequence[tuple[Path, str]] | None = None, entry_folders: frozenset[str] = frozenset()):
         self.root = Path(root)
         self.directories = directories  # the commitlog's folders when storePathCommitLog names several
+        self.entry_folders = entry_folders  # a DLedger store: the data folder's label (CommitLog.entry_folders)
         self.segment_size = segment_size
         self.check_crc = check_crc
         self.position: int | None = from_offset
@@ -37,7 +38,7 @@ class Follower:
 
     def poll(self) -> Iterator[Message | Problem]:
         """Complete messages (and new Problems) written since the last poll, in log order."""
-        log = CommitLog(self.root, self.segment_size, directories=self.directories)
+        log = CommitLog(self.root, self.segment_size, directories=self.directories, entry_folders=self.entry_folders)
         try:
             if not log.segments:
                 return
@@ -65,15 +66,17 @@ class Follower:
 def follow(root: str | Path, from_offset: int | None = None, *, interval: float = 0.2,
            idle_timeout: float | None = None, stop: Callable[[], bool] | None = None,
            segment_size: int | None = None, check_crc: bool = True, from_end: bool = False,
-           directories: Sequence[tuple[Path, str]] | None = None) -> Iterator[Message | Problem]:
+           directories: Sequence[tuple[Path, str]] | None = None,
+           entry_folders: frozenset[str] = frozenset()) -> Iterator[Message | Problem]:
     """Yield complete messages as they appear, polling every ``interval`` seconds.
 
     Ends when ``stop()`` returns True, or after ``idle_timeout`` seconds without a new message (None:
     never; the caller stops it, e.g. with Ctrl-C). ``directories``: ``CommitLog.folders`` of a commitlog
-    outside the root or split over several folders.
+    outside the root or split over several folders; ``entry_folders``: ``CommitLog.entry_folders`` of a DLedger
+    store (its data files hold entries).
     """
     follower = Follower(root, from_offset, segment_size=segment_size, check_crc=check_crc, from_end=from_end,
-                        directories=directories)
+                        directories=directories, entry_folders=entry_folders)
     last_new = time.monotonic()
     while True:
         got = False

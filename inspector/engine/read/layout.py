@@ -96,6 +96,31 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     return spans
 
 
+_ENTRY_FIELDS = (("magic", 4, "1 (MAGIC_1)"), ("size", 4, "whole entry: 48 + body length"), ("index", 8, "Raft index"),
+                 ("term", 8, "leader term"), ("pos", 8, "this entry's position; the record is at pos + 48"),
+                 ("channel", 4, "reserved"), ("chainCrc", 4, "0 in DLedger 0.3.1.2"),
+                 ("bodyCrc", 4, "0 in DLedger 0.3.1.2"), ("body length", 4, "the record's TOTALSIZE"))
+_ENTRY = struct.Struct(">iiqqqiiii")
+
+
+def entry_fields(raw: bytes, at: int) -> list[FieldSpan]:
+    """The 48-byte DLedger entry header at physical offset ``at`` (``raw``: its bytes) as named spans, numbered
+    ``E1``..``E9`` apart from the record's own field numbers (spec part 2 §16.2, ``DLedgerEntryCoder.encode``)."""
+    values = _ENTRY.unpack(raw[:48])
+    spans, o = [], at
+    for k, ((name, length, meaning), value) in enumerate(zip(_ENTRY_FIELDS, values, strict=True), start=1):
+        spans.append(FieldSpan(f"E{k}", f"entry {name}", o, length, f"{value} ({meaning})"))
+        o += length
+    return spans
+
+
+def end_marker_fields(blank: Blank) -> list[FieldSpan]:
+    """A DLedger data file's end: -1, then the bytes remaining (``MmapFileList.preAppend``)."""
+    o = blank.physical_offset
+    return [FieldSpan("E1", "entry magic", o, 4, "-1 (end of file: the next entry is in the next file)"),
+            FieldSpan("E2", "entry size", o + 4, 4, f"{blank.total_size} (bytes left in the file)")]
+
+
 def blank_fields(blank: Blank) -> list[FieldSpan]:
     o = blank.physical_offset
     return [
@@ -114,7 +139,7 @@ def _preview(body: bytes, limit: int = 48) -> str:
 class Region:
     """A run of commitlog bytes a hex view shows as one thing."""
 
-    kind: str  # "message", "blank", "zero", "damaged", "beyond"
+    kind: str  # "message", "entry" (a DLedger entry header), "blank", "zero", "damaged", "beyond"
     start: int  # physical offsets
     end: int
     fields: tuple[FieldSpan, ...] = ()
@@ -143,12 +168,20 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
         if entry.file != seg.file:
             break
         here = entry.physical_offset
-        if here > cursor:  # bytes the walk skipped: zeros or damage
-            result.append(_gap(mf, seg, cursor, here, pending))
+        header = seg.entry_header if isinstance(entry, Message) and entry.raft_index is not None else 0
+        if here - header > cursor:  # bytes the walk skipped: zeros or damage
+            result.append(_gap(mf, seg, cursor, here - header, pending))
         pending = None
+        if header:  # a DLedger entry: its 48-byte header is a band of its own before the record
+            at = here - header
+            result.append(Region("entry", at, here, tuple(entry_fields(mf.read(at - seg.start_offset, header), at)),
+                                 f"DLedger entry {entry.raft_index}, term {entry.raft_term}"))
         if isinstance(entry, Message):
             region = Region("message", here, here + entry.total_size, tuple(message_fields(entry)),
                             f"{entry.topic} q{entry.queue_id} #{entry.queue_offset}")
+        elif seg.entry_header:
+            region = Region("blank", here, seg.start_offset + seg.file_size, tuple(end_marker_fields(entry)),
+                            f"DLedger end of file (-1, {entry.total_size} bytes)")
         else:
             region = Region("blank", here, seg.start_offset + seg.file_size, tuple(blank_fields(entry)),
                             f"BLANK ({entry.total_size} bytes)")

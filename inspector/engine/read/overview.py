@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
+from inspector.engine.read.dledger import dledger_view
 from inspector.engine.read.recovery import recover
 from inspector.engine.read.rocksdb_config import summarize
 from inspector.engine.read.settings import settings_view
@@ -78,6 +79,7 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
         # each broker setting the store is read with, and where it came from (flag, broker.conf, inferred, default)
         "settings": settings_view(store.settings()),
         "truncated": truncated,
+        **({"dledger": dledger} if (dledger := dledger_view(store)) is not None else {}),
     }
 
 

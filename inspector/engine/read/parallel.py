@@ -27,7 +27,7 @@ _COMPRESSED_BYTE = SYSFLAG_AT + 3  # COMPRESSED_FLAG is a bit of SYSFLAG's last 
 
 
 def vouched_run(arr: np.ndarray, pos: int, limit: int, *, segment_start: int, stop_at: int, flags: int,
-                soft_stop: int, vouch: Vouch | None) -> tuple[Run, VerifyTable | None, bool]:
+                soft_stop: int, vouch: Vouch | None, entry_header: int = 0) -> tuple[Run, VerifyTable | None, bool]:
     """:func:`~inspector.engine.scan.verify_kernels.verify_run` where a compressed body does not end the run
     (``flags`` with CHECK_COMPRESSED and a ``vouch``): the run's compressed records are handed to ``vouch``
     (verify decompresses the body, which releases the GIL), and the run ends before the first one it does
@@ -35,23 +35,24 @@ def vouched_run(arr: np.ndarray, pos: int, limit: int, *, segment_start: int, st
     them in) compressed records end the run as the flags say."""
     if vouch is None or not flags & CHECK_COMPRESSED or compiled() is None:
         return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
-                          soft_stop=soft_stop)
+                          soft_stop=soft_stop, entry_header=entry_header)
     lenient = flags & ~CHECK_COMPRESSED
     run, table, cut = verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=lenient,
-                                 soft_stop=soft_stop)
+                                 soft_stop=soft_stop, entry_header=entry_header)
     if table is None:  # no table to find them in after all: stop at compressed bodies
         return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
-                          soft_stop=soft_stop)
+                          soft_stop=soft_stop, entry_header=entry_header)
     at = table.column("physical_offset") - segment_start
     for p in at[(arr[at + _COMPRESSED_BYTE] & COMPRESSED_FLAG) != 0].tolist():
         if not vouch(p):
             return verify_run(arr, pos, limit, segment_start=segment_start, stop_at=p, flags=lenient,
-                              soft_stop=soft_stop)[:2] + (False,)
+                              soft_stop=soft_stop, entry_header=entry_header)[:2] + (False,)
     return run, table, cut
 
 
 def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, tables: bool, workers: int,
-                  chunk: int, step: int, vouch: Vouch | None = None) -> Iterator[Run | VerifyTable]:
+                  chunk: int, step: int, vouch: Vouch | None = None,
+                  entry_header: int = 0) -> Iterator[Run | VerifyTable]:
     """The clean runs (with a VerifyTable after each one when ``tables``) of ``mf`` up to ``limit``, walked by
     ``workers`` threads in pieces of about ``chunk`` bytes, pages released every ``step`` bytes. Returns
     (as the generator's value) the position where the runs left off. ``vouch``: see :func:`vouched_run`."""
@@ -60,7 +61,7 @@ def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, ta
     pieces = max(workers, -(-limit // chunk))
     for k in range(1, pieces):
         at = k * limit // pieces
-        found = find_clean(arr, at, limit, segment_start=segment_start, flags=flags)
+        found = find_clean(arr, at, limit, segment_start=segment_start, flags=flags, entry_header=entry_header)
         mf.release(at - EDGE, max(found, at) + EDGE)  # a fault may map a large folio (MBs) around it
         if found > starts[-1]:
             starts.append(found)
@@ -74,13 +75,13 @@ def threaded_runs(mf: MappedFile, limit: int, segment_start: int, flags: int, ta
             soft = pos + step
             if tables:
                 run, table, cut = vouched_run(arr, pos, limit, segment_start=segment_start, stop_at=stop,
-                                              flags=flags, soft_stop=soft, vouch=vouch)
+                                              flags=flags, soft_stop=soft, vouch=vouch, entry_header=entry_header)
                 out.append(run)
                 if table is not None and len(table):
                     out.append(table)
             else:
                 run = check_run(arr, pos, limit, segment_start=segment_start, stop_at=stop, flags=flags,
-                                soft_stop=soft)
+                                soft_stop=soft, entry_header=entry_header)
                 cut = soft <= run.end < stop
                 out.append(run)
             mf.release(pos, run.end)

@@ -31,6 +31,7 @@ from inspector.engine.read.batchconsumequeue import (
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
+from inspector.engine.read.dledger import dledger_folders, member_root
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
@@ -83,6 +84,7 @@ class Store(QueueAccess, KeyLookups):
         reason = unopenable(self.root)  # not whether it is a store: check_store_root, for the front ends
         if reason is not None:
             raise BadInput(reason, str(root))
+        self.root = member_root(self.root.resolve()) or self.root  # dledger-n0/ or its data/: the store root
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
         self.broker_config = broker_config
         self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),
@@ -101,8 +103,12 @@ class Store(QueueAccess, KeyLookups):
         self.cq_file_size = given.get("cq_file_size")
         self.index_slots = given.get("index_slots")
         self.index_items = given.get("index_items")
+        folders = commitlog_folders(self.root, broker_config)
+        dledger = dledger_folders(self.root) if folders is None else None
+        self.dledger_data: str | None = dledger[1] if dledger else None  # e.g. "dledger-n0/data"
         self.commitlog = CommitLog(self.root, given.get("segment_size"),
-                                   directories=commitlog_folders(self.root, broker_config))
+                                   directories=dledger[0] if dledger else folders,
+                                   entry_folders=frozenset({dledger[1]} if dledger else ()))
         self._queues: dict[tuple[str, int], ConsumeQueue] = {}
         self._queue_ids = discover_queues(self.root)
         self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)

@@ -8,8 +8,9 @@ one of the 5.x data entries ``batchconsumequeue/``, ``consumequeue_ext/``, ``con
 
 - a folder of a store (``STORE/commitlog``, ``STORE/consumequeue/T/0``, ``STORE/config``): "this is the commitlog
   folder of a store: open its parent (STORE)";
-- a DLedger root (``dledger-<id>/`` and no ``commitlog/``), a DLedger member folder or its ``data/``: where the
-  data is; DLedger stores are not read yet;
+- a DLedger root (``dledger-<id>/data``, with or without ``commitlog/``) is a store; a DLedger member folder
+  (``dledger-n0``) or its ``data/`` or ``index/`` opens as the store it belongs to (``Store`` moves up to the
+  root); any other folder inside a member folder: where the store root is;
 - a folder holding a store one level down in ``store/`` (``~/store/store``): open that;
 - anything else, an empty folder included: "no RocketMQ store here (...)".
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.errors import BadInput
 from inspector.engine.read.census import DLEDGER_PREFIX, ROOT_KINDS, TOPIC_FOLDERS, entry_is_dir
+from inspector.engine.read.dledger import homes, member_root
 from inspector.engine.read.strays import INDEX_NAME_WIDTH, OFFSET_WIDTH
 
 MARKERS = frozenset({"commitlog", "consumequeue", "index", "checkpoint", "config", "batchconsumequeue",
@@ -64,8 +66,8 @@ def _inside_a_store(path: Path, own_markers: bool) -> str | None:
         if not (others or _dledger(names) or (depth == 1 and first in MARKERS and first in names)):
             continue
         if dledger:
-            return (f"this is {rel.as_posix()} of a DLedger store: its data is in {first}/data (DLedger stores are "
-                    f"not yet supported); the store root is {ancestor}")
+            return (f"this is {rel.as_posix()} of a DLedger store: open the store root ({ancestor}); its data is in "
+                    f"{first}/data")
         if depth == 1:
             return f"this is the {first} folder of a store: open its parent ({ancestor})"
         return f"this is {rel.as_posix()} inside a store: open the store root ({ancestor})"
@@ -113,16 +115,13 @@ def not_a_store(path: str | Path, *, commitlog_elsewhere: bool = False) -> str |
     except (OSError, RuntimeError):
         return None
     names = _names(resolved) if resolved.is_dir() else None
-    if names is None:
+    if names is None or member_root(resolved) is not None:  # dledger-n0/ or its data/: Store opens the root
         return None
     own_markers = bool(MARKERS & names.keys())
     inside = _inside_a_store(resolved, own_markers)
     if inside is not None:
         return inside
-    dledger = _dledger(names)
-    if dledger and "commitlog" not in names:
-        return f"a DLedger store: its data is in {dledger[0]}/data (not yet supported)"
-    if own_markers:
+    if own_markers or homes(resolved):  # a DLedger store may hold only dledger-<id>/ (a follower just started)
         return None
     stores = [child for child, is_dir in sorted(names.items(), key=lambda kv: kv[0] != "store")[:_CHILDREN]
               if is_dir and _looks_like_store(resolved / child)]

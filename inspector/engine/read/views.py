@@ -22,6 +22,7 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.read.body import decompress_body
 from inspector.engine.read.layout import Region
+from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 
 
 def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None) -> dict:
@@ -59,6 +60,9 @@ def message_view(msg: Message, *, decompress: bool = False, body_limit: int | No
         "body_base64": b64(body),
         "body_truncated": len(body) < len(msg.body),
     }
+    if msg.raft_index is not None:  # a DLedger store: the entry the record is the body of (spec part 2 §16)
+        view["dledger"] = {"raft_index": msg.raft_index, "term": msg.raft_term,
+                           "entry_position": msg.position - DLEDGER_HEADER, "entry_size": msg.total_size + DLEDGER_HEADER}
     if isinstance(msg, InnerMessage):
         view["inner_batch"] = {"index": msg.inner_index, "count": msg.inner_count,
                                "base_queue_offset": msg.base_queue_offset, "item_position": msg.item_position}

@@ -141,6 +141,8 @@ class _BatchEncoder:
         """The lines of ``rows``: by the compiled kernel when it is loaded, else one by one (the same bytes)."""
         if len(rows) == 0:
             return b""
+        if batch.entry_header:  # DLedger records carry their entry ("dledger"): message_view's encoding
+            return b"".join(message_line(batch.message(i), decompress=self.decompress) for i in rows.tolist())
         k = self.kernels(batch)
         out = self._kernel_lines(k, batch, rows) if k is not None and batch.flags & CHECK_BODY_CRC else None
         return b"".join(self._python_lines(batch, rows) if out is None else out)

@@ -9,6 +9,7 @@ compiled kernel when numba is in use, else the ``struct`` path below (tests hold
 from __future__ import annotations
 
 import ipaddress
+import struct
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,7 +18,7 @@ from inspector.engine.model.records import RAW_PROPERTIES, Host, Message
 from inspector.engine.scan.decode import new_message
 from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CRC_NAME, as_array
-from inspector.engine.scan.walk import _HEAD9, _I32, _I64, _clean_py
+from inspector.engine.scan.walk import _HEAD9, _I32, _I64, clean_entry_py
 from parsers import commitlog as cl
 
 COLUMNS = (
@@ -28,6 +29,7 @@ COLUMNS = (
 )  # fmt: skip
 """Columns of a decoded batch; ``born_ip``/``store_ip``/``topic`` are codes into the batch's tables."""
 _COL = {name: i for i, name in enumerate(COLUMNS)}
+_INDEX_TERM = struct.Struct(">qq")
 INTERN_SLOTS = 1 << 12  # table size for distinct topics / IPs; a batch that fills 3/4 of it ends there
 
 # --- decoded batches --------------------------------------------------------------------------------------
@@ -57,6 +59,7 @@ class MessageBatch:
         self._hosts: dict[tuple[int, int], Host] = {}
         self.cut = False  # True: stopped only because the batch was full
         self.flags = 0  # the CHECK_* flags every record of the batch passed
+        self.entry_header = 0  # 48: a DLedger data file's records (their entries' index and term precede them)
 
     def __len__(self) -> int:
         return self.table.shape[1]
@@ -95,6 +98,7 @@ class MessageBatch:
         t = zip(*(column.tolist() for column in self.table), strict=True)
         buf, file, start = self.buf, self.file, self.segment_start
         crc_ok = _FAST_MESSAGE and bool(self.flags & CHECK_BODY_CRC)
+        hdr = self.entry_header
         topics, ips, hosts = self.topics, self.ips, self._hosts
         for row in t:
             (pos, total, magic, body_crc, queue_id, flag, queue_offset, phys, sys_flag, born_ts, born_ip,
@@ -118,6 +122,8 @@ class MessageBatch:
             fields[RAW_PROPERTIES] = buf[props_pos : props_pos + props_len].tobytes().decode("utf-8", "surrogateescape")
             if crc_ok:
                 fields["body_crc_ok"] = True  # checked on the way in (Message caches it under this name)
+            if hdr:  # the entry header before the record: Raft index at +8, term at +16
+                fields["raft_index"], fields["raft_term"] = _INDEX_TERM.unpack_from(buf, pos - hdr + 8)
             yield new_message(fields)
 
     def message(self, i: int) -> Message:
@@ -125,6 +131,7 @@ class MessageBatch:
                            self.topics, self.ips)
         sub._hosts = self._hosts
         sub.flags = self.flags
+        sub.entry_header = self.entry_header
         return next(sub.messages())
 
 
@@ -136,12 +143,13 @@ def _ip_text(raw: bytes) -> str:
 
 def decode_batch(buf, start: int, limit: int, *, segment_start: int = 0, stop_at: int | None = None,
                  max_records: int = 1 << 15, flags: int = 0, file: str = "",
-                 soft_stop: int | None = None) -> MessageBatch:
+                 soft_stop: int | None = None, entry_header: int = 0) -> MessageBatch:
     """Decode the run of clean records from ``start`` (at most ``max_records``) into a :class:`MessageBatch`.
 
     Stops before the first record that is not clean (see the module docstring) or would end past
     ``stop_at``; ``batch.end`` is where it stopped. ``batch.cut`` is True when the batch stopped only
-    because it is full or reached ``soft_stop``: decode again from ``batch.end``.
+    because it is full or reached ``soft_stop``: decode again from ``batch.end``. ``entry_header``: 48 in a
+    DLedger data file (``start`` is an entry's start; the messages carry their entry's Raft index and term).
     """
     arr = as_array(buf)
     stop_at = limit if stop_at is None else stop_at
@@ -153,13 +161,16 @@ def decode_batch(buf, start: int, limit: int, *, segment_start: int = 0, stop_at
         ip_tab = np.full((INTERN_SLOTS + 1, 4), -1, dtype=np.int64)
         topic_tab[INTERN_SLOTS, 0] = ip_tab[INTERN_SLOTS, 0] = 0
         n, end, cut = k.decode_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, table,
-                                   topic_tab, ip_tab)
+                                   topic_tab, ip_tab, entry_header)
         batch = MessageBatch(arr, file, segment_start, table[:, :n], int(end), _names(arr, topic_tab, _topic_text),
                              _names(arr, ip_tab, _ip_text))
         batch.cut = bool(cut)
         batch.flags = flags
+        batch.entry_header = entry_header
         return batch
-    return _decode_py(arr, start, limit, stop_at, soft_stop, segment_start, flags, table, file)
+    batch = _decode_py(arr, start, limit, stop_at, soft_stop, segment_start, flags, table, file, entry_header)
+    batch.entry_header = entry_header
+    return batch
 
 
 def _topic_text(raw: bytes) -> str:
@@ -179,15 +190,16 @@ def _names(arr: np.ndarray, tab: np.ndarray, text) -> list:
 
 
 def _decode_py(arr: np.ndarray, pos: int, limit: int, stop_at: int, soft_stop: int, segment_start: int,
-               flags: int, table: np.ndarray, file: str) -> MessageBatch:
+               flags: int, table: np.ndarray, file: str, hdr: int = 0) -> MessageBatch:
     buf = arr.data if arr.size else b""
     cap = table.shape[1]
     topics: dict[bytes, int] = {}
     ips: dict[bytes, int] = {}
     rows = []
     while len(rows) < cap and pos < stop_at and pos < soft_stop:
-        layout = _clean_py(buf, pos, limit, segment_start, flags)
+        pos, layout = clean_entry_py(buf, entry := pos, limit, segment_start, flags, hdr)
         if layout is None or pos + layout[0] > stop_at:
+            pos = entry
             break
         total, magic, sys_flag, bh, sh, body_pos, body_len, topic_pos, topic_len, props_pos, props_len = layout
         (_, _, body_crc, queue_id, flag, queue_offset, phys, _, born_ts) = _HEAD9.unpack_from(buf, pos)

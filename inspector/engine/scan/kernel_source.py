@@ -26,6 +26,7 @@ from inspector.engine.scan.record_layout import (
 )
 from parsers.commitlog import COMPRESSED_FLAG
 from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
+from parsers.dledger import ENTRY_HEADER_SIZE as ENTRY_HEADER
 
 # Plain Python source, compiled by kernels._compile() with numba.njit(cache=True, nogil=True). Integers are int64
 # throughout (numba wraps on overflow, which _u64 relies on); the Python paths never call these.
@@ -158,6 +159,18 @@ def _nb_clean(b, pos, limit, seg_start, flags, crc_name):
     return lay
 
 
+
+def _nb_entry(b, pos, limit, seg_start):
+    """A DLedger entry at ``pos`` (spec part 2 §16) that recovery accepts: its end (pos + size), else -1.
+    magic 1, size > 44, pos field = seg_start + pos, body length + 48 = size, the entry within ``limit``."""
+    if limit - pos < ENTRY_HEADER:
+        return np.int64(-1)
+    size = _nb_i32(b, pos + 4)
+    if (_nb_i32(b, pos) != 1 or size <= ENTRY_HEADER - 4 or size > limit - pos
+            or _nb_i64(b, pos + 24) != seg_start + pos or _nb_i32(b, pos + 44) + ENTRY_HEADER != size):
+        return np.int64(-1)
+    return pos + size
+
 def _nb_intern(tab, b, p, n):
     """Slot of the bytes b[p:p+n] in an open-addressing table (hash, position, length, free); -1 when full."""
     h = np.int64(-3750763034362895579)  # FNV-1a 64 offset basis, as a signed int64
@@ -188,33 +201,50 @@ def _nb_intern(tab, b, p, n):
         s = (s + 1) & (cap - 1)
 
 
-def _kn_walk(b, pos, limit, seg_start, stop_at, out):
+def _nb_record_at(b, pos, limit, seg_start, hdr):
+    """(record position, limit it must end at) for a walk at ``pos``: the record itself in a commitlog segment
+    (hdr 0); in a DLedger data file (hdr 48) the record after a sound entry header, which it must fill (limit =
+    the entry's end; -1 when the header is not sound)."""
+    if hdr == 0:
+        return pos, limit
+    return pos + hdr, _nb_entry(b, pos, limit, seg_start)
+
+
+def _kn_walk(b, pos, limit, seg_start, stop_at, out, hdr):
     n = 0
     cap = out.size
-    while n < cap and limit - pos >= 36:
-        total = _nb_i32(b, pos)
-        magic = _nb_i32(b, pos + 4)
-        if (magic != V1 and magic != V2) or total < MIN_RECORD_SIZE or total > limit - pos or pos + total > stop_at:
+    while n < cap and limit - pos >= 36 + hdr:
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
             break
-        if _nb_i64(b, pos + 28) != seg_start + pos:
+        total = _nb_i32(b, rec)
+        magic = _nb_i32(b, rec + 4)
+        if (magic != V1 and magic != V2) or total < MIN_RECORD_SIZE or total > lim - rec or rec + total > stop_at:
             break
-        out[n] = pos
+        if hdr and rec + total != lim:
+            break
+        if _nb_i64(b, rec + 28) != seg_start + rec:
+            break
+        out[n] = rec
         n += 1
-        pos += total
+        pos = rec + total
     return n, pos
 
 
-def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stats):
+def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stats, hdr):
     n = 0
     first = np.int64(0)
     last = np.int64(0)
     top = np.int64(0)
     while pos < stop_at and pos < soft:
-        lay = _nb_clean(b, pos, limit, seg_start, flags, crc_name)
-        end = lay[0]
-        if end < 0 or end > stop_at:
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
             break
-        ts = _nb_i64(b, pos + 48 + lay[2])
+        lay = _nb_clean(b, rec, lim, seg_start, flags, crc_name)
+        end = lay[0]
+        if end < 0 or end > stop_at or (hdr and end != lim):
+            break
+        ts = _nb_i64(b, rec + 48 + lay[2])
         if first == 0:
             first = ts
         last = ts
@@ -229,7 +259,7 @@ def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stat
     return n, pos
 
 
-def _kn_decode_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, t, topics, ips):
+def _kn_decode_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, t, topics, ips, hdr):
     cap = t.shape[1]
     n = 0
     cut = False
@@ -237,29 +267,32 @@ def _kn_decode_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, t, 
         if n >= cap or pos >= soft:
             cut = True
             break
-        lay = _nb_clean(b, pos, limit, seg_start, flags, crc_name)
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
+        lay = _nb_clean(b, rec, lim, seg_start, flags, crc_name)
         end = lay[0]
-        if end < 0 or end > stop_at:
+        if end < 0 or end > stop_at or (hdr and end != lim):
             break
         bh = lay[2]
         sh = lay[3]
-        p = pos + 48
+        p = rec + 48
         born_ip = _nb_intern(ips, b, p, bh - 4)
         store_ip = _nb_intern(ips, b, p + bh + 8, sh - 4)
         topic = _nb_intern(topics, b, lay[6], lay[7])
         if born_ip < 0 or store_ip < 0 or topic < 0:
             cut = True  # a table is full: the caller starts a new batch here
             break
-        t[0, n] = pos
-        t[1, n] = end - pos
-        t[2, n] = _nb_i32(b, pos + 4)
-        t[3, n] = _nb_i32(b, pos + 8)
-        t[4, n] = _nb_i32(b, pos + 12)
-        t[5, n] = _nb_i32(b, pos + 16)
-        t[6, n] = _nb_i64(b, pos + 20)
-        t[7, n] = _nb_i64(b, pos + 28)
+        t[0, n] = rec
+        t[1, n] = end - rec
+        t[2, n] = _nb_i32(b, rec + 4)
+        t[3, n] = _nb_i32(b, rec + 8)
+        t[4, n] = _nb_i32(b, rec + 12)
+        t[5, n] = _nb_i32(b, rec + 16)
+        t[6, n] = _nb_i64(b, rec + 20)
+        t[7, n] = _nb_i64(b, rec + 28)
         t[8, n] = lay[1]
-        t[9, n] = _nb_i64(b, pos + 40)
+        t[9, n] = _nb_i64(b, rec + 40)
         t[10, n] = born_ip
         t[11, n] = _nb_i32(b, p + bh - 4)
         p += bh
@@ -285,15 +318,57 @@ def _kn_crc_many(b, positions, lengths, out):
         out[i] = _nb_crc(b, positions[i], lengths[i])
 
 
-def _kn_find_clean(b, start, stop, limit, seg_start, flags, crc_name):
-    p = max(start, 0)
-    while p < stop and p + 8 <= limit:
+def _kn_entry_units(u, count, rows, first, number, prev_term, out):
+    """DLedger index units u[0 : count * 32] (unit numbers ``number``..) against the walk's rows[:, first + k]
+    (record offset, record size, Raft index, term): out[k] = 0 when unit k is (1, offset - 48, size + 48, its
+    number, term), its entry's index follows the previous one and its term does not fall (``prev_term``: the
+    term before the first), else a bit per failed check (1 unit differs, 2 index gap, 4 term falls, 8 the row
+    is another entry's). Returns how many units failed."""
+    bad = 0
+    last_index = rows[2, first] - 1 if count else 0
+    for k in range(count):
+        p = k * 32
+        r = first + k
+        flags = 0
+        if _nb_i64(u, p + 4) + ENTRY_HEADER != rows[0, r]:
+            flags |= 8
+        if (_nb_i32(u, p) != 1 or _nb_i32(u, p + 12) != rows[1, r] + ENTRY_HEADER or _nb_i64(u, p + 16) != number + k
+                or rows[2, r] != number + k or _nb_i64(u, p + 24) != rows[3, r]):
+            flags |= 1
+        if rows[2, r] != last_index + 1:
+            flags |= 2
+        if rows[3, r] < prev_term:
+            flags |= 4
+        last_index = rows[2, r]
+        prev_term = rows[3, r]
+        out[k] = flags
+        if flags:
+            bad += 1
+    return bad
+
+
+def _kn_gather(b, positions, out):
+    """out[i] = b[positions[i] : positions[i] + out.shape[1]] (DLedger entry headers at their index units' pos)."""
+    width = out.shape[1]
+    for i in range(positions.size):
+        p = positions[i]
+        for k in range(width):
+            out[i, k] = b[p + k]
+
+
+def _kn_find_clean(b, start, stop, limit, seg_start, flags, crc_name, hdr):
+    p = max(start, 0) + hdr
+    while p < stop + hdr and p + 8 <= limit:
         if b[p + 4] == 0xDA and b[p + 5] == 0xA3 and b[p + 6] == 0x20 and (b[p + 7] == 0xA7 or b[p + 7] == 0xAB):
-            if _nb_clean(b, p, limit, seg_start, flags, crc_name)[0] >= 0:
-                return p
+            lim = limit
+            if hdr:  # the record of a DLedger entry: the entry starts 48 bytes before it
+                lim = _nb_entry(b, p - hdr, limit, seg_start)
+            if lim >= 0:
+                end = _nb_clean(b, p, lim, seg_start, flags, crc_name)[0]
+                if end >= 0 and (hdr == 0 or end == lim):
+                    return p - hdr
         p += 1
     return -1
-
 
 def _nb_ascii_hash(b, p, n, h):
     """Java String.hashCode continued over ASCII bytes (as int64 in [0, 2^32)); -1 when a byte is not ASCII."""
@@ -378,7 +453,7 @@ def _nb_crc_property_ok(b, pos, end, vpos, vlen):
     return _nb_crc(b, pos, end - pos - CRC_TAIL) == expected
 
 
-def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, t, keyh, topics, stats):
+def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, t, keyh, topics, stats, hdr):
     cap = t.shape[1]
     n = 0
     nk = 0
@@ -392,12 +467,15 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
         if pos >= soft:
             cut = 1
             break
-        lay = _nb_clean(b, pos, limit, seg_start, flags & (CHECK_BODY_CRC | CHECK_COMPRESSED), names)
+        rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
+        if lim < 0:
+            break
+        lay = _nb_clean(b, rec, lim, seg_start, flags & (CHECK_BODY_CRC | CHECK_COMPRESSED), names)
         end = lay[0]
-        if end < 0 or end > stop_at:
+        if end < 0 or end > stop_at or (hdr and end != lim):
             break
         _nb_properties(b, lay[8], lay[9], names, offs, vpos, vlen)
-        if flags & CHECK_CRC_PROPERTY and not _nb_crc_property_ok(b, pos, end, vpos[0], vlen[0]):
+        if flags & CHECK_CRC_PROPERTY and not _nb_crc_property_ok(b, rec, end, vpos[0], vlen[0]):
             break
         if n >= cap or nk + 64 > keyh.size:
             cut = 1
@@ -406,7 +484,7 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
         if topic < 0:
             cut = 1
             break
-        ts = _nb_i64(b, pos + 48 + lay[2])
+        ts = _nb_i64(b, rec + 48 + lay[2])
         if first == 0:
             first = ts
         last = ts
@@ -465,16 +543,18 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
             info |= 4
         else:
             nk = k0
-        t[0, n] = seg_start + pos
-        t[1, n] = end - pos
-        t[2, n] = _nb_i32(b, pos + 12)
-        t[3, n] = _nb_i64(b, pos + 20)
+        t[0, n] = seg_start + rec
+        t[1, n] = end - rec
+        t[2, n] = _nb_i32(b, rec + 12)
+        t[3, n] = _nb_i64(b, rec + 20)
         t[4, n] = code
         t[5, n] = ts
         t[6, n] = k0
         t[7, n] = nk - k0
         t[8, n] = topic
         t[9, n] = info
+        t[10, n] = _nb_i64(b, pos + 8) if hdr else 0  # a DLedger entry's Raft index and term (its header at pos)
+        t[11, n] = _nb_i64(b, pos + 16) if hdr else 0
         n += 1
         pos = end
     stats[0] = first

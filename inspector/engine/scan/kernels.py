@@ -118,13 +118,13 @@ def need_compiled():
 
 
 _HELPERS = ("_nb_find", "_nb_u32", "_nb_i32", "_nb_i16", "_nb_i8", "_nb_i64", "_nb_crc", "_nb_layout", "_nb_property",
-            "_nb_clean", "_nb_intern", "_nb_ascii_hash", "_nb_signed32", "_nb_index_hash", "_nb_properties",
+            "_nb_clean", "_nb_entry", "_nb_record_at", "_nb_intern", "_nb_ascii_hash", "_nb_signed32", "_nb_index_hash", "_nb_properties",
             "_nb_crc_property_ok", "_nb_utf8_len", "_nb_jstr", "_nb_b64", "_nb_middle")
 # The JSON writer's helpers take arrays: a call that is not inlined costs reference-count updates of each array
 # argument, which cost more than the few bytes most of them write. numba inlines these at its own IR level.
 _INLINED = ("_nb_put", "_nb_lit", "_nb_dec", "_nb_hex16", "_nb_same", "_nb_is")
 _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn_decode_run",
-            "crc_many": "_kn_crc_many", "find_clean": "_kn_find_clean",
+            "crc_many": "_kn_crc_many", "gather": "_kn_gather", "entry_units": "_kn_entry_units", "find_clean": "_kn_find_clean",
             "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
             "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_queues": "_kn_mark_queues",
             "json_lines": "_kn_json_lines", "template_lines": "_kn_template_lines"}

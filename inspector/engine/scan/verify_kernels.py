@@ -15,7 +15,7 @@ import numpy as np
 
 from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.scan.batch import INTERN_SLOTS, _topic_text
-from inspector.engine.scan.kernels import compiled, need_compiled
+from inspector.engine.scan.kernels import compiled, compiled_for, need_compiled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY, CRC_PROPERTY, as_array
 from inspector.engine.scan.walk import Run, check_run
 
@@ -37,12 +37,39 @@ def crc32_many(buf, positions: np.ndarray, lengths: np.ndarray) -> np.ndarray:
                                                                        strict=True)], dtype=np.int64)
 
 
+def gather(buf, positions: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each of ``positions`` of ``buf`` as rows of a (n, width) uint8 array (each slice must lie
+    inside ``buf``); the compiled kernel when loaded, else numpy's fancy indexing (the same bytes)."""
+    arr = as_array(buf)
+    positions = np.ascontiguousarray(positions, dtype=np.int64)
+    out = np.empty((positions.size, width), dtype=np.uint8)
+    k = compiled_for(positions.size * width)
+    if k is not None:
+        k.gather(arr, positions, out)
+        return out
+    out[:] = arr[positions[:, None] + np.arange(width)] if positions.size else out
+    return out
+
+
+def entry_units(units: np.ndarray, rows: np.ndarray, first: int, number: int, prev_term: int) -> np.ndarray | None:
+    """Per-unit failure bits of DLedger index units (UNIT_DTYPE records) against the walk's rows (see
+    kernel_source._kn_entry_units): one compiled pass; None without the kernels (the caller's numpy checks
+    then do it all)."""
+    k = compiled()
+    if k is None:
+        return None
+    out = np.empty(len(units), dtype=np.int64)
+    k.entry_units(np.ascontiguousarray(units).view(np.uint8), len(units), rows, first, number, prev_term, out)
+    return out
+
+
 VERIFY_COLUMNS = ("physical_offset", "total_size", "queue_id", "queue_offset", "tags_code", "store_timestamp",
-                  "keys_start", "keys_count", "topic", "info")
+                  "keys_start", "keys_count", "topic", "info", "raft_index", "raft_term")
 """Columns of a :class:`VerifyTable`. ``info`` bits: INFO_TAGS (tags_code is the TAGS hashCode, or 0 without
 TAGS; unset when TAGS is not ASCII), INFO_UNITS (NOT_TYPE/COMMIT: the record gets a unit), INFO_KEYS
 (keys[keys_start : keys_start + keys_count] are the index hashes of topic#UNIQ_KEY and topic#each KEYS
-piece; unset when they are not ASCII), INFO_DELAY (a DELAY property)."""
+piece; unset when they are not ASCII), INFO_DELAY (a DELAY property). ``raft_index``/``raft_term``: a DLedger
+data file's record: its entry's (the walk checked the rest of the header); 0 in a plain segment."""
 INFO_TAGS, INFO_UNITS, INFO_KEYS, INFO_DELAY = 1, 2, 4, 8
 _VERIFY_NAMES = [CRC_PROPERTY, b"TAGS", b"DELAY", b"UNIQ_KEY", b"KEYS"]
 _VERIFY_FLAT = np.frombuffer(b"".join(_VERIFY_NAMES), dtype=np.uint8)
@@ -58,6 +85,7 @@ class VerifyTable:
     topics: dict  # topic code -> name
     low: int  # physical offset range the run covers: [low, high)
     high: int
+    dledger: bool = False  # the records of a DLedger data file (raft_index, raft_term filled in)
 
     def __len__(self) -> int:
         return self.table.shape[1]
@@ -83,7 +111,7 @@ def _scratch(max_records: int):
 
 def verify_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int | None = None,
                flags: int = CHECK_BODY_CRC | CHECK_CRC_PROPERTY, max_records: int = 1 << 16,
-               soft_stop: int | None = None) -> tuple[Run, VerifyTable | None, bool]:
+               soft_stop: int | None = None, entry_header: int = 0) -> tuple[Run, VerifyTable | None, bool]:
     """check_run that also tables each record for verify's consume-queue and index cross-checks.
 
     Returns (run, table, cut): ``cut`` when the run stopped only because the table is full or it reached
@@ -95,19 +123,20 @@ def verify_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int 
     k = compiled()
     if k is None:
         run = check_run(buf, start, limit, segment_start=segment_start, stop_at=stop_at, flags=flags,
-                        soft_stop=soft_stop)
+                        soft_stop=soft_stop, entry_header=entry_header)
         return run, None, soft_stop <= run.end < stop_at
     arr = as_array(buf)
     t, keys, topics, stats = _scratch(max_records)
     topics.fill(-1)
     topics[INTERN_SLOTS, 0] = 0
     n, end = k.verify_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, _VERIFY_FLAT, _VERIFY_OFFS,
-                          t, keys, topics, stats)
+                          t, keys, topics, stats, entry_header)
     run = Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]))
     used = np.flatnonzero(topics[:-1, 1] >= 0).tolist()
     names = {slot: _topic_text(arr[topics[slot, 1] : topics[slot, 1] + topics[slot, 2]].tobytes()) for slot in used}
     table = VerifyTable(t[:, :n].copy(), keys[: int(stats[4])].copy(), names, segment_start + start,
                         segment_start + int(end))
+    table.dledger = bool(entry_header)
     return run, table, bool(stats[5])
 
 

@@ -37,15 +37,30 @@ from inspector.engine.scan.record_layout import (
     as_array,
 )
 from parsers.commitlog import COMPRESSED_FLAG
+from parsers.dledger import ENTRY_HEADER_SIZE as ENTRY_HEADER
 
 # --- boundary walk ------------------------------------------------------------------------------------------
 
 _HEAD_PY = struct.Struct(">ii")
 _I64 = struct.Struct(">q")
+_ENTRY_PY = struct.Struct(">iiqqqiiii")
+
+
+def entry_end(buf, pos: int, limit: int, segment_start: int) -> int:
+    """The end of the DLedger entry at ``pos`` when its header is one recovery accepts (magic 1, size > 44,
+    pos field = segment_start + pos, body length + 48 = size, within ``limit``), else -1 (kernel: _nb_entry)."""
+    if limit - pos < ENTRY_HEADER:
+        return -1
+    magic, size, _, _, at, _, _, _, body = _ENTRY_PY.unpack_from(buf, pos)
+    if magic != 1 or size <= ENTRY_HEADER - 4 or size > limit - pos or at != segment_start + pos or (
+            body + ENTRY_HEADER != size):
+        return -1
+    return pos + size
 
 
 def walk_boundaries(buf, start: int = 0, limit: int | None = None, *, segment_start: int = 0,
-                    stop_at: int | None = None, max_records: int = 1 << 16) -> tuple[np.ndarray, int]:
+                    stop_at: int | None = None, max_records: int = 1 << 16,
+                    entry_header: int = 0) -> tuple[np.ndarray, int]:
     """Record starts from ``start`` while each record's head checks out, as RocketMQ's recovery walks.
 
     A record is taken when its magic is a message magic, TOTALSIZE is at least the smallest record and fits
@@ -59,26 +74,33 @@ def walk_boundaries(buf, start: int = 0, limit: int | None = None, *, segment_st
     out = np.empty(max(0, max_records), dtype=np.int64)
     k = compiled_for(stop_at - start)
     if k is not None:
-        n, end = k.walk(arr, start, limit, segment_start, stop_at, out)
+        n, end = k.walk(arr, start, limit, segment_start, stop_at, out, entry_header)
         return out[:n], int(end)
-    return _walk_py(buf if not isinstance(buf, np.ndarray) else arr.data, start, limit, segment_start, stop_at, out)
+    return _walk_py(buf if not isinstance(buf, np.ndarray) else arr.data, start, limit, segment_start, stop_at, out,
+                    entry_header)
 
 
-def _walk_py(buf, pos, limit, segment_start, stop_at, out):
+def _walk_py(buf, pos, limit, segment_start, stop_at, out, hdr=0):
     n = 0
     cap = out.size
     head, i64 = _HEAD_PY.unpack_from, _I64.unpack_from
     minimum = MIN_RECORD_SIZE
     positions = []
-    while n < cap and limit - pos >= 36:
-        total, magic = head(buf, pos)
-        if (magic != V1 and magic != V2) or total < minimum or total > limit - pos or pos + total > stop_at:
+    while n < cap and limit - pos >= 36 + hdr:
+        rec, lim = pos, limit
+        if hdr:
+            lim = entry_end(buf, pos, limit, segment_start)
+            if lim < 0:
+                break
+            rec = pos + hdr
+        total, magic = head(buf, rec)
+        if (magic != V1 and magic != V2) or total < minimum or total > lim - rec or rec + total > stop_at:
             break
-        if i64(buf, pos + 28)[0] != segment_start + pos:
+        if (hdr and rec + total != lim) or i64(buf, rec + 28)[0] != segment_start + rec:
             break
-        positions.append(pos)
+        positions.append(rec)
         n += 1
-        pos += total
+        pos = rec + total
     out[:n] = positions
     return out[:n], pos
 
@@ -102,12 +124,13 @@ class Run:
 
 
 def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int | None = None,
-              flags: int = CHECK_BODY_CRC, soft_stop: int | None = None) -> Run:
+              flags: int = CHECK_BODY_CRC, soft_stop: int | None = None, entry_header: int = 0) -> Run:
     """Consume clean records from ``start`` up to ``stop_at`` (default ``limit``); stop at any other record.
 
     ``flags``: CHECK_BODY_CRC (BODYCRC must match the body), CHECK_CRC_PROPERTY (a ``__CRC32#`` property,
     when present, must match the record), CHECK_COMPRESSED (the body is not compressed). ``soft_stop``: also stop at the first record boundary at or past
-    it (``run.end >= soft_stop``: call again from there).
+    it (``run.end >= soft_stop``: call again from there). ``entry_header``: 48 in a DLedger data file, where
+    ``start`` is an entry's start and each record follows its entry's header and fills the entry.
     """
     arr = as_array(buf)
     stop_at = limit if stop_at is None else stop_at
@@ -115,14 +138,15 @@ def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int |
     k = compiled_for(stop_at - start)
     if k is not None:
         stats = np.zeros(4, dtype=np.int64)
-        n, end = k.check_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, stats)
+        n, end = k.check_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, stats,
+                             entry_header)
         return Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]))
     return _check_run_py(buf if not isinstance(buf, np.ndarray) else arr.data, start, limit, stop_at,
-                         soft_stop, segment_start, flags)
+                         soft_stop, segment_start, flags, entry_header)
 
 
 def find_clean(buf, start: int, limit: int, *, segment_start: int, flags: int = 0,
-               max_scan: int = 1 << 22) -> int:
+               max_scan: int = 1 << 22, entry_header: int = 0) -> int:
     """The first position in [start, start + max_scan) where a clean record starts, or -1.
 
     Used to split a segment between threads: a thread started there walks the same records as a walk from
@@ -132,19 +156,20 @@ def find_clean(buf, start: int, limit: int, *, segment_start: int, flags: int = 
     stop = min(limit, start + max_scan)
     k = compiled_for(stop - start)
     if k is not None:
-        return int(k.find_clean(arr, start, stop, limit, segment_start, flags, CRC_NAME))
+        return int(k.find_clean(arr, start, stop, limit, segment_start, flags, CRC_NAME, entry_header))
     data = arr.data if arr.size else b""
     magics = (struct.pack(">i", V1), struct.pack(">i", V2))
-    at = start
-    while at < stop:
-        hits = [i for i in (bytes(data[at + 4 : stop + 4]).find(m) for m in magics) if i >= 0]
+    h = entry_header  # a DLedger data file: look for records 48 bytes after the entry starts looked for
+    at = start + h
+    while at < stop + h:
+        hits = [i for i in (bytes(data[at + 4 : stop + h + 4]).find(m) for m in magics) if i >= 0]
         if not hits:
             return -1
         cand = at + min(hits)
-        if cand >= stop:
+        if cand >= stop + h:
             return -1
-        if _clean_py(data, cand, limit, segment_start, flags) is not None:
-            return cand
+        if clean_entry_py(data, cand - h, limit, segment_start, flags, h)[1] is not None:
+            return cand - h
         at = cand + 1
     return -1
 
@@ -234,18 +259,30 @@ def _clean_py(buf, pos, limit, segment_start, flags):
     return layout
 
 
-def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags) -> Run:
+def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags, hdr=0) -> Run:
     n = first = last = top = 0
     while pos < stop_at and pos < soft_stop:
-        layout = _clean_py(buf, pos, limit, segment_start, flags)
-        if layout is None or pos + layout[0] > stop_at:
+        rec, layout = clean_entry_py(buf, pos, limit, segment_start, flags, hdr)
+        if layout is None or rec + layout[0] > stop_at:
             break
-        ts = _I64.unpack_from(buf, pos + 48 + layout[3])[0]
+        ts = _I64.unpack_from(buf, rec + 48 + layout[3])[0]
         if first == 0:
             first = ts
         last = ts
         top = max(top, ts)
         n += 1
-        pos += layout[0]
+        pos = rec + layout[0]
     return Run(n, pos, first, last, top)
+
+
+def clean_entry_py(buf, pos: int, limit: int, segment_start: int, flags: int, hdr: int):
+    """(record position, _clean_py layout) at ``pos``; in a DLedger data file (``hdr`` 48) the record after a
+    sound entry header that fills its entry; layout None when not clean."""
+    if not hdr:
+        return pos, _clean_py(buf, pos, limit, segment_start, flags)
+    end = entry_end(buf, pos, limit, segment_start)
+    if end < 0:
+        return pos, None
+    layout = _clean_py(buf, pos + hdr, end, segment_start, flags)
+    return pos + hdr, layout if layout is not None and pos + hdr + layout[0] == end else None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank
-from inspector.engine.read.layout import blank_fields, message_fields
+from inspector.engine.read.layout import blank_fields, entry_fields, message_fields
 from inspector.engine.workshop.tour import HEX_CONTEXT, SEARCH_SEGMENTS, Context, Missing
 from inspector.engine.workshop.tour_targets import (
     DirectoryTarget,
@@ -19,6 +19,7 @@ from inspector.engine.workshop.tour_targets import (
     record_hex,
 )
 from parsers import commitlog as cl
+from parsers.dledger import ENTRY_HEADER_SIZE
 from parsers.msgid import decode_offset_msg_id, decode_uniq_key
 
 
@@ -81,7 +82,7 @@ def _directory(ctx: Context):
 
 
 def _record(ctx: Context):
-    msg = ctx.nice_message()
+    msg = _dledger_message(ctx) or ctx.nice_message()
     fields = message_fields(msg)
     by = {f.name: f for f in fields}
     topic_len = by["TOPIC"].length
@@ -100,7 +101,41 @@ def _record(ctx: Context):
         f"(it grows by 12 bytes for each IPv6 host)."
     )
     target = record_hex(msg, None, None, f"the record at {msg.physical_offset}, every field marked")
+    if msg.raft_index is not None:  # a DLedger store: the 48 bytes before the record
+        return _with_entry_header(ctx, msg, text, target)
     return text, target, (), (ctx.cmd("hex", str(msg.physical_offset), "--length", str(msg.total_size)),
+                              ctx.cmd("show", str(msg.physical_offset)))
+
+
+def _dledger_message(ctx: Context):
+    """In a DLedger store, the record of its first entry (the step is about the 48 bytes before it); else None."""
+    first = next((s for s in ctx.store.segments if s.entry_header), None)
+    if first is None:
+        return None
+    try:
+        return ctx.store.commitlog.message_at(first.start_offset + first.entry_header)
+    except StoreError:
+        return None
+
+
+def _with_entry_header(ctx: Context, msg, text: str, target: HexTarget):
+    """The record step of a DLedger store: the entry header before the record, field by field (spec part 2 §16)."""
+    at = msg.physical_offset - ENTRY_HEADER_SIZE
+    header = entry_fields(ctx.store.commitlog.read(at, ENTRY_HEADER_SIZE), at)
+    text = (
+        f"This store is written by DLedger (a Raft group of brokers), so every record is the body of a DLedger "
+        f"entry: 48 bytes come first, at pos {at}. They say: magic 1; the entry's size, {msg.total_size} + 48 = "
+        f"{msg.total_size + ENTRY_HEADER_SIZE}; its Raft index ({msg.raft_index}: entries are numbered 0, 1, 2 ... "
+        f"across the whole log); the leader's term ({msg.raft_term}: it grows when another broker becomes leader); "
+        f"pos, the entry's own position ({at}), which DLedger checks on every start (a pos that disagrees stops "
+        f"it: 'pos X != Y'); a channel and two CRCs this DLedger version leaves 0; and the body length, which is "
+        f"the record's TOTALSIZE. The record then starts at pos + 48 = {msg.physical_offset}: that is the "
+        f"offset consume queues, index files and offset msgIds hold, and what the record's own PHYSICALOFFSET "
+        f"says. " + text)
+    spans = tuple(Span(f.start, f.end, f"{f.number} {f.name}") for f in header) + target.highlights
+    target = HexTarget(msg.file, at, msg.end_offset, spans, None,
+                       f"DLedger entry {msg.raft_index} (term {msg.raft_term}): the 48-byte header, then the record")
+    return text, target, (), (ctx.cmd("hex", str(at), "--length", str(msg.total_size + ENTRY_HEADER_SIZE)),
                               ctx.cmd("show", str(msg.physical_offset)))
 
 

@@ -134,6 +134,9 @@ HELP = [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "
                               "without it the delay levels are inferred from SCHEDULE_TOPIC_XXXX (info says which)"),
+        ("DLedger", "a DLedger store (dledger-n0/data, e.g. rmq-inspect sample_store_dledger) reads as one log: "
+                    "old commitlog, then entries; offsets are the records' (entry pos + 48); the overview's "
+                    "DLedger node lists the term timeline (enter: the term's first entry in the hex view)"),
     ]),
 ]
 

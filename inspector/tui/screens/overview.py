@@ -24,6 +24,7 @@ from inspector.engine import (
     StoreError,
     census,
     census_summary,
+    dledger_view,
     not_a_store,
     timer_line,
 )
@@ -36,7 +37,8 @@ from inspector.tui.widgets.navbar import NavBar
 class Node:
     """What a tree node stands for (its ``data``)."""
 
-    kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, files, problems
+    kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, files, problems,
+    # dledger, term
     value: object = None
 
 
@@ -59,6 +61,7 @@ class OverviewData:
     not_a_store: str | None = None  # why the root is no store (the command refuses it; a caller's Store may not)
     offsets_source: str = "config/consumerOffset.json"  # where the lag's offsets come from (the broker's choice)
     timer: str | None = None  # the 5.x timer store in one line (None: there is none, or the skeleton)
+    dledger: dict | None = None  # a DLedger store: dledger_view (term timeline, term files); None otherwise
 
 
 def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
@@ -97,7 +100,8 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
-                        not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None)
+                        not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,
+                        dledger_view(store) if list_queues else None)
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
@@ -286,6 +290,8 @@ class OverviewScreen(Screen):
             ):
                 fnode.add_leaf(text, data=Node("indexfile", info.file))
 
+        if d.dledger is not None:
+            self._dledger_node(root, d.dledger)
         cp = d.checkpoint
         if cp is not None:
             cnode = root.add(Text.assemble(("Checkpoint", "bold"), f"  {cp.file}, {cp.file_size} bytes"),
@@ -312,6 +318,22 @@ class OverviewScreen(Screen):
                 if node.data == cursor:
                     tree.move_cursor(node)
                     break
+
+    @staticmethod
+    def _dledger_node(root: TreeNode, dl: dict) -> None:
+        """A DLedger store: its entries, term files and the term timeline; a term opens the hex view at its first
+        entry (the 48-byte header, then the record)."""
+        node = root.add(Text.assemble(("DLedger", "bold"), f"  {dl['member']}: {num(dl['entries'])} entries from pos "
+                                      f"{num(dl['divided_commitlog_offset'] or 0)}; record offset = pos + 48"),
+                        data=Node("dledger"), expand=True)
+        for name in ("checkpoint", "currterm"):
+            values = dl[name]
+            shown = ", ".join(f"{k}={v}" for k, v in values.items()) if values else (dl[f"{name}_error"] or "absent")
+            node.add_leaf(f"{name:<11}{shown}", data=Node("dledger"))
+        for t in dl["terms"]:
+            stored = when(t["first_store_timestamp"]) if t["first_store_timestamp"] is not None else "-"
+            node.add_leaf(f"term {t['term']:<6} from index {num(t['first_index'])} at pos {num(t['first_pos'])}, "
+                          f"first stored {stored}", data=Node("term", t["first_pos"]))
 
     def _topic_nodes(self) -> list[TreeNode]:
         return list(self._topics_node.children) if self._topics_node is not None else []
@@ -437,6 +459,8 @@ class OverviewScreen(Screen):
             app.show_messages(topic=topic, queue=qid, start=offset)
         elif node.kind == "indexfile":
             app.show_busiest(node.value)
+        elif node.kind == "term":
+            app.show_hex(node.value)
         elif node.kind == "problems":
             app.switch_mode("problems")
         elif node.kind == "timer":

@@ -61,6 +61,7 @@ class HexView(ScrollView, can_focus=True):
         "hexview--msg-b",
         "hexview--field-odd",
         "hexview--blank",
+        "hexview--entry",
         "hexview--zero",
         "hexview--damaged",
         "hexview--pending",
@@ -559,7 +560,7 @@ class HexView(ScrollView, can_focus=True):
             if region is None or not region.start <= o < region.end:
                 found = rmap.at(o)
                 region, parity = found if found is not None else (None, 0)
-                fields = region.fields if region is not None and region.kind == "message" else ()
+                fields = region.fields if region is not None and region.kind in ("message", "entry") else ()
                 ordered = all(a.start <= b.start for a, b in zip(fields, fields[1:], strict=False))
                 k = 0
             odd = False
@@ -625,7 +626,7 @@ class HexView(ScrollView, can_focus=True):
                 break
             region, parity = found
             if region.start >= line.start:
-                glyph = {"message": "▶", "blank": "B", "zero": "0", "damaged": "!"}.get(region.kind, "?")
+                glyph = {"message": "▶", "entry": "E", "blank": "B", "zero": "0", "damaged": "!"}.get(region.kind, "?")
                 return glyph, self._kind_style(region.kind, parity)
             pos = region.end
         return " ", Style()
@@ -633,7 +634,7 @@ class HexView(ScrollView, can_focus=True):
     def _kind_style(self, kind: str, parity: int) -> Style:
         if kind == "message":
             return self._style("msg-b" if parity else "msg-a")
-        return self._style({"blank": "blank", "zero": "zero", "damaged": "damaged"}.get(kind, "pending"))
+        return self._style({"blank": "blank", "entry": "entry", "zero": "zero", "damaged": "damaged"}.get(kind, "pending"))
 
     def _byte_style(self, offset: int, found, span: tuple[int, int] | None,
                     base: Style | None = None) -> tuple[Style, Style]:
@@ -644,7 +645,7 @@ class HexView(ScrollView, can_focus=True):
         else:
             region, parity = found
             bg = style = base + self._kind_style(region.kind, parity)
-            if region.kind == "message":
+            if region.kind in ("message", "entry"):  # a DLedger entry header's fields alternate like a record's
                 fi = field_at(region, offset)
                 if fi and fi[0] % 2:
                     style = style + self._style("field-odd")

@@ -68,7 +68,7 @@ def _commands(path: str, out: Path) -> list[list[str]]:
             ["tour", path, "--all"], ["exercises", path, "--answer-key"], [path]]
 
 
-@pytest.mark.parametrize("case", ["empty", "commitlog", "queue", "nested", "dledger"])
+@pytest.mark.parametrize("case", ["empty", "commitlog", "queue", "nested"])  # a DLedger root opens (issue 19)
 def test_every_command_refuses_a_path_that_is_no_store(tmp_path, capsys, case):
     expected = {
         "empty": (tmp_path / "x", NO_STORE + "; the folder is empty"),
@@ -76,16 +76,12 @@ def test_every_command_refuses_a_path_that_is_no_store(tmp_path, capsys, case):
         "queue": (SAMPLE / "consumequeue" / "OrderEvents" / "0",
                   f"this is consumequeue/OrderEvents/0 inside a store: open the store root ({SAMPLE})"),
         "nested": (tmp_path / "x", f"the store is one level down: open {tmp_path / 'x' / 'store'}"),
-        "dledger": (tmp_path / "x", "a DLedger store: its data is in dledger-n0/data (not yet supported)"),
     }
     path, answer = expected[case]
     if path == tmp_path / "x":
         path.mkdir()
     if case == "nested":
         (path / "store" / "commitlog").mkdir(parents=True)
-    if case == "dledger":
-        (path / "dledger-n0" / "data").mkdir(parents=True)
-        (path / "config").mkdir()
     for argv in _commands(str(path), tmp_path / "out"):
         code, out, err = run(capsys, *argv)
         assert (code, out, err) == (2, "", f"rmq-inspect: {path}: {answer}\n"), argv
@@ -117,3 +113,13 @@ def test_a_file_name_that_is_no_utf8(tmp_path, capsys):
     assert name in {p["file"] for p in json.loads(out)["problems"]}
     code, out, err = run(capsys, "census", str(root))
     assert code == 0 and "junk-\\xff\\xfe" in err and "Traceback" not in err
+
+
+def test_a_dledger_root_opens(tmp_path, capsys):
+    """Issue 19: a DLedger store root (no commitlog/ yet), its member folder and its data/ open as the store."""
+    path = tmp_path / "x"
+    (path / "dledger-n0" / "data").mkdir(parents=True)
+    (path / "config").mkdir()
+    for where in (path, path / "dledger-n0", path / "dledger-n0" / "data"):
+        code, out, err = run(capsys, "info", str(where), "--json")
+        assert code == 0 and err == "", (where, err)

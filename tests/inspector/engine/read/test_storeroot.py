@@ -81,11 +81,16 @@ def test_dledger(tmp_path: Path) -> None:
     (member / "checkpoint").write_bytes(b"")
     (tmp_path / "consumequeue").mkdir()
     (tmp_path / "checkpoint").write_bytes(b"")
-    assert not_a_store(tmp_path) == "a DLedger store: its data is in dledger-n0/data (not yet supported)"
-    assert not_a_store(member).startswith("this is dledger-n0 of a DLedger store: its data is in dledger-n0/data")
-    assert not_a_store(member / "data").startswith("this is dledger-n0/data of a DLedger store")
+    # issue 19: DLedger stores are read; the member folder, its data/ and index/ open the store they belong to
+    assert not_a_store(tmp_path) is None
+    assert not_a_store(member) is None and not_a_store(member / "data") is None
+    assert not_a_store(member / "index") is None
+    (member / "data" / "x").mkdir()
+    assert not_a_store(member / "data" / "x").startswith("this is dledger-n0/data/x of a DLedger store: open the "
+                                                         f"store root ({tmp_path})")
     (tmp_path / "commitlog").mkdir()  # the segments from before DLedger was switched on: readable
     assert not_a_store(tmp_path) is None
+    assert not_a_store(tmp_path / "commitlog") is None  # the old part of a DLedger log: the store opens
 
 
 def test_a_store_one_level_down(tmp_path: Path) -> None:

@@ -1,0 +1,258 @@
+"""A DLedger store (spec part 2 §16) as one commitlog: where its files are, and its 48-byte entry headers.
+
+A DLedger broker's log is ``commitlog/`` below ``dividedCommitlogOffset`` and ``dledger-<id>/data/`` from
+there on, one offset space; each data file holds entries (48-byte header, then one commitlog record whose
+PHYSICALOFFSET is the entry's pos + 48). :class:`~inspector.engine.read.commitlog.CommitLog` reads both as
+segments; a data file's :class:`Segment` has ``entry_header`` = 48, which the careful step and the walks
+step over. The record offsets (pos + 48) are what the consume queues, index files and msgIds hold.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from inspector.engine.model.errors import StoreError
+from inspector.engine.model.records import Message
+from inspector.engine.read.census import DLEDGER_PREFIX
+from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries
+from parsers.dledger import (
+    END_MAGIC,
+    ENTRY_HEADER_SIZE,
+    HEADER_SIZE_FIELD_MIN,
+    MAGIC_1,
+    CurrTerm,
+    DLedgerCheckpoint,
+    SchemaError,
+)
+from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
+
+_HEADER = struct.Struct(">iiqqqiiii")
+
+
+@dataclass(frozen=True)
+class EntryHeader:
+    """The 48 bytes before a record (``DLedgerEntryCoder.encode``)."""
+
+    magic: int
+    size: int
+    index: int
+    term: int
+    pos: int
+    channel: int
+    chain_crc: int
+    body_crc: int
+    body_length: int
+
+
+def read_header(buf, at: int, limit: int) -> EntryHeader | None:
+    """The entry header at ``at``, or None when fewer than 48 bytes remain."""
+    if limit - at < ENTRY_HEADER_SIZE:
+        return None
+    return EntryHeader(*_HEADER.unpack_from(buf, at))
+
+
+def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: int) -> tuple[str, str] | None:
+    """(reason, code) of the first of DLedger recovery's checks the header fails, or None.
+
+    Recovery (``DLedgerMmapFileStore.recover``) checks pos == file start + position, body length + 48 == size,
+    a known magic, size > 44, in that order; we check the magic first (a wrong magic makes the rest noise)."""
+    if header is None:
+        return f"an entry header needs 48 bytes, {limit - at} remain", "dledger-torn-entry"
+    if header.magic != MAGIC_1:
+        return f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file)", "dledger-magic"
+    if header.size <= HEADER_SIZE_FIELD_MIN:
+        return f"entry size {header.size} is not more than {HEADER_SIZE_FIELD_MIN}", "dledger-size"
+    if header.pos != file_start + at:
+        return (f"entry pos field is {header.pos} but the entry is at {file_start + at} (DLedger recovery stops: "
+                f"pos {header.pos} != {file_start + at})", "dledger-pos")
+    if header.body_length + ENTRY_HEADER_SIZE != header.size:
+        return (f"entry size {header.size} != body length {header.body_length} + 48", "dledger-body-length")
+    if header.size > limit - at:
+        return f"entry of {header.size} bytes runs past the end of the file ({limit - at} remain)", "dledger-torn-entry"
+    return None
+
+
+def is_end_marker(buf, at: int, limit: int) -> bool:
+    return limit - at >= 4 and struct.unpack_from(">i", buf, at)[0] == END_MAGIC
+
+
+def with_entry(msg: Message, header: EntryHeader) -> Message:
+    """The message with its entry's Raft index and term beside it."""
+    return replace(msg, raft_index=header.index, raft_term=header.term)
+
+
+def header_before(buf, record_position: int, limit: int, file_start: int) -> EntryHeader | None:
+    """The header of the entry whose record starts at ``record_position``, when one is there and sound."""
+    at = record_position - ENTRY_HEADER_SIZE
+    if at < 0:
+        return None
+    header = read_header(buf, at, limit)
+    return header if header_fault(header, at, limit, file_start) is None else None
+
+
+def homes(root: Path) -> list[Path]:
+    """The ``dledger-<id>/`` folders of a store root that hold a ``data/`` folder, by name."""
+    try:
+        return sorted(p for p in root.iterdir() if p.name.startswith(DLEDGER_PREFIX) and (p / "data").is_dir())
+    except OSError:
+        return []
+
+
+def member_root(path: Path) -> Path | None:
+    """The store root when ``path`` is a DLedger member folder (``dledger-n0``) or its ``data/`` or ``index/``, or
+    the ``commitlog/`` of a DLedger store (its old part alone would be half the log)."""
+    if path.name in ("data", "index") and path.parent.name.startswith(DLEDGER_PREFIX):
+        return path.parent.parent
+    if path.name == "commitlog" and homes(path.parent):
+        return path.parent
+    if path.name.startswith(DLEDGER_PREFIX) and (path / "data").is_dir():
+        return path.parent
+    return None
+
+
+def dledger_folders(root: Path) -> tuple[list[tuple[Path, str]], str] | None:
+    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above) and the data folder's
+    label; None for a plain store. With several members (a copy of a whole group's disks), the first by name."""
+    found = homes(root)
+    if not found:
+        return None
+    data = f"{found[0].name}/data"
+    return [(root / "commitlog", "commitlog"), (root / data, data)], data
+
+
+UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
+HEADER_DTYPE = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8"),
+                         ("channel", ">i4"), ("chain_crc", ">i4"), ("body_crc", ">i4"), ("body_length", ">i4")])
+
+
+@dataclass(frozen=True)
+class IndexRun:
+    """The used units of one ``index/`` file: unit number of its first unit (file name / 32) and the units."""
+
+    file: str  # relative to the store root
+    first: int
+    units: np.ndarray  # UNIT_DTYPE
+
+
+@dataclass(frozen=True)
+class PropertiesFile:
+    """``checkpoint`` or ``currterm`` as DLedger reads it: the values, or why they cannot be read."""
+
+    file: str
+    values: dict | None
+    fault: str | None  # None: read; else the reason, naming the line or byte
+
+
+class DLedgerMember:
+    """``<root>/dledger-<id>/`` read-only: its index files (units until the zeros a preallocated file holds),
+    ``checkpoint`` and ``currterm`` (spec part 2 §16)."""
+
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root, self.home = root, home
+        self.label = home.name
+
+    def index_files(self) -> tuple[list[tuple[int, Path]], list[Path]]:
+        return offset_named_entries(self.home / "index")
+
+    def index_runs(self) -> tuple[list[IndexRun], list[tuple[str, str]]]:
+        """The used units of each index file, in name order, and (file, reason) of each file not readable."""
+        runs, unreadable = [], []
+        files, _ = self.index_files()
+        for start, path in files:
+            rel = f"{self.label}/index/{path.name}"
+            try:
+                mf = MappedFile(path, rel)
+            except StoreError as e:
+                unreadable.append((rel, e.reason))
+                continue
+            try:
+                # DLedger's index files are preallocated: past the last allocated extent is a hole of zeros, not
+                # read (a 160 MiB file holding a few units costs nothing)
+                allocated = allocated_end(path)
+                whole = (mf.size if allocated is None else min(mf.size, allocated + UNIT_SIZE - 1)) // UNIT_SIZE
+                units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=whole) if whole else np.zeros(0, UNIT_DTYPE)
+                written = np.flatnonzero(units["magic"] != 0)
+                used = int(written[-1]) + 1 if written.size else 0
+                runs.append(IndexRun(rel, start // UNIT_SIZE, units[:used].copy()))
+            finally:
+                mf.close()
+        return runs, unreadable
+
+    def properties(self, name: str, schema) -> PropertiesFile:
+        """``name`` parsed with ``schema`` (DLedgerCheckpoint or CurrTerm); a missing file is values None."""
+        rel = f"{self.label}/{name}"
+        try:
+            data = (self.home / name).read_bytes()
+        except FileNotFoundError:
+            return PropertiesFile(rel, None, None)
+        except OSError as e:
+            return PropertiesFile(rel, None, f"cannot read: {e.strerror or e}")
+        try:
+            return PropertiesFile(rel, dict(schema.parse(data)), None)
+        except SchemaError as e:
+            line = data[: _bad_at(data)].count(b"\n") + 1
+            return PropertiesFile(rel, None, f"line {line}: not what DLedger writes ({_first_line(str(e))})")
+
+
+def _bad_at(data: bytes) -> int:
+    """Where the first line that is no ``key=value`` (or no number) starts: the end of the good lines."""
+    at = 0
+    for line in data.split(b"\n")[:-1]:
+        key, sep, value = line.partition(b"=")
+        if not sep or (key in (b"endIndex", b"committedIndex", b"currTerm") and not value.lstrip(b"-").isdigit()):
+            return at
+        at += len(line) + 1
+    return at
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[-1] if text.strip() else text
+
+
+def member_of(root: Path, data_label: str | None) -> DLedgerMember | None:
+    """The member whose ``data/`` the store reads (``Store.dledger_data``), or None for a plain store."""
+    if not data_label:
+        return None
+    return DLedgerMember(root, root / data_label.split("/")[0])
+
+
+def dledger_view(store) -> dict | None:
+    """A DLedger store's own facts for the overviews (info, TUI, web; None for a plain store): the member, where
+    DLedger positions begin, the entries the index holds, ``checkpoint`` and ``currterm``, and the term timeline
+    (each leader change: term, first Raft index, first pos, its record's offset and store time), read from
+    the index units (one pass, no walk of the data)."""
+    member = member_of(store.root, getattr(store, "dledger_data", None))
+    if member is None:
+        return None
+    data = [s for s in store.commitlog.segments if s.entry_header]
+    runs, _ = member.index_runs()
+    units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
+    units = units[units["magic"] == MAGIC_1]
+    terms = []
+    if len(units):
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(units["term"].astype(np.int64)) != 0) + 1])
+        for k in starts.tolist():
+            pos = int(units["pos"][k])
+            try:
+                stored = store.commitlog.message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
+            except StoreError:
+                stored = None
+            terms.append({"term": int(units["term"][k]), "first_index": int(units["index"][k]), "first_pos": pos,
+                          "first_record_offset": pos + ENTRY_HEADER_SIZE, "first_store_timestamp": stored})
+    cp = member.properties("checkpoint", DLedgerCheckpoint)
+    term = member.properties("currterm", CurrTerm)
+    return {
+        "member": member.label,
+        "data_files": len(data),
+        "divided_commitlog_offset": data[0].start_offset if data else None,
+        "entries": len(units),
+        "first_index": int(units["index"][0]) if len(units) else None,
+        "last_index": int(units["index"][-1]) if len(units) else None,
+        "checkpoint": cp.values, "checkpoint_error": cp.fault,
+        "currterm": term.values, "currterm_error": term.fault,
+        "terms": terms,
+    }

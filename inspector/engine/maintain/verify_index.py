@@ -23,6 +23,24 @@ __all__ = ["ITEM_DTYPE", "check_index"]
 ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff", ">i4"), ("prev_index", ">i4")])
 
 
+RECHECKED = 10_000  # items of one index file no record vouched for that are looked at one by one
+
+
+def _first_unset(bits: np.ndarray, count: int, wanted: int, chunk: int = 1 << 20) -> tuple[list[int], int]:
+    """The first ``wanted`` item numbers (0-based) whose bit is not set among ``count`` little-endian bits, and how
+    many are not set in all; a piece at a time (a full index file has 20,000,000 items)."""
+    first: list[int] = []
+    total = 0
+    for start in range(0, count, chunk):
+        n = min(chunk, count - start)
+        piece = np.unpackbits(bits[start // 8 : (start + n + 7) // 8], count=n, bitorder="little")
+        unset = n - int(np.count_nonzero(piece))
+        total += unset
+        if unset and len(first) < wanted:
+            first.extend((np.flatnonzero(piece == 0)[: wanted - len(first)] + start).tolist())
+    return first, total
+
+
 def _message_index_hashes(msg: Message) -> set[int]:
     keys = ([msg.unique_key] if msg.unique_key else []) + msg.keys
     return {index_key_hash(index_key(msg.topic, k)) for k in keys}
@@ -50,8 +68,14 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     min_ts = max_ts = None
     if marks is not None and marks.stats[2]:
         min_ts, max_ts = int(marks.stats[0]), int(marks.stats[1])
+    unchecked = 0
     if marks is not None:
-        todo = np.flatnonzero(np.unpackbits(marks.ok, count=written, bitorder="little") == 0).tolist()
+        # an index file from another store, or a zeroed commitlog under a full index: millions of items no record
+        # vouches for, each a Python look at its record (~8 us): the first RECHECKED are looked at and named one by
+        # one, the rest are counted in one finding (a full file took 158 s of CPU before)
+        unvouched, total = _first_unset(marks.ok, written, RECHECKED + 1)
+        todo = unvouched[:RECHECKED]
+        unchecked = total - len(todo)
     else:
         todo = range(written)
     for i in todo:
@@ -77,6 +101,11 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
         if item.prev_index < 0 or item.prev_index >= item.number:
             problems.append(Problem(rel, pos + 16, f"item {item.number} links to {item.prev_index}, which is not "
                                     "an older item", "index-bad-link"))
+    if unchecked:
+        first = unvouched[RECHECKED] + 1
+        problems.append(Problem(rel, base + first * 20, f"{unchecked} more item(s), from item {first} on, point at no "
+                                f"record with their key (dangling, or another key's record): only the first {RECHECKED} "
+                                "of this file are named one by one", "index-unvouched"))
     # header phy offsets and times: the first and last items' (their records' times: two reads, or the
     # oldest and newest the walk saw when those records cannot be read)
     bounds = (min_ts, max_ts) if min_ts is not None and max_ts is not None else None

@@ -137,15 +137,20 @@ class _BatchEncoder:
             return rows[: int(limit)], int(rows[int(limit)])
         return rows, None
 
-    def encode(self, batch: MessageBatch, rows: np.ndarray) -> bytes:
-        """The lines of ``rows``: by the compiled kernel when it is loaded, else one by one (the same bytes)."""
+    def encode(self, batch: MessageBatch, rows: np.ndarray, release: bool = False) -> bytes:
+        """The lines of ``rows``: by the compiled kernel when it is loaded, else one by one (the same bytes).
+        ``release``: the batch's pages are dropped from the mapping afterwards (a walk of many GiB stays flat)."""
         if len(rows) == 0:
-            return b""
-        if batch.entry_header:  # DLedger records carry their entry ("dledger"): message_view's encoding
-            return b"".join(message_line(batch.message(i), decompress=self.decompress) for i in rows.tolist())
-        k = self.kernels(batch)
-        out = self._kernel_lines(k, batch, rows) if k is not None and batch.flags & CHECK_BODY_CRC else None
-        return b"".join(self._python_lines(batch, rows) if out is None else out)
+            lines = b""
+        elif batch.entry_header:  # DLedger records carry their entry ("dledger"): message_view's encoding
+            lines = b"".join(message_line(batch.message(i), decompress=self.decompress) for i in rows.tolist())
+        else:
+            k = self.kernels(batch)
+            out = self._kernel_lines(k, batch, rows) if k is not None and batch.flags & CHECK_BODY_CRC else None
+            lines = b"".join(self._python_lines(batch, rows) if out is None else out)
+        if release:
+            batch.release_pages()
+        return lines
 
     @staticmethod
     def kernels(batch: MessageBatch):
@@ -284,7 +289,7 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                 left -= len(rows)
                 if len(rows):
                     threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
-                    yield from pending.add(partial(enc.encode, item, rows), threads)
+                    yield from pending.add(partial(enc.encode, item, rows, release=True), threads)
                 if after is not None:
                     yield from pending.drain()
                     yield MoreAfterLimit(int(limit or 0), int(item.physical_offsets[after]),

@@ -38,6 +38,10 @@ INTERN_SLOTS = 1 << 12  # table size for distinct topics / IPs; a batch that fil
 _FAST_MESSAGE = not hasattr(Message, "__slots__") and not hasattr(Message, "__post_init__")
 
 
+def _nothing() -> None:
+    return None
+
+
 class MessageBatch:
     """A run of clean records decoded into columns (numpy int64), with topics and hosts interned.
 
@@ -58,6 +62,7 @@ class MessageBatch:
         self.ips = ips
         self._hosts: dict[tuple[int, int], Host] = {}
         self.cut = False  # True: stopped only because the batch was full
+        self.release_pages = _nothing  # drops the batch's pages from the mapping (set by the walk that mapped it)
         self.flags = 0  # the CHECK_* flags every record of the batch passed
         self.entry_header = 0  # 48: a DLedger data file's records (their entries' index and term precede them)
 

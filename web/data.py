@@ -100,13 +100,14 @@ class _Census:
 
     def __init__(self, store: Store) -> None:
         self.view: dict | None = None
-        self.thread = threading.Thread(target=self._count, args=(store.root,), name="rmq-census", daemon=True)
+        self.thread = threading.Thread(target=self._count, args=(store.root, store.broker_config),
+                                       name="rmq-census", daemon=True)
         self.thread.start()
 
-    def _count(self, root) -> None:
+    def _count(self, root, broker_config) -> None:
         try:
-            self.view = census_view(census(root))
-        except OSError as e:  # the root vanished: say so where the census would be
+            self.view = census_view(census(root, broker_config))
+        except (OSError, BadInput) as e:  # the root vanished: say so where the census would be
             self.view = {"summary": f"cannot count the files: {e}", "kinds": [], "problems": [], "unlisted": 0,
                          "errors": 0}
 

@@ -91,7 +91,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
         checkpoint, cp_error = store.checkpoint(), None
     except StoreError as e:
         checkpoint, cp_error = None, str(e)
-    found = census(store.root) if list_queues else None  # 16,000 queue folders: a fraction of a second, not first
+    found = census(store.root, store.broker_config) if list_queues else None  # 16,000 queue folders: a fraction of a second, not first
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,

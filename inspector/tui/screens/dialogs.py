@@ -91,6 +91,9 @@ HELP = [
         ("space", "expand or collapse"),
         ("escape", "stop the background walk of the commitlog"),
         ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them"),
+        ("Broker settings", "each setting the store is read with and its source: broker.conf (line), flag, "
+                            "inferred from the store (the delay table, level by level, from SCHEDULE_TOPIC_XXXX) or "
+                            "default; space expands it"),
         ("Consumer groups", "lag from where the broker keeps offsets, named on the node: lmqConsumerOffset.json "
                             "(enableLmq), RocksDB config/consumerOffsets/ or config/rdb/, else consumerOffset.json"),
     ]),

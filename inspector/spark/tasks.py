@@ -37,6 +37,8 @@ from inspector.engine import (
     check_path_component,
     check_queue,
     dispatch_request,
+    inner_messages,
+    is_inner_batch,
     lmq_requests,
     record_problems,
     sys_flag_parts,
@@ -227,18 +229,32 @@ def message_row(msg: Message, store: str, segment: str, *, with_body: bool = Tru
     )
 
 
+def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:
+    """A record's MESSAGE rows: one, or for a 5.x inner-batch record one per inner message, as ``messages
+    --topic T --queue N`` lists them (queue offset = the record's QUEUEOFFSET, i.e. INNER_BASE, + i; its own
+    flag, properties, keys, tags and body; the record's physical offset, msgId, sizes and times). A body that
+    does not split into items stays one row (the record as stored; ``verify`` names what is wrong with it)."""
+    if is_inner_batch(msg):
+        try:
+            return [message_row(m, store, segment, with_body=with_body) for m in inner_messages(msg)]
+        except StoreError:
+            pass
+    return [message_row(msg, store, segment, with_body=with_body)]
+
+
 def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True) -> Iterator[tuple]:
-    """Every message of the segments, one MESSAGE row each; each segment's report goes to ``sink``."""
+    """Every message of the segments, one MESSAGE row each (an inner batch's messages each a row of its own:
+    ``record_rows``); each segment's report goes to ``sink``."""
     for task in tasks:
         walk = SegmentWalk(task)
         for entry in walk.entries():
             if isinstance(entry, Message):
                 try:
-                    row = message_row(entry, task.store.path, task.name, with_body=with_body)
+                    rows = record_rows(entry, task.store.path, task.name, with_body=with_body)
                 except Exception as e:  # noqa: BLE001
                     walk.fail(e)
                     break
-                yield row
+                yield from rows
         sink(walk.report)
 
 

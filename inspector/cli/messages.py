@@ -82,9 +82,24 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
                   when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
                   esc(_body_preview(item)))
+        if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
+            _inner_rows(t, item)
     console.print(t)
     console.print(f"{shown} message(s)" + (f"; {_more_note(more, queue_id is not None)}" if more else ""))
     return 0
+
+
+def _inner_rows(t: Table, msg: Message) -> None:
+    """Indented rows under an inner-batch record: each inner message at its queue offset (base + i), its own
+    tags, keys, body size and body; a body that does not split says why in one row."""
+    if not is_inner_batch(msg):
+        return
+    inner, error = _inner(msg)
+    for m in inner:
+        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", esc(m.tags or ""), esc(" ".join(m.keys)),
+                  str(len(m.body)), esc(_body_preview(m)))
+    if error is not None:
+        t.add_row("  └", f"[red]inner messages: {esc(error)}[/]", "", "", "", "", "", "", "")
 
 
 def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:

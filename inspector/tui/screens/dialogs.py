@@ -113,6 +113,8 @@ HELP = [
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
         ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "
                      "a row: queue offset base+i, its own keys and body; e.g. topic Direct5BatchCQ, queue 0"),
+        ("space", "in commitlog order, on an inner-batch record (keys column '▸ 4 inner'): its inner messages "
+                  "as rows under it (└ #i, queue offset base+i, own tags, keys, body); space again folds them"),
         ("%LMQ% queue", "an LMQ queue lists each record at its offset in that queue (INNER_MULTI_QUEUE_OFFSET), "
                         "not its topic's; e.g. topic %LMQ%x, queue 0"),
         ("escape", "cancel the scan"),

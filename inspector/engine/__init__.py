@@ -66,6 +66,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         'record_problems', 'verify'),
     "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
+    "maintain.verify_lmq": ('segment_lmq_problems',),
     "maintain.verify_queues": ('check_queue',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
     "workshop.exercises": ('generate',),
@@ -111,6 +112,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
+    from inspector.engine.maintain.verify_lmq import segment_lmq_problems
     from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.model.arguments import (
         COUNT,

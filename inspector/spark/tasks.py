@@ -41,6 +41,7 @@ from inspector.engine import (
     is_inner_batch,
     lmq_requests,
     record_problems,
+    segment_lmq_problems,
     sys_flag_parts,
 )
 
@@ -266,7 +267,8 @@ def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tupl
     return (store, phase, task, seq, p.file, p.offset, p.code, p.severity, p.reason)
 
 
-PHASE_LAYOUT, PHASE_RECORDS, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(5)
+# the order of verify's report: layout, records, LMQ multi-dispatch properties, queues, index files, the rest
+PHASE_LAYOUT, PHASE_RECORDS, PHASE_LMQ, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(6)
 
 
 def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]:
@@ -278,12 +280,14 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
     for task in tasks:
         report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
         found: list[Problem] = []
+        lmq: list[Problem] = []
         try:
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
                 summary = store.commitlog.summarise_segment(
                     seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
                     workers=1)
+                lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
             report.blank_position, report.blank_size = scan.blank_position, scan.blank_size
@@ -296,6 +300,8 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
             found = [Problem(task.file, 0, f"the segment could not be checked: {report.error}", "check-failed")]
         for seq, p in enumerate(found):
             yield finding_row(task.store.path, PHASE_RECORDS, task.index, seq, p)
+        for seq, p in enumerate(lmq):
+            yield finding_row(task.store.path, PHASE_LMQ, task.index, seq, p)
         sink(report)
 
 

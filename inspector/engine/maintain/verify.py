@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_index import check_index
+from inspector.engine.maintain.verify_lmq import lmq_record_problems
 from inspector.engine.maintain.verify_queues import check_queue
 from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import StoreError
@@ -94,6 +95,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
                 problems.extend(record_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
+    problems.extend(lmq_record_problems(store))  # multi-dispatch properties the broker cannot dispatch as written
     cq_units = 0
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from split_commitlog import split_commitlog
+from split_commitlog import split_commitlog, split_under_root
 
 from inspector.cli.main import main
 from inspector.engine import BadInput, census, census_summary, load_broker_config
@@ -41,15 +41,8 @@ def test_an_empty_file_in_a_configured_folder_stops_the_broker(tmp_path: Path, c
 
 
 def test_folders_under_the_root_by_other_names_and_an_unused_commitlog(tmp_path: Path, capsys) -> None:
-    root = tmp_path / "store"
-    shutil.copytree(SAMPLE, root)
-    (root / "commitlog").rename(root / "log0")
-    (root / "log1").mkdir()
-    segs = sorted((root / "log0").iterdir())
-    shutil.move(segs[-1], root / "log1" / segs[-1].name)
+    root, conf, _ = split_under_root(SAMPLE, tmp_path)
     (root / "commitlog").mkdir()  # left over from before the broker.conf moved it: this broker ignores it
-    conf = tmp_path / "b.conf"
-    conf.write_text("storePathRootDir=/data/store\nstorePathCommitLog=/data/store/log0,/data/store/log1\n")
     c = census(root, load_broker_config(conf))
     assert (c.kind("commitlog").files, c.kind("commitlog").folders) == (3, 2)
     assert {(p.file, p.code, p.severity) for p in c.problems} == {

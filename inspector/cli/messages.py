@@ -12,7 +12,6 @@ from inspector.cli.output import (
     err_console,
     esc,
     print_json,
-    print_json_line,
     table,
     warn_problem,
     when,
@@ -29,6 +28,7 @@ from inspector.engine import (
     is_lmq,
     json_lines,
     message_view,
+    record_line,
 )
 
 
@@ -144,11 +144,14 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
             continue
         if topic is not None and item.topic != topic:
             continue
-        if as_json:
-            print_json_line(message_view(item, decompress=decompress))
+        if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
+            sys.stdout.write(record_line(item, decompress=decompress).decode())
         else:
             console.print(f"{item.physical_offset}  {esc(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
                           f"{when(item.store_timestamp)}  {esc(_body_preview(item))}")
+            for m in _inner(item)[0]:
+                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {esc(' '.join(m.keys))}  "
+                              f"{esc(_body_preview(m))}")
         sys.stdout.flush()
         shown += 1
         if limit is not None and shown >= limit:

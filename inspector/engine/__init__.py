@@ -56,7 +56,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
-    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
+    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
@@ -201,7 +201,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line
+    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line, record_line
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

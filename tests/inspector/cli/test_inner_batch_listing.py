@@ -82,3 +82,16 @@ def test_a_batch_topic_in_commitlog_order_and_a_body_that_does_not_split(tmp_pat
     lines = _lines(capsys, str(root), "--topic", BATCH_TOPIC)
     assert lines[1]["inner"] == [] and "total size 5" in lines[1]["inner_error"]
     assert lines[0]["inner"] and "inner" not in lines[2]
+
+
+def test_follow_gives_the_inner_messages_too(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "s"
+    write_batch_store(root)
+    follow = ["--follow", "--from", "0", "--idle-timeout", "0.05"]
+    assert main(["messages", str(root), *follow, "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [[m["queue_offset"] for m in line.get("inner", [])] for line in lines if line["topic"] == BATCH_TOPIC] \
+        == [[0, 1, 2, 3], [4, 5, 6], []]
+    assert main(["messages", str(root), *follow]) == 0
+    out = capsys.readouterr().out
+    assert "└ #3" in out and "inner body 6" in out

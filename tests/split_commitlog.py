@@ -22,3 +22,18 @@ def split_commitlog(original: Path, where: Path, **settings: str) -> tuple[Path,
     lines = [f"{k}={v}" for k, v in settings.items()] + [f"storePathCommitLog={dirs[0]}, {dirs[1]}"]
     conf.write_text("\n".join(lines) + "\n")
     return root, conf, dirs
+
+
+def split_under_root(original: Path, where: Path) -> tuple[Path, Path, list[Path]]:
+    """(store root, broker.conf, the segments): a copy of ``original`` whose commitlog is in ``log0/`` and
+    ``log1/`` under the root (the last segment in log1), named in a broker.conf under another
+    ``storePathRootDir`` (``/data/store``), as a copy of such a broker's store is found."""
+    root = where / "store"
+    shutil.copytree(original, root)
+    (root / "commitlog").rename(root / "log0")
+    (root / "log1").mkdir()
+    segs = sorted((root / "log0").iterdir())
+    shutil.move(segs[-1], root / "log1" / segs[-1].name)
+    conf = where / "b.conf"
+    conf.write_text("storePathRootDir=/data/store\nstorePathCommitLog=/data/store/log0,/data/store/log1\n")
+    return root, conf, segs

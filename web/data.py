@@ -100,13 +100,14 @@ class _Census:
 
     def __init__(self, store: Store) -> None:
         self.view: dict | None = None
-        self.thread = threading.Thread(target=self._count, args=(store.root,), name="rmq-census", daemon=True)
+        self.thread = threading.Thread(target=self._count, args=(store.root, store.broker_config),
+                                       name="rmq-census", daemon=True)
         self.thread.start()
 
-    def _count(self, root) -> None:
+    def _count(self, root, broker_config) -> None:
         try:
-            self.view = census_view(census(root))
-        except OSError as e:  # the root vanished: say so where the census would be
+            self.view = census_view(census(root, broker_config))
+        except (OSError, BadInput) as e:  # the root vanished: say so where the census would be
             self.view = {"summary": f"cannot count the files: {e}", "kinds": [], "problems": [], "unlisted": 0,
                          "errors": 0}
 
@@ -236,7 +237,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
                     result["scan_stopped"] = full
                 break
             used += cost
-            rows.append(_list_row(entry, limits))
+            rows.append(_list_row(entry, limits) | _inner_rows(entry, limits, LIST_INNER_ROWS))
         if isinstance(entry, Problem):
             continue
         if scanned >= limits.scan_entries:
@@ -260,14 +261,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     except StoreError as e:
         plain, body_error = msg.body, e.reason
     shown = plain[: limits.body_bytes]
-    inner: dict = {}
-    if is_inner_batch(msg):  # 5.x inner batch: its messages, each a list row (at most INNER_ROWS of them)
-        try:
-            found, error = inner_messages(msg), None
-        except StoreError as e:
-            found, error = [], e.reason
-        inner = {"inner_messages": [_list_row(m, limits) for m in found[:INNER_ROWS]],
-                 "inner_messages_total": len(found), "inner_messages_error": error}
+    inner = _inner_rows(msg, limits, INNER_ROWS)
     return {
         **inner,
         "message": view,
@@ -281,6 +275,20 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
 
 
 INNER_ROWS = 1000  # inner messages listed on a batch record's page (INNER_NUM may be up to 32767)
+LIST_INNER_ROWS = 100  # under a batch record in a commitlog-order list (its page lists up to INNER_ROWS)
+
+
+def _inner_rows(msg: Message, limits: Limits, cap: int) -> dict:
+    """A 5.x inner-batch record's messages, each a list row (queue offset base + i, its own keys, tags and
+    body), at most ``cap`` of them (``inner_messages_total`` the full number); {} for another record."""
+    if not is_inner_batch(msg):
+        return {}
+    try:
+        found, error = inner_messages(msg), None
+    except StoreError as e:
+        found, error = [], e.reason
+    return {"inner_messages": [_list_row(m, limits) for m in found[:cap]], "inner_messages_total": len(found),
+            "inner_messages_error": error}
 
 
 def _body_as(data: bytes, fmt: str, *, complete: bool) -> str:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
 from inspector.engine import census, census_summary, census_view
 
+if TYPE_CHECKING:
+    from inspector.engine import BrokerConfig
 
-def run(root: str, as_json: bool) -> int:
-    found = census(root)
+
+def run(root: str, as_json: bool, broker_config: BrokerConfig | None = None) -> int:
+    found = census(root, broker_config)
     if as_json:
         # ASCII JSON: a file name that is no UTF-8 (a lone surrogate) is written as a \uDCxx escape, which any
         # stream can encode and json.loads gives back; and neither rich nor the message views are imported, a

@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("census", help="every file and folder of the store root by kind, with sizes; unknown and "
                        "misplaced entries (exit 4 on what the broker would not start with)")
     p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
+    p.add_argument("--broker-config", metavar="FILE", help="the broker's broker.conf: the commitlog is counted where "
+                   "storePathCommitLog puts it (outside the root, or split over several folders)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
@@ -278,10 +280,11 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("give a STORE (or, for key, --keyindex DIR)")
     if args.command == "census":  # the store is not opened: a census only lists and stats
         from inspector.cli import census
-        from inspector.engine import check_store_root
+        from inspector.engine import check_store_root, load_broker_config
 
-        check_store_root(args.store)
-        return census.run(args.store, args.json)
+        config = load_broker_config(args.broker_config) if args.broker_config else None
+        check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
+        return census.run(args.store, args.json, config)
     with _open(args) as store:
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command

@@ -12,7 +12,6 @@ from inspector.cli.output import (
     err_console,
     esc,
     print_json,
-    print_json_line,
     table,
     warn_problem,
     when,
@@ -29,6 +28,7 @@ from inspector.engine import (
     is_lmq,
     json_lines,
     message_view,
+    record_line,
 )
 
 # records per JSON batch: a few batches are encoded at once on threads, each with an output buffer of ~3.5 KB a
@@ -87,9 +87,24 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
                   when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
                   esc(_body_preview(item)))
+        if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
+            _inner_rows(t, item)
     console.print(t)
     console.print(f"{shown} message(s)" + (f"; {_more_note(more, queue_id is not None)}" if more else ""))
     return 0
+
+
+def _inner_rows(t: Table, msg: Message) -> None:
+    """Indented rows under an inner-batch record: each inner message at its queue offset (base + i), its own
+    tags, keys, body size and body; a body that does not split says why in one row."""
+    if not is_inner_batch(msg):
+        return
+    inner, error = _inner(msg)
+    for m in inner:
+        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", esc(m.tags or ""), esc(" ".join(m.keys)),
+                  str(len(m.body)), esc(_body_preview(m)))
+    if error is not None:
+        t.add_row("  └", f"[red]inner messages: {esc(error)}[/]", "", "", "", "", "", "", "")
 
 
 def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
@@ -135,11 +150,14 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
             continue
         if topic is not None and item.topic != topic:
             continue
-        if as_json:
-            print_json_line(message_view(item, decompress=decompress))
+        if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
+            sys.stdout.write(record_line(item, decompress=decompress).decode())
         else:
             console.print(f"{item.physical_offset}  {esc(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
                           f"{when(item.store_timestamp)}  {esc(_body_preview(item))}")
+            for m in _inner(item)[0]:
+                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {esc(' '.join(m.keys))}  "
+                              f"{esc(_body_preview(m))}")
         sys.stdout.flush()
         shown += 1
         if limit is not None and shown >= limit:

@@ -61,7 +61,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
-    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line'),
+    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
     "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
@@ -72,6 +72,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         'record_problems', 'verify'),
     "maintain.verify_batch_queues": ('check_batch_queue',),
     "maintain.verify_index": ('check_index',),
+    "maintain.verify_lmq": ('segment_lmq_problems',),
     "maintain.verify_queues": ('check_queue',),
     "maintain.verify_timer": ('check_timer',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
@@ -119,6 +120,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
     from inspector.engine.maintain.verify_index import check_index
+    from inspector.engine.maintain.verify_lmq import segment_lmq_problems
     from inspector.engine.maintain.verify_queues import check_queue
     from inspector.engine.maintain.verify_timer import check_timer
     from inspector.engine.model.arguments import (
@@ -225,7 +227,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line
+    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line, record_line
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

@@ -7,6 +7,8 @@ columns without a Python object per field; only the properties map (and the keys
 from it) is split per record, in one tight loop. The other records of a segment (damaged, CRC mismatch)
 come one by one as ``Message`` objects and go through ``message_row``, so both paths give the same rows
 (tests hold them equal). Spark takes the batches with ``DataFrame.mapInArrow``: nothing is pickled per row.
+A batch holding a 5.x inner-batch record (one OR over its sysFlag column tells) goes row by row instead, each
+inner message a row of its own (``record_rows``): only stores with BatchCQ topics pay for it.
 
 Plain Python + pyarrow + numpy, no Spark: tested without a session.
 """
@@ -44,7 +46,7 @@ from inspector.spark.tasks import (
     SegmentWalk,
     Sink,
     _planned_segment,
-    message_row,
+    record_rows,
 )
 
 
@@ -303,6 +305,11 @@ class _BatchWalk(SegmentWalk):
             r.last_record_offset, r.last_record_end = last, last + int(size[-1])
 
 
+def _has_inner_batch(batch: MessageBatch) -> bool:
+    """Whether any record of the batch is an inner batch (one vectorised OR over the sysFlag column)."""
+    return len(batch) > 0 and sys_flag_parts(int(np.bitwise_or.reduce(batch.column("sys_flag"))))["inner_batch"]
+
+
 def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True,
                     columns: Sequence[str] = MESSAGE_COLUMNS) -> Iterator[pa.RecordBatch]:
     """``tasks.message_rows`` as Arrow record batches (same rows, same order) of ``columns``; each segment's
@@ -320,9 +327,15 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
                     if singles:
                         yield rows_batch(singles, columns)
                         singles = []
-                    yield batch_columns(item, task.store.path, task.name, with_body=with_body, columns=columns)
+                    if _has_inner_batch(item):
+                        yield rows_batch([r for m in item.messages()
+                                          for r in record_rows(m, task.store.path, task.name, with_body=with_body)],
+                                         columns)
+                    else:
+                        yield batch_columns(item, task.store.path, task.name, with_body=with_body,
+                                            columns=columns)
                 elif isinstance(item, Message):
-                    singles.append(message_row(item, task.store.path, task.name, with_body=with_body))
+                    singles.extend(record_rows(item, task.store.path, task.name, with_body=with_body))
             if singles:
                 yield rows_batch(singles, columns)
         except Exception as e:  # noqa: BLE001 - a row that cannot be built ends this segment, reported

@@ -37,8 +37,11 @@ from inspector.engine import (
     check_path_component,
     check_queue,
     dispatch_request,
+    inner_messages,
+    is_inner_batch,
     lmq_requests,
     record_problems,
+    segment_lmq_problems,
     sys_flag_parts,
 )
 
@@ -227,18 +230,32 @@ def message_row(msg: Message, store: str, segment: str, *, with_body: bool = Tru
     )
 
 
+def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:
+    """A record's MESSAGE rows: one, or for a 5.x inner-batch record one per inner message, as ``messages
+    --topic T --queue N`` lists them (queue offset = the record's QUEUEOFFSET, i.e. INNER_BASE, + i; its own
+    flag, properties, keys, tags and body; the record's physical offset, msgId, sizes and times). A body that
+    does not split into items stays one row (the record as stored; ``verify`` names what is wrong with it)."""
+    if is_inner_batch(msg):
+        try:
+            return [message_row(m, store, segment, with_body=with_body) for m in inner_messages(msg)]
+        except StoreError:
+            pass
+    return [message_row(msg, store, segment, with_body=with_body)]
+
+
 def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True) -> Iterator[tuple]:
-    """Every message of the segments, one MESSAGE row each; each segment's report goes to ``sink``."""
+    """Every message of the segments, one MESSAGE row each (an inner batch's messages each a row of its own:
+    ``record_rows``); each segment's report goes to ``sink``."""
     for task in tasks:
         walk = SegmentWalk(task)
         for entry in walk.entries():
             if isinstance(entry, Message):
                 try:
-                    row = message_row(entry, task.store.path, task.name, with_body=with_body)
+                    rows = record_rows(entry, task.store.path, task.name, with_body=with_body)
                 except Exception as e:  # noqa: BLE001
                     walk.fail(e)
                     break
-                yield row
+                yield from rows
         sink(walk.report)
 
 
@@ -250,7 +267,8 @@ def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tupl
     return (store, phase, task, seq, p.file, p.offset, p.code, p.severity, p.reason)
 
 
-PHASE_LAYOUT, PHASE_RECORDS, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(5)
+# the order of verify's report: layout, records, LMQ multi-dispatch properties, queues, index files, the rest
+PHASE_LAYOUT, PHASE_RECORDS, PHASE_LMQ, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(6)
 
 
 def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]:
@@ -262,12 +280,14 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
     for task in tasks:
         report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
         found: list[Problem] = []
+        lmq: list[Problem] = []
         try:
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
                 summary = store.commitlog.summarise_segment(
                     seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
                     workers=1)
+                lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
             report.blank_position, report.blank_size = scan.blank_position, scan.blank_size
@@ -280,6 +300,8 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
             found = [Problem(task.file, 0, f"the segment could not be checked: {report.error}", "check-failed")]
         for seq, p in enumerate(found):
             yield finding_row(task.store.path, PHASE_RECORDS, task.index, seq, p)
+        for seq, p in enumerate(lmq):
+            yield finding_row(task.store.path, PHASE_LMQ, task.index, seq, p)
         sink(report)
 
 

@@ -58,3 +58,17 @@ def test_batch_record_page_lists_its_inner_messages(batch_client):
     assert page.status_code == 200 and b'id="inner-messages"' in page.data and b"inner body 6" in page.data
     plain = client.get(f"/api/message/{results[3].physical_offset}").get_json()
     assert "inner_messages" not in plain
+
+
+def test_commitlog_order_lists_a_batch_records_inner_messages(batch_client):
+    """The API row of an inner-batch record carries its inner messages; the page indents them under it."""
+    client, results = batch_client
+    doc = client.get("/api/messages?limit=10").get_json()
+    rows = {int(m["physical_offset"]): m for m in doc["messages"]}
+    first, second = rows[results[1].physical_offset], rows[results[2].physical_offset]
+    assert [int(m["queue_offset"]) for m in first["inner_messages"]] == [0, 1, 2, 3]
+    assert [m["keys"] for m in second["inner_messages"]] == [["key4"], ["key5"], ["key6"]]
+    assert second["inner_messages_total"] == 3 and second["inner_messages_error"] is None
+    assert "inner_messages" not in rows[results[3].physical_offset]
+    page = client.get("/messages").get_data(as_text=True)
+    assert page.count('class="inner-message"') == 7 and "└ #2" in page and "inner body 6" in page

@@ -48,3 +48,14 @@ def test_the_web_viewer_serves_a_split_commitlog_given_by_broker_config(tmp_path
     assert (rows["storePathCommitLog"], rows["maxIndexNum"], rows["messageDelayLevel"]) == \
         ("broker.conf", "broker.conf", "inferred")
     assert "Broker settings" in served["page"] and "storePathCommitLog" in served["page"]
+
+
+def test_the_web_census_counts_the_commitlog_where_broker_config_puts_it(tmp_path):
+    from inspector.engine import Store, load_broker_config
+    from web.data import Limits, census_of
+
+    root, conf, dirs = split_commitlog(SAMPLE, tmp_path)
+    with Store(root, broker_config=load_broker_config(conf)) as store:
+        found = census_of(store, Limits(), wait=30)
+    assert found is not None and found["kinds"][0]["kind"] == "commitlog" and found["kinds"][0]["files"] == 3
+    assert found["moved"] == [f"commitlog in {dirs[0]}, {dirs[1]} (storePathCommitLog, {conf} line 1)"]

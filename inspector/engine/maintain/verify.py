@@ -25,6 +25,7 @@ from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_dledger import check_dledger
 from inspector.engine.maintain.verify_index import check_index
+from inspector.engine.maintain.verify_lmq import lmq_record_problems
 from inspector.engine.maintain.verify_queues import check_queue
 from inspector.engine.maintain.verify_timer import check_timer
 from inspector.engine.model.crc import rocketmq_crc32
@@ -108,6 +109,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
     if dledger is not None:
         problems.extend(dledger.problems)
+    problems.extend(lmq_record_problems(store))  # multi-dispatch properties the broker cannot dispatch as written
     cq_units = 0
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():

@@ -70,6 +70,11 @@ def java_split(text: str) -> list[str]:
     return pieces
 
 
+def java_long(text: str) -> bool:
+    """Whether ``Long.parseLong`` takes ``text`` (decimal digits, one optional sign, in range)."""
+    return bool(_JAVA_LONG.fullmatch(text)) and -(1 << 63) <= int(text) < (1 << 63)
+
+
 def _blank(text: str | None) -> bool:
     """``StringUtils.isBlank``."""
     return text is None or not text.strip()
@@ -90,7 +95,7 @@ def lmq_targets(topic: str, queue_id: int, properties: Mapping[str, str]) -> lis
     for position, (name, value) in enumerate(zip(names, values, strict=True)):
         if "/" in name:  # StringUtils.contains(queueName, File.separator): skipped
             continue
-        if not _JAVA_LONG.fullmatch(value) or not -(1 << 63) <= int(value) < (1 << 63):
+        if not java_long(value):
             raise MultiDispatchError(f"{INNER_MULTI_QUEUE_OFFSET} offset {value[:40]!r} of {name[:80]!r} is no "
                                      "Java long: the broker's dispatch fails on it")
         targets.append(LmqTarget(name, 0 if is_lmq(name) else queue_id, int(value), position))

@@ -7,6 +7,13 @@ are sparse, so a 6,000,000-byte queue file may hold one 4 KiB page. Names are ju
 commitlog file whose size is not the others' (the broker's ``MappedFileQueue.load`` refuses it and the broker does
 not start; an empty stray file is apache/rocketmq#3257), entries of the wrong type, and root entries no broker
 writes. Cost: ``scandir`` and ``stat`` only, no file is opened, so 16,000 queue folders take a fraction of a second.
+
+Given the broker's configuration, the commitlog is counted where ``storePathCommitLog`` (and
+``readOnlyCommitLogStorePaths``) put it: outside the root, or split over several folders, all of them judged as
+one log (one segment size). A ``commitlog/`` left under the root that the configuration does not name is a
+warning: that broker neither reads nor deletes it. Nothing else can be moved: 5.3.1 keeps the consume queues,
+index, config and the timer store under ``storePathRootDir`` (``StorePathConfigHelper``,
+``TimerMessageStore.getTimerLogPath(rootDir)`` = ``<root>/timerlog``; no broker setting names another folder).
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ from operator import attrgetter
 from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.records import Problem
+from inspector.engine.read.settings import commitlog_folders, commitlog_key
 from inspector.engine.read.strays import (
     INDEX_NAME_WIDTH,
     index_entry_problem,
@@ -94,6 +103,7 @@ class Census:
     kinds: tuple[KindCount, ...]
     problems: tuple[Problem, ...]
     unlisted: int = 0
+    moved: tuple[str, ...] = ()  # what the broker's configuration put elsewhere than the root's usual folders
 
     @property
     def errors(self) -> list[Problem]:
@@ -125,6 +135,8 @@ class _Walk:
     tallies: dict[str, _Tally] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     unlisted: int = 0
+    # the commitlog folders broker.conf names (labels: relative to the root when under it), None: <root>/commitlog
+    commitlog_at: list[str] | None = None
 
     # -- bookkeeping ------------------------------------------------------------------------------------------
 
@@ -143,7 +155,7 @@ class _Walk:
     def listing(self, rel: str) -> list[os.DirEntry]:
         """The entries of a folder by name; an unreadable one is a finding (its readers report it too)."""
         try:
-            with os.scandir(f"{self.root}/{rel}" if rel else self.root) as it:
+            with os.scandir(os.path.join(self.root, rel) if rel else self.root) as it:  # rel may be absolute
                 return sorted(it, key=_NAME)
         except OSError as e:
             self.note(Problem(rel, 0, f"cannot list this folder: {e.strerror or e}", "unreadable", "warning"))
@@ -172,7 +184,8 @@ class _Walk:
             item, path = stack.pop()
             if entry_is_dir(item, follow=item is entry):
                 tally.folders += 1
-                stack.extend((child, f"{path}/{child.name}") for child in self.listing(path))
+                stack.extend((child, f"{path}/{child.name}") for child in self.listing(path)
+                             if self.commitlog_at is None or f"{path}/{child.name}" not in self.commitlog_at)
             else:
                 self.add_file(tally, self.stat(item, path, follow=item is entry))
 
@@ -193,23 +206,23 @@ class _Walk:
                 continue
             self.add_file(tally, self.stat(entry, path))
 
-    def commitlog(self, kind: str, what: str) -> None:
+    def commitlog(self, kind: str, what: str, folders: list[str]) -> None:
         """Segments, and what stops a broker's load (``MappedFileQueue.doLoad`` takes every entry of the folder
         and refuses one whose length is not the segment size): an empty file (apache/rocketmq#3257), a file of
-        another size than the segments', a folder."""
+        another size than the segments', a folder. Several folders (``storePathCommitLog=a,b``) are one log."""
         tally = self.tally(kind, what)
-        tally.folders += 1
+        tally.folders += len(folders)
         files: list[tuple[os.DirEntry, str, int, Problem | None]] = []
-        for entry in self.listing("commitlog"):
-            path = f"commitlog/{entry.name}"
+        for folder, entry in ((rel, e) for rel in folders for e in self.listing(rel)):
+            path = f"{folder}/{entry.name}"
             if entry_is_dir(entry):  # whatever its name: the load takes it for a segment of the wrong length
-                self.stray(entry, path, Problem(path, 0, "a folder in commitlog/: the broker's load takes it for a "
+                self.stray(entry, path, Problem(path, 0, f"a folder in {folder}/: the broker's load takes it for a "
                                                 "segment, refuses it and does not start; move it away", "wrong-type"))
                 continue
             st = self.stat(entry, path)
             size = -1 if st is None else st.st_size
             if size == 0:  # whatever its name
-                self.stray(entry, path, Problem(path, 0, "an empty file in commitlog/: the broker's load refuses a "
+                self.stray(entry, path, Problem(path, 0, f"an empty file in {folder}/: the broker's load refuses a "
                                                 "file whose length is not the segment size and does not start "
                                                 "(apache/rocketmq#3257; some newer versions delete an empty last "
                                                 "file instead); move it away", "empty-segment"))
@@ -303,6 +316,8 @@ class _Walk:
             self.whole(self.tally(*_OWN), entry, name)
             return
         known = ROOT_KINDS.get(name)
+        if self.commitlog_at is not None and name in self.commitlog_at:
+            return  # a commitlog folder broker.conf names (e.g. log0/, log1/): counted with the others
         if known is None:
             self.stray(entry, name, _root_stray(name, entry_is_dir(entry)))
             return
@@ -310,8 +325,14 @@ class _Walk:
         if entry_is_dir(entry) != is_folder:
             self.stray(entry, name, Problem(name, 0, f"a {'file' if is_folder else 'folder'} where the broker keeps "
                                             f"a {'folder' if is_folder else 'file'}", "wrong-type", "warning"))
+        elif name == "commitlog" and self.commitlog_at is None:
+            self.commitlog(kind, what, ["commitlog"])
+        elif name == "commitlog" and name not in self.commitlog_at:
+            self.stray(entry, name, Problem(name, 0, "a commitlog/ folder the broker's configuration does not name "
+                                            f"(storePathCommitLog: {', '.join(self.commitlog_at)}): that broker "
+                                            "neither reads nor deletes it", "commitlog-unused", "warning"))
         elif name == "commitlog":
-            self.commitlog(kind, what)
+            pass  # a configured folder: counted with the others
         elif name in TOPIC_FOLDERS:
             self.topic_folders(kind, what, name)
         elif name == "index":
@@ -349,15 +370,25 @@ def _config_file_name(name: str) -> bool:
     return base.endswith(".json") or base in _CONFIG_FILES
 
 
-def census(root: str | Path) -> Census:
-    """Every file and folder under ``root``, classified; never opens a file (scandir and stat only)."""
+def census(root: str | Path, broker_config: BrokerConfig | None = None) -> Census:
+    """Every file and folder under ``root``, classified; never opens a file (scandir and stat only). With the
+    broker's configuration the commitlog is counted in the folders it names (a missing one is ``BadInput``)."""
     walk = _Walk(os.fspath(root))
+    folders = commitlog_folders(Path(root), broker_config)
+    moved: tuple[str, ...] = ()
+    if folders is not None:
+        walk.commitlog_at = [label for _, label in folders]
+        key = commitlog_key(broker_config)
+        moved = (f"commitlog in {', '.join(walk.commitlog_at)} ({key}, {broker_config.file} line "
+                 f"{broker_config.lines.get(key, 0)})",)
     for entry in walk.listing(""):
         walk.root_entry(entry)
+    if walk.commitlog_at is not None:
+        walk.commitlog(*ROOT_KINDS["commitlog"][:2], walk.commitlog_at)
     order = {kind: i for i, kind in enumerate(_KIND_ORDER)}
     kinds = tuple(KindCount(kind, t.what, t.files, t.folders, t.apparent, t.allocated)
                   for kind, t in sorted(walk.tallies.items(), key=lambda kt: order.get(kt[0], len(order))))
-    return Census(os.fspath(root), kinds, tuple(walk.problems), walk.unlisted)
+    return Census(os.fspath(root), kinds, tuple(walk.problems), walk.unlisted, moved)
 
 
 def census_view(c: Census) -> dict:
@@ -370,7 +401,7 @@ def census_view(c: Census) -> dict:
                       "allocated_bytes": total.allocated_bytes},
             "problems": [{"file": p.file, "offset": p.offset, "code": p.code, "severity": p.severity,
                           "reason": p.reason} for p in c.problems],
-            "unlisted": c.unlisted, "errors": len(c.errors), "summary": census_summary(c)}
+            "unlisted": c.unlisted, "errors": len(c.errors), "moved": list(c.moved), "summary": census_summary(c)}
 
 
 def human_bytes(n: int) -> str:
@@ -386,6 +417,7 @@ def census_summary(c: Census) -> str:
     total = c.total
     # apparent bytes only: what is allocated depends on the file system (the census table has both)
     line = f"{len(known)} kind(s), {total.files:,} file(s) in {total.folders:,} folder(s), {human_bytes(total.apparent_bytes)}"
+    line += "".join(f" ({moved})" for moved in c.moved)
     strays = len(c.problems) + c.unlisted
     if not strays:
         return line + "; nothing unknown"

@@ -154,8 +154,7 @@ def commitlog_folders(root: Path, config: BrokerConfig | None) -> list[tuple[Pat
     if not paths:
         return None
     configured_root = Path(config.storePathRootDir) if config.storePathRootDir else None
-    key = "storePathCommitLog" if config.storePathCommitLog else "readOnlyCommitLogStorePaths"
-    where = f"line {config.lines.get(key, 0)}"
+    where = f"line {config.lines.get(commitlog_key(config), 0)}"
     folders = []
     for text in paths:
         try:
@@ -172,6 +171,11 @@ def commitlog_folders(root: Path, config: BrokerConfig | None) -> list[tuple[Pat
             label = str(path.resolve())
         folders.append((path, label))
     return folders
+
+
+def commitlog_key(config: BrokerConfig) -> str:
+    """The broker.conf key that placed the commitlog (to name its line)."""
+    return "storePathCommitLog" if config.storePathCommitLog else "readOnlyCommitLogStorePaths"
 
 
 def size_settings(store: Store, flags: dict[str, int | None], config: BrokerConfig | None,
@@ -198,7 +202,7 @@ def path_settings(store: Store, config: BrokerConfig | None) -> list[Setting]:
     """storePathRootDir and storePathCommitLog as opened."""
     folders = store.commitlog.directory
     if config is not None and config.commitlog_paths():
-        key = "storePathCommitLog" if config.storePathCommitLog else "readOnlyCommitLogStorePaths"
+        key = commitlog_key(config)
         commitlog = Setting("storePathCommitLog", folders, "broker.conf", f"{config.file} line {config.lines.get(key)}")
     else:
         commitlog = Setting("storePathCommitLog", folders, "default", "<root>/commitlog")

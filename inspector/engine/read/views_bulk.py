@@ -24,12 +24,15 @@ import numpy as np
 import orjson
 
 from inspector.engine.model import meaning
+from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Host, Message, MoreAfterLimit, Problem
+from inspector.engine.read.batchconsumequeue import inner_messages, is_inner_batch
 from inspector.engine.read.parallel import default_workers
 from inspector.engine.read.views import message_view
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
 from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC
+from parsers.commitlog import INNER_BATCH_FLAG
 from parsers.java import rocketmq_crc32
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -52,6 +55,38 @@ def json_line(value: object) -> bytes:
 def message_line(msg: Message, *, decompress: bool = False) -> bytes:
     """One message's JSON line: ``message_view`` encoded by :func:`json_line`."""
     return json_line(message_view(msg, decompress=decompress))
+
+
+def record_line(msg: Message, *, decompress: bool = False) -> bytes:
+    """A record's JSON line in commitlog order: ``message_line``, and for a 5.x inner-batch record an ``inner``
+    array, the ``message_view`` of each inner message (queue offset = base + i, its own keys, tags and body;
+    ``inner_error`` says why the body did not split, the record's own fields stay)."""
+    if not is_inner_batch(msg):
+        return message_line(msg, decompress=decompress)
+    view = message_view(msg, decompress=decompress)
+    try:
+        view["inner"], view["inner_error"] = [message_view(m, decompress=decompress) for m in inner_messages(msg)], None
+    except StoreError as e:
+        view["inner"], view["inner_error"] = [], str(e)
+    return json_line(view)
+
+
+def _inner_runs(batch: MessageBatch, rows: np.ndarray) -> list[np.ndarray | int] | None:
+    """``rows`` cut around the inner-batch records among them (an int: that record's row), or None when there
+    is none: one vectorised OR over the sysFlag column, so a store without BatchCQ topics keeps the bulk path."""
+    flags = batch.table[_COL["sys_flag"]][rows]
+    if not len(rows) or not int(np.bitwise_or.reduce(flags)) & INNER_BATCH_FLAG:
+        return None
+    parts: list[np.ndarray | int] = []
+    start = 0
+    for at in np.flatnonzero(flags & INNER_BATCH_FLAG).tolist():
+        if at > start:
+            parts.append(rows[start:at])
+        parts.append(int(rows[at]))
+        start = at + 1
+    if start < len(rows):
+        parts.append(rows[start:])
+    return parts
 
 
 _LINE = (
@@ -289,7 +324,13 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                 left -= len(rows)
                 if len(rows):
                     threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
-                    yield from pending.add(partial(enc.encode, item, rows, release=True), threads)
+                    parts = _inner_runs(item, rows) or [rows]
+                    for n, part in enumerate(parts):
+                        if isinstance(part, int):  # an inner-batch record: its line and its inner messages
+                            yield from pending.add(partial(_batch_record_line, item, part, decompress), False)
+                        else:  # the batch's pages are dropped after its last part
+                            yield from pending.add(partial(enc.encode, item, part, release=n == len(parts) - 1),
+                                                   threads)
                 if after is not None:
                     yield from pending.drain()
                     yield MoreAfterLimit(int(limit or 0), int(item.physical_offsets[after]),
@@ -304,8 +345,12 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                     yield MoreAfterLimit(int(limit or 0), item.physical_offset, item.queue_offset)
                     return
                 left -= 1
-                yield message_line(item, decompress=decompress)
+                yield record_line(item, decompress=decompress)
         yield from pending.drain()
+
+
+def _batch_record_line(batch: MessageBatch, row: int, decompress: bool) -> bytes:
+    return record_line(batch.message(row), decompress=decompress)
 
 
 class _InOrder:

@@ -24,7 +24,8 @@ from inspector.spark.tasks import StoreRef
 
 QUEUE = ["store", "topic", "queue_id"]
 # the MESSAGE columns queue_stats and hourly read (the stage builds only these)
-COLUMNS = (*QUEUE, "total_size", "body_length", "born_timestamp", "store_timestamp", "tags", "keys", "compression")
+COLUMNS = (*QUEUE, "physical_offset", "total_size", "sys_flag_parts", "body_length", "born_timestamp",
+           "store_timestamp", "tags", "keys", "compression")
 TABLES = ("queues", "hourly", "segments")
 TOP_KEYS = 5
 PERCENTILES = (0.5, 0.9, 0.99)
@@ -36,11 +37,16 @@ HOUR_MS = 3_600_000
 
 
 def queue_stats(messages: DataFrame, top_keys: int = TOP_KEYS) -> DataFrame:
-    """One QUEUE_STATS row per (store, topic, queue_id)."""
+    """One QUEUE_STATS row per (store, topic, queue_id). An inner-batch record's messages are rows of their own
+    (``messages`` counts each) sharing the record's physical offset and total size: ``bytes`` counts the
+    record once (the commitlog bytes the queue takes)."""
     latency = F.col("store_timestamp") - F.col("born_timestamp")
+    inner = F.col("sys_flag_parts.inner_batch")
+    inner_bytes = (messages.where(inner).dropDuplicates([*QUEUE, "physical_offset"]).groupBy(*QUEUE)
+                   .agg(F.sum(F.col("total_size").cast("long")).alias("_inner_bytes")))
     base = messages.groupBy(*QUEUE).agg(
         F.count(F.lit(1)).alias("messages"),
-        F.sum(F.col("total_size").cast("long")).alias("bytes"),
+        F.sum(F.when(~inner, F.col("total_size").cast("long"))).alias("_plain_bytes"),
         F.sum(F.col("body_length").cast("long")).alias("body_bytes"),
         F.min("store_timestamp").alias("first_store_timestamp"),
         F.max("store_timestamp").alias("last_store_timestamp"),
@@ -57,9 +63,10 @@ def queue_stats(messages: DataFrame, top_keys: int = TOP_KEYS) -> DataFrame:
         F.sort_array(F.collect_list(F.when(F.col("_rank") <= top_keys,
                                            F.struct("_rank", "key", "count")))).alias("_top"),
     )
-    joined = base.join(per_queue, QUEUE, "left")
+    joined = base.join(per_queue, QUEUE, "left").join(inner_bytes, QUEUE, "left")
+    record_bytes = F.coalesce("_plain_bytes", F.lit(0)) + F.coalesce("_inner_bytes", F.lit(0))
     return joined.select(
-        *QUEUE, "messages", "bytes", "body_bytes", "first_store_timestamp", "last_store_timestamp",
+        *QUEUE, "messages", record_bytes.cast("long").alias("bytes"), "body_bytes", "first_store_timestamp", "last_store_timestamp",
         *(F.col("_lat")[i].alias(f"latency_p{round(p * 100)}_ms") for i, p in enumerate(PERCENTILES)),
         "latency_max_ms", "distinct_tags",
         F.coalesce("distinct_keys", F.lit(0)).cast("long").alias("distinct_keys"),

@@ -25,6 +25,7 @@ from inspector.tui.widgets.messagedetail import MessageDetail
 from inspector.tui.widgets.messagelist import (
     BatchPickedRows,
     BatchQueueRows,
+    LogRows,
     MessageList,
     OffsetRows,
     QueueRows,
@@ -222,7 +223,7 @@ class BrowserScreen(ViewScreen):
             self._start_scan("key", query)
         else:
             self.mode_text = "commitlog order"
-            self._start_scan("log", query)
+            self._start_scan("log", query, source=LogRows(store))  # inner batches expand (space)
 
     def _start_scan(self, mode: str, query: Query, lo: int = 0, hi: int = 0, source: OffsetRows | None = None) -> None:
         source = source if source is not None else OffsetRows()

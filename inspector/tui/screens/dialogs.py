@@ -90,9 +90,14 @@ HELP = [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
         ("space", "expand or collapse"),
         ("escape", "stop the background walk of the commitlog"),
-        ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them"),
+        ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them (with "
+                       "--broker-config: the commitlog where storePathCommitLog puts it, e.g. /disk1,/disk2)"),
+        ("Broker settings", "each setting the store is read with and its source: broker.conf (line), flag, "
+                            "inferred from the store (the delay table, level by level, from SCHEDULE_TOPIC_XXXX) or "
+                            "default; space expands it, e.g. 'level  2    2s  inferred'"),
         ("Consumer groups", "lag from where the broker keeps offsets, named on the node: lmqConsumerOffset.json "
-                            "(enableLmq), RocksDB config/consumerOffsets/ or config/rdb/, else consumerOffset.json"),
+                            "(enableLmq), RocksDB config/consumerOffsets/ or config/rdb/, else consumerOffset.json; "
+                            "e.g. 'Consumer groups  2 in consumerOffsets' on a storeType=defaultRocksDB store"),
     ]),
     ("hex view", [
         ("arrows pgup pgdn", "move the byte cursor; home/end: segment start/end; long zero runs are folded"),
@@ -110,6 +115,8 @@ HELP = [
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
         ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "
                      "a row: queue offset base+i, its own keys and body; e.g. topic Direct5BatchCQ, queue 0"),
+        ("space", "in commitlog order, on an inner-batch record (keys column '▸ 4 inner'): its inner messages "
+                  "as rows under it (└ #i, queue offset base+i, own tags, keys, body); space again folds them"),
         ("%LMQ% queue", "an LMQ queue lists each record at its offset in that queue (INNER_MULTI_QUEUE_OFFSET), "
                         "not its topic's; e.g. topic %LMQ%x, queue 0"),
         ("escape", "cancel the scan"),

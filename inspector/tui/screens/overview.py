@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,10 +17,12 @@ from textual.widgets.tree import TreeNode
 
 from inspector.engine import (
     CheckpointInfo,
+    DelayTable,
     IndexFileInfo,
     QueueInfo,
     Segment,
     SegmentScan,
+    Setting,
     StoreError,
     census,
     census_summary,
@@ -38,7 +40,7 @@ class Node:
     """What a tree node stands for (its ``data``)."""
 
     kind: str  # store, commitlog, segment, topics, topic, queue, group, index, indexfile, checkpoint, files, problems,
-    # dledger, term
+    # dledger, term, settings, setting
     value: object = None
 
 
@@ -62,6 +64,8 @@ class OverviewData:
     offsets_source: str = "config/consumerOffset.json"  # where the lag's offsets come from (the broker's choice)
     timer: str | None = None  # the 5.x timer store in one line (None: there is none, or the skeleton)
     dledger: dict | None = None  # a DLedger store: dledger_view (term timeline, term files); None otherwise
+    settings: list[Setting] = field(default_factory=list)  # empty in the skeleton (the delay inference reads units)
+    delay: DelayTable | None = None  # each level's source (inferred from SCHEDULE_TOPIC_XXXX, broker.conf, ...)
 
 
 def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
@@ -96,15 +100,24 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
         checkpoint, cp_error = store.checkpoint(), None
     except StoreError as e:
         checkpoint, cp_error = None, str(e)
-    found = census(store.root) if list_queues else None  # 16,000 queue folders: a fraction of a second, not first
+    found = census(store.root, store.broker_config) if list_queues else None  # 16,000 queue folders: a fraction of a second, not first
+    settings: list[Setting] = []
+    delay = None
+    if list_queues:  # the delay inference reads a few SCHEDULE_TOPIC_XXXX units: not in the skeleton
+        try:
+            settings, delay = store.settings(), store.delay_table()
+        except StoreError as e:
+            errors.append(f"broker settings: {e}")
     return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
                         not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,
-                        dledger_view(store) if list_queues else None)
+                        dledger_view(store) if list_queues else None, settings, delay)
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
+# a setting's source: inferred is a guess from the store's files (yellow), the others were given or are the broker's
+_SOURCE_STYLE = {"broker.conf": "green", "flag": "green", "inferred": "yellow", "default": "dim"}
 
 
 def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
@@ -311,6 +324,8 @@ class OverviewScreen(Screen):
             root.add_leaf(Text.assemble(("Timer store", "bold"), f"  {d.timer}"), data=Node("timer"))
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
         root.add_leaf(self._files_label(d), data=Node("files"))  # last: the problems line stays where it was
+        if d.settings:
+            self._add_settings(root, d, app.store_name)
         for err in d.errors:
             self.notify(err, severity="error")
         if cursor is not None and cursor != Node("store"):
@@ -334,6 +349,28 @@ class OverviewScreen(Screen):
             stored = when(t["first_store_timestamp"]) if t["first_store_timestamp"] is not None else "-"
             node.add_leaf(f"term {t['term']:<6} from index {num(t['first_index'])} at pos {num(t['first_pos'])}, "
                           f"first stored {stored}", data=Node("term", t["first_pos"]))
+
+    @staticmethod
+    def _add_settings(root: TreeNode, d: OverviewData, store_name: str) -> None:
+        """Each setting the engine reads the store with and where it came from (``info``'s Broker settings
+        table); the delay table level by level, each level marked inferred, from broker.conf, or default. The
+        root is shown by the name the title gives it (``info`` has the whole path)."""
+        counts = Counter(s.source for s in d.settings)
+        label = Text.assemble(("Broker settings", "bold"), "  " + ", ".join(f"{counts[source]} {source}" for source
+                                                                          in _SOURCE_STYLE if counts[source]))
+        snode = root.add(label, data=Node("settings"), expand=False)
+        for row in d.settings:
+            value = store_name if row.name == "storePathRootDir" else row.value
+            text = Text.assemble((row.name, "bold"), f"  {value}  ", (row.source, _SOURCE_STYLE.get(row.source, "")))
+            if row.detail:
+                text.append(f"  ({row.detail})", style="dim")
+            if row.name != "messageDelayLevel" or d.delay is None:
+                snode.add_leaf(text, data=Node("setting", row.name))
+                continue
+            dnode = snode.add(text, data=Node("setting", row.name), expand=False)
+            for level, (delay, source) in enumerate(zip(d.delay.text.split(), d.delay.sources, strict=False), 1):
+                dnode.add_leaf(Text.assemble(f"level {level:>2}  {delay:>4}  ", (source, _SOURCE_STYLE.get(source, ""))),
+                               data=Node("setting", row.name))
 
     def _topic_nodes(self) -> list[TreeNode]:
         return list(self._topics_node.children) if self._topics_node is not None else []

@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from inspector.engine import Message as StoreMessage
-from inspector.engine import StoreError
+from inspector.engine import StoreError, inner_messages, is_inner_batch
 from inspector.tui.fmt import when
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
@@ -55,6 +55,64 @@ class OffsetRows(RowSource):
 
     def extend(self, offsets: list[int]) -> None:
         self.offsets.extend(offsets)
+
+
+class LogRows(OffsetRows):
+    """Records in commitlog order found by a scan, where an inner-batch record (5.x BatchCQ) can be expanded
+    (``space``) into rows of its inner messages under it: ``inner[i]`` is -1 for a record's row, else the inner
+    message's index in the record (the row's physical offset stays the record's, so hex and detail work)."""
+
+    def __init__(self, store) -> None:
+        super().__init__()
+        self.store = store
+        self.inner = array("i")
+        self._split: LRUCache[int, list[StoreMessage]] = LRUCache(16)  # records split once, not once per row
+
+    def _inner_of(self, offset: int) -> list[StoreMessage]:
+        found = self._split.get(offset)
+        if found is None:
+            found = self._split[offset] = inner_messages(self.store.message_at(offset))
+        return found
+
+    def extend(self, offsets: list[int]) -> None:
+        super().extend(offsets)
+        self.inner.extend([-1] * len(offsets))
+
+    def inner_index(self, index: int) -> int:
+        return self.inner[index] if 0 <= index < len(self.inner) else -1
+
+    def row_message(self, index: int) -> StoreMessage:
+        i = self.inner[index]
+        return self.store.message_at(self.offsets[index]) if i < 0 else self._inner_of(self.offsets[index])[i]
+
+    def row_key(self, index: int) -> tuple:
+        return self.offsets[index], self.inner[index]
+
+    def expanded(self, index: int) -> bool:
+        return self.inner_index(index + 1) >= 0 and self.offsets[index + 1] == self.offsets[index] \
+            and self.inner[index] < 0
+
+    def toggle(self, index: int) -> bool:
+        """Expand the record of row ``index`` into its inner messages, or fold them back (on the record's row or
+        one of its inner rows); False when the row is no inner-batch record. Raises StoreError when its body
+        does not split into messages."""
+        record = index
+        while record > 0 and self.inner[record] >= 0:  # an inner row: its record's
+            record -= 1
+        if self.expanded(record):
+            end = record + 1
+            while end < len(self.inner) and self.inner[end] >= 0 and self.offsets[end] == self.offsets[record]:
+                end += 1
+            del self.offsets[record + 1 : end]
+            del self.inner[record + 1 : end]
+            return True
+        msg = self.store.message_at(self.offsets[record])
+        if not is_inner_batch(msg):
+            return False
+        n = len(self._inner_of(self.offsets[record]))
+        self.offsets[record + 1 : record + 1] = array("q", [self.offsets[record]] * n)
+        self.inner[record + 1 : record + 1] = array("i", range(n))
+        return True
 
 
 class QueueRows(RowSource):
@@ -147,6 +205,7 @@ class MessageList(ScrollView, can_focus=True):
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
         Binding("enter", "select", "Open in hex", show=False),
+        Binding("space", "toggle_inner", "Expand batch", show=False),
     ]
 
     COMPONENT_CLASSES = {"messagelist--cursor", "messagelist--error", "messagelist--dim"}
@@ -252,6 +311,25 @@ class MessageList(ScrollView, can_focus=True):
         if len(self.source):
             self.post_message(self.Selected(self.cursor, self.source.offset(self.cursor)))
 
+    def action_toggle_inner(self) -> None:
+        """An inner-batch record's messages as rows under it, or folded back (commitlog order only)."""
+        source = self.source
+        if not isinstance(source, LogRows) or not len(source):
+            return
+        record = self.cursor
+        while record > 0 and source.inner_index(record) >= 0:  # on an inner row: its record's
+            record -= 1
+        try:
+            changed = source.toggle(record)
+        except StoreError as e:
+            self.notify(f"inner messages: {e}", severity="error")
+            return
+        if changed:
+            self.cursor = record  # folded from an inner row: back on the record's row
+            self._strips.clear()
+            self._update_size()
+            self.refresh()
+
     def on_click(self, event: events.Click) -> None:
         where = event.get_content_offset(self)
         if where is None:
@@ -277,8 +355,15 @@ class MessageList(ScrollView, can_focus=True):
             offset = self.source.offset(index)
             return _cells([str(offset) if offset is not None else "?", "unreadable", got, "", "", "", ""], width)
         m = got
+        inner = self.source.inner_index(index) if isinstance(self.source, LogRows) else -1
+        if inner >= 0:  # an inner message under its record: indented, its own queue offset, tags and keys
+            return _cells([f"└ #{inner}", "", "", "", str(m.queue_offset), m.tags or "", " ".join(m.keys)], width)
+        keys = " ".join(m.keys)
+        if isinstance(self.source, LogRows) and is_inner_batch(m):
+            fold = "▾" if self.source.expanded(index) else "▸"
+            keys = f"{fold} {m.properties.get('INNER_NUM', '?')} inner (space) {keys}".rstrip()
         return _cells([str(m.physical_offset), when(m.store_timestamp), m.topic, str(m.queue_id), str(m.queue_offset),
-                       m.tags or "", " ".join(m.keys)], width)
+                       m.tags or "", keys], width)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

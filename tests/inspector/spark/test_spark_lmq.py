@@ -19,3 +19,24 @@ def test_rebuild_cq_tasks_write_lmq_queues(tmp_path):
     assert written == {("%LMQ%x", 0): 3, ("%LMQ%y", 0): 1, ("TopicA", 0): 2, ("TopicA", 1): 1}
     for p in (root / "consumequeue").rglob("0000*"):
         assert (out / p.relative_to(root)).read_bytes() == p.read_bytes(), p
+
+
+def test_spark_verify_names_odd_multi_dispatch_records_as_verify_does(spark, tmp_path, capsys):
+    """Records the broker cannot multi-dispatch as written (no LMQ unit points at them): the same findings, in
+    the same order, from the Spark job as from verify."""
+    import json
+
+    from inspector.engine import Store, verify
+    from inspector.spark.jobs import common
+    from inspector.spark.jobs import verify as verify_job
+    from tests.lmq_store import write_odd_multi_dispatch_store
+
+    root, at = write_odd_multi_dispatch_store(
+        tmp_path / "s", {"INNER_MULTI_DISPATCH": "%LMQ%a,TopicB", "INNER_MULTI_QUEUE_OFFSET": "3,"})
+    with Store(root) as store:
+        expected = [(p.file, p.offset, p.code, p.severity, p.reason) for p in verify(store).problems]
+    assert [(o, c) for _, o, c, _, _ in expected] == [(at, "lmq-offsets-mismatch")]
+    capsys.readouterr()
+    assert verify_job.main([str(root), "--json"], spark) == common.EXIT_PROBLEMS
+    doc = json.loads(capsys.readouterr().out)
+    assert [(p["file"], p["offset"], p["code"], p["severity"], p["reason"]) for p in doc["problems"]] == expected

@@ -44,3 +44,21 @@ def test_the_command_refuses_before_the_ui_starts(tmp_path, capsys):
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert err.strip() == (f"rmq-inspect: {SAMPLE / 'commitlog'}: this is the commitlog folder of a store: "
                            f"open its parent ({SAMPLE})")
+
+
+def test_the_files_line_counts_the_commitlog_where_broker_config_puts_it(tmp_path):
+    from split_commitlog import split_commitlog
+
+    from inspector.engine import load_broker_config
+
+    root, conf, dirs = split_commitlog(SAMPLE, tmp_path)
+    config = load_broker_config(conf)
+    with Store(root, broker_config=config) as store:
+        app = create_app(store)
+
+        async def script(pilot):
+            return _files_label(app)
+
+        label = drive(app, script)
+    assert label == "Files  " + census_summary(census(root, config))
+    assert f"(commitlog in {dirs[0]}, {dirs[1]} (storePathCommitLog" in label

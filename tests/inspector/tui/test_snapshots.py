@@ -28,6 +28,27 @@ def test_overview(snap_compare, store):
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=_quiet)
 
 
+def test_overview_broker_settings(snap_compare, store):
+    """The Broker settings node opened, its delay table too: each level inferred from SCHEDULE_TOPIC_XXXX or
+    default, each size inferred from the files."""
+
+    async def open_settings(pilot) -> None:
+        await _quiet(pilot)
+        from textual.widgets import Tree
+
+        tree = pilot.app.screen.query_one(Tree)
+        node = next(n for n in tree.root.children if n.data is not None and n.data.kind == "settings")
+        node.expand()
+        delay = next(c for c in node.children if c.data.value == "messageDelayLevel")
+        delay.expand()
+        await pilot.pause()
+        tree.move_cursor(delay)
+        tree.scroll_end(animate=False)
+        await pilot.pause()
+
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=open_settings)
+
+
 def test_hex_view(snap_compare, store):
     """The end of the log: the last message (cursor on its topic field) and the folded zero tail after it."""
     last = [e for e in store.entries() if isinstance(e, Message)][-1]

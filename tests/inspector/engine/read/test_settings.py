@@ -10,7 +10,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from split_commitlog import split_commitlog
+from split_commitlog import split_commitlog, split_under_root
 
 from inspector.cli.main import main
 from inspector.engine import Geometry, Store, load_broker_config, verify
@@ -177,13 +177,7 @@ def test_a_commitlog_split_over_two_folders_reads_as_the_original(delayed_store:
 
 def test_commitlog_folders_under_the_configured_root_are_taken_under_the_store(delayed_store: Path,
                                                                               tmp_path: Path) -> None:
-    root = tmp_path / "store"
-    shutil.copytree(delayed_store, root)
-    (root / "commitlog").rename(root / "log0")
-    (root / "log1").mkdir()
-    segs = sorted((root / "log0").iterdir())
-    shutil.move(segs[-1], root / "log1" / segs[-1].name)
-    conf = _conf(tmp_path / "b.conf", storePathRootDir="/data/store", storePathCommitLog="/data/store/log0,/data/store/log1")
+    root, conf, segs = split_under_root(delayed_store, tmp_path)
     with Store(root, broker_config=load_broker_config(conf)) as store:
         assert store.commitlog.directory == "log0, log1"
         assert store.segments[-1].file == f"log1/{segs[-1].name}"

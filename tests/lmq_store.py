@@ -32,8 +32,10 @@ _STAND_IN = {"INNER_MULTI_DISPATCH": "INNER_MULTI_DISPATXX", "INNER_MULTI_QUEUE_
 
 def write_odd_multi_dispatch_store(root: Path, props: dict[str, str], topic: str = "TopicA", plain: int = 30) -> tuple[Path, int]:
     """``plain`` ordinary records, then one carrying ``props`` as a producer could send them (no LMQ unit is
-    written for it), then ``plain`` more: the odd record sits inside a clean run. Returns its position."""
-    with StoreWriter(root, clock=lambda: T0) as w:
+    written for it), then ``plain`` more: the odd record sits inside a clean run, in the store of an enableLmq
+    broker (its lmqConsumerOffset.json: verify searches the records of stores that can hold LMQ ones). Returns its
+    position."""
+    with StoreWriter(root, clock=lambda: T0, enable_lmq=True) as w:
         for i in range(plain):
             w.append(MessageSpec("TopicA", f"p{i}".encode(), store_timestamp=T0 + i))
         odd = w.append(MessageSpec(topic, b"odd", properties={_STAND_IN.get(k, k): v for k, v in props.items()},

@@ -14,7 +14,8 @@ unit, when ``MultiDispatchUtils.checkMultiDispatchQueue`` holds; see ``model/mul
   that offset, a plain topic's queue written behind its own broker's back (``lmq-not-lmq``, a warning);
 * a name holding ``/``: skipped (``lmq-skipped-name``, a warning).
 
-Cost: a store's segments are searched for the property name (the C library's ``memmem``, else ``mmap.find``);
+Cost: only a store that can hold multi-dispatched records (``may_multi_dispatch``) is searched; its
+segments are searched for the property name (the C library's ``memmem``, else ``mmap.find``);
 only a segment holding it is walked again, in columnar batches, and only the records whose properties hold it
 are decoded. A store without multi-dispatched records pays one search per segment: 0.02 s of CPU per 64 MiB
 (``mmap.find``: 0.04 s), against 0.7 s for the rest of verify.
@@ -80,8 +81,22 @@ def multi_dispatch_problems(msg: Message) -> list[Problem]:
     return found
 
 
+def may_multi_dispatch(store) -> bool:
+    """Whether the store can hold records a broker multi-dispatched: ``%LMQ%`` consume queues, the offsets file an
+    ``enableLmq`` broker keeps, or ``enableLmq`` in the given broker.conf. A broker without LMQ assigns no
+    ``INNER_MULTI_QUEUE_OFFSET`` (nothing to check), and searching every segment of a store that has none costs a
+    second pass over the whole log (a 4 GiB store: verify 2.8 -> 1.1 GB/s, 4.5 GB of pages resident)."""
+    config = getattr(store, "broker_config", None)
+    if config is not None and config.enableLmq:
+        return True
+    if (store.root / "config" / "lmqConsumerOffset.json").exists():
+        return True
+    return any(is_lmq(topic) for topic, _ in store.queue_ids())
+
+
 def lmq_record_problems(store) -> Iterator[Problem]:
-    """``multi_dispatch_problems`` of every record whose properties hold ``INNER_MULTI_DISPATCH``, in log order."""
+    """``multi_dispatch_problems`` of every record whose properties hold ``INNER_MULTI_DISPATCH``, in log order
+    (nothing searched in a store that cannot hold such records: :func:`may_multi_dispatch`)."""
     for seg in store.commitlog.segments:
         yield from segment_lmq_problems(store, seg)
 
@@ -89,13 +104,17 @@ def lmq_record_problems(store) -> Iterator[Problem]:
 def segment_lmq_problems(store, seg) -> list[Problem]:
     """``multi_dispatch_problems`` of the records of one segment whose properties hold ``INNER_MULTI_DISPATCH``
     (the Spark verify job checks segment by segment)."""
+    if not may_multi_dispatch(store):
+        return []
     commitlog = store.commitlog
     try:
         mf = commitlog.map(seg)
         buf = mf.buf
     except Exception:  # noqa: BLE001 - an unreadable segment is the walk's finding, not this check's
         return []
-    if not _holds(mf, buf):
+    held = _holds(mf, buf)
+    mf.release(0, mf.size)  # the search touched every page: none need stay resident
+    if not held:
         return []
     found: list[Problem] = []
     for item in commitlog.segment_batches(seg, check_crc=False):

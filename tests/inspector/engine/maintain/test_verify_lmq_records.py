@@ -68,3 +68,21 @@ def test_records_the_broker_does_not_multi_dispatch_are_left_alone(tmp_path: Pat
 def test_a_healthy_lmq_store_stays_clean(tmp_path: Path) -> None:
     root = write_lmq_store(tmp_path / "s")
     assert _findings(root) == []
+
+
+def test_a_store_that_cannot_hold_lmq_records_is_not_searched_again(tmp_path: Path, monkeypatch) -> None:
+    """The record-side check is a second pass over every segment: only stores with LMQ signs pay it (%LMQ%
+    queues, lmqConsumerOffset.json, enableLmq in broker.conf); the sample store has none."""
+    from inspector.engine.maintain import verify_lmq
+
+    searched: list[str] = []
+    real = verify_lmq._holds
+    monkeypatch.setattr(verify_lmq, "_holds", lambda mf, buf: searched.append(mf.rel) or real(mf, buf))
+    with Store(Path(__file__).resolve().parents[4] / "sample_store") as store:
+        assert not verify_lmq.may_multi_dispatch(store) and not verify(store).errors
+    assert searched == []
+    root, _ = _store(tmp_path / "s", {"INNER_MULTI_DISPATCH": "%LMQ%a", "INNER_MULTI_QUEUE_OFFSET": "0"})
+    with Store(root) as store:
+        assert verify_lmq.may_multi_dispatch(store)
+        verify(store)
+    assert searched == [SEG]

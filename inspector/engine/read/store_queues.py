@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -82,9 +83,17 @@ class QueueAccess:
                 q = self._queues.get(key)
                 if q is None:
                     q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
-                                     log_min_offset=self.commitlog.min_offset, live=self.abort_exists)
+                                     log_min_offset=self.commitlog.min_offset, live=self._live())
                     self._queues[key] = q
         return q
+
+    def _live(self) -> bool:
+        """``abort_exists``, looked at once a second at most: opening 16,000 queues stat'ed it 16,000 times."""
+        now = time.monotonic()
+        seen = getattr(self, "_live_seen", None)
+        if seen is None or now - seen[0] > 1.0:
+            seen = self._live_seen = (now, self.abort_exists)
+        return seen[1]
 
     def queue_infos(self) -> list[QueueInfo]:
         """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""

@@ -8,6 +8,7 @@ which the broker's ``Long.parseLong`` cannot read (so it would not start), is an
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,11 +32,14 @@ def queue_id_name(name: str) -> int | None:
     return value if value is not None and value <= MAX_QUEUE_ID else None
 
 
-def _entries(folder: Path) -> list[Path]:
+def _entries(folder: str | Path) -> list[os.DirEntry]:
+    """The folder's entries by name (at most _LISTED); scandir: no Path and no stat per entry, as 16,000 queue
+    folders are listed here on every open (Path.iterdir + is_dir took 0.45 s of a 1.4 s ``info``)."""
     try:
-        return sorted(folder.iterdir())[: _LISTED] if folder.is_dir() else []
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)[:_LISTED]
     except OSError:
-        return []  # an unreadable folder is reported by its reader
+        return []  # not a folder, or unreadable: reported by its reader
 
 
 # -- the rules, one entry at a time (census.py applies them to its own scandir walk) ------------------------------
@@ -76,7 +80,7 @@ def queue_entry_problem(rel: str, name: str, is_dir: bool) -> Problem | None:
 # -- the walk the readers use -----------------------------------------------------------------------------------
 
 
-def _offset_folder(folder: Path, rel: str, what: str) -> Iterator[Problem]:
+def _offset_folder(folder: str | Path, rel: str, what: str) -> Iterator[Problem]:
     for entry in _entries(folder):
         problem = offset_entry_problem(f"{rel}/{entry.name}", entry.name, what)
         if problem is not None:
@@ -102,10 +106,10 @@ def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
         if problem is not None:
             yield problem
             continue
-        for queue in _entries(topic):
+        for queue in _entries(topic.path):
             rel = f"{base}/{topic.name}/{queue.name}"
             problem = queue_entry_problem(rel, queue.name, queue.is_dir())
             if problem is None:
-                yield from _offset_folder(queue, rel, what)
+                yield from _offset_folder(queue.path, rel, what)
             else:
                 yield problem

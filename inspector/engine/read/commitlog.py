@@ -183,6 +183,7 @@ class CommitLog:
         return self.map(seg).read(offset - seg.start_offset, length)
 
     MARK_EVERY = 1024
+    KEEP_RESIDENT = 1 << 16  # bytes before a boundary found that stay mapped: the caller reads around it next
     STEP = 4 << 20  # sequential walks release the pages behind them every STEP bytes (flat resident memory)
 
     def boundary_before(self, offset: int) -> int:
@@ -201,7 +202,9 @@ class CommitLog:
             cur = marks[bisect.bisect_right(marks, target) - 1]
         mf = self.map(seg)
         if seg.entry_header:
-            return seg.start_offset + self._entry_before(seg, mf, marks, cur, target)
+            found = self._entry_before(seg, mf, marks, cur, target)
+            mf.release(cur, found - self.KEEP_RESIDENT)
+            return seg.start_offset + found
         walked = 0
         chunk = 1 << 16
         while True:
@@ -216,6 +219,9 @@ class CommitLog:
                     if i == len(marks) or marks[i] != mark:
                         marks.insert(i, mark)
             walked += n
+            # the headers walked need not stay resident: a jump to a 1 GiB segment's end (the TUI's hex view asks
+            # for it to fold the zero tail) kept the whole segment in memory (1.2 GB on an 8-segment store)
+            mf.release(cur, end - self.KEEP_RESIDENT)
             cur = end
             if n < chunk:
                 return seg.start_offset + cur

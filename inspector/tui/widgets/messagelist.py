@@ -65,7 +65,9 @@ class LogRows(OffsetRows):
     def __init__(self, store) -> None:
         super().__init__()
         self.store = store
-        self.inner = array("i")
+        # None until a record is first expanded: a row per record of an 8 GiB store is 11 M rows, and a -1 for
+        # each (4 bytes, built from a list) cost more than the offsets themselves
+        self.inner: array | None = None
         self._split: LRUCache[int, list[StoreMessage]] = LRUCache(16)  # records split once, not once per row
 
     def _inner_of(self, offset: int) -> list[StoreMessage]:
@@ -76,30 +78,32 @@ class LogRows(OffsetRows):
 
     def extend(self, offsets: list[int]) -> None:
         super().extend(offsets)
-        self.inner.extend([-1] * len(offsets))
+        if self.inner is not None:
+            self.inner.extend(array("i", [-1]) * len(offsets))
 
     def inner_index(self, index: int) -> int:
-        return self.inner[index] if 0 <= index < len(self.inner) else -1
+        return self.inner[index] if self.inner is not None and 0 <= index < len(self.inner) else -1
 
     def row_message(self, index: int) -> StoreMessage:
-        i = self.inner[index]
+        i = self.inner_index(index)
         return self.store.message_at(self.offsets[index]) if i < 0 else self._inner_of(self.offsets[index])[i]
 
     def row_key(self, index: int) -> tuple:
-        return self.offsets[index], self.inner[index]
+        return self.offsets[index], self.inner_index(index)
 
     def expanded(self, index: int) -> bool:
         return self.inner_index(index + 1) >= 0 and self.offsets[index + 1] == self.offsets[index] \
-            and self.inner[index] < 0
+            and self.inner_index(index) < 0
 
     def toggle(self, index: int) -> bool:
         """Expand the record of row ``index`` into its inner messages, or fold them back (on the record's row or
         one of its inner rows); False when the row is no inner-batch record. Raises StoreError when its body
         does not split into messages."""
         record = index
-        while record > 0 and self.inner[record] >= 0:  # an inner row: its record's
+        while record > 0 and self.inner_index(record) >= 0:  # an inner row: its record's
             record -= 1
         if self.expanded(record):
+            assert self.inner is not None
             end = record + 1
             while end < len(self.inner) and self.inner[end] >= 0 and self.offsets[end] == self.offsets[record]:
                 end += 1
@@ -110,6 +114,8 @@ class LogRows(OffsetRows):
         if not is_inner_batch(msg):
             return False
         n = len(self._inner_of(self.offsets[record]))
+        if self.inner is None:
+            self.inner = array("i", [-1]) * len(self.offsets)
         self.offsets[record + 1 : record + 1] = array("q", [self.offsets[record]] * n)
         self.inner[record + 1 : record + 1] = array("i", range(n))
         return True

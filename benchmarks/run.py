@@ -521,6 +521,41 @@ def bench_tui(root: Path, repeat: int) -> list[Row]:
                 "create_app + headless run_test until idle; hex/list/scroll: TUI benchmarks")]
 
 
+_TUI_MEMORY_CHILD = r"""
+import asyncio, sys, time
+sys.path[:0] = [sys.argv[1]]
+from inspector.engine import Store
+from inspector.tui.app import create_app
+root, settle = sys.argv[2], float(sys.argv[3])
+async def tour():
+    with Store(root) as store:
+        app = create_app(store)
+        async with app.run_test(size=(160, 48)) as pilot:
+            t = time.monotonic()
+            while not getattr(app, "scan_complete", False) and time.monotonic() - t < 300:
+                await pilot.pause(0.2)
+            for key, wait in (("2", 1), ("pagedown", 0.5), ("3", settle), ("pagedown", 0.5), ("6", 1)):
+                await pilot.press(key)
+                await pilot.pause(wait)
+asyncio.run(tour())
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM"):
+        print(int(line.split()[1]) * 1024)
+"""
+
+
+def bench_tui_memory(root: Path, facts: dict, settle: float) -> list[Row]:
+    """The TUI's peak memory on a multi-segment store (issue 20: under 300 MB): the overview's walk, the hex view
+    (it asks for each segment's end), the message list given ``settle`` seconds to list every message, the
+    problems screen; a fresh process."""
+    out = subprocess.run([sys.executable, "-c", _TUI_MEMORY_CHILD, str(ROOT), str(root), str(settle)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    peak = int(out[-1]) / 1e6
+    size = facts["segments"] * facts["segment_size"]
+    return [Row(f"peak RSS: TUI overview, hex, message list and problems, {size / GiB:.3g} GiB store", "MB", [peak],
+                "< 300", peak < 300, f"{facts['records']:,} records; the list given {settle:g} s to list them all")]
+
+
 def bench_tui_pages(root: Path, facts: dict, repeat: int) -> list[Row]:
     """A full screen of the hex view and of the message list, rendered by the widgets' own ``render_lines``
     at the start, middle and end of the segment: cold (first render there: nothing cached, the hex layout not
@@ -932,6 +967,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
     rows += bench_tui(seg_root, repeat)
     rows += bench_tui_pages(seg_root, seg_facts, repeat)
+    rows += bench_tui_memory(data["eight"][0], data["eight"][1], {"full": 30, "quick": 5}.get(mode, 1))
     rows += bench_many_queues(args.data, mode, repeat)
     rows += bench_timer(args.data, mode, repeat)
     rows += bench_web([(f"{SIZES[mode] / GiB:.3g} GiB segment", seg_root),

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
+from inspector.engine.read.dledger_members import MemberChoice, choose_member
 from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries
 from parsers.dledger import (
     END_MAGIC,
@@ -114,14 +116,23 @@ def member_root(path: Path) -> Path | None:
     return None
 
 
-def dledger_folders(root: Path) -> tuple[list[tuple[Path, str]], str] | None:
-    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above) and the data folder's
-    label; None for a plain store. With several members (a copy of a whole group's disks), the first by name."""
-    found = homes(root)
-    if not found:
+def opened_member(path: Path) -> str | None:
+    """``dledger-n1`` when ``path`` is that member folder or its ``data/`` or ``index/`` (opening it reads it)."""
+    if path.name in ("data", "index") and path.parent.name.startswith(DLEDGER_PREFIX):
+        return path.parent.name
+    return path.name if path.name.startswith(DLEDGER_PREFIX) and (path / "data").is_dir() else None
+
+
+def dledger_folders(root: Path, member: str | None = None, config: BrokerConfig | None = None,
+                    opened: str | None = None) -> tuple[list[tuple[Path, str]], str, MemberChoice] | None:
+    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above), the data folder's
+    label and how its member was chosen; None for a plain store. With several members (a test cluster on one
+    disk, a copy of a group's disks) one is read: see :func:`choose_member`."""
+    choice = choose_member([p.name for p in homes(root)], member, config, str(root), opened)
+    if choice is None:
         return None
-    data = f"{found[0].name}/data"
-    return [(root / "commitlog", "commitlog"), (root / data, data)], data
+    data = f"{choice.read}/data"
+    return [(root / "commitlog", "commitlog"), (root / data, data)], data, choice
 
 
 UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])

@@ -26,6 +26,7 @@ from parsers.dledger import (
     ENTRY_HEADER_SIZE,
     HEADER_SIZE_FIELD_MIN,
     MAGIC_1,
+    NEWER_MAGICS,
     CurrTerm,
     DLedgerCheckpoint,
     SchemaError,
@@ -33,6 +34,7 @@ from parsers.dledger import (
 from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
 
 _HEADER = struct.Struct(">iiqqqiiii")
+ENTRY_MAGICS = (MAGIC_1, *NEWER_MAGICS)  # every entry DLedger's recovery accepts (0.4.0's DLedgerEntryType.isValid)
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,9 @@ def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: in
     a known magic, size > 44, in that order; we check the magic first (a wrong magic makes the rest noise)."""
     if header is None:
         return f"an entry header needs 48 bytes, {limit - at} remain", "dledger-torn-entry"
-    if header.magic != MAGIC_1:
-        return f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file)", "dledger-magic"
+    if header.magic != MAGIC_1 and header.magic not in NEWER_MAGICS:
+        return (f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file) "
+                f"(nor 2 NOOP or 3 CONFIG_CHANGE, which DLedger 0.4.0+ writes)", "dledger-magic")
     if header.size <= HEADER_SIZE_FIELD_MIN:
         return f"entry size {header.size} is not more than {HEADER_SIZE_FIELD_MIN}", "dledger-size"
     if header.pos != file_start + at:
@@ -76,6 +79,15 @@ def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: in
     if header.size > limit - at:
         return f"entry of {header.size} bytes runs past the end of the file ({limit - at} remain)", "dledger-torn-entry"
     return None
+
+
+def newer_entry(header: EntryHeader) -> str:
+    """What a NOOP or CONFIG_CHANGE entry is, for the finding that steps over it (no record follows its header)."""
+    kind = NEWER_MAGICS[header.magic]
+    what = "no body" if header.body_length == 0 else f"a {header.body_length}-byte body that is no commitlog record"
+    return (f"a {kind} entry (DLedger 0.4+; magic {header.magic}): Raft index {header.index}, term {header.term}, "
+            f"{what}; stepped over. DLedger 0.3.1.2, the one RocketMQ up to 5.3.1 ships, writes only magic 1 "
+            f"and its recovery stops at this entry")
 
 
 def is_end_marker(buf, at: int, limit: int) -> bool:
@@ -93,7 +105,8 @@ def header_before(buf, record_position: int, limit: int, file_start: int) -> Ent
     if at < 0:
         return None
     header = read_header(buf, at, limit)
-    return header if header_fault(header, at, limit, file_start) is None else None
+    sound = header is not None and header.magic == MAGIC_1  # a NOOP or CONFIG_CHANGE entry frames no record
+    return header if sound and header_fault(header, at, limit, file_start) is None else None
 
 
 def homes(root: Path) -> list[Path]:
@@ -242,7 +255,7 @@ def dledger_view(store) -> dict | None:
     data = [s for s in store.commitlog.segments if s.entry_header]
     runs, _ = member.index_runs()
     units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
-    units = units[units["magic"] == MAGIC_1]
+    units = units[np.isin(units["magic"], ENTRY_MAGICS)]  # NOOP / CONFIG_CHANGE entries count (DLedger 0.4+)
     terms = []
     if len(units):
         starts = np.concatenate([[0], np.flatnonzero(np.diff(units["term"].astype(np.int64)) != 0) + 1])

@@ -60,10 +60,12 @@ class StoreRef:
     index_slots: int | None = None
     index_items: int | None = None
     broker_config: BrokerConfig | None = None  # --broker-config, parsed on the driver
+    dledger_member: str | None = None  # --dledger-member: the member of a root holding several
 
     def open(self) -> Store:
         return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
-                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config)
+                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config,
+                     dledger_member=self.dledger_member)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,8 @@ def timer_findings(ref: StoreRef, store, after: int, log_end: int) -> list[tuple
 
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
-    found: list[Problem] = [*store.unknown_files(), *store.index_problems(), *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
+    found: list[Problem] = [*store.unknown_files(), *store.dledger_member_problems(), *store.index_problems(),
+                            *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
                             *check_consumer_offsets(store), *store.config.findings()]
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from inspector.cli.main import main as rmq_inspect
@@ -86,3 +87,22 @@ def test_rebuild_cq_of_a_dledger_store_is_byte_identical(spark, tmp_path):
     got, want = _tree(out / "consumequeue"), _tree(tmp_path / "single" / "consumequeue")
     assert len(got) == 20 and got == want
     assert want == _tree(SAMPLE / "consumequeue")  # and both equal what the writer's dispatch wrote
+
+
+def test_a_dledger_member_chosen_for_the_jobs(spark, tmp_path, capsys):
+    """Two members under one root: --dledger-member reaches every executor, and verify warns as `verify` does."""
+    from inspector.spark.jobs import verify as verify_job
+
+    root = tmp_path / "two"
+    shutil.copytree(SAMPLE, root)
+    shutil.copytree(root / "dledger-n0", root / "dledger-n1")
+    capsys.readouterr()
+    assert verify_job.main([str(root), "--dledger-member", "n1", "--json"], spark) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(p["file"], p["code"], p["severity"]) for p in doc["problems"]] == [
+        ("dledger-n1", "dledger-members", "warning")]
+    assert "dledger-n1 is read (--dledger-member n1); not read: dledger-n0" in doc["problems"][0]["reason"]
+    out = tmp_path / "cq"
+    assert rebuild_cq.main([str(root), "--dledger-member", "n1", "--out", str(out)], spark) == 0
+    assert _tree(out / "consumequeue") == _tree(SAMPLE / "consumequeue")
+    assert verify_job.main([str(root), "--dledger-member", "n7"], spark) == 2

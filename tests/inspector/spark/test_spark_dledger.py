@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 from pathlib import Path
 
 from inspector.cli.main import main as rmq_inspect
@@ -106,3 +107,39 @@ def test_a_dledger_member_chosen_for_the_jobs(spark, tmp_path, capsys):
     assert rebuild_cq.main([str(root), "--dledger-member", "n1", "--out", str(out)], spark) == 0
     assert _tree(out / "consumequeue") == _tree(SAMPLE / "consumequeue")
     assert verify_job.main([str(root), "--dledger-member", "n7"], spark) == 2
+
+
+def _damaged(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / name
+    shutil.copytree(SAMPLE, root)
+    if name == "currterm":
+        (root / "dledger-n0" / "currterm").write_bytes(b"voteLeader=n0\ncurrTerm=x\n")
+    else:  # index unit 40 says term 9 (the entry says 1): recovery rewrites the index from there
+        index = root / "dledger-n0" / "index" / f"{0:020d}"
+        b = bytearray(index.read_bytes())
+        struct.pack_into(">q", b, 40 * 32 + 24, 9)
+        index.write_bytes(bytes(b))
+    return root
+
+
+def test_spark_verify_gives_verify_dledger_findings_and_preview(spark, tmp_path, capsys):
+    """The DLedger checks (index units against the entries, Raft indexes, terms, checkpoint, currterm) and the
+    recovery preview, from the headers the segment tasks table: the same as `verify --json`."""
+    from inspector.spark import plan
+    from inspector.spark.jobs import verify as verify_job
+    from inspector.spark.tasks import StoreRef, verify_segments
+
+    reports = []
+    list(verify_segments(plan.plan_segments([StoreRef(str(SAMPLE))]), reports.append))
+    assert [None if r.entry_heads is None else r.entry_heads.shape for r in reports] in (
+        [None, (4, 143), (4, 143), (4, 16)], [None] * 4)  # [None] * 4: no numba, the driver reads the headers
+    for name in ("currterm", "unit"):
+        root = _damaged(tmp_path, name)
+        capsys.readouterr()
+        rc = rmq_inspect(["verify", str(root), "--json"])
+        want = json.loads(capsys.readouterr().out)
+        assert verify_job.main([str(root), "--json"], spark) == rc == 4
+        got = json.loads(capsys.readouterr().out)
+        assert got["problems"] == want["problems"] and got["dledger_recovery"] == want["dledger_recovery"], name
+        assert {p["code"] for p in got["problems"]} == {"currterm": {"dledger-currterm"},
+                                                        "unit": {"dledger-index-unit"}}[name]

@@ -157,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--store", help="check which reading finds a message in this store")
     p.add_argument("--broker-config", metavar="FILE", help="with --store: the broker's broker.conf (commitlog folders)")
+    _member_option(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
@@ -261,12 +262,12 @@ def run(args: argparse.Namespace) -> int:
         from inspector.cli import ids
         from inspector.engine import Store, check_store_root, load_broker_config
 
-        if args.broker_config and not args.store:
-            raise BadInput("--broker-config goes with --store")
+        if (args.broker_config or args.dledger_member) and not args.store:
+            raise BadInput(f"{'--broker-config' if args.broker_config else '--dledger-member'} goes with --store")
         config = load_broker_config(args.broker_config) if args.broker_config else None
         if args.store:
             check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
-        store = Store(args.store, broker_config=config) if args.store else None
+        store = Store(args.store, broker_config=config, dledger_member=args.dledger_member) if args.store else None
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
         from inspector.spark.cli import main as spark_main  # imports pyspark only here

@@ -115,3 +115,13 @@ def test_one_member_says_nothing(capsys) -> None:
     data = _info(capsys, str(SAMPLE))
     assert not [p for p in data["problems"] if p["code"] == "dledger-members"]
     assert data["dledger"]["member"] == "dledger-n0"
+
+
+def test_decode_id_takes_the_member_with_its_store(two: Path, capsys) -> None:
+    msg_id = "0A14000500002A9F0000000000010030"  # the first entry's record, 65,584 = pos 65,536 + 48
+    capsys.readouterr()
+    assert main(["decode-id", msg_id, "--store", str(two), "--dledger-member", "n1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["offset_msg_id"]["found"] is True
+    assert main(["decode-id", msg_id, "--dledger-member", "n1"]) == 2
+    assert capsys.readouterr().err.strip() == "rmq-inspect: --dledger-member goes with --store"
+    assert main(["decode-id", msg_id, "--store", str(two), "--dledger-member", "n9"]) == 2

@@ -124,3 +124,18 @@ def test_an_unknown_magic_is_still_a_bad_magic(newer) -> None:
         bad = [e for e in store.entries(at["noop"] - 500) if isinstance(e, Problem) and e.code == "dledger-magic"]
     assert bad and bad[0].offset == at["noop"] - LAST_FILE
     assert "entry magic is 4, not 1 (MAGIC_1) or -1 (end of file)" in bad[0].reason
+
+
+def test_the_hex_view_draws_them_as_entries(newer) -> None:
+    from inspector.engine.read.layout import regions
+
+    root, at = newer
+    with Store(root) as store:
+        found = regions(store.commitlog, at["noop"] - 16, at["normal"] + 60)
+    kinds = [(r.kind, r.start, r.end) for r in found]
+    assert kinds[1:4] == [("entry", at["noop"], at["config"]), ("entry", at["config"], at["normal"]),
+                          ("entry", at["normal"], at["normal"] + 48)]
+    assert found[1].label == "DLedger NOOP entry 302, term 5 (DLedger 0.4+: no record)"
+    assert found[1].fields[0].value == "2 (NOOP, DLedger 0.4+)"
+    assert found[2].fields[8].value == f"{len(CONFIG_BODY)} (bytes of body after the header, no commitlog record)"
+    assert "damaged" not in {r.kind for r in found}

@@ -18,13 +18,18 @@ ENTRY_HEADER_SIZE = 48  # DLedgerEntry.BODY_OFFSET: the record starts here; wrot
 HEADER_SIZE_FIELD_MIN = 44  # DLedgerEntry.HEADER_SIZE: recovery wants size > 44
 POS_OFFSET = 24  # DLedgerEntry.POS_OFFSET
 MAGIC_1 = 1  # DLedgerMmapFileStore.MAGIC_1 = CURRENT_MAGIC in 0.3.1.2
+# DLedgerEntryType (DLedger 0.4.0+; not in 0.3.1.2 or 0.3.2): NORMAL(1), NOOP(2), CONFIG_CHANGE(3), all valid
+# in its recovery (DLedgerEntryType.isValid); 0.3.1.2's recovery refuses them (magic <= CURRENT_MAGIC)
+MAGIC_NOOP = 2  # an entry with no body: a new leader's first entry ("commit index fast advanced")
+MAGIC_CONFIG_CHANGE = 3  # a membership change (a TODO in DLedger's own source)
+NEWER_MAGICS = {MAGIC_NOOP: "NOOP", MAGIC_CONFIG_CHANGE: "CONFIG_CHANGE"}
 END_MAGIC = -1  # MmapFileList.BLANK_MAGIC_CODE
 END_MIN_LENGTH = 8  # MmapFileList.MIN_BLANK_LEN: an entry is written only if 8 bytes stay free after it
 INDEX_UNIT_SIZE = 32  # DLedgerMmapFileStore.INDEX_UNIT_SIZE
 INDEX_FILE_SIZE = INDEX_UNIT_SIZE * 5 * 1024 * 1024  # DLedgerConfig.mappedFileSizeForEntryIndex: 167,772,160
 
 EntryHeader = Struct(
-    "magic" / Int32sb * "1 (MAGIC_1); -1 here is the end-of-file marker instead",
+    "magic" / Int32sb * "1 (MAGIC_1); 2 NOOP, 3 CONFIG_CHANGE (DLedger 0.4.0+); -1 here is the end-of-file marker",
     "size" / Int32sb * "whole entry: 48 + body length",
     "index" / Int64sb * "Raft index: 0 for the first entry, then consecutive",
     "term" / Int64sb * "leader term, never decreasing",

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from inspector.engine import BrokerConfig
 
 
-def run(root: str, as_json: bool, broker_config: BrokerConfig | None = None) -> int:
-    found = census(root, broker_config)
+def run(root: str, as_json: bool, broker_config: BrokerConfig | None = None, dledger_member: str | None = None) -> int:
+    found = census(root, broker_config, dledger_member)
     if as_json:
         # ASCII JSON: a file name that is no UTF-8 (a lone surrogate) is written as a \uDCxx escape, which any
         # stream can encode and json.loads gives back; and neither rich nor the message views are imported, a

@@ -61,7 +61,8 @@ def run(store: Store, as_json: bool) -> int:
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {esc(r['reason'])}")
     # the census in one line, for the table only: `census --json` has it as a document (and info --json of a store
     # stays the same document when its commitlog is moved elsewhere by a broker.conf)
-    found = census(store.root, store.broker_config)
+    member = store.dledger_choice.read if store.dledger_choice is not None else None
+    found = census(store.root, store.broker_config, member)
     console.print(f"census: {esc(census_summary(found))}" + ("" if not found.problems else " (`rmq-inspect census` lists them)"))
     timer = timer_line(store)  # 5.x: the table only, like the census line (info --json stays the same document)
     if timer is not None:

@@ -62,6 +62,13 @@ def _store_args(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
     g = p.add_argument_group("geometry (broker configuration; inferred from the files when omitted)")
     geometry_options(g)
     _config_options(g)
+    _member_option(g)
+
+
+def _member_option(g) -> None:
+    g.add_argument("--dledger-member", metavar="ID",
+                   help="with several dledger-<id>/ folders under the root: the member to read, e.g. n1 (default: "
+                        "the broker config's dLegerSelfId, else the first by name, with a warning)")
 
 
 def _config_options(g) -> None:
@@ -109,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("store", help="store root directory (the broker's storePathRootDir)")
     p.add_argument("--broker-config", metavar="FILE", help="the broker's broker.conf: the commitlog is counted where "
                    "storePathCommitLog puts it (outside the root, or split over several folders)")
+    _member_option(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
@@ -149,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--store", help="check which reading finds a message in this store")
     p.add_argument("--broker-config", metavar="FILE", help="with --store: the broker's broker.conf (commitlog folders)")
+    _member_option(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("hex", help="hex dump with message boundaries and field names")
@@ -245,7 +254,7 @@ def _open(args) -> Store:
     check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
     return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
                  index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
-                 delay_levels=getattr(args, "delay_levels", None))
+                 delay_levels=getattr(args, "delay_levels", None), dledger_member=getattr(args, "dledger_member", None))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -253,12 +262,12 @@ def run(args: argparse.Namespace) -> int:
         from inspector.cli import ids
         from inspector.engine import Store, check_store_root, load_broker_config
 
-        if args.broker_config and not args.store:
-            raise BadInput("--broker-config goes with --store")
+        if (args.broker_config or args.dledger_member) and not args.store:
+            raise BadInput(f"{'--broker-config' if args.broker_config else '--dledger-member'} goes with --store")
         config = load_broker_config(args.broker_config) if args.broker_config else None
         if args.store:
             check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
-        store = Store(args.store, broker_config=config) if args.store else None
+        store = Store(args.store, broker_config=config, dledger_member=args.dledger_member) if args.store else None
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
         from inspector.spark.cli import main as spark_main  # imports pyspark only here
@@ -284,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
 
         config = load_broker_config(args.broker_config) if args.broker_config else None
         check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
-        return census.run(args.store, args.json, config)
+        return census.run(args.store, args.json, config, args.dledger_member)
     with _open(args) as store:
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command

@@ -71,6 +71,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
     "maintain.verify_batch_queues": ('check_batch_queue',),
+    "maintain.verify_dledger": ('check_dledger',),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_lmq": ('segment_lmq_problems',),
     "maintain.verify_queues": ('check_queue',),
@@ -119,6 +120,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         verify,
     )
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
+    from inspector.engine.maintain.verify_dledger import check_dledger
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_lmq import segment_lmq_problems
     from inspector.engine.maintain.verify_queues import check_queue

@@ -26,7 +26,7 @@ from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTa
 
 def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, cq_file_size: int | None = None,
                index_slots: int | None = None, index_items: int | None = None,
-               broker_config: BrokerConfig | None = None) -> list[StoreRef]:
+               broker_config: BrokerConfig | None = None, dledger_member: str | None = None) -> list[StoreRef]:
     """Absolute, de-duplicated store roots (every executor must see them at the same path); each one must open.
     ``broker_config`` (parsed once here, pickled to the executors) applies to every store."""
     refs: list[StoreRef] = []
@@ -40,7 +40,7 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
         reason = not_a_store(p, commitlog_elsewhere=bool(broker_config and broker_config.commitlog_paths()))
         if reason is not None:
             raise BadInput(f"{reason}; no commitlog segment to run a job on", str(p))
-        ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items, broker_config)
+        ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items, broker_config, dledger_member)
         with ref.open() as store:
             if not store.segments:
                 raise BadInput("no commitlog segment in this store", str(p))

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 from inspector.engine import (
     BadInput,
@@ -60,10 +62,12 @@ class StoreRef:
     index_slots: int | None = None
     index_items: int | None = None
     broker_config: BrokerConfig | None = None  # --broker-config, parsed on the driver
+    dledger_member: str | None = None  # --dledger-member: the member of a root holding several
 
     def open(self) -> Store:
         return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
-                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config)
+                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config,
+                     dledger_member=self.dledger_member)
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,9 @@ class SegmentReport:
     last_record_offset: int | None = None
     last_record_end: int | None = None
     blank_offset: int | None = None  # physical offset of a BLANK seen before any fatal problem
+    # verify, a DLedger data file: (record offset, size, Raft index, term) of the entries its clean runs hold,
+    # (4, n) int64, for the driver's DLedger checks (check_dledger compares them with the index units)
+    entry_heads: np.ndarray | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -271,6 +278,12 @@ def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tupl
 PHASE_LAYOUT, PHASE_RECORDS, PHASE_LMQ, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(6)
 
 
+def _keep_heads(heads: list[np.ndarray], table) -> None:
+    """(record offset, size, Raft index, term) of a verify table's DLedger entries (``verify``'s ``heads``)."""
+    if table.dledger:
+        heads.append(table.table[[0, 1, 10, 11]])
+
+
 def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]:
     """Record-level checks of ``verify`` (every entry's problems, the ``__CRC32#`` property), per segment.
 
@@ -281,12 +294,16 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
         report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
         found: list[Problem] = []
         lmq: list[Problem] = []
+        heads: list[np.ndarray] = []
         try:
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
+                # a DLedger data file: its entries' headers as verify tables them (the driver checks the index;
+                # without numba there are no tables, and check_dledger reads the headers itself)
+                on_table = functools.partial(_keep_heads, heads) if seg.entry_header else None
                 summary = store.commitlog.summarise_segment(
                     seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
-                    workers=1)
+                    on_table=on_table, workers=1)
                 lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
@@ -294,6 +311,7 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
             report.first_store_timestamp, report.last_store_timestamp = scan.first_store_timestamp, scan.last_store_timestamp
             report.max_store_timestamp = summary.max_store_timestamp
             report.problems = list(scan.problems)
+            report.entry_heads = np.concatenate(heads, axis=1) if heads else None
             found = list(summary.problems)
         except Exception as e:  # noqa: BLE001 - one segment's failure is reported, not fatal to the job
             report.error = f"{type(e).__name__}: {e}"

@@ -106,6 +106,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
                 problems.extend(record_problems(store, entry))
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
+    problems.extend(store.dledger_member_problems())  # members under the root that are not read
     dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
     if dledger is not None:
         problems.extend(dledger.problems)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.engine.model.records import Problem
-from inspector.engine.read.dledger import UNIT_DTYPE, DLedgerMember, IndexRun, member_of
+from inspector.engine.read.dledger import ENTRY_MAGICS, UNIT_DTYPE, DLedgerMember, IndexRun, member_of
 from inspector.engine.scan.verify_kernels import entry_units, gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
@@ -53,8 +53,8 @@ def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | 
     quick = _all_sound(runs, rows)
     if quick is not None:  # one compiled pass found every unit equal to what the walk read, in order
         problems += _properties_findings(member, quick)
-        data = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/") and p.severity == "error"]
-        return DLedgerCheck(tuple(problems), recovery_preview(store, data, None, None, quick))
+        data, newer = _data_findings(member, walk_problems)
+        return DLedgerCheck(tuple(problems), recovery_preview(store, data, None, None, quick, newer))
     units = _columns(np.concatenate([r.units for r in runs]) if len(runs) > 1 else runs[0].units if runs
                      else np.zeros(0, UNIT_DTYPE))
     numbers = np.concatenate([np.arange(r.first, r.first + len(r.units)) for r in runs]) if runs else np.zeros(0, int)
@@ -66,8 +66,14 @@ def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | 
     problems += sequence
     last = _last_entry(store, units, headers, inside)
     problems += _properties_findings(member, last)
-    data = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/") and p.severity == "error"]
-    return DLedgerCheck(tuple(problems), recovery_preview(store, data, stop, rewrite, last))
+    data, newer = _data_findings(member, walk_problems)
+    return DLedgerCheck(tuple(problems), recovery_preview(store, data, stop, rewrite, last, newer))
+
+
+def _data_findings(member: DLedgerMember, walk_problems: list[Problem]) -> tuple[list[Problem], list[Problem]]:
+    """The walk's errors in the member's data files, and its NOOP / CONFIG_CHANGE entries (DLedger 0.4+)."""
+    mine = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/")]
+    return [p for p in mine if p.severity == "error"], [p for p in mine if p.code == "dledger-newer-entry"]
 
 
 def _all_sound(runs: list[IndexRun], rows: np.ndarray) -> tuple[int, int, int] | None:
@@ -188,7 +194,7 @@ def _sequence_findings(store, units, headers, inside) -> tuple[list[Problem], tu
     that is not). Returns the findings and (pos, reason) of the first such entry."""
     found = []
     stop = None
-    good = inside & (headers["magic"] == 1)
+    good = inside & np.isin(headers["magic"], ENTRY_MAGICS)  # a NOOP entry (DLedger 0.4+) holds its index too
     idx, term, pos = headers["index"][good], headers["term"][good], headers["pos"][good]
     if len(idx) < 2:
         return found, stop
@@ -240,7 +246,8 @@ def _properties_findings(member: DLedgerMember, last: tuple[int, int, int] | Non
 
 
 def recovery_preview(store, data_errors: list[Problem], stop: tuple[int, str] | None,
-                     rewrite: tuple[int, Problem] | None, last: tuple[int, int, int] | None) -> str:
+                     rewrite: tuple[int, Problem] | None, last: tuple[int, int, int] | None,
+                     newer: list[Problem] = ()) -> str:
     """One line: where ``DLedgerMmapFileStore.recover`` would stop reading entries and why, what it truncates,
     and whether it rewrites the index. Recovery reads from the third-last data file on (after checking that
     file's first entry against the index); damage before it is not read there (dispatch and consumers meet it)."""
@@ -264,8 +271,19 @@ def recovery_preview(store, data_errors: list[Problem], stop: tuple[int, str] | 
     if unread:
         notes.append(f"it starts at {begin.file} (the third-last data file) and does not read the damage before it "
                      f"(first at pos {min(unread)[0]}), which dispatch and consumers meet")
-    tail = "".join(f"; {n}" for n in notes)
     end = store.max_offset()
+    # a NOOP / CONFIG_CHANGE entry: valid for DLedger 0.4+, the recovery this line describes; 0.3.1.2's (RocketMQ's
+    # up to 5.3.1: "magic <= CURRENT_MAGIC") stops at the first one it reads
+    read = [(seg.start_offset + p.offset, p) for p in newer
+            if (seg := next((s for s in data if s.file == p.file), None)) is not None
+            and seg.start_offset >= begin.start_offset]
+    if read and (at is None or min(read, key=lambda r: r[0])[0] < at):
+        pos, p = min(read, key=lambda r: r[0])
+        kind = p.reason.split(" entry", 1)[0].removeprefix("a ")
+        notes.append(f"that is DLedger 0.4+'s recovery: DLedger 0.3.1.2 (RocketMQ's up to 5.3.1) would stop at the "
+                     f"{kind} entry at pos {pos} ({p.file} @ {p.offset}) and truncate the data from there "
+                     f"({max(end - pos, 0):,} bytes)")
+    tail = "".join(f"; {n}" for n in notes)
     if at is not None:
         why = min(firsts)[1]
         return (f"DLedger recovery would stop at pos {at} ({why}) and truncate the data from there"

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from inspector.engine.model.records import Blank, Problem, Segment
-from inspector.engine.read.dledger import header_before, header_fault, is_end_marker, read_header, with_entry
+from inspector.engine.read.dledger import (
+    header_before,
+    header_fault,
+    is_end_marker,
+    newer_entry,
+    read_header,
+    with_entry,
+)
 from inspector.engine.read.mapped import first_nonzero, is_all_zero
 from inspector.engine.read.tail import (
     MAGIC_PATTERNS,
@@ -167,6 +174,8 @@ def _entry_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_cr
         return [Problem(seg.file, pos, f"{reason}; skipped {resync - pos} bytes to the next entry at {resync}",
                         code)], resync
     assert header is not None
+    if header.magic != MAGIC_1:  # NOOP / CONFIG_CHANGE (DLedger 0.4+): framed like any entry, but no record
+        return [Problem(seg.file, pos, newer_entry(header), "dledger-newer-entry", "warning")], pos + header.size
     record, end = pos + seg.entry_header, pos + header.size
     try:
         msg = decode_message(buf, record, end, file=seg.file, segment_start=seg.start_offset)

@@ -27,6 +27,7 @@ from pathlib import Path
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.records import Problem
+from inspector.engine.read.dledger_members import MemberChoice, choose_member
 from inspector.engine.read.settings import commitlog_folders, commitlog_key
 from inspector.engine.read.strays import (
     INDEX_NAME_WIDTH,
@@ -104,6 +105,7 @@ class Census:
     problems: tuple[Problem, ...]
     unlisted: int = 0
     moved: tuple[str, ...] = ()  # what the broker's configuration put elsewhere than the root's usual folders
+    dledger: MemberChoice | None = None  # the DLedger member a store opened here reads, and the ones it does not
 
     @property
     def errors(self) -> list[Problem]:
@@ -137,6 +139,7 @@ class _Walk:
     unlisted: int = 0
     # the commitlog folders broker.conf names (labels: relative to the root when under it), None: <root>/commitlog
     commitlog_at: list[str] | None = None
+    dledger_members: list[str] = field(default_factory=list)  # dledger-<id>/ folders holding data/
 
     # -- bookkeeping ------------------------------------------------------------------------------------------
 
@@ -311,6 +314,8 @@ class _Walk:
         name = entry.name
         if name.startswith(DLEDGER_PREFIX) and entry_is_dir(entry):
             self.whole(self.tally(*_DLEDGER), entry, name)
+            if os.path.isdir(os.path.join(entry.path, "data")):
+                self.dledger_members.append(name)
             return
         if name.startswith(OWN_PREFIX):
             self.whole(self.tally(*_OWN), entry, name)
@@ -370,9 +375,11 @@ def _config_file_name(name: str) -> bool:
     return base.endswith(".json") or base in _CONFIG_FILES
 
 
-def census(root: str | Path, broker_config: BrokerConfig | None = None) -> Census:
+def census(root: str | Path, broker_config: BrokerConfig | None = None, dledger_member: str | None = None) -> Census:
     """Every file and folder under ``root``, classified; never opens a file (scandir and stat only). With the
-    broker's configuration the commitlog is counted in the folders it names (a missing one is ``BadInput``)."""
+    broker's configuration the commitlog is counted in the folders it names (a missing one is ``BadInput``).
+    Several DLedger members: a warning names the one a store opened with ``dledger_member`` (or the broker
+    config's dLegerSelfId) reads, and the ones it does not."""
     walk = _Walk(os.fspath(root))
     folders = commitlog_folders(Path(root), broker_config)
     moved: tuple[str, ...] = ()
@@ -385,10 +392,14 @@ def census(root: str | Path, broker_config: BrokerConfig | None = None) -> Censu
         walk.root_entry(entry)
     if walk.commitlog_at is not None:
         walk.commitlog(*ROOT_KINDS["commitlog"][:2], walk.commitlog_at)
+    choice = choose_member(walk.dledger_members, dledger_member, broker_config, os.fspath(root))
+    members = choice.problem() if choice is not None else None
+    if members is not None:
+        walk.note(members)
     order = {kind: i for i, kind in enumerate(_KIND_ORDER)}
     kinds = tuple(KindCount(kind, t.what, t.files, t.folders, t.apparent, t.allocated)
                   for kind, t in sorted(walk.tallies.items(), key=lambda kt: order.get(kt[0], len(order))))
-    return Census(os.fspath(root), kinds, tuple(walk.problems), walk.unlisted, moved)
+    return Census(os.fspath(root), kinds, tuple(walk.problems), walk.unlisted, moved, choice)
 
 
 def census_view(c: Census) -> dict:
@@ -418,10 +429,13 @@ def census_summary(c: Census) -> str:
     # apparent bytes only: what is allocated depends on the file system (the census table has both)
     line = f"{len(known)} kind(s), {total.files:,} file(s) in {total.folders:,} folder(s), {human_bytes(total.apparent_bytes)}"
     line += "".join(f" ({moved})" for moved in c.moved)
-    strays = len(c.problems) + c.unlisted
+    if c.dledger is not None and c.dledger.others:  # its warning is among the problems, but is no stray
+        line += f"; DLedger member {c.dledger.read} read, not {', '.join(c.dledger.others)}"
+    listed = [p for p in c.problems if p.code != "dledger-members"]
+    strays = len(listed) + c.unlisted
     if not strays:
         return line + "; nothing unknown"
     errors = len(c.errors)
-    first = ", ".join(p.file for p in c.problems[:3]) + (", ..." if strays > 3 else "")
+    first = ", ".join(p.file for p in listed[:3]) + (", ..." if strays > 3 else "")
     return (line + f"; {strays:,} unknown or misplaced ({first})"
             + (f", {errors} the broker would not start with" if errors else ""))

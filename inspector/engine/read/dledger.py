@@ -15,15 +15,18 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
+from inspector.engine.read.dledger_members import MemberChoice, choose_member
 from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries
 from parsers.dledger import (
     END_MAGIC,
     ENTRY_HEADER_SIZE,
     HEADER_SIZE_FIELD_MIN,
     MAGIC_1,
+    NEWER_MAGICS,
     CurrTerm,
     DLedgerCheckpoint,
     SchemaError,
@@ -31,6 +34,7 @@ from parsers.dledger import (
 from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
 
 _HEADER = struct.Struct(">iiqqqiiii")
+ENTRY_MAGICS = (MAGIC_1, *NEWER_MAGICS)  # every entry DLedger's recovery accepts (0.4.0's DLedgerEntryType.isValid)
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,9 @@ def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: in
     a known magic, size > 44, in that order; we check the magic first (a wrong magic makes the rest noise)."""
     if header is None:
         return f"an entry header needs 48 bytes, {limit - at} remain", "dledger-torn-entry"
-    if header.magic != MAGIC_1:
-        return f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file)", "dledger-magic"
+    if header.magic != MAGIC_1 and header.magic not in NEWER_MAGICS:
+        return (f"entry magic is {header.magic}, not 1 (MAGIC_1) or -1 (end of file) "
+                f"(nor 2 NOOP or 3 CONFIG_CHANGE, which DLedger 0.4.0+ writes)", "dledger-magic")
     if header.size <= HEADER_SIZE_FIELD_MIN:
         return f"entry size {header.size} is not more than {HEADER_SIZE_FIELD_MIN}", "dledger-size"
     if header.pos != file_start + at:
@@ -74,6 +79,15 @@ def header_fault(header: EntryHeader | None, at: int, limit: int, file_start: in
     if header.size > limit - at:
         return f"entry of {header.size} bytes runs past the end of the file ({limit - at} remain)", "dledger-torn-entry"
     return None
+
+
+def newer_entry(header: EntryHeader) -> str:
+    """What a NOOP or CONFIG_CHANGE entry is, for the finding that steps over it (no record follows its header)."""
+    kind = NEWER_MAGICS[header.magic]
+    what = "no body" if header.body_length == 0 else f"a {header.body_length}-byte body that is no commitlog record"
+    return (f"a {kind} entry (DLedger 0.4+; magic {header.magic}): Raft index {header.index}, term {header.term}, "
+            f"{what}; stepped over. DLedger 0.3.1.2, the one RocketMQ up to 5.3.1 ships, writes only magic 1 "
+            f"and its recovery stops at this entry")
 
 
 def is_end_marker(buf, at: int, limit: int) -> bool:
@@ -91,7 +105,8 @@ def header_before(buf, record_position: int, limit: int, file_start: int) -> Ent
     if at < 0:
         return None
     header = read_header(buf, at, limit)
-    return header if header_fault(header, at, limit, file_start) is None else None
+    sound = header is not None and header.magic == MAGIC_1  # a NOOP or CONFIG_CHANGE entry frames no record
+    return header if sound and header_fault(header, at, limit, file_start) is None else None
 
 
 def homes(root: Path) -> list[Path]:
@@ -114,14 +129,23 @@ def member_root(path: Path) -> Path | None:
     return None
 
 
-def dledger_folders(root: Path) -> tuple[list[tuple[Path, str]], str] | None:
-    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above) and the data folder's
-    label; None for a plain store. With several members (a copy of a whole group's disks), the first by name."""
-    found = homes(root)
-    if not found:
+def opened_member(path: Path) -> str | None:
+    """``dledger-n1`` when ``path`` is that member folder or its ``data/`` or ``index/`` (opening it reads it)."""
+    if path.name in ("data", "index") and path.parent.name.startswith(DLEDGER_PREFIX):
+        return path.parent.name
+    return path.name if path.name.startswith(DLEDGER_PREFIX) and (path / "data").is_dir() else None
+
+
+def dledger_folders(root: Path, member: str | None = None, config: BrokerConfig | None = None,
+                    opened: str | None = None) -> tuple[list[tuple[Path, str]], str, MemberChoice] | None:
+    """The folders of one DLedger log (``commitlog/`` below, ``dledger-<id>/data`` above), the data folder's
+    label and how its member was chosen; None for a plain store. With several members (a test cluster on one
+    disk, a copy of a group's disks) one is read: see :func:`choose_member`."""
+    choice = choose_member([p.name for p in homes(root)], member, config, str(root), opened)
+    if choice is None:
         return None
-    data = f"{found[0].name}/data"
-    return [(root / "commitlog", "commitlog"), (root / data, data)], data
+    data = f"{choice.read}/data"
+    return [(root / "commitlog", "commitlog"), (root / data, data)], data, choice
 
 
 UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
@@ -231,7 +255,7 @@ def dledger_view(store) -> dict | None:
     data = [s for s in store.commitlog.segments if s.entry_header]
     runs, _ = member.index_runs()
     units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
-    units = units[units["magic"] == MAGIC_1]
+    units = units[np.isin(units["magic"], ENTRY_MAGICS)]  # NOOP / CONFIG_CHANGE entries count (DLedger 0.4+)
     terms = []
     if len(units):
         starts = np.concatenate([[0], np.flatnonzero(np.diff(units["term"].astype(np.int64)) != 0) + 1])

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message
 from parsers import commitlog as cl
+from parsers.dledger import NEWER_MAGICS
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,10 @@ def entry_fields(raw: bytes, at: int) -> list[FieldSpan]:
     values = _ENTRY.unpack(raw[:48])
     spans, o = [], at
     for k, ((name, length, meaning), value) in enumerate(zip(_ENTRY_FIELDS, values, strict=True), start=1):
+        if k == 1 and value in NEWER_MAGICS:  # DLedgerEntryType (0.4.0+): the body is no commitlog record
+            meaning = f"{NEWER_MAGICS[value]}, DLedger 0.4+"
+        elif k == 9 and values[0] in NEWER_MAGICS:
+            meaning = "bytes of body after the header, no commitlog record"
         spans.append(FieldSpan(f"E{k}", f"entry {name}", o, length, f"{value} ({meaning})"))
         o += length
     return spans
@@ -163,6 +168,16 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
         if isinstance(entry, Problem):
             if entry.file != seg.file:
                 break
+            if entry.code == "dledger-newer-entry":  # a NOOP / CONFIG_CHANGE entry: its band, header and body
+                region = _newer_entry(mf, seg, entry.offset)
+                if region.start > cursor:
+                    result.append(_gap(mf, seg, cursor, region.start, pending))
+                pending = None
+                result.append(region)
+                cursor = region.end
+                if cursor >= end:
+                    break
+                continue
             pending = pending or entry
             continue
         if entry.file != seg.file:
@@ -197,6 +212,15 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
         else:
             result.append(_gap(mf, seg, cursor, seg_end, pending))
     return [r for r in result if r.end > start and r.start < end]
+
+
+def _newer_entry(mf, seg, position: int) -> Region:
+    """A DLedger 0.4+ NOOP or CONFIG_CHANGE entry at ``position`` of ``seg`` (the walk framed it: sound header)."""
+    at = seg.start_offset + position
+    raw = mf.read(position, 48)
+    magic, size, index, term = _ENTRY.unpack(raw)[:4]
+    return Region("entry", at, at + size, tuple(entry_fields(raw, at)),
+                  f"DLedger {NEWER_MAGICS[magic]} entry {index}, term {term} (DLedger 0.4+: no record)")
 
 
 def _gap(mf, seg, a: int, b: int, problem) -> Region:

@@ -9,7 +9,9 @@ from inspector.engine.model.records import Blank, Message, Problem
 from inspector.engine.scan.batch import MessageBatch
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
-NOT_FATAL = {"offset-mismatch", "blank-size"}
+# dledger-newer-entry: a NOOP / CONFIG_CHANGE entry, which the DLedger 0.4+ that wrote it steps over in recovery
+# (0.3.1.2's stop there is said by verify's DLedger recovery preview)
+NOT_FATAL = {"offset-mismatch", "blank-size", "dledger-newer-entry"}
 CHECKPOINT_SLACK_MS = 3000
 
 

@@ -31,7 +31,8 @@ from inspector.engine.read.batchconsumequeue import (
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
-from inspector.engine.read.dledger import dledger_folders, member_root
+from inspector.engine.read.dledger import dledger_folders, member_root, opened_member
+from inspector.engine.read.dledger_members import MemberChoice
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
@@ -76,6 +77,7 @@ class Store(QueueAccess, KeyLookups):
         index_items: int | None = None,
         broker_config: BrokerConfig | None = None,
         delay_levels: str | None = None,
+        dledger_member: str | None = None,
     ):
         """Sizes given here are flags: they win over ``broker_config`` (a parsed broker.conf), which wins over
         what the files show. ``delay_levels``: messageDelayLevel from a flag; without it and without one in
@@ -84,7 +86,9 @@ class Store(QueueAccess, KeyLookups):
         reason = unopenable(self.root)  # not whether it is a store: check_store_root, for the front ends
         if reason is not None:
             raise BadInput(reason, str(root))
-        self.root = member_root(self.root.resolve()) or self.root  # dledger-n0/ or its data/: the store root
+        resolved = self.root.resolve()
+        self.root = member_root(resolved) or self.root  # dledger-n0/ or its data/: the store root
+        opened = opened_member(resolved)  # dledger-n1/ given: that member is the one read
         # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
         self.broker_config = broker_config
         self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),
@@ -104,8 +108,10 @@ class Store(QueueAccess, KeyLookups):
         self.index_slots = given.get("index_slots")
         self.index_items = given.get("index_items")
         folders = commitlog_folders(self.root, broker_config)
-        dledger = dledger_folders(self.root) if folders is None else None
+        dledger = dledger_folders(self.root, dledger_member, broker_config, opened) if folders is None else None
         self.dledger_data: str | None = dledger[1] if dledger else None  # e.g. "dledger-n0/data"
+        # several members under the root: which one is read, which are not (a warning in problems())
+        self.dledger_choice: MemberChoice | None = dledger[2] if dledger else None
         self.commitlog = CommitLog(self.root, given.get("segment_size"),
                                    directories=dledger[0] if dledger else folders,
                                    entry_folders=frozenset({dledger[1]} if dledger else ()))
@@ -363,7 +369,13 @@ class Store(QueueAccess, KeyLookups):
     def problems(self) -> list[Problem]:
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
-                *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root)]
+                *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root),
+                *self.dledger_member_problems()]
+
+    def dledger_member_problems(self) -> list[Problem]:
+        """A warning when the root holds DLedger members that are not read (info and verify give it)."""
+        found = self.dledger_choice.problem() if self.dledger_choice is not None else None
+        return [found] if found is not None else []
 
 
 def decode_id(text: str, store: Store | None = None) -> list[IdReading]:

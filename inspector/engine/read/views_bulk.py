@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from binascii import b2a_base64
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -97,6 +98,9 @@ _LINE = (
     b'"body_truncated":false%s}\n'
 )
 _PLAIN_BODY = b',"body_decompressed_base64":"%s","body_decompressed_length":%d,"decompress_error":null'
+# a DLedger record's entry (message_view's "dledger"), between "body_truncated" and the decompressed body
+_ENTRY = b',"dledger":{"raft_index":%d,"term":%d,"entry_position":%d,"entry_size":%d}'
+_INDEX_TERM = struct.Struct(">qq")  # the entry header's Raft index (+8) and term (+16)
 _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64_PAIRS = bytes(c for v in range(4096) for c in (_B64[v >> 6], _B64[v & 63]))
 # _LINE cut between its fields, for the compiled kernel (kernel_source._kn_json_lines names each by index)
@@ -109,6 +113,7 @@ _PIECES = (
     b',"body_decompressed_base64":"', b'","body_decompressed_length":', b',"decompress_error":null', b"}\n",
     b"TAGS", b"KEYS", b"UNIQ_KEY",  # the property names the line repeats (tags, keys, unique_key)
     _B64, _B64_PAIRS,  # base64's alphabet, and the two letters of every 12-bit value
+    b',"dledger":{"raft_index":', b',"term":', b',"entry_position":', b',"entry_size":', b"}",  # _ENTRY's pieces
 )
 
 
@@ -177,8 +182,6 @@ class _BatchEncoder:
         ``release``: the batch's pages are dropped from the mapping afterwards (a walk of many GiB stays flat)."""
         if len(rows) == 0:
             lines = b""
-        elif batch.entry_header:  # DLedger records carry their entry ("dledger"): message_view's encoding
-            lines = b"".join(message_line(batch.message(i), decompress=self.decompress) for i in rows.tolist())
         else:
             k = self.kernels(batch)
             out = self._kernel_lines(k, batch, rows) if k is not None and batch.flags & CHECK_BODY_CRC else None
@@ -222,7 +225,8 @@ class _BatchEncoder:
         sizes = table[_COL["body_length"]][rows] * 3 + table[_COL["properties_length"]][rows] * 5
         longest = max(map(len, topics)) + max(len(h[0]) + len(h[1]) for h in hosts) + \
             max(len(p[0]) + len(p[1]) for p in parts)
-        out = np.empty(int(sizes.sum()) + len(rows) * (1024 + 2 * longest + len(file)), dtype=np.uint8)
+        per_line = 1024 + 2 * longest + len(file) + (128 if batch.entry_header else 0)  # + the "dledger" object
+        out = np.empty(int(sizes.sum()) + len(rows) * per_line, dtype=np.uint8)
         ends = np.empty(len(rows), dtype=np.int64)
         py = np.zeros(len(rows), dtype=np.uint8)
         strings = [file, *(p[0] for p in parts), *(p[1] for p in parts), *(h[0] for h in hosts),
@@ -231,7 +235,8 @@ class _BatchEncoder:
         total = k.json_lines(
             batch.buf, table, rows.astype(np.int64), force_py, versions[magic_i.reshape(-1)],
             flag_i.reshape(-1).astype(np.int64), host_i[:n].astype(np.int64), host_i[n:].astype(np.int64),
-            *_packed(strings), bases, _LITERALS[0], _LITERALS[1], batch.segment_start, self.decompress, out, ends, py)
+            *_packed(strings), bases, _LITERALS[0], _LITERALS[1], batch.segment_start, self.decompress, out, ends, py,
+            batch.entry_header)
         if not py.any():
             return [out[:total].tobytes()]
         lines: list[bytes] = []
@@ -257,6 +262,7 @@ class _BatchEncoder:
         start = batch.segment_start
         decompress = self.decompress
         flags_of, magics = self._flags, self._magics
+        hdr, buf = batch.entry_header, batch.buf
         # per batch: the hosts by (ip code, port) -> (JSON string, msgId prefix as bytes)
         batch_hosts: dict[tuple[int, int], tuple[bytes | None, bytes]] = {}
         line, plain_body, dumps, b64 = _LINE, _PLAIN_BODY, _dumps, b2a_base64
@@ -292,11 +298,13 @@ class _BatchEncoder:
             magic_version = magics.get(magic)
             if magic_version is None:
                 magic_version = magics[magic] = meaning.magic_version(magic)
+            tail = plain_body % (encoded, body_len) if decompress else b""
+            if hdr:  # a DLedger record: its entry before the decompressed body, as message_view orders them
+                tail = _ENTRY % (*_INDEX_TERM.unpack_from(buf, pos - hdr + 8), pos - hdr, total + hdr) + tail
             append(line % (
                 file, pos, start + pos, total, magic_version, body_crc, ok, queue_id, flag, queue_offset, phys,
                 fp[0], born_ts, born[0], store_ts, store[0], reconsume, prepared, topic_json, middle[1:-1],
-                store[1], phys & 0xFFFFFFFFFFFFFFFF, fp[1], body_len, encoded,
-                plain_body % (encoded, body_len) if decompress else b""))
+                store[1], phys & 0xFFFFFFFFFFFFFFFF, fp[1], body_len, encoded, tail))
         return out
 
     def _batch_host(self, batch_hosts: dict, ips: list[str], ip: int, port: int) -> tuple[bytes | None, bytes]:

@@ -929,12 +929,14 @@ def _nb_middle(out, o, b, pp, pl, lits, lit_offs, names, lens):
 
 
 def _kn_json_lines(b, t, rows, force_py, mv, flag_i, born_i, store_i, strs, str_offs, bases, lits, lit_offs,
-                   seg_start, decompress, out, ends, py):
+                   seg_start, decompress, out, ends, py, entry_hdr):
     """One JSON line per row of ``rows`` (indices into the batch table ``t``), written to ``out``; ``ends[k]`` is
     where row k's line ends (its start is the previous end), ``py[k] = 1`` for a row left to Python (nothing
     written). Returns the bytes written. What repeats comes from views_bulk: the literal text between fields
     (``lits``), and one table of JSON strings (``strs``: the file, then at ``bases`` the sysFlag parts, the sysFlag
     names, the hosts, their msgId prefixes and the topics), so each line equals its Python twin byte for byte.
+    ``entry_hdr`` 48: a DLedger data file's records, each line with its entry (``"dledger"``: Raft index and term
+    from the header before the record, the entry's position and size), as message_view gives it.
 
     The fields up to the topic are written by one loop over (literal, number or string) so each helper has one
     call site: numba inlines them (a call passing arrays costs reference counting) without a large compile."""
@@ -1001,6 +1003,13 @@ def _kn_json_lines(b, t, rows, force_py, mv, flag_i, born_i, store_i, strs, str_
         o = _nb_b64(out, o, b, t[17, i], n, table, pairs)
         b64_end = o
         o = _nb_lit(out, o, lits, lit_offs, 27)  # ","body_truncated":false
+        if entry_hdr:
+            at = pos - entry_hdr
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 37), _nb_i64(b, at + 8))  # ,"dledger":{"raft_index":
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 38), _nb_i64(b, at + 16))  # ,"term":
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 39), at)  # ,"entry_position":
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 40), t[1, i] + entry_hdr)  # ,"entry_size":
+            o = _nb_lit(out, o, lits, lit_offs, 41)  # }
         if decompress:
             o = _nb_lit(out, o, lits, lit_offs, 28)  # ,"body_decompressed_base64":"
             for j in range(b64_end - b64_at):

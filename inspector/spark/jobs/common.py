@@ -65,6 +65,9 @@ def job_parser(job: str, description: str, *, out_required: bool) -> argparse.Ar
     g.add_argument("--broker-config", metavar="FILE",
                    help="the broker's broker.conf: sizes, index slots/items, messageDelayLevel, commitlog folders "
                         "(read on the driver; the commitlog folders must be at the same paths on every executor)")
+    g.add_argument("--dledger-member", metavar="ID",
+                   help="with several dledger-<id>/ folders under a root: the member to read, e.g. n1 (default: "
+                        "the broker config's dLegerSelfId, else the first by name, with a warning)")
     return p
 
 
@@ -88,7 +91,8 @@ def geometry_for(store, args: argparse.Namespace) -> Geometry:
 def refs_from_args(args: argparse.Namespace) -> list[StoreRef]:
     config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
     return plan.store_refs(args.stores, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
-                           index_slots=args.index_slots, index_items=args.index_items, broker_config=config)
+                           index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
+                           dledger_member=getattr(args, "dledger_member", None))
 
 
 @contextmanager

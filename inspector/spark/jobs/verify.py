@@ -23,13 +23,14 @@ from pyspark.sql import functions as F
 from rich.markup import escape
 from rich.table import Table
 
-from inspector.engine import Problem, check_checkpoint, check_consumer_offsets, check_timer
+from inspector.engine import Problem, check_checkpoint, check_consumer_offsets, check_dledger, check_timer
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING
 from inspector.spark.tasks import (
     PHASE_LAYOUT,
     PHASE_QUEUES,
+    PHASE_RECORDS,
     PHASE_REST,
     StoreRef,
     finding_row,
@@ -73,8 +74,22 @@ def timer_findings(ref: StoreRef, store, after: int, log_end: int) -> list[tuple
     return [finding_row(ref.path, PHASE_QUEUES, after, i, p) for i, p in enumerate(check_timer(store, log_end)[0])]
 
 
+def dledger_findings(ref: StoreRef, store, reports: list) -> tuple[list[tuple], str] | None:
+    """A DLedger store's checks (``check_dledger``: index units against the entries, Raft indexes and terms,
+    checkpoint and currterm) and its recovery preview, from the entry headers the segment tasks tabled; the
+    findings come after every segment's record findings and before the LMQ ones, as in ``verify``."""
+    walk = [p for r in reports for p in r.problems]
+    heads = [r.entry_heads for r in reports if r.entry_heads is not None]
+    found = check_dledger(store, walk, heads)
+    if found is None:
+        return None
+    after = len(store.segments)  # a task number past every segment's: PHASE_RECORDS, after their findings
+    return [finding_row(ref.path, PHASE_RECORDS, after, i, p) for i, p in enumerate(found.problems)], found.recovery
+
+
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
-    found: list[Problem] = [*store.unknown_files(), *store.index_problems(), *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
+    found: list[Problem] = [*store.unknown_files(), *store.dledger_member_problems(), *store.index_problems(),
+                            *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
                             *check_consumer_offsets(store), *store.config.findings()]
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
 
@@ -125,6 +140,10 @@ def find(spark: SparkSession, refs: list[StoreRef], args) -> Found:
             driver_rows += layout_findings(ref, store)
             driver_rows += rest_findings(ref, store, plan.last_store_timestamp(rs))
             counts[ref.path] = {"messages": sum(r.messages for r in rs)}
+            dledger = dledger_findings(ref, store, rs)
+            if dledger is not None:
+                driver_rows += dledger[0]
+                counts[ref.path]["dledger_recovery"] = dledger[1]
     collector = common.Collector(spark)
     sink = collector.sink
     parallel = max(1, sc.defaultParallelism * 2)
@@ -176,6 +195,8 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
                 style = "red" if r.severity == "error" else "yellow"
                 t.add_row(escape(r.file), str(r.offset), f"[{style}]{r.code}[/]", escape(r.reason))
             common.console.print(t)
+        if c.get("dledger_recovery"):
+            common.console.print(f"recovery preview: {escape(c['dledger_recovery'])}")
         common.console.print(
             f"{escape(ref.path)}: checked {c['messages']} message(s), {c['cq_units']} consume-queue unit(s), "
             f"{c['index_items']} index item(s): "

@@ -143,7 +143,9 @@ HELP = [
                               "without it the delay levels are inferred from SCHEDULE_TOPIC_XXXX (info says which)"),
         ("DLedger", "a DLedger store (dledger-n0/data, e.g. rmq-inspect sample_store_dledger) reads as one log: "
                     "old commitlog, then entries; offsets are the records' (entry pos + 48); the overview's "
-                    "DLedger node lists the term timeline (enter: the term's first entry in the hex view)"),
+                    "DLedger node lists the term timeline (enter: the term's first entry in the hex view); with "
+                    "several members (dledger-n0/, dledger-n1/) rmq-inspect tui STORE --dledger-member n1 reads n1 "
+                    "(default: dLegerSelfId, else the first by name; the overview's problems say which)"),
     ]),
 ]
 

@@ -16,6 +16,7 @@ from inspector.engine.scan import kernels
 from parsers import commitlog as cl
 
 SAMPLE = Path(__file__).parents[4] / "sample_store"
+DLEDGER = Path(__file__).parents[4] / "sample_store_dledger"
 
 PROPERTIES = [
     {"TAGS": "created", "KEYS": "order-1 cust-2", "UNIQ_KEY": "0A0B0C0D"},
@@ -60,13 +61,13 @@ def _run(capsysbinary, root: Path, argv: list[str]) -> bytes:
     return capsysbinary.readouterr()[0]
 
 
-@pytest.mark.parametrize("where", ["sample", "tricky"])
+@pytest.mark.parametrize("where", ["sample", "tricky", "dledger"])
 @pytest.mark.parametrize("argv", [[], ["--decompress"], ["--topic", "TopicTest"], ["--topic", "OrderEvents"],
                                   ["--limit", "7"]])
 def test_the_kernel_writes_what_the_python_path_writes(capsysbinary, monkeypatch, tricky, where, argv):
     if not kernels.numba_enabled():
         pytest.skip("numba is not in use")
-    root = SAMPLE if where == "sample" else tricky
+    root = {"sample": SAMPLE, "tricky": tricky, "dledger": DLEDGER}[where]
     with kernels.python_only():
         expected = _run(capsysbinary, root, argv)
     used = []
@@ -105,3 +106,22 @@ def test_each_batch_drops_its_pages_once_its_lines_are_written(monkeypatch):
         lines = b"".join(c for c in json_lines(batches) if isinstance(c, bytes))
     assert len(spans) > 3 and sorted(released) == sorted(spans)
     assert lines.count(b"\n") == sum(len(b) for b in batches if isinstance(b, MessageBatch))
+
+
+@pytest.mark.parametrize("decompress", [False, True])
+def test_dledger_lines_equal_message_view_record_for_record(capsysbinary, decompress):
+    """On the DLedger sample both bulk paths (kernel, Python twin) give message_view's line for every record,
+    "dledger" object included (its Raft index and term read from the 48 bytes before the record)."""
+    from inspector.engine import Message, Store
+
+    with Store(DLEDGER) as store, kernels.python_only():
+        want = b"".join(views_bulk.record_line(m, decompress=decompress) for m in store.entries()
+                        if isinstance(m, Message))
+    argv = ["--decompress"] if decompress else []
+    with kernels.python_only():
+        assert _run(capsysbinary, DLEDGER, argv) == want
+    assert _run(capsysbinary, DLEDGER, argv) == want
+    first = want.split(b"\n")[100]  # the first entry of the first data file: by hand, Raft index 0 at pos 65,536
+    assert b'"physical_offset":65584,' in first
+    assert first.endswith(b',"dledger":{"raft_index":0,"term":1,"entry_position":0,"entry_size":460}' +
+                          (b"" if not decompress else first[first.index(b',"body_decompressed_base64"'):-1]) + b"}")

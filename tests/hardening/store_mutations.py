@@ -448,13 +448,18 @@ class Mutation:
             return None
         return Expect(file, (position,), (lay.dledger_units[k],))  # the entry, or its index unit
 
+    def _picked_field(self, root: Path, places: list[tuple[str, int]],
+                      table: dict[str, tuple[int, int]]) -> tuple[str, int] | None:
+        """The (file, position) of the structure picked from ``places`` once its field is changed; None when
+        there is none or the bytes were already those."""
+        if not places:
+            return None
+        where = places[self.pick % len(places)]
+        return where if self._int_field(root, where, table) else None
+
     def _dledger_end(self, root: Path, lay: Layout) -> Expect | None:
-        if not lay.end_markers:
-            return None
-        file, position = lay.end_markers[self.pick % len(lay.end_markers)]
-        if not self._int_field(root, (file, position), DLEDGER_END):
-            return None
-        return Expect(file, (position,))
+        where = self._picked_field(root, lay.end_markers, DLEDGER_END)
+        return Expect(where[0], (where[1],)) if where else None
 
     def _dledger_index(self, root: Path, lay: Layout) -> Expect | None:
         k = self.pick % len(lay.dledger_units)
@@ -495,12 +500,8 @@ class Mutation:
         return None
 
     def _timer_blank(self, root: Path, lay: Layout) -> Expect | None:
-        if not lay.timer_blanks:
-            return None
-        file, position = lay.timer_blanks[self.pick % len(lay.timer_blanks)]
-        if not self._int_field(root, (file, position), TIMER_BLANK):
-            return None
-        return Expect(file, (position,)) if self.target != "prevPos" else None
+        where = self._picked_field(root, lay.timer_blanks, TIMER_BLANK)
+        return Expect(where[0], (where[1],)) if where and self.target != "prevPos" else None
 
     def _timer_wheel(self, root: Path, lay: Layout) -> Expect | None:
         slot = lay.wheel_slots[self.pick % len(lay.wheel_slots)]
@@ -532,10 +533,8 @@ class Mutation:
         return Expect(ends[0][0], (ends[0][1],), ends[1:])
 
     def _lmq_cq(self, root: Path, lay: Layout) -> Expect | None:
-        file, position = lay.lmq_units[self.pick % len(lay.lmq_units)]
-        if not self._int_field(root, (file, position), CQ_FIELDS) or self.target == "tagsCode":
-            return None
-        return Expect(file, (position,))
+        where = self._picked_field(root, lay.lmq_units, CQ_FIELDS)
+        return Expect(where[0], (where[1],)) if where and self.target != "tagsCode" else None
 
     def _lmq_offset(self, root: Path, lay: Layout) -> Expect | None:
         rel = "config/lmqConsumerOffset.json"

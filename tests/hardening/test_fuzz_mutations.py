@@ -137,20 +137,26 @@ REGRESSIONS = [
 ]
 
 
-def _with_regressions(test):
-    for m in reversed(REGRESSIONS):
-        test = example(mutation=m)(test)
-    return test
+def _replaying(regressions: list[Mutation]):
+    def decorate(test):
+        for m in reversed(regressions):
+            test = example(mutation=m)(test)
+        return test
+    return decorate
+
+
+def _holds_every_promise(lay: Layout, scratch: Path, mutation: Mutation) -> None:
+    with watchdog():
+        symptoms = check_mutation(lay, scratch, mutation)
+    unknown = triage(f"{mutation}", symptoms)
+    assert not unknown, f"{mutation}: " + "; ".join(map(str, unknown))
 
 
 @fuzz_settings(40, long_share=0.5)
 @given(mutation=mutations())
-@_with_regressions
+@_replaying(REGRESSIONS)
 def test_every_mutation_is_reported_and_harmless(layout: Layout, scratch: Path, mutation: Mutation) -> None:
-    with watchdog():
-        symptoms = check_mutation(layout, scratch, mutation)
-    unknown = triage(f"{mutation}", symptoms)
-    assert not unknown, f"{mutation}: " + "; ".join(map(str, unknown))
+    _holds_every_promise(layout, scratch, mutation)
 
 
 # The same for the stores of issues 18 and 19 (new_store_mutations: DLedger entries, end markers, index units,
@@ -169,21 +175,12 @@ NEW_REGRESSIONS = [
 ]
 
 
-def _with_new_regressions(test):
-    for m in reversed(NEW_REGRESSIONS):
-        test = example(mutation=m)(test)
-    return test
-
-
 @fuzz_settings(24, long_share=0.5)
 @given(mutation=new_store_mutations())
-@_with_new_regressions
+@_replaying(NEW_REGRESSIONS)
 def test_every_new_structure_mutation_is_reported_and_harmless(layouts: dict[str, Layout], scratch: Path,
                                                                mutation: Mutation) -> None:
-    with watchdog():
-        symptoms = check_mutation(layouts[mutation.store], scratch, mutation)
-    unknown = triage(f"{mutation}", symptoms)
-    assert not unknown, f"{mutation}: " + "; ".join(map(str, unknown))
+    _holds_every_promise(layouts[mutation.store], scratch, mutation)
 
 
 @pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq"])

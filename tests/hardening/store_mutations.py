@@ -484,8 +484,8 @@ class Mutation:
             path.write_bytes(b"\n".join(new if line.partition(b"=")[0] == key else line for line in lines))
         if shape == "ahead" and key not in (b"endIndex", b"committedIndex"):
             return None  # voteLeader=100000 is a name; a term may run ahead of the log (elections, no entries)
-        if shape == "negative" and key == b"voteLeader":
-            return None
+        if key == b"voteLeader" and shape not in ("garbage", "no-equals"):
+            return None  # any text is a name: DLedger checks it against no peer list when it loads
         if shape == "empty" and self.target == "currterm":
             return None  # DLedger reads a missing or empty currterm as term 0: a fresh member
         return Expect(rel, any_offset=True)
@@ -496,7 +496,7 @@ class Mutation:
             return None
         if self.target in TIMER_UNIT_CHECKED or (self.target == "magic" and (int(self.value) | 0xF) != 0xF):
             field_at = position + TIMER_UNIT[self.target][0]  # the unit, or the field itself
-            return Expect(file, (position, field_at), tuple(("timerwheel", n * 32) for n in lay.wheel_slots))
+            return Expect(file, (position, field_at), _slot_fields(lay))
         return None
 
     def _timer_blank(self, root: Path, lay: Layout) -> Expect | None:
@@ -507,8 +507,9 @@ class Mutation:
         slot = lay.wheel_slots[self.pick % len(lay.wheel_slots)]
         if not self._int_field(root, ("timerwheel", slot * 32), WHEEL_SLOT):
             return None
-        at = slot * 32 + WHEEL_SLOT[self.target][0]
-        return Expect("timerwheel", (slot * 32, at)) if self.target in ("time", "firstPos", "lastPos", "num") else None
+        # the slot is one structure: a changed lastPos may show as its firstPos or num no longer agreeing
+        return Expect("timerwheel", tuple(range(slot * 32, slot * 32 + 32, 8))) \
+            if self.target in ("time", "firstPos", "lastPos", "num") else None
 
     def _timercheck(self, root: Path, lay: Layout) -> Expect | None:
         if not lay.timercheck:
@@ -551,6 +552,11 @@ class Mutation:
         value = self.value if not isinstance(self.value, int) or abs(self.value) < 1 << 64 else f"{self.value:.3e}"
         where = "" if self.store == "sample" else f"{self.store}/"
         return f"{where}{self.kind}:{self.target}#{self.pick}={value}"
+
+
+def _slot_fields(lay: Layout) -> tuple[tuple[str, int], ...]:
+    """Every field of every used wheel slot: a unit's broken link may be reported at its slot (firstPos, num)."""
+    return tuple(("timerwheel", n * 32 + at) for n in lay.wheel_slots for at in (0, 8, 16, 24))
 
 
 # -- strategies -------------------------------------------------------------------------------------------------------

@@ -172,6 +172,8 @@ NEW_REGRESSIONS = [
     Mutation("dledger-text", "checkpoint", 309, 15, "dledger"),  # committedIndex=-7: verify exit 0
     Mutation("dledger-text", "currterm", 1, 1, "dledger"),  # currTerm=-7: verify exit 0
     Mutation("timer-unit", "commitlogOffset", 7965, -(1 << 63) + 1, "timer"),  # taken for a cleaned-up record
+    Mutation("timer-unit", "prevPos", 802, 0, "timer"),  # a broken link shows at its slot's firstPos and num
+    Mutation("timer-wheel", "lastPos", 371, 0, "timer"),  # ... a lastPos into another slot's chain: at firstPos
 ]
 
 

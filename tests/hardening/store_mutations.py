@@ -6,7 +6,9 @@ TOTALSIZE, magic, sysFlag, lengths, PHYSICALOFFSET, body; a consume-queue unit's
 index file's header counters and times, slots and items; the checkpoint; a config file's JSON; the names of
 segments, queue folders and index files) and, where the damage breaks an invariant one can state, returns
 :class:`Expect`: the (file, offset) a finding from ``verify`` must name. Offsets come from the pristine copy
-read through the engine (:class:`Layout`), never typed in.
+read through the engine (:class:`Layout`), never typed in. ``Mutation.store`` names the pristine store
+(:func:`build_store`): the sample, the DLedger sample, a writer-made timer store or an LMQ store, whose own
+structures (:func:`new_store_mutations`) sit in the same Layout.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 Each example mutates one field of one structure of a copy of ``sample_store/`` (store_mutations.py: record
 fields and lengths, consume-queue units, index headers, slots and items, the checkpoint, config JSON, file and
-folder names), then runs the commands a user would (verify, info, messages, show, key, hex) in-process and
+folder names; and, in the second test, the DLedger sample, a writer-made timer store and an LMQ store: see
+store_mutations.new_store_mutations), then runs the commands a user would (verify, info, messages, show, key,
+chain, hex, census, timer and timer --wheel / --slot / --summary) in-process and
 asserts: nothing escapes ``main()`` and no output holds a traceback, every exit code is in the documented
 table, the store is byte-for-byte what it was before the commands ran, and, when the mutation breaks an
 invariant, ``verify --json`` names the damaged file and offset.

@@ -104,7 +104,8 @@ class _TypedProperties(Adapter):
         result = {}
         for key, value in obj.items():
             if key in self.longs:
-                if not _JAVA_LONG.match(value) or not -(1 << 63) <= int(value) < 1 << 63:
+                # at most 20 characters (-9223372036854775808) before int(): Python refuses more than 4,300 digits
+                if len(value) > 20 or not _JAVA_LONG.match(value) or not -(1 << 63) <= int(value) < 1 << 63:
                     raise ValidationError(f"{key}={value!r} is no Java long", path=path)
                 result[key] = int(value)
             else:

@@ -6,11 +6,14 @@ TOTALSIZE, magic, sysFlag, lengths, PHYSICALOFFSET, body; a consume-queue unit's
 index file's header counters and times, slots and items; the checkpoint; a config file's JSON; the names of
 segments, queue folders and index files) and, where the damage breaks an invariant one can state, returns
 :class:`Expect`: the (file, offset) a finding from ``verify`` must name. Offsets come from the pristine copy
-read through the engine (:class:`Layout`), never typed in.
+read through the engine (:class:`Layout`), never typed in. ``Mutation.store`` names the pristine store
+(:func:`build_store`): the sample, the DLedger sample, a writer-made timer store or an LMQ store, whose own
+structures (:func:`new_store_mutations`) sit in the same Layout.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +21,12 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from inspector.engine import Message, Store
+from inspector.engine.model.multidispatch import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET
+from inspector.engine.read.dledger import DLedgerMember, homes
 from inspector.engine.read.layout import regions
+from inspector.engine.read.timerstore import CHECK_FILE, TimerLog, read_wheel
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE as CHECKPOINT_SIZE
+from parsers.dledger import INDEX_UNIT_SIZE
 from parsers.indexfile import item_position, slot_position
 
 I32_MIN, I32_MAX, I64_MIN, I64_MAX = -(1 << 31), (1 << 31) - 1, -(1 << 63), (1 << 63) - 1
@@ -50,6 +57,20 @@ class Layout:
     configs: list[str] = field(default_factory=list)
     segments: list[str] = field(default_factory=list)
     queue_dirs: list[str] = field(default_factory=list)  # consumequeue/TOPIC
+    # the structures of the stores issue 18/19 taught the engine (empty for a store without them)
+    entries: list[tuple[str, int]] = field(default_factory=list)  # DLedger entry headers: data file, position
+    end_markers: list[tuple[str, int]] = field(default_factory=list)  # DLedger end-of-file markers
+    dledger_units: list[tuple[str, int]] = field(default_factory=list)  # DLedger index units: file, position
+    dledger_texts: list[str] = field(default_factory=list)  # dledger-<id>/checkpoint, currterm
+    timer_units: list[tuple[str, int]] = field(default_factory=list)  # timerlog units: file, position
+    timer_blanks: list[tuple[str, int]] = field(default_factory=list)  # the 16-byte blank closing a full file
+    wheel_slots: list[int] = field(default_factory=list)  # used timerwheel slot numbers
+    timercheck: bool = False
+    timer_end: int = 0  # where the broker's recovery of the timer log stops
+    timer_flush_limit: int = 0  # the furthest flush position a broker leaves: the end of the last file
+    lmq_props: list[tuple[str, int, int, tuple]] = field(default_factory=list)  # file, value start, length (of
+    # an INNER_MULTI_* property value in a record), (file, position) of the record and of its units
+    lmq_units: list[tuple[str, int]] = field(default_factory=list)  # the units of %LMQ% queues
 
     def __repr__(self) -> str:
         return f"Layout({self.root})"
@@ -80,13 +101,126 @@ def read_layout(root: Path) -> Layout:
         lay.segments = [seg.file for seg in s.segments]
         lay.queue_dirs = sorted({f"consumequeue/{t}" for t, _ in s.queue_ids()})
     lay.configs = sorted(p.relative_to(root).as_posix() for p in (root / "config").glob("*.json"))
+    if (root / "config" / "timermetrics").is_file():  # fastjson without a suffix, read as a config file
+        lay.configs.append("config/timermetrics")
+    lay.lmq_units = [(f, p) for f, p, *_ in lay.units if f.startswith("consumequeue/%LMQ%")]
+    lay.lmq_props = [value for r in lay.records for value in _lmq_values(root, r, lay.units)]
+    _read_dledger(root, lay)
+    _read_timer(root, lay)
     return lay
+
+
+def _lmq_values(root: Path, rec: Record, units: list) -> list[tuple[str, int, int, tuple[tuple[str, int], ...]]]:
+    """Where the values of a record's INNER_MULTI_DISPATCH and INNER_MULTI_QUEUE_OFFSET properties sit, with the
+    record and every unit pointing at it (a broken property may be reported at either end)."""
+    start, length = rec.fields["PROPERTIES"]  # a field's place in its segment
+    offset = int(rec.file.rsplit("/", 1)[1]) + rec.position
+    ends = ((rec.file, rec.position), *((f, p) for f, p, o, *_ in units if o == offset))
+    raw = (root / rec.file).read_bytes()[start : start + length]
+    found, at = [], 0
+    for pair in raw.split(b"\x02"):
+        name, _, value = pair.partition(b"\x01")
+        if name.decode("latin-1") in (INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET) and value:
+            found.append((rec.file, start + at + len(name) + 1, len(value), ends))
+        at += len(pair) + 1
+    return found
+
+
+def _read_dledger(root: Path, lay: Layout) -> None:
+    for home in homes(root)[:1]:
+        member = DLedgerMember(root, home)
+        runs, _ = member.index_runs()
+        for run in runs:
+            lay.dledger_units += [(run.file, k * INDEX_UNIT_SIZE) for k in range(len(run.units))]
+            for pos in run.units["pos"].tolist():
+                seg = next(s for s in lay.segments if s.startswith(f"{home.name}/data/")
+                           and int(s.rsplit("/", 1)[1]) <= pos < int(s.rsplit("/", 1)[1]) + (root / s).stat().st_size)
+                lay.entries.append((seg, pos - int(seg.rsplit("/", 1)[1])))
+        last = {}
+        for seg, position in lay.entries:  # the marker follows a file's last entry, when the file is not the last
+            last[seg] = position + int.from_bytes((root / seg).read_bytes()[position + 4 : position + 8], "big")
+        lay.end_markers = [(seg, end) for seg, end in sorted(last.items())[:-1]]
+        lay.dledger_texts = [f"{home.name}/{n}" for n in ("checkpoint", "currterm") if (home / n).is_file()]
+
+
+def _read_timer(root: Path, lay: Layout) -> None:
+    log = TimerLog(root)
+    if not log.present:
+        return
+    units = log.units()
+    lay.timer_end = units.end
+    size = log.file_size
+    lay.timer_flush_limit = units.end - units.end % size + size if units.end % size else units.end
+    files = sorted(p.name for p in (root / "timerlog").iterdir())
+    for offset in units.offset.tolist():
+        name = max(n for n in files if int(n) <= offset)
+        lay.timer_units.append((f"timerlog/{name}", offset - int(name)))
+    for name in files[:-1]:  # a file the broker rolled over ends with a blank after its last unit
+        last = max((p for f, p in lay.timer_units if f == f"timerlog/{name}"), default=None)
+        if last is not None:
+            lay.timer_blanks.append((f"timerlog/{name}", last + 52))
+    wheel = read_wheel(root)
+    lay.wheel_slots = wheel.index.tolist() if wheel is not None else []
+    lay.timercheck = (root / CHECK_FILE).is_file()
 
 
 def copy_store(lay: Layout, target: Path) -> Path:
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(lay.root, target, ignore=shutil.ignore_patterns("README.md"))
+    shutil.copytree(lay.root, target, ignore=shutil.ignore_patterns("README.md"), copy_function=_sparse_copy)
+    return target
+
+
+def _sparse_copy(source: str, target: str) -> None:
+    """copy2, keeping the holes of a large sparse file (a 37 MB timerwheel holding a few slots) as holes: every
+    example copies the store, and the fingerprint reads every byte."""
+    size = os.path.getsize(source)
+    if size < 1 << 20:
+        shutil.copy2(source, target)
+        return
+    with open(source, "rb") as f, open(target, "wb") as g:
+        while chunk := f.read(1 << 20):
+            if chunk.count(0) == len(chunk):
+                g.seek(len(chunk), os.SEEK_CUR)
+            else:
+                g.write(chunk)
+        g.truncate(size)
+    shutil.copystat(source, target)
+
+
+# -- the pristine stores ------------------------------------------------------------------------------------------
+
+SAMPLE_STORES = Path(__file__).resolve().parents[2]
+T0 = 1_700_000_000_500
+LMQ = "%LMQ%x"
+
+
+def build_store(name: str, target: Path) -> Path:
+    """The pristine store ``name`` at ``target``: sample and dledger are the repository's samples; timer (a timer
+    log of two files, the first closed by its blank, pending and due timers) and lmq (records multi-dispatched to
+    two LMQ queues, lmqConsumerOffset.json) are written by our writer with small files."""
+    if name in ("sample", "dledger"):
+        source = SAMPLE_STORES / ("sample_store" if name == "sample" else "sample_store_dledger")
+        return copy_store(Layout(source), target)
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.geometry import Geometry
+
+    small = Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)
+    if name == "timer":
+        with StoreWriter(target, small, timer_file_size=52 * 3 + 16) as w:
+            for i, delay in enumerate((3000, 60_000, 5000, 120_000, 7000)):
+                w.append(MessageSpec("Orders", b"t%d" % i, keys=[f"k{i}"], deliver_ms=T0 + delay,
+                                     store_timestamp=T0 + i * 10))
+            w.append(MessageSpec("Pay", b"plain", store_timestamp=T0 + 10_000))
+        return target
+    offsets = {("TopicA", "g"): {0: 1}, (LMQ, LMQ): {0: 2}}
+    with StoreWriter(target, small, clock=lambda: T0, consumer_offsets=offsets, enable_lmq=True) as w:
+        w.append(MessageSpec("TopicA", b"a", tags="t1", keys=["k1"], unique_key="", lmq_queues=[LMQ],
+                             store_timestamp=T0))
+        w.append(MessageSpec("TopicA", b"b", queue_id=1, unique_key="", lmq_queues=["%LMQ%y", LMQ],
+                             store_timestamp=T0 + 1))
+        w.append(MessageSpec("TopicA", b"c", unique_key="", lmq_queues=[LMQ], store_timestamp=T0 + 2))
     return target
 
 
@@ -148,6 +282,23 @@ INDEX_ITEM = {"keyHash": (0, 4), "phyOffset": (4, 8), "timeDiff": (12, 4), "prev
 CHECKPOINT_FIELDS = {"physicMsgTimestamp": 0, "logicsMsgTimestamp": 8, "indexMsgTimestamp": 16}
 CONFIG_SHAPES = ("huge-number-value", "huge-number-key", "deep-nesting", "top-level")
 TOP_LEVELS = ("[]", "null", "1", "true", '"x"', "[{}]")
+DLEDGER_ENTRY = {"magic": (0, 4), "size": (4, 4), "index": (8, 8), "term": (16, 8), "pos": (24, 8),
+                 "channel": (32, 4), "chainCrc": (36, 4), "bodyCrc": (40, 4), "bodyLength": (44, 4)}
+# DLedger 0.3.1.2 never computes nor checks channel, chainCrc or bodyCrc (DLedgerEntryCoder writes what it is
+# given, recovery reads magic, size, pos and body length only): no invariant
+DLEDGER_UNCHECKED = {"channel", "chainCrc", "bodyCrc"}
+DLEDGER_END = {"magic": (0, 4), "remaining": (4, 4)}
+DLEDGER_UNIT = {"magic": (0, 4), "pos": (4, 8), "size": (12, 4), "index": (16, 8), "term": (24, 8)}
+DLEDGER_TEXTS = ("garbage", "negative", "huge", "empty", "no-equals", "ahead", "nul")
+TIMER_UNIT = {"size": (0, 4), "prevPos": (4, 8), "magic": (12, 4), "writeTime": (16, 8), "delay": (24, 4),
+              "commitlogOffset": (28, 8), "recordSize": (36, 4), "topicHash": (40, 4), "reserved": (44, 8)}
+TIMER_UNIT_CHECKED = {"size", "prevPos", "commitlogOffset", "recordSize", "topicHash"}
+TIMER_BLANK = {"size": (0, 4), "prevPos": (4, 8), "magic": (12, 4)}
+WHEEL_SLOT = {"time": (0, 8), "firstPos": (8, 8), "lastPos": (16, 8), "num": (24, 4), "magic": (28, 4)}
+TIMERCHECK = {"lastReadTimeMs": (0, 8), "lastTimerLogFlushPos": (8, 8), "lastTimerQueueOffset": (16, 8),
+              "masterTimerQueueOffset": (24, 8), "stateVersion": (32, 8), "timestamp": (40, 8), "counter": (48, 8)}
+LMQ_BYTES = b",%\x01\x02\x00\xff-9X 0"  # separators, digits, a sign, a NUL, a byte no UTF-8 holds
+LMQ_OFFSET_SHAPES = ("negative", "huge", "not-lmq", "no-at", "text")
 FOREIGN_NAMES = {
     "commitlog": ("99999999999999999999", str(1 << 63), "abc", "1" * 25, "-1", "00000000000000065536.tmp"),
     "consumequeue": ("abc", "99999999999999999999", "-1", "1" * 25),  # a queue folder name under a topic
@@ -160,10 +311,13 @@ class Mutation:
     """``target`` names the structure (a record field, a cq field, ...), ``pick`` which one (mod their count),
     ``value`` what is written (an integer for fields, a shape or name for config and names)."""
 
-    kind: str  # record | cq | index-header | index-slot | index-item | checkpoint | config | name
+    kind: str  # record | cq | index-header | index-slot | index-item | checkpoint | config | name | dledger-entry
+    # | dledger-end | dledger-index | dledger-text | timer-unit | timer-blank | timer-wheel | timercheck
+    # | lmq-prop | lmq-cq | lmq-offset
     target: str
     pick: int
     value: int | str
+    store: str = "sample"  # which pristine store is mutated: sample | dledger | timer | lmq (STORES)
 
     def apply(self, root: Path, lay: Layout) -> Expect | None:
         return getattr(self, "_" + self.kind.replace("-", "_"))(root, lay)
@@ -283,9 +437,128 @@ class Mutation:
         (shutil.copytree if source.is_dir() else shutil.copyfile)(source, target)
         return Expect(target.relative_to(root).as_posix(), any_offset=True)
 
+    # -- the structures of issues 18 and 19 --------------------------------------------------------------------------
+
+    def _int_field(self, root: Path, where: tuple[str, int], table: dict[str, tuple[int, int]]) -> bool:
+        at, length = table[self.target]
+        return _patch(root, where[0], where[1] + at, _int(int(self.value), length))
+
+    def _dledger_entry(self, root: Path, lay: Layout) -> Expect | None:
+        k = self.pick % len(lay.entries)
+        file, position = lay.entries[k]
+        if not self._int_field(root, (file, position), DLEDGER_ENTRY) or self.target in DLEDGER_UNCHECKED:
+            return None
+        return Expect(file, (position,), (lay.dledger_units[k],))  # the entry, or its index unit
+
+    def _picked_field(self, root: Path, places: list[tuple[str, int]],
+                      table: dict[str, tuple[int, int]]) -> tuple[str, int] | None:
+        """The (file, position) of the structure picked from ``places`` once its field is changed; None when
+        there is none or the bytes were already those."""
+        if not places:
+            return None
+        where = places[self.pick % len(places)]
+        return where if self._int_field(root, where, table) else None
+
+    def _dledger_end(self, root: Path, lay: Layout) -> Expect | None:
+        where = self._picked_field(root, lay.end_markers, DLEDGER_END)
+        return Expect(where[0], (where[1],)) if where else None
+
+    def _dledger_index(self, root: Path, lay: Layout) -> Expect | None:
+        k = self.pick % len(lay.dledger_units)
+        file, position = lay.dledger_units[k]
+        if not self._int_field(root, (file, position), DLEDGER_UNIT):
+            return None
+        return Expect(file, (position,), (lay.entries[k],))
+
+    def _dledger_text(self, root: Path, lay: Layout) -> Expect | None:
+        rel = next((t for t in lay.dledger_texts if t.endswith(self.target)), None)
+        if rel is None:
+            return None
+        path = root / rel
+        lines = path.read_bytes().split(b"\n")
+        key = lines[int(self.value) % max(1, len(lines) - 1)].partition(b"=")[0]
+        shape = DLEDGER_TEXTS[self.pick % len(DLEDGER_TEXTS)]
+        new = {"garbage": b"\x00\x17garbage\xff", "negative": key + b"=-7", "huge": key + b"=" + b"9" * 5000,
+               "empty": b"", "no-equals": key, "ahead": key + b"=100000", "nul": key + b"=1\x00"}[shape]
+        if shape == "empty":
+            path.write_bytes(b"")
+        else:
+            path.write_bytes(b"\n".join(new if line.partition(b"=")[0] == key else line for line in lines))
+        if shape == "ahead" and key not in (b"endIndex", b"committedIndex"):
+            return None  # voteLeader=100000 is a name; a term may run ahead of the log (elections, no entries)
+        if key == b"voteLeader" and shape not in ("garbage", "no-equals"):
+            return None  # any text is a name: DLedger checks it against no peer list when it loads
+        if shape == "empty" and self.target == "currterm":
+            return None  # DLedger reads a missing or empty currterm as term 0: a fresh member
+        return Expect(rel, any_offset=True)
+
+    def _timer_unit(self, root: Path, lay: Layout) -> Expect | None:
+        file, position = lay.timer_units[self.pick % len(lay.timer_units)]
+        if not self._int_field(root, (file, position), TIMER_UNIT):
+            return None
+        if self.target in TIMER_UNIT_CHECKED or (self.target == "magic" and (int(self.value) | 0xF) != 0xF):
+            field_at = position + TIMER_UNIT[self.target][0]  # the unit, or the field itself
+            return Expect(file, (position, field_at), _slot_fields(lay))
+        return None
+
+    def _timer_blank(self, root: Path, lay: Layout) -> Expect | None:
+        where = self._picked_field(root, lay.timer_blanks, TIMER_BLANK)
+        return Expect(where[0], (where[1],)) if where and self.target != "prevPos" else None
+
+    def _timer_wheel(self, root: Path, lay: Layout) -> Expect | None:
+        slot = lay.wheel_slots[self.pick % len(lay.wheel_slots)]
+        if not self._int_field(root, ("timerwheel", slot * 32), WHEEL_SLOT):
+            return None
+        # the slot is one structure: a changed lastPos may show as its firstPos or num no longer agreeing
+        return Expect("timerwheel", tuple(range(slot * 32, slot * 32 + 32, 8))) \
+            if self.target in ("time", "firstPos", "lastPos", "num") else None
+
+    def _timercheck(self, root: Path, lay: Layout) -> Expect | None:
+        if not lay.timercheck:
+            return None
+        if self.target == "size":
+            size = int(self.value) % 120
+            path = root / CHECK_FILE
+            path.write_bytes((path.read_bytes() + bytes(120))[:size])
+            return Expect(CHECK_FILE, any_offset=True) if size < 56 else None
+        if not self._int_field(root, (CHECK_FILE, 0), TIMERCHECK):
+            return None
+        value = int(self.value)
+        if self.target == "lastTimerLogFlushPos" and (value < 0 or value > lay.timer_flush_limit):
+            return Expect(CHECK_FILE, any_offset=True)
+        return None
+
+    def _lmq_prop(self, root: Path, lay: Layout) -> Expect | None:
+        file, start, length, ends = lay.lmq_props[self.pick % len(lay.lmq_props)]
+        byte = LMQ_BYTES[int(self.value) % len(LMQ_BYTES)]
+        if not _patch(root, file, start + (self.pick // len(lay.lmq_props)) % length, bytes([byte])):
+            return None
+        return Expect(ends[0][0], (ends[0][1],), ends[1:])
+
+    def _lmq_cq(self, root: Path, lay: Layout) -> Expect | None:
+        where = self._picked_field(root, lay.lmq_units, CQ_FIELDS)
+        return Expect(where[0], (where[1],)) if where and self.target != "tagsCode" else None
+
+    def _lmq_offset(self, root: Path, lay: Layout) -> Expect | None:
+        rel = "config/lmqConsumerOffset.json"
+        path = root / rel
+        text = path.read_text()
+        key = '"%LMQ%x@%LMQ%x":'
+        value = {"negative": f"-{1 + int(self.value)}", "huge": "9" * (20 + int(self.value) % 5000),
+                 "not-lmq": "2", "no-at": "2", "text": '"two"'}[self.target]
+        new_key = {"not-lmq": '"TopicA@g":', "no-at": '"%LMQ%x":'}.get(self.target, key)
+        path.write_text(text.replace(key + "2", new_key + value, 1))
+        return Expect(rel, any_offset=True)
+
     def __str__(self) -> str:
         value = self.value if not isinstance(self.value, int) or abs(self.value) < 1 << 64 else f"{self.value:.3e}"
-        return f"{self.kind}:{self.target}#{self.pick}={value}"
+        where = "" if self.store == "sample" else f"{self.store}/"
+        return f"{where}{self.kind}:{self.target}#{self.pick}={value}"
+
+
+def _slot_fields(lay: Layout) -> tuple[tuple[str, int], ...]:
+    """Every field of every used wheel slot: a unit's broken link may be reported at its slot (firstPos, num)."""
+    return tuple(("timerwheel", n * 32 + at) for n in lay.wheel_slots for at in (0, 8, 16, 24))
 
 
 # -- strategies -------------------------------------------------------------------------------------------------------
@@ -330,3 +603,37 @@ def mutations() -> st.SearchStrategy[Mutation]:
     return st.one_of(record, _fields("cq", CQ_FIELDS), _fields("index-header", INDEX_HEADER), slot_or_item,
                      checkpoint, config, name)
 
+
+
+def _tagged(store: str, kind: str, table: dict[str, tuple[int, int]]) -> st.SearchStrategy[Mutation]:
+    return st.one_of(*(st.builds(Mutation, st.just(kind), st.just(name), st.integers(0, 1 << 16),
+                                 _width_values(8 * length), st.just(store)) for name, (_, length) in table.items()))
+
+
+def new_store_mutations() -> st.SearchStrategy[Mutation]:
+    """The structures of the DLedger sample, a writer-made timer store and an LMQ store (issues 18, 19), and the
+    commitlog records, queue units and config files of those stores."""
+    dledger = st.one_of(
+        _tagged("dledger", "dledger-entry", DLEDGER_ENTRY), _tagged("dledger", "dledger-end", DLEDGER_END),
+        _tagged("dledger", "dledger-index", DLEDGER_UNIT),
+        st.builds(Mutation, st.just("dledger-text"), st.sampled_from(("checkpoint", "currterm")),
+                  st.integers(0, 1 << 10), st.integers(0, 15), st.just("dledger")),
+        st.builds(Mutation, st.just("record"), st.sampled_from(RECORD_FIELDS), st.integers(0, 1 << 16),
+                  _width_values(32), st.just("dledger")),
+        _tagged("dledger", "cq", CQ_FIELDS))
+    timer = st.one_of(
+        _tagged("timer", "timer-unit", TIMER_UNIT), _tagged("timer", "timer-blank", TIMER_BLANK),
+        _tagged("timer", "timer-wheel", WHEEL_SLOT), _tagged("timer", "timercheck", TIMERCHECK),
+        st.builds(Mutation, st.just("timercheck"), st.just("size"), st.just(0), st.integers(0, 1 << 10),
+                  st.just("timer")),
+        st.builds(Mutation, st.just("config"), st.sampled_from(CONFIG_SHAPES), st.integers(0, 15),
+                  st.integers(0, 1 << 20), st.just("timer")))
+    lmq = st.one_of(
+        st.builds(Mutation, st.just("lmq-prop"), st.just("byte"), st.integers(0, 1 << 16), st.integers(0, 255),
+                  st.just("lmq")),
+        _tagged("lmq", "lmq-cq", CQ_FIELDS),
+        st.builds(Mutation, st.just("lmq-offset"), st.sampled_from(LMQ_OFFSET_SHAPES), st.just(0),
+                  st.integers(0, 1 << 16), st.just("lmq")),
+        st.builds(Mutation, st.just("config"), st.sampled_from(CONFIG_SHAPES), st.integers(0, 15),
+                  st.integers(0, 1 << 20), st.just("lmq")))
+    return st.one_of(dledger, timer, lmq)

@@ -2,7 +2,9 @@
 
 Each example mutates one field of one structure of a copy of ``sample_store/`` (store_mutations.py: record
 fields and lengths, consume-queue units, index headers, slots and items, the checkpoint, config JSON, file and
-folder names), then runs the commands a user would (verify, info, messages, show, key, hex) in-process and
+folder names; and, in the second test, the DLedger sample, a writer-made timer store and an LMQ store: see
+store_mutations.new_store_mutations), then runs the commands a user would (verify, info, messages, show, key,
+chain, hex, census, timer and timer --wheel / --slot / --summary) in-process and
 asserts: nothing escapes ``main()`` and no output holds a traceback, every exit code is in the documented
 table, the store is byte-for-byte what it was before the commands ran, and, when the mutation breaks an
 invariant, ``verify --json`` names the damaged file and offset.
@@ -23,7 +25,16 @@ import pytest
 from fuzz_known_bugs import MET, triage
 from fuzz_support import Symptom, changed, fingerprint, run_cli
 from hypothesis import example, given
-from store_mutations import Expect, Layout, Mutation, copy_store, mutations, read_layout
+from store_mutations import (
+    Expect,
+    Layout,
+    Mutation,
+    build_store,
+    copy_store,
+    mutations,
+    new_store_mutations,
+    read_layout,
+)
 from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
 pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
@@ -35,6 +46,14 @@ def layout(tmp_path_factory) -> Layout:
     root = tmp_path_factory.mktemp("mutations-pristine") / "store"
     copy_store(Layout(SAMPLE), root)
     return read_layout(root)
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
+    """Every pristine store a mutation may name (``Mutation.store``), read once."""
+    base = tmp_path_factory.mktemp("mutations-pristine-new")
+    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq")}
+    return {"sample": layout, **found}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +75,15 @@ def workload(root: Path, lay: Layout, mutation: Mutation) -> list[list[str]]:
     unit_file = lay.units[mutation.pick % len(lay.units)][0]
     topic, queue = unit_file.split("/")[1:3]
     s = str(root)
+    slot = str(lay.wheel_slots[mutation.pick % len(lay.wheel_slots)] % 1_209_600 if lay.wheel_slots else 0)
+    lmq = [["messages", s, "--topic", "%LMQ%x", "--queue", "0", "--json"]] if lay.lmq_units else []
     return [
+        *lmq,
+        ["census", s],
+        ["timer", s, "--json"],
+        ["timer", s, "--wheel", "--json"],
+        ["timer", s, "--slot", slot, "--json"],
+        ["timer", s, "--summary", "--json"],
         ["info", s, "--json"],
         ["messages", s, "--limit", "500", "--json"],
         ["messages", s, "--topic", topic, "--queue", queue, "--limit", "100", "--json"],
@@ -112,24 +139,58 @@ REGRESSIONS = [
 ]
 
 
-def _with_regressions(test):
-    for m in reversed(REGRESSIONS):
-        test = example(mutation=m)(test)
-    return test
+def _replaying(regressions: list[Mutation]):
+    def decorate(test):
+        for m in reversed(regressions):
+            test = example(mutation=m)(test)
+        return test
+    return decorate
 
 
-@fuzz_settings(40, long_share=0.5)
-@given(mutation=mutations())
-@_with_regressions
-def test_every_mutation_is_reported_and_harmless(layout: Layout, scratch: Path, mutation: Mutation) -> None:
+def _holds_every_promise(lay: Layout, scratch: Path, mutation: Mutation) -> None:
     with watchdog():
-        symptoms = check_mutation(layout, scratch, mutation)
+        symptoms = check_mutation(lay, scratch, mutation)
     unknown = triage(f"{mutation}", symptoms)
     assert not unknown, f"{mutation}: " + "; ".join(map(str, unknown))
 
 
-def test_the_pristine_copy_holds_every_promise(layout: Layout, scratch: Path) -> None:
+@fuzz_settings(40, long_share=0.5)
+@given(mutation=mutations())
+@_replaying(REGRESSIONS)
+def test_every_mutation_is_reported_and_harmless(layout: Layout, scratch: Path, mutation: Mutation) -> None:
+    _holds_every_promise(layout, scratch, mutation)
+
+
+# The same for the stores of issues 18 and 19 (new_store_mutations: DLedger entries, end markers, index units,
+# checkpoint and currterm; timer-log units and blank, wheel slots, timercheck, timermetrics; LMQ properties,
+# %LMQ% units, lmqConsumerOffset.json).
+NEW_REGRESSIONS = [
+    Mutation("dledger-index", "pos", 4096, (1 << 63) - 2, "dledger"),  # pos + 48 wrapped: a segfault in gather
+    Mutation("timer-wheel", "firstPos", 0, 1, "timer"),  # a firstPos no chain ends at: verify exit 0
+    Mutation("dledger-text", "checkpoint", 233, 3, "dledger"),  # endIndex of 5,000 digits: ValueError (int())
+    Mutation("lmq-offset", "no-at", 0, 65536, "lmq"),  # an lmqOffsetTable key without '@': dropped silently
+    Mutation("lmq-offset", "not-lmq", 0, 2387, "lmq"),  # TopicA@g there: overrode offsetTable's offset
+    Mutation("timercheck", "lastTimerLogFlushPos", 318, -10211068668, "timer"),  # negative: verify exit 0
+    Mutation("dledger-text", "checkpoint", 309, 15, "dledger"),  # committedIndex=-7: verify exit 0
+    Mutation("dledger-text", "currterm", 1, 1, "dledger"),  # currTerm=-7: verify exit 0
+    Mutation("timer-unit", "commitlogOffset", 7965, -(1 << 63) + 1, "timer"),  # taken for a cleaned-up record
+    Mutation("timer-unit", "prevPos", 802, 0, "timer"),  # a broken link shows at its slot's firstPos and num
+    Mutation("timer-wheel", "lastPos", 371, 0, "timer"),  # ... a lastPos into another slot's chain: at firstPos
+]
+
+
+@fuzz_settings(24, long_share=0.5)
+@given(mutation=new_store_mutations())
+@_replaying(NEW_REGRESSIONS)
+def test_every_new_structure_mutation_is_reported_and_harmless(layouts: dict[str, Layout], scratch: Path,
+                                                               mutation: Mutation) -> None:
+    _holds_every_promise(layouts[mutation.store], scratch, mutation)
+
+
+@pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq"])
+def test_the_pristine_copy_holds_every_promise(layouts: dict[str, Layout], scratch: Path, name: str) -> None:
     """The oracle itself: no mutation, no symptom (a finding on the pristine store would mask everything)."""
+    layout = layouts[name]
     root = copy_store(layout, scratch / "store")
     verify = run_cli(["verify", str(root), "--json"])
     assert verify.code == 0 and findings_of(verify.out) == []

@@ -50,3 +50,11 @@ def test_properties_files_as_java_writes_them() -> None:
 def test_currterm_that_dledger_did_not_write_is_a_construct_error(text: bytes) -> None:
     with pytest.raises(construct.ConstructError):
         dledger.CurrTerm.parse(text)
+
+
+def test_a_number_of_thousands_of_digits_is_no_java_long() -> None:
+    """Found by the mutation fuzzer: int() of more than 4,300 digits is Python's ValueError, not the schema's."""
+    with pytest.raises(construct.ConstructError, match="no Java long"):
+        dledger.DLedgerCheckpoint.parse(b"endIndex=" + b"9" * 5000 + b"\ncommittedIndex=1\n")
+    with pytest.raises(construct.ConstructError, match="no Java long"):
+        dledger.CurrTerm.parse(b"voteLeader=n0\ncurrTerm=-" + b"1" * 21 + b"\n")

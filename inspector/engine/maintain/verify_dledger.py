@@ -143,8 +143,9 @@ def _headers_at(store, units: dict[str, np.ndarray], rows: np.ndarray) -> tuple[
         inside[hit] = True
     log = store.commitlog
     for seg in (s for s in log.segments if s.entry_header):
+        # pos - start, not pos + 48: a unit's pos near 2^63 would wrap past the file's end into "inside"
         sel = np.flatnonzero(~inside & (pos >= seg.start_offset)
-                             & (pos + ENTRY_HEADER_SIZE <= seg.start_offset + seg.file_size))
+                             & (pos - seg.start_offset <= seg.file_size - ENTRY_HEADER_SIZE))
         if len(sel):
             raw = gather(log.map(seg).array, pos[sel] - seg.start_offset, _HEAD.itemsize)
             for name, column in _columns(raw.view(_HEAD).reshape(-1)).items():
@@ -228,6 +229,10 @@ def _properties_findings(member: DLedgerMember, last: tuple[int, int, int] | Non
     if cp.fault:
         found.append(Problem(cp.file, 0, f"{cp.fault}: DLedger ignores it (committed index unknown)",
                              "dledger-checkpoint"))
+    elif cp.values is not None and min(cp.values.values()) < -1:  # -1: nothing yet (DLedgerMmapFileStore)
+        found.append(Problem(cp.file, 0, f"endIndex {cp.values['endIndex']}, committedIndex "
+                             f"{cp.values['committedIndex']}: an index below -1 is none DLedger writes",
+                             "dledger-checkpoint"))
     elif cp.values is not None and last is not None:
         if cp.values["committedIndex"] > cp.values["endIndex"]:
             found.append(Problem(cp.file, 0, f"committedIndex {cp.values['committedIndex']} is after endIndex "
@@ -239,6 +244,9 @@ def _properties_findings(member: DLedgerMember, last: tuple[int, int, int] | Non
     if term.fault:
         found.append(Problem(term.file, 0, f"{term.fault}: DLedger starts with term 0 and no vote (MemberState: "
                              "'Load last term failed')", "dledger-currterm"))
+    elif term.values is not None and term.values["currTerm"] < 0:  # MemberState starts at term 0 and only rises
+        found.append(Problem(term.file, 0, f"currTerm {term.values['currTerm']} is negative: terms start at 0",
+                             "dledger-currterm"))
     elif term.values is not None and last is not None and term.values["currTerm"] < last[1]:
         found.append(Problem(term.file, 0, f"currTerm {term.values['currTerm']} is below the last entry's term "
                              f"{last[1]}", "dledger-currterm"))

@@ -61,8 +61,23 @@ def check_timer(store, log_end: int | None = None) -> tuple[list[Problem], int]:
             problems.append(Problem("timerwheel", slot * 32 + 24, f"slot {slot}: num {chain.num}, its chain has "
                                     f"{len(chain.hops)} unit(s) counting {chain.counted} (+1 per unit, -1 per "
                                     "DELETE)", "timer-slot-num"))
+        problems += _first_pos_problems(timer, chain)
     problems += _check_progress(store, timer)
     return problems, len(timer.units())
+
+
+def _first_pos_problems(timer: TimerStore, chain) -> list[Problem]:
+    """A whole chain ends at the slot's firstPos: the first unit put in the slot has prev_pos -1 and is the
+    slot's firstPos (``putSlot(delayedTime, slot.firstPos == -1 ? ret : slot.firstPos, ret, ...)``), and
+    ``reviseSlot`` keeps it. The broker's dequeue walks from lastPos and never reads it: a warning."""
+    if chain.problems or chain.truncated or chain.expired or not chain.hops:
+        return []
+    first = int(timer.slot(chain.slot)["first_pos"])
+    oldest = chain.hops[-1].log_offset
+    if first == oldest:
+        return []
+    return [Problem("timerwheel", chain.slot * 32 + 8, f"slot {chain.slot}: firstPos {first}, but its chain's "
+                    f"oldest unit is at timer-log offset {oldest}", "timer-first-pos", "warning")]
 
 
 def _where(timer: TimerStore, row: int) -> tuple[str, int]:
@@ -83,7 +98,8 @@ def _unit_problems(timer: TimerStore, uniq_by_slot: dict[int, set[str]],
         u = units[row]
         file, position = _where(timer, row)
         offset, size, magic = int(u["commitlog_offset"]), int(u["record_size"]), int(u["magic"])
-        if offset < timer.store.min_offset:  # the cleanup deleted the record: a delivered timer, or a lost one
+        # the cleanup deleted the record: a delivered timer, or a lost one (a negative offset is no record's: below)
+        if 0 <= offset < timer.store.min_offset:
             if pending is not None and pending[row]:
                 found.append(Problem(file, position, f"a pending timer whose record (commitlog offset {offset}) is "
                                      f"before the commitlog's first offset {timer.store.min_offset}: deleted, it "
@@ -144,6 +160,10 @@ def _check_progress(store, timer: TimerStore) -> list[Problem]:
         if not low <= value <= high:
             found.append(Problem(check.file, at, f"{name} {value} is outside the consume queue of {TIMER_TOPIC} "
                                  f"queue 0 [{low}, {high}]", "timercheck-queue-offset", severity))
+    if check.last_timer_log_flush_pos < 0:  # TimerMessageStore.recover clamps it to 0: recovery from the start
+        found.append(Problem(check.file, 8, f"lastTimerLogFlushPos {check.last_timer_log_flush_pos} is negative: "
+                             "the broker's recovery starts over from timer-log offset 0", "timercheck-flush-pos",
+                             "warning"))
     end = timer.units().end
     file_end = end - end % timer.log.file_size + timer.log.file_size  # a blank may end the last file
     if check.last_timer_log_flush_pos > max(end, file_end if end % timer.log.file_size else end):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name, int64_problem
+from inspector.engine.model.multidispatch import is_lmq
 from inspector.engine.model.records import Problem
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 
@@ -67,7 +68,7 @@ class ConfigSet:
         result = offset_table(value)
         lmq = value.get("lmqOffsetTable", {})
         for key, offset in (lmq.items() if isinstance(lmq, dict) else ()):
-            if isinstance(key, str) and "@" in key and _is_long(offset):
+            if _lmq_entry_ok(key, offset):
                 result.setdefault(split_topic_group(key), {})[0] = offset
         return result
 
@@ -93,6 +94,12 @@ def offset_table(value: dict) -> dict[tuple[str, str], dict[int, int]]:
         result[split_topic_group(key)] = {q: o for q, o in ((_as_int(q), o) for q, o in queues.items())
                                           if q is not None and _is_long(o)}
     return result
+
+
+def _lmq_entry_ok(key: object, offset: object) -> bool:
+    """An ``lmqOffsetTable`` entry the broker reads: ``topic@group`` of an LMQ group (``LmqConsumerOffsetManager``
+    looks there only when ``MixAll.isLmq(group)``; any other group's offset is in ``offsetTable``), a Java long."""
+    return (isinstance(key, str) and "@" in key and is_lmq(split_topic_group(key)[1]) and _is_long(offset))
 
 
 def _as_int(key: object) -> int | None:
@@ -136,7 +143,7 @@ def entry_problems(name: str, rel: str, value: dict) -> list[Problem]:
     table = value.get("offsetTable", {})
     if not isinstance(table, dict):
         return [Problem(rel, 0, f"offsetTable is {_kind(table)}, not an object: ignored", "bad-config-entry")]
-    found = []
+    found = _lmq_table_problems(rel, value) if name == "lmqConsumerOffset.json" else []
     for key, item in table.items():
         if name == "delayOffset.json":
             bad = [(key, item)]
@@ -150,6 +157,16 @@ def entry_problems(name: str, rel: str, value: dict) -> list[Problem]:
                           "offset: ignored", "bad-config-entry", "warning")
                   for k, v in bad if _as_int(k) is None or not _is_long(v)]
     return found
+
+
+def _lmq_table_problems(rel: str, value: dict) -> list[Problem]:
+    """``lmqOffsetTable`` entries the broker never reads (see :func:`_lmq_entry_ok`), each said."""
+    table = value.get("lmqOffsetTable", {})
+    if not isinstance(table, dict):
+        return [Problem(rel, 0, f"lmqOffsetTable is {_kind(table)}, not an object: ignored", "bad-config-entry")]
+    return [Problem(rel, 0, f"lmqOffsetTable entry {key!s:.60}:{offset!s:.40} is not an LMQ group's topic@group "
+                    "with a 64-bit offset: the broker never reads it, ignored", "bad-config-entry", "warning")
+            for key, offset in table.items() if not _lmq_entry_ok(key, offset)]
 
 
 def _kind(value: object) -> str:

@@ -150,6 +150,8 @@ class TimerStore:
     def record(self, commitlog_offset: int, size: int) -> RecordLink:
         """The record at ``commitlog_offset``: must exist, be ``size`` bytes and of topic rmq_sys_wheel_timer."""
         log_end = self.log_end()
+        if commitlog_offset < 0:
+            return RecordLink(None, f"commitlog offset {commitlog_offset} is negative: no record is there")
         if commitlog_offset < self.store.min_offset:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is before the commitlog's first offset "
                                     f"{self.store.min_offset}: the broker's cleanup deleted its record")

@@ -43,6 +43,9 @@ def gather(buf, positions: np.ndarray, width: int) -> np.ndarray:
     arr = as_array(buf)
     positions = np.ascontiguousarray(positions, dtype=np.int64)
     out = np.empty((positions.size, width), dtype=np.uint8)
+    if positions.size and (int(positions.min()) < 0 or int(positions.max()) > arr.size - width):
+        # the compiled kernel reads without bounds checks: a slice outside would be a segfault, not an error
+        raise IndexError(f"gather: a slice of {width} bytes outside the buffer of {arr.size}")
     k = compiled_for(positions.size * width)
     if k is not None:
         k.gather(arr, positions, out)

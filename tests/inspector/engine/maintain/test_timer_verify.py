@@ -104,3 +104,19 @@ def test_delivered_timers_of_a_cleaned_store_are_no_finding(good, tmp_path) -> N
         delivered = 1_700_000_003 % 1_209_600  # the delivered timer's slot: its only unit was in the deleted file
         assert timer.walk(delivered).expired
     assert {f for f in findings(root) if f[2] not in ("timerlog-name", "timerlog-size")} == set()
+
+
+def test_a_first_pos_no_chain_ends_at(good, tmp_path) -> None:
+    """Found by the mutation fuzzer: a slot's firstPos is where its chain ends (putSlot keeps it); the broker
+    never reads it, so a warning at the field."""
+    with Store(good) as store:
+        from inspector.engine.read.timerlinks import open_timer
+        slot = next(open_timer(store).slot_numbers())
+    root = damaged(good, tmp_path, "timerwheel", slot * 32 + 8, struct.pack(">q", 1))
+    assert ("timerwheel", slot * 32 + 8, "timer-first-pos", "warning") in findings(root)
+
+
+def test_a_negative_flush_pos(good, tmp_path) -> None:
+    """TimerMessageStore.recover clamps a negative lastTimerLogFlushPos to 0: said, as a warning."""
+    root = damaged(good, tmp_path, "config/timercheck", 8, struct.pack(">q", -5))
+    assert ("config/timercheck", 8, "timercheck-flush-pos", "warning") in findings(root)

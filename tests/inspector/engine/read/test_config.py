@@ -144,3 +144,19 @@ def test_store_reports_config_problems(shaoxubao: Path) -> None:
         assert [(p.file, p.code) for p in store.problems()] == [("config/consumerOffset.json", "bad-config")]
         assert store.consumer_lag() == []
         assert "TopicTest" in store.topics()
+
+
+def test_lmq_offset_entries_the_broker_never_reads_are_left_out_and_said(tmp_path: Path) -> None:
+    """LmqConsumerOffsetManager reads lmqOffsetTable only for an LMQ group (found by the mutation fuzzer: a
+    TopicA@g entry there overrode offsetTable's offset, a key without '@' vanished without a word)."""
+    from inspector.engine.read.config import shape_problems
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "lmqConsumerOffset.json").write_text(
+        '{"offsetTable":{"TopicA@g":{0:1}},"lmqOffsetTable":{"%LMQ%x@%LMQ%x":2,"TopicA@g":7,"%LMQ%y":3,'
+        '"%LMQ%z@%LMQ%z":"two"}}')
+    config = load_config(tmp_path)
+    assert config.lmq_consumer_offsets == {("TopicA", "g"): {0: 1}, ("%LMQ%x", "%LMQ%x"): {0: 2}}
+    said = [p.reason for p in shape_problems(config) if p.code == "bad-config-entry"]
+    assert len(said) == 3 and all("lmqOffsetTable entry" in r for r in said)
+    assert {r.split()[2] for r in said} == {"TopicA@g:7", "%LMQ%y:3", "%LMQ%z@%LMQ%z:two"}

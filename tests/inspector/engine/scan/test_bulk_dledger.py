@@ -127,3 +127,17 @@ def test_index_unit_checks_name_the_same_unit_on_both_paths(python, tmp_path) ->
     assert [(p.file, p.offset, p.code) for p in report.problems] == [
         ("dledger-n0/index/00000000000000000000", 160, "dledger-index-unit")]
     assert report.dledger_recovery.endswith("it rewrites the index from dledger-n0/index/00000000000000000000 @ 160")
+
+
+def test_gather_refuses_a_slice_outside_the_buffer() -> None:
+    """The compiled gather reads without bounds checks: an index unit's pos near 2^63 reached it past the file
+    (a segfault, found by the mutation fuzzer); now an IndexError, and verify_dledger no longer asks."""
+    import numpy as np
+
+    from inspector.engine.scan.verify_kernels import gather
+
+    buf = bytearray(range(64))
+    assert gather(buf, np.array([0, 32]), 32)[1][0] == 32
+    for bad in ([33], [-1], [(1 << 63) - 2]):
+        with pytest.raises(IndexError):
+            gather(buf, np.array(bad, dtype=np.int64), 32)

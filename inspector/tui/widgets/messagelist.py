@@ -23,6 +23,7 @@ from textual.strip import Strip
 from inspector.engine import Message as StoreMessage
 from inspector.engine import StoreError, inner_messages, is_inner_batch
 from inspector.tui.fmt import when
+from inspector.tui.rowindex import RowOffsets
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
            ("q-offset", 8, "right"), ("tags", 12, "left"), ("keys", 0, "left"))
@@ -44,7 +45,7 @@ class OffsetRows(RowSource):
     """Offsets found by a scan; grows while the scan runs."""
 
     def __init__(self) -> None:
-        self.offsets = array("q")
+        self.offsets = RowOffsets()  # 4 bytes a row (an 8 GiB store's list: 11 M rows)
         self.complete = False
 
     def __len__(self) -> int:
@@ -116,7 +117,7 @@ class LogRows(OffsetRows):
         n = len(self._inner_of(self.offsets[record]))
         if self.inner is None:
             self.inner = array("i", [-1]) * len(self.offsets)
-        self.offsets[record + 1 : record + 1] = array("q", [self.offsets[record]] * n)
+        self.offsets.insert_repeat(record + 1, self.offsets[record], n)
         self.inner[record + 1 : record + 1] = array("i", range(n))
         return True
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name, int64_problem
 from inspector.engine.model.multidispatch import is_lmq
 from inspector.engine.model.records import Problem
+from inspector.engine.read.mapped import read_small_file
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 
 KNOWN_FILES = (
@@ -179,14 +179,10 @@ def _kind(value: object) -> str:
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:
     """(value, None) or (None, why it failed)."""
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block read_bytes() forever
-            return None, "not a regular file"
-        size = st.st_size
-        if size > MAX_CONFIG_BYTES:
-            return None, f"{size} bytes is too large for a config file"
-        data = path.read_bytes()
+        data = read_small_file(path, MAX_CONFIG_BYTES)
     except OSError as e:
+        if e.errno == 0:  # read_small_file's own refusals: no regular file, too large
+            return None, e.strerror.replace("for this file", "for a config file")
         return None, f"cannot read: {e.strerror}"
     if not data.strip():
         return None, "file is empty"

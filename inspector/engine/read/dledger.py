@@ -20,7 +20,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
 from inspector.engine.read.dledger_members import MemberChoice, choose_member
-from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries
+from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries, read_small_file
 from parsers.dledger import (
     END_MAGIC,
     ENTRY_HEADER_SIZE,
@@ -148,6 +148,7 @@ def dledger_folders(root: Path, member: str | None = None, config: BrokerConfig 
     return [(root / "commitlog", "commitlog"), (root / data, data)], data, choice
 
 
+MAX_PROPERTIES_BYTES = 1 << 20  # checkpoint and currterm are two short lines; never slurp a huge or endless file
 UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
 HEADER_DTYPE = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8"),
                          ("channel", ">i4"), ("chain_crc", ">i4"), ("body_crc", ">i4"), ("body_length", ">i4")])
@@ -210,7 +211,7 @@ class DLedgerMember:
         """``name`` parsed with ``schema`` (DLedgerCheckpoint or CurrTerm); a missing file is values None."""
         rel = f"{self.label}/{name}"
         try:
-            data = (self.home / name).read_bytes()
+            data = read_small_file(self.home / name, MAX_PROPERTIES_BYTES)
         except FileNotFoundError:
             return PropertiesFile(rel, None, None)
         except OSError as e:

@@ -26,6 +26,18 @@ PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
 
 
+def read_small_file(path: Path, limit: int) -> bytes:
+    """The bytes of a small text file (a config, DLedger's checkpoint/currterm): OSError when it cannot be read,
+    is no regular file (a FIFO would block the read forever) or is larger than ``limit`` (never slurped whole)."""
+    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file")
+        if st.st_size > limit:
+            raise OSError(0, f"{st.st_size} bytes is too large for this file")
+        return f.read(limit + 1)
+
+
 class PageReleaser:
     """Releases a mapped file's pages behind a sequential reader, every ``step`` bytes."""
 

@@ -82,3 +82,25 @@ def test_a_folder_of_the_store_opens_the_store(where: str) -> None:
         assert s.root == SAMPLE.resolve() and s.commitlog.message_at(65_584).raft_index == 0
     finally:
         s.close()
+
+
+def test_a_term_file_that_is_a_fifo_or_huge_is_a_finding_not_a_hang(tmp_path):
+    """checkpoint and currterm are read as small files (read_small_file, as the config files are): a FIFO would
+    block a plain read forever, a huge file would be read whole."""
+    import os
+    import shutil
+
+    from inspector.engine.read.dledger import MAX_PROPERTIES_BYTES, DLedgerMember
+    from parsers.dledger import CurrTerm, DLedgerCheckpoint
+
+    root = tmp_path / "s"
+    shutil.copytree(Path(__file__).resolve().parents[4] / "sample_store_dledger", root)
+    home = root / "dledger-n0"
+    (home / "currterm").unlink()
+    os.mkfifo(home / "currterm")
+    with open(home / "checkpoint", "r+b") as f:
+        f.truncate(MAX_PROPERTIES_BYTES + 1)
+    member = DLedgerMember(root, home)
+    term, point = member.properties("currterm", CurrTerm), member.properties("checkpoint", DLedgerCheckpoint)
+    assert term.values is None and "not a regular file" in term.fault
+    assert point.values is None and "too large" in point.fault

@@ -333,12 +333,14 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                 if len(rows):
                     threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
                     parts = _inner_runs(item, rows) or [rows]
+                    # the batch's pages are dropped after its last run of plain rows (an inner-batch record's
+                    # line is made in place, before it: the runs after it are still to be encoded)
+                    last = max((n for n, part in enumerate(parts) if not isinstance(part, int)), default=-1)
                     for n, part in enumerate(parts):
                         if isinstance(part, int):  # an inner-batch record: its line and its inner messages
                             yield from pending.add(partial(_batch_record_line, item, part, decompress), False)
-                        else:  # the batch's pages are dropped after its last part
-                            yield from pending.add(partial(enc.encode, item, part, release=n == len(parts) - 1),
-                                                   threads)
+                        else:
+                            yield from pending.add(partial(enc.encode, item, part, release=n == last), threads)
                 if after is not None:
                     yield from pending.drain()
                     yield MoreAfterLimit(int(limit or 0), int(item.physical_offsets[after]),

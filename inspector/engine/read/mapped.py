@@ -35,7 +35,7 @@ def read_small_file(path: Path, limit: int) -> bytes:
             raise OSError(0, "not a regular file")
         if st.st_size > limit:
             raise OSError(0, f"{st.st_size} bytes is too large for this file")
-        return f.read(limit + 1)
+        return f.read(st.st_size + 1)  # sized by the file, not the limit: read(n) allocates n bytes at once
 
 
 class PageReleaser:

@@ -24,6 +24,7 @@ from inspector.engine import Message, Store
 from inspector.engine.model.multidispatch import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET
 from inspector.engine.read.dledger import DLedgerMember, homes
 from inspector.engine.read.layout import regions
+from inspector.engine.read.mapped import data_extents
 from inspector.engine.read.timerstore import CHECK_FILE, TimerLog, read_wheel
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE as CHECKPOINT_SIZE
 from parsers.dledger import INDEX_UNIT_SIZE
@@ -173,17 +174,17 @@ def copy_store(lay: Layout, target: Path) -> Path:
 
 def _sparse_copy(source: str, target: str) -> None:
     """copy2, keeping the holes of a large sparse file (a 37 MB timerwheel holding a few slots) as holes: every
-    example copies the store, and the fingerprint reads every byte."""
+    example copies the store, and the fingerprint reads every allocated byte."""
     size = os.path.getsize(source)
-    if size < 1 << 20:
+    extents = data_extents(Path(source)) if size >= 1 << 20 else None
+    if extents is None:
         shutil.copy2(source, target)
         return
     with open(source, "rb") as f, open(target, "wb") as g:
-        while chunk := f.read(1 << 20):
-            if chunk.count(0) == len(chunk):
-                g.seek(len(chunk), os.SEEK_CUR)
-            else:
-                g.write(chunk)
+        for start, end in extents:
+            f.seek(start)
+            g.seek(start)
+            g.write(f.read(end - start))
         g.truncate(size)
     shutil.copystat(source, target)
 

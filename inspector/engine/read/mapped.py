@@ -228,15 +228,40 @@ def allocated_end(path: Path) -> int | None:
 
 def allocated_end_fd(fd: int) -> int | None:
     """:func:`allocated_end` of a file already open for reading."""
+    extents = data_extents_fd(fd)
+    if extents is None:
+        return None
+    return extents[-1][1] if extents else 0
+
+
+def data_extents(path: Path) -> list[tuple[int, int]] | None:
+    """The file's allocated extents as (start, end) pairs, in order (SEEK_DATA/SEEK_HOLE): every byte outside
+    them is a hole, so zero. None when the file system cannot tell (then every byte has to be looked at)."""
     if not hasattr(os, "SEEK_DATA"):
         return None
     try:
-        end = pos = 0
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return data_extents_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def data_extents_fd(fd: int) -> list[tuple[int, int]] | None:
+    """:func:`data_extents` of a file already open for reading."""
+    if not hasattr(os, "SEEK_DATA"):
+        return None
+    extents: list[tuple[int, int]] = []
+    try:
+        pos = 0
         while True:
             try:
                 start = os.lseek(fd, pos, os.SEEK_DATA)
             except OSError as e:  # ENXIO: no data after pos; anything else: the file system cannot tell
-                return end if e.errno == errno.ENXIO else None
-            end = pos = os.lseek(fd, start, os.SEEK_HOLE)
+                return extents if e.errno == errno.ENXIO else None
+            pos = os.lseek(fd, start, os.SEEK_HOLE)
+            extents.append((start, pos))
     except OSError:
         return None

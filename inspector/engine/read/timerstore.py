@@ -19,7 +19,7 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
-from inspector.engine.read.mapped import MappedFile, offset_named_files
+from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_files
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.timer import (
     MAGIC_DEFAULT,
@@ -295,6 +295,16 @@ def _all_zero(mf: MappedFile, start: int, end: int) -> bool:
     return True
 
 
+def _slot_ranges(path: Path, n: int) -> list[tuple[int, int]]:
+    """The slot ranges of the wheel's allocated extents: the broker sizes the 38.7 MB file with setLength, so a
+    wheel that has seen few timers is mostly a hole, and a hole's slots are empty without being looked at."""
+    extents = data_extents(path)
+    if extents is None:
+        return [(0, n)]
+    ranges = [(start // TIMER_WHEEL_SLOT_SIZE, min(n, -(-end // TIMER_WHEEL_SLOT_SIZE))) for start, end in extents]
+    return [(a, b) for a, b in ranges if a < b]
+
+
 def read_wheel(root: str | Path) -> WheelSlots | None:
     """The non-empty slots of ``timerwheel`` (None when there is none). A 0-byte file is a wheel the broker has
     not sized yet (accepted, as ``TimerWheel`` does); any other length than 38,707,200 is a finding (the broker
@@ -315,7 +325,8 @@ def read_wheel(root: str | Path) -> WheelSlots | None:
     n = min(mf.size // TIMER_WHEEL_SLOT_SIZE, TIMER_WHEEL_SLOTS)
     if n:
         words = np.frombuffer(mf.buf, dtype=np.uint64, count=n * 4).reshape(n, 4)
-        index = np.flatnonzero(words.any(axis=1)).astype(np.int64)
+        index = np.concatenate([np.flatnonzero(words[a:b].any(axis=1)).astype(np.int64) + a
+                                for a, b in _slot_ranges(path, n)] or [np.zeros(0, np.int64)])
         slots = np.frombuffer(mf.buf, dtype=SLOT_DTYPE, count=n)[index].copy()
     else:
         index, slots = np.zeros(0, np.int64), np.zeros(0, SLOT_DTYPE)

@@ -74,6 +74,36 @@ def test_wheel_slots_and_sizes(tmp_path) -> None:
     assert (p.file, p.offset, p.code) == ("timerwheel", 0, "timerwheel-size")
 
 
+def test_a_sparse_wheel_reads_as_the_same_wheel_written_out(tmp_path) -> None:
+    """read_wheel looks only at the wheel's allocated extents: a slot at either end of the file, one in the
+    middle (in extents of their own in the sparse copy) and the same bytes written densely give the same slots."""
+    from inspector.engine.read.mapped import data_extents
+
+    root = make_store(tmp_path / "s")
+    path = root / "timerwheel"
+    slots = {0: 11, 600_000: 600_000 + 1_209_600, 1_209_599: 1_209_599}  # slot -> time (x precision) it holds
+    written = np.frombuffer(path.read_bytes(), dtype=SLOT_DTYPE)
+    path.unlink()
+    with open(path, "wb") as f:  # the broker's setLength: a hole, then the slots written into it
+        f.truncate(WHEEL)
+        for slot in np.flatnonzero(written["time"]):
+            f.seek(int(slot) * 32)
+            f.write(written[slot].tobytes())
+        for slot, time_ in slots.items():
+            f.seek(slot * 32)
+            f.write(struct.pack(">qqqii", time_, 52, 52, 1, 0))
+    sparse = read_wheel(root)
+    extents = data_extents(path)
+    dense = tmp_path / "dense"
+    dense.mkdir()
+    (dense / "timerwheel").write_bytes(path.read_bytes())  # zeros written out: every page allocated
+    assert extents is None or len(extents) >= 2  # the file system keeps the holes (else both reads see it all)
+    assert data_extents(dense / "timerwheel") in (None, [(0, WHEEL)])
+    assert set(slots) <= set(sparse.index.tolist())
+    assert sparse.index.tolist() == read_wheel(dense).index.tolist()
+    assert sparse.slots.tobytes() == read_wheel(dense).slots.tobytes()
+
+
 def test_timercheck_fields_and_a_short_file(tmp_path) -> None:
     root = make_store(tmp_path / "s")
     check, problems = read_timer_check(root)

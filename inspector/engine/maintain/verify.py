@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from inspector.engine.maintain.verify_batch_queues import check_batch_queue
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
-from inspector.engine.maintain.verify_dledger import check_dledger
+from inspector.engine.maintain.verify_dledger import check_dledger, index_stream
 from inspector.engine.maintain.verify_index import check_index
 from inspector.engine.maintain.verify_lmq import lmq_record_problems
 from inspector.engine.maintain.verify_queues import check_queue
@@ -76,12 +76,12 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
     cross = CrossChecks(store) if fast and numba_enabled() else None
-    heads: list = []  # DLedger: (record offset, size, Raft index, term) of each entry the walk tabled
+    heads = index_stream(store)  # DLedger: each entry the walk tables (record offset, size, Raft index, term)
 
     def on_table(table) -> None:
         cross.add(table)
-        if table.dledger:
-            heads.append(table.table[[0, 1, 10, 11]])
+        if table.dledger and heads is not None:
+            heads.add(table.table[[0, 1, 10, 11]])
 
     if fast:
         for seg in store.segments:

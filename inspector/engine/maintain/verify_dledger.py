@@ -14,16 +14,18 @@ rewrite the index from there instead (``needWriteIndex``). :func:`recovery_previ
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from inspector.engine.maintain.dledger_stream import IndexStream
 from inspector.engine.model.records import Problem
 from inspector.engine.read.dledger import ENTRY_MAGICS, UNIT_DTYPE, DLedgerMember, IndexRun, member_of
-from inspector.engine.scan.verify_kernels import entry_units, gather
+from inspector.engine.scan.verify_kernels import gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
-__all__ = ["DLedgerCheck", "check_dledger"]
+__all__ = ["DLedgerCheck", "check_dledger", "index_stream"]
 
 _FIELDS = ("magic", "pos", "size", "index", "term")
 
@@ -36,27 +38,31 @@ class DLedgerCheck:
     recovery: str
 
 
-def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | None = None) -> DLedgerCheck | None:
+def check_dledger(store, walk_problems: list[Problem],
+                  read: IndexStream | Iterable[np.ndarray] | None = None) -> DLedgerCheck | None:
     """The DLedger checks of ``store`` (None for a plain store); ``walk_problems``: the log walk's findings (the
-    entries' own header checks), which the recovery preview starts from; ``read``: arrays of rows (record
-    offset, record size, Raft index, term) of the entries the walk's tables hold, in log order. Their headers
-    passed the walk's checks (magic 1, pos, sizes), so only the others are read again here (their pages were
-    released behind the walk: reading them back would fault every page in again)."""
+    entries' own header checks), which the recovery preview starts from; ``read``: the entries the walk's
+    tables hold, as an :class:`IndexStream` fed during the walk (:func:`index_stream`) or as arrays of rows
+    (record offset, record size, Raft index, term), in log order. Their headers passed the walk's checks (magic
+    1, pos, sizes), so only the others are read again here (their pages were released behind the walk: reading
+    them back would fault every page in again)."""
     member = member_of(store.root, getattr(store, "dledger_data", None))
     if member is None:
         return None
+    stream = read if isinstance(read, IndexStream) else _fed(member, read or ())
+    quick = stream.finish()
+    if quick is not None:  # every unit equal to what the walk read, in order (compared as the walk went)
+        problems = _properties_findings(member, quick)
+        data, newer = _data_findings(member, walk_problems)
+        return DLedgerCheck(tuple(problems), recovery_preview(store, data, None, None, quick, newer))
     problems: list[Problem] = []
     runs, unreadable = member.index_runs()
     problems += [Problem(file, 0, reason, "unreadable-file") for file, reason in unreadable]
     problems += _index_layout(runs)
-    rows = np.concatenate(read, axis=1) if read else np.zeros((4, 0), np.int64)  # offset, size, index, term
-    quick = _all_sound(runs, rows)
-    if quick is not None:  # one compiled pass found every unit equal to what the walk read, in order
-        problems += _properties_findings(member, quick)
-        data, newer = _data_findings(member, walk_problems)
-        return DLedgerCheck(tuple(problems), recovery_preview(store, data, None, None, quick, newer))
-    units = _columns(np.concatenate([r.units for r in runs]) if len(runs) > 1 else runs[0].units if runs
-                     else np.zeros(0, UNIT_DTYPE))
+    every = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
+    units = _columns(every)
+    rows = stream.rows(every)
+    del every
     numbers = np.concatenate([np.arange(r.first, r.first + len(r.units)) for r in runs]) if runs else np.zeros(0, int)
     where = _Places(runs)
     headers, inside = _headers_at(store, units, rows)
@@ -70,27 +76,23 @@ def check_dledger(store, walk_problems: list[Problem], read: list[np.ndarray] | 
     return DLedgerCheck(tuple(problems), recovery_preview(store, data, stop, rewrite, last, newer))
 
 
+def index_stream(store) -> IndexStream | None:
+    """The stream a walk of ``store`` feeds its DLedger entries to (None for a plain store)."""
+    member = member_of(store.root, getattr(store, "dledger_data", None))
+    return IndexStream(member) if member is not None else None
+
+
+def _fed(member: DLedgerMember, read: Iterable[np.ndarray]) -> IndexStream:
+    stream = IndexStream(member)
+    for rows in read:
+        stream.add(rows)
+    return stream
+
+
 def _data_findings(member: DLedgerMember, walk_problems: list[Problem]) -> tuple[list[Problem], list[Problem]]:
     """The walk's errors in the member's data files, and its NOOP / CONFIG_CHANGE entries (DLedger 0.4+)."""
     mine = [p for p in walk_problems if p.file.startswith(f"{member.label}/data/")]
     return [p for p in mine if p.severity == "error"], [p for p in mine if p.code == "dledger-newer-entry"]
-
-
-def _all_sound(runs: list[IndexRun], rows: np.ndarray) -> tuple[int, int, int] | None:
-    """(last index, term, end) when the walk tabled exactly the entries the index lists, in order, each unit
-    equal to its entry, indexes consecutive and terms never falling (a compiled pass per index file); else None
-    (then the numpy checks below find and name what differs)."""
-    total = sum(len(r.units) for r in runs)
-    if not total or rows.shape[1] != total:
-        return None
-    at, prev_term = 0, -1
-    for run in runs:
-        flags = entry_units(run.units, rows, at, run.first, prev_term)
-        if flags is None or flags.any():
-            return None
-        at += len(run.units)
-        prev_term = int(rows[3, at - 1])
-    return int(rows[2, -1]), int(rows[3, -1]), int(rows[0, -1] + rows[1, -1])
 
 
 class _Places:

@@ -10,6 +10,7 @@ step over. The record offsets (pos + 48) are what the consume queues, index file
 from __future__ import annotations
 
 import struct
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -163,6 +164,19 @@ class IndexRun:
     units: np.ndarray  # UNIT_DTYPE
 
 
+INDEX_CHUNK_UNITS = 1 << 16  # 2 MiB of index units at a time
+
+
+@dataclass(frozen=True)
+class IndexChunk:
+    """Consecutive used units of one ``index/`` file: the unit number of ``units[0]`` (file name / 32 + place)
+    and a view into the mapped file (see :meth:`DLedgerMember.index_chunks`)."""
+
+    file: str
+    first: int
+    units: np.ndarray  # UNIT_DTYPE
+
+
 @dataclass(frozen=True)
 class PropertiesFile:
     """``checkpoint`` or ``currterm`` as DLedger reads it: the values, or why they cannot be read."""
@@ -184,15 +198,34 @@ class DLedgerMember:
         return offset_named_entries(self.home / "index")
 
     def index_runs(self) -> tuple[list[IndexRun], list[tuple[str, str]]]:
-        """The used units of each index file, in name order, and (file, reason) of each file not readable."""
-        runs, unreadable = [], []
+        """The used units of each index file, in name order, and (file, reason) of each file not readable. A
+        copy of every unit (32 bytes an entry): for the checks that must look at all of them at once; a pass
+        in order takes :meth:`index_chunks`."""
+        runs: list[IndexRun] = []
+        unreadable: list[tuple[str, str]] = []
+        by_file: dict[str, list[np.ndarray]] = {}
+        for chunk in self.index_chunks(unreadable):
+            if chunk.file not in by_file:
+                by_file[chunk.file] = []
+                runs.append(IndexRun(chunk.file, chunk.first, np.zeros(0, UNIT_DTYPE)))
+            by_file[chunk.file].append(chunk.units.copy())
+        runs = [replace(r, units=np.concatenate(by_file[r.file])) for r in runs]
+        return runs, unreadable
+
+    def index_chunks(self, unreadable: list[tuple[str, str]] | None = None,
+                     chunk_units: int = INDEX_CHUNK_UNITS) -> Generator[IndexChunk, None, None]:
+        """The used units of each index file, in name order, at most ``chunk_units`` at a time: views into the
+        mapped file, valid until the next chunk (whose pages the one before gives back, so a pass over 8 GiB of
+        entries holds one chunk). A file with no used unit yields one empty chunk; (file, reason) of a file not
+        readable goes to ``unreadable``."""
         files, _ = self.index_files()
         for start, path in files:
             rel = f"{self.label}/index/{path.name}"
             try:
                 mf = MappedFile(path, rel)
             except StoreError as e:
-                unreadable.append((rel, e.reason))
+                if unreadable is not None:
+                    unreadable.append((rel, e.reason))
                 continue
             try:
                 # DLedger's index files are preallocated: past the last allocated extent is a hole of zeros, not
@@ -200,12 +233,16 @@ class DLedgerMember:
                 allocated = allocated_end(path)
                 whole = (mf.size if allocated is None else min(mf.size, allocated + UNIT_SIZE - 1)) // UNIT_SIZE
                 units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=whole) if whole else np.zeros(0, UNIT_DTYPE)
-                written = np.flatnonzero(units["magic"] != 0)
-                used = int(written[-1]) + 1 if written.size else 0
-                runs.append(IndexRun(rel, start // UNIT_SIZE, units[:used].copy()))
+                used = _used_units(units, chunk_units)
+                first = start // UNIT_SIZE
+                yield IndexChunk(rel, first, units[:0])  # the file's place, even when it holds no unit
+                for at in range(0, used, chunk_units):
+                    end = min(used, at + chunk_units)
+                    yield IndexChunk(rel, first + at, units[at:end])
+                    mf.release(at * UNIT_SIZE, end * UNIT_SIZE)
+                del units
             finally:
                 mf.close()
-        return runs, unreadable
 
     def properties(self, name: str, schema) -> PropertiesFile:
         """``name`` parsed with ``schema`` (DLedgerCheckpoint or CurrTerm); a missing file is values None."""
@@ -221,6 +258,19 @@ class DLedgerMember:
         except SchemaError as e:
             line = data[: _bad_at(data)].count(b"\n") + 1
             return PropertiesFile(rel, None, f"line {line}: not what DLedger writes ({_first_line(str(e))})")
+
+
+def _used_units(units: np.ndarray, block: int) -> int:
+    """One past the last unit with a magic (DLedger writes units in order; zeros after the last are unused),
+    looked for from the end a block at a time (no per-unit array over the whole file)."""
+    end = len(units)
+    while end > 0:
+        start = max(0, end - block)
+        written = np.flatnonzero(units["magic"][start:end] != 0)
+        if written.size:
+            return start + int(written[-1]) + 1
+        end = start
+    return 0
 
 
 def _bad_at(data: bytes) -> int:
@@ -254,30 +304,45 @@ def dledger_view(store) -> dict | None:
     if member is None:
         return None
     data = [s for s in store.commitlog.segments if s.entry_header]
-    runs, _ = member.index_runs()
-    units = np.concatenate([r.units for r in runs]) if runs else np.zeros(0, UNIT_DTYPE)
-    units = units[np.isin(units["magic"], ENTRY_MAGICS)]  # NOOP / CONFIG_CHANGE entries count (DLedger 0.4+)
+    entries, first_index, last_index, changes = _index_timeline(member)
     terms = []
-    if len(units):
-        starts = np.concatenate([[0], np.flatnonzero(np.diff(units["term"].astype(np.int64)) != 0) + 1])
-        for k in starts.tolist():
-            pos = int(units["pos"][k])
-            try:
-                stored = store.commitlog.message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
-            except StoreError:
-                stored = None
-            terms.append({"term": int(units["term"][k]), "first_index": int(units["index"][k]), "first_pos": pos,
-                          "first_record_offset": pos + ENTRY_HEADER_SIZE, "first_store_timestamp": stored})
+    for term_, index, pos in changes:
+        try:
+            stored = store.commitlog.message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
+        except StoreError:
+            stored = None
+        terms.append({"term": term_, "first_index": index, "first_pos": pos,
+                      "first_record_offset": pos + ENTRY_HEADER_SIZE, "first_store_timestamp": stored})
     cp = member.properties("checkpoint", DLedgerCheckpoint)
     term = member.properties("currterm", CurrTerm)
     return {
         "member": member.label,
         "data_files": len(data),
         "divided_commitlog_offset": data[0].start_offset if data else None,
-        "entries": len(units),
-        "first_index": int(units["index"][0]) if len(units) else None,
-        "last_index": int(units["index"][-1]) if len(units) else None,
+        "entries": entries,
+        "first_index": first_index,
+        "last_index": last_index,
         "checkpoint": cp.values, "checkpoint_error": cp.fault,
         "currterm": term.values, "currterm_error": term.fault,
         "terms": terms,
     }
+
+
+def _index_timeline(member: DLedgerMember, chunk_units: int = INDEX_CHUNK_UNITS
+                    ) -> tuple[int, int | None, int | None, list[tuple[int, int, int]]]:
+    """(entries, first and last Raft index, (term, Raft index, pos) of each term's first entry) of the units
+    the index holds, one chunk at a time (memory does not grow with the log)."""
+    entries, first, last, prev_term = 0, None, None, None
+    changes: list[tuple[int, int, int]] = []
+    for chunk in member.index_chunks(chunk_units=chunk_units):
+        units = chunk.units[np.isin(chunk.units["magic"], ENTRY_MAGICS)]  # NOOP / CONFIG_CHANGE count (0.4+)
+        if not len(units):
+            continue
+        term = units["term"].astype(np.int64)
+        starts = (np.flatnonzero(np.diff(term) != 0) + 1).tolist()
+        for k in ([0] if prev_term != int(term[0]) else []) + starts:
+            changes.append((int(term[k]), int(units["index"][k]), int(units["pos"][k])))
+        entries += len(units)
+        first = int(units["index"][0]) if first is None else first
+        last, prev_term = int(units["index"][-1]), int(term[-1])
+    return entries, first, last, changes

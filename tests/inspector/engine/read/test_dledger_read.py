@@ -104,3 +104,23 @@ def test_a_term_file_that_is_a_fifo_or_huge_is_a_finding_not_a_hang(tmp_path):
     term, point = member.properties("currterm", CurrTerm), member.properties("checkpoint", DLedgerCheckpoint)
     assert term.values is None and "not a regular file" in term.fault
     assert point.values is None and "too large" in point.fault
+
+
+def test_the_term_timeline_is_the_same_in_any_chunks() -> None:
+    """dledger_view reads the index a chunk at a time: terms that change at a chunk's first unit, or not, and
+    the sample's two index files (256 units each) give one timeline, equal to the whole index read at once."""
+    import numpy as np
+
+    from inspector.engine.read.dledger import _index_timeline, member_of
+
+    root = Path(__file__).resolve().parents[4] / "sample_store_dledger"
+    member = member_of(root, "dledger-n0/data")
+    runs, _ = member.index_runs()
+    units = np.concatenate([r.units for r in runs])
+    term = units["term"].astype(np.int64)
+    starts = [0, *(np.flatnonzero(np.diff(term)) + 1).tolist()]
+    whole = (len(units), int(units["index"][0]), int(units["index"][-1]),
+             [(int(term[k]), int(units["index"][k]), int(units["pos"][k])) for k in starts])
+    assert [t for t, *_ in whole[3]] == [1, 2, 4]
+    for chunk in (1, 2, 3, 97, 256, 65536):
+        assert _index_timeline(member, chunk) == whole, chunk

@@ -108,3 +108,5 @@ def _dledger(d: dict) -> None:
         t.add_row(str(row["term"]), str(row["first_index"]), str(row["first_pos"]), str(row["first_record_offset"]),
                   when(row["first_store_timestamp"]) if row["first_store_timestamp"] is not None else "-")
     console.print(t)
+    if d["terms_more"]:
+        console.print(f"  ... and {d['terms_more']:,} more term changes, not listed (the first {len(d['terms']):,} are)")

@@ -304,7 +304,7 @@ def dledger_view(store) -> dict | None:
     if member is None:
         return None
     data = [s for s in store.commitlog.segments if s.entry_header]
-    entries, first_index, last_index, changes = _index_timeline(member)
+    entries, first_index, last_index, changes, more = _index_timeline(member, terms_shown=TERMS_SHOWN)
     terms = []
     for term_, index, pos in changes:
         try:
@@ -325,24 +325,35 @@ def dledger_view(store) -> dict | None:
         "checkpoint": cp.values, "checkpoint_error": cp.fault,
         "currterm": term.values, "currterm_error": term.fault,
         "terms": terms,
+        "terms_more": more,  # leader changes past the TERMS_SHOWN listed
     }
 
 
-def _index_timeline(member: DLedgerMember, chunk_units: int = INDEX_CHUNK_UNITS
-                    ) -> tuple[int, int | None, int | None, list[tuple[int, int, int]]]:
-    """(entries, first and last Raft index, (term, Raft index, pos) of each term's first entry) of the units
-    the index holds, one chunk at a time (memory does not grow with the log)."""
-    entries, first, last, prev_term = 0, None, None, None
+TERMS_SHOWN = 1000
+"""Leader changes the timeline lists; past them only a count (each costs a record read for its store time, and
+a damaged index can flip terms at every unit)."""
+
+
+def _index_timeline(member: DLedgerMember, chunk_units: int = INDEX_CHUNK_UNITS, terms_shown: int = TERMS_SHOWN
+                    ) -> tuple[int, int | None, int | None, list[tuple[int, int, int]], int]:
+    """(entries, first and last Raft index, (term, Raft index, pos) of each term's first entry, up to
+    ``terms_shown`` of them, and how many more there are) of the units the index holds, one chunk at a time
+    (memory does not grow with the log)."""
+    entries, first, last, prev_term, more = 0, None, None, None, 0
     changes: list[tuple[int, int, int]] = []
     for chunk in member.index_chunks(chunk_units=chunk_units):
         units = chunk.units[np.isin(chunk.units["magic"], ENTRY_MAGICS)]  # NOOP / CONFIG_CHANGE count (0.4+)
         if not len(units):
             continue
         term = units["term"].astype(np.int64)
-        starts = (np.flatnonzero(np.diff(term) != 0) + 1).tolist()
-        for k in ([0] if prev_term != int(term[0]) else []) + starts:
+        starts = np.flatnonzero(np.diff(term) != 0) + 1
+        if prev_term != int(term[0]):
+            starts = np.concatenate([[0], starts])
+        room = max(0, terms_shown - len(changes))
+        for k in starts[:room].tolist():
             changes.append((int(term[k]), int(units["index"][k]), int(units["pos"][k])))
+        more += max(0, len(starts) - room)
         entries += len(units)
         first = int(units["index"][0]) if first is None else first
         last, prev_term = int(units["index"][-1]), int(term[-1])
-    return entries, first, last, changes
+    return entries, first, last, changes, more

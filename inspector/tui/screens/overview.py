@@ -349,6 +349,8 @@ class OverviewScreen(Screen):
             stored = when(t["first_store_timestamp"]) if t["first_store_timestamp"] is not None else "-"
             node.add_leaf(f"term {t['term']:<6} from index {num(t['first_index'])} at pos {num(t['first_pos'])}, "
                           f"first stored {stored}", data=Node("term", t["first_pos"]))
+        if dl["terms_more"]:
+            node.add_leaf(f"... and {num(dl['terms_more'])} more term changes, not listed", data=Node("dledger"))
 
     @staticmethod
     def _add_settings(root: TreeNode, d: OverviewData, store_name: str) -> None:

@@ -61,3 +61,23 @@ def test_hex_view_draws_the_entry_header_band() -> None:
         assert "Traceback" not in text
         assert "DLedger entry 0, term 1" in text and "E5 entry pos" in text  # the side panel names the fields
         assert found is None or found[0].kind == "entry"
+
+
+def test_a_timeline_past_its_cap_says_how_many_more(tmp_path, monkeypatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from dledger_terms import TERM_CHANGES, flipping_terms
+
+    from inspector.engine.read import dledger
+
+    monkeypatch.setattr(dledger, "TERMS_SHOWN", 5)
+    with Store(flipping_terms(tmp_path / "store")) as store:
+        app = create_app(store, screen="overview")
+
+        async def script(pilot):
+            await settle(pilot)
+            return screen_text(pilot.app)
+
+        text = drive(app, script, size=(140, 80))
+    assert f"and {TERM_CHANGES - 5} more term changes, not listed" in text

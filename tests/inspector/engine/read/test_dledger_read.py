@@ -120,7 +120,33 @@ def test_the_term_timeline_is_the_same_in_any_chunks() -> None:
     term = units["term"].astype(np.int64)
     starts = [0, *(np.flatnonzero(np.diff(term)) + 1).tolist()]
     whole = (len(units), int(units["index"][0]), int(units["index"][-1]),
-             [(int(term[k]), int(units["index"][k]), int(units["pos"][k])) for k in starts])
+             [(int(term[k]), int(units["index"][k]), int(units["pos"][k])) for k in starts], 0)
     assert [t for t, *_ in whole[3]] == [1, 2, 4]
     for chunk in (1, 2, 3, 97, 256, 65536):
         assert _index_timeline(member, chunk) == whole, chunk
+        shown = _index_timeline(member, chunk, terms_shown=2)  # past the cap: counted, not listed
+        assert shown[3] == whole[3][:2] and shown[4] == 1, chunk
+
+
+def test_a_timeline_past_its_cap_says_how_many_more(tmp_path, monkeypatch, capsys) -> None:
+    """A damaged index whose terms flip at every unit: info lists the first TERMS_SHOWN changes and counts the
+    rest, in the table, the JSON and the web overview."""
+    import json
+    import sys
+
+    from inspector.cli.main import main
+    from inspector.engine.read import dledger
+    from web.app import create_app
+
+    sys.path.insert(0, str(Path(__file__).parents[3]))
+    from dledger_terms import TERM_CHANGES, flipping_terms
+
+    root = flipping_terms(tmp_path / "store")
+    monkeypatch.setattr(dledger, "TERMS_SHOWN", 10)
+    assert main(["info", str(root), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["dledger"]
+    assert len(d["terms"]) == 10 and d["terms_more"] == TERM_CHANGES - 10
+    assert main(["info", str(root)]) == 0
+    assert f"and {TERM_CHANGES - 10:,} more term changes" in capsys.readouterr().out
+    page = create_app(str(root)).test_client().get("/").get_data(as_text=True)
+    assert 'id="terms-more"' in page and f"{TERM_CHANGES - 10} more term changes" in page

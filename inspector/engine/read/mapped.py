@@ -214,21 +214,15 @@ def allocated_end(path: Path) -> int | None:
     A broker's preallocated segment is mostly a hole; this bounds the backward scan of :func:`data_end` to the
     written part. None when the file system cannot tell.
     """
-    if not hasattr(os, "SEEK_DATA"):
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        return allocated_end_fd(fd)
-    finally:
-        os.close(fd)
+    return _last_end(data_extents(path))
 
 
 def allocated_end_fd(fd: int) -> int | None:
     """:func:`allocated_end` of a file already open for reading."""
-    extents = data_extents_fd(fd)
+    return _last_end(data_extents_fd(fd))
+
+
+def _last_end(extents: list[tuple[int, int]] | None) -> int | None:
     if extents is None:
         return None
     return extents[-1][1] if extents else 0

@@ -66,12 +66,13 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.cq_builder": ('ConsumeQueueBuilder',),
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
     "maintain.dledger_log": ('DLedgerOptions',),
+    "maintain.dledger_stream": ('MatchedEntries',),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
     "maintain.verify_batch_queues": ('check_batch_queue',),
-    "maintain.verify_dledger": ('check_dledger',),
+    "maintain.verify_dledger": ('check_dledger', 'dledger_segment_heads'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_lmq": ('segment_lmq_problems',),
     "maintain.verify_queues": ('check_queue',),
@@ -110,6 +111,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         lmq_requests,
     )
     from inspector.engine.maintain.dledger_log import DLedgerOptions
+    from inspector.engine.maintain.dledger_stream import MatchedEntries
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (
@@ -120,7 +122,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         verify,
     )
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
-    from inspector.engine.maintain.verify_dledger import check_dledger
+    from inspector.engine.maintain.verify_dledger import check_dledger, dledger_segment_heads
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_lmq import segment_lmq_problems
     from inspector.engine.maintain.verify_queues import check_queue

@@ -30,6 +30,7 @@ from inspector.engine import (
     DispatchRequest,
     Entry,
     Geometry,
+    MatchedEntries,
     Message,
     Problem,
     Store,
@@ -39,6 +40,7 @@ from inspector.engine import (
     check_path_component,
     check_queue,
     dispatch_request,
+    dledger_segment_heads,
     inner_messages,
     is_inner_batch,
     lmq_requests,
@@ -126,9 +128,10 @@ class SegmentReport:
     last_record_offset: int | None = None
     last_record_end: int | None = None
     blank_offset: int | None = None  # physical offset of a BLANK seen before any fatal problem
-    # verify, a DLedger data file: (record offset, size, Raft index, term) of the entries its clean runs hold,
-    # (4, n) int64, for the driver's DLedger checks (check_dledger compares them with the index units)
-    entry_heads: np.ndarray | None = None
+    # verify, a DLedger data file: for the driver's DLedger checks (check_dledger), the entries its clean runs
+    # hold: MatchedEntries when the task found each equal to its index unit, else their rows ((4, n) int64:
+    # record offset, size, Raft index, term)
+    entry_heads: MatchedEntries | np.ndarray | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -305,13 +308,14 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
                     seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
                     on_table=on_table, workers=1)
                 lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
+                entry_heads = dledger_segment_heads(store, heads)  # each entry against its index unit, here
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
             report.blank_position, report.blank_size = scan.blank_position, scan.blank_size
             report.first_store_timestamp, report.last_store_timestamp = scan.first_store_timestamp, scan.last_store_timestamp
             report.max_store_timestamp = summary.max_store_timestamp
             report.problems = list(scan.problems)
-            report.entry_heads = np.concatenate(heads, axis=1) if heads else None
+            report.entry_heads = entry_heads
             found = list(summary.problems)
         except Exception as e:  # noqa: BLE001 - one segment's failure is reported, not fatal to the job
             report.error = f"{type(e).__name__}: {e}"

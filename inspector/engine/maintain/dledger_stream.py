@@ -12,6 +12,7 @@ before, the matched ones rebuilt from their units (equal field for field, or the
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,16 +20,52 @@ from inspector.engine.read.dledger import INDEX_CHUNK_UNITS, DLedgerMember, Inde
 from inspector.engine.scan.verify_kernels import entry_units
 from parsers.dledger import ENTRY_HEADER_SIZE
 
-__all__ = ["IndexStream"]
+__all__ = ["IndexStream", "MatchedEntries", "matched_entries"]
+
+
+@dataclass(frozen=True)
+class MatchedEntries:
+    """Consecutive entries a walk tabled (one segment of a Spark task) that were each found equal to their index
+    unit, in order: what the driver's :class:`IndexStream` needs of them instead of their rows."""
+
+    first_index: int
+    first_term: int
+    count: int
+    last: tuple[int, int, int, int]  # the last entry's row: record offset, record size, Raft index, term
+
+
+def matched_entries(member: DLedgerMember, rows: list[np.ndarray]) -> MatchedEntries | None:
+    """``rows`` (log order, one segment's) compared with the units at their Raft indexes; None when any
+    differs (or without the kernels): then the rows themselves go to :func:`check_dledger`."""
+    rows = [r for r in rows if r.shape[1]]
+    if not rows:
+        return None
+    first = int(rows[0][2, 0])
+    if first < 0:
+        return None
+    stream = IndexStream(member, start_unit=first)
+    try:
+        for r in rows:
+            stream.add(r)
+            if not stream.sound:
+                return None
+    finally:
+        stream.close()
+    if stream.unreadable:
+        return None
+    last = rows[-1][:, -1]
+    return MatchedEntries(first, int(rows[0][3, 0]), stream.matched,
+                          (int(last[0]), int(last[1]), int(last[2]), int(last[3])))
 
 
 class IndexStream:
     """Feed :meth:`add` the walk's rows ((4, n) int64: record offset, record size, Raft index, term) in log
     order, then call :meth:`finish`."""
 
-    def __init__(self, member: DLedgerMember, chunk_units: int = INDEX_CHUNK_UNITS) -> None:
+    def __init__(self, member: DLedgerMember, chunk_units: int = INDEX_CHUNK_UNITS, start_unit: int = 0) -> None:
         self.unreadable: list[tuple[str, str]] = []
-        self._chunks: Generator[IndexChunk, None, None] = member.index_chunks(self.unreadable, chunk_units)
+        self._chunks: Generator[IndexChunk, None, None] = member.index_chunks(self.unreadable, chunk_units,
+                                                                              start_unit)
         self._chunk: IndexChunk | None = None
         self._at = 0  # units of self._chunk already matched
         self._next: int | None = None  # the unit number the next chunk must start at
@@ -60,6 +97,31 @@ class IndexStream:
             self.matched += take
         if n:
             self._last_row = rows[:, n - 1].copy()
+
+    def add_matched(self, entries: MatchedEntries) -> None:
+        """Entries already found equal to their units (:func:`matched_entries`): the stream steps over as many
+        units, checking only that they are the next ones and that the term does not fall between. When it has
+        stopped comparing, their rows are not here: the full checks read those headers from the data files."""
+        if not self.sound:
+            return
+        if entries.first_term < self._prev_term:
+            self.sound = False
+            return
+        left = entries.count
+        while left:
+            units = self._units()
+            if units is None or self._chunk.first + self._at != entries.first_index + entries.count - left:
+                self.sound = False
+                return
+            step = min(left, len(units) - self._at)
+            self._at += step
+            left -= step
+        self.matched += entries.count
+        self._prev_term = entries.last[3]
+        self._last_row = np.array(entries.last, dtype=np.int64)
+
+    def close(self) -> None:
+        self._chunks.close()
 
     def finish(self) -> tuple[int, int, int] | None:
         """(last Raft index, its term, end of its entry) when every unit matched the walk's entry in order; None

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.engine.maintain.dledger_stream import IndexStream
+from inspector.engine.maintain.dledger_stream import IndexStream, MatchedEntries, matched_entries
 from inspector.engine.model.records import Problem
 from inspector.engine.read.dledger import ENTRY_MAGICS, UNIT_DTYPE, DLedgerMember, IndexRun, member_of
 from inspector.engine.scan.verify_kernels import gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
-__all__ = ["DLedgerCheck", "check_dledger", "index_stream"]
+__all__ = ["DLedgerCheck", "check_dledger", "dledger_segment_heads", "index_stream"]
 
 _FIELDS = ("magic", "pos", "size", "index", "term")
 
@@ -39,11 +39,12 @@ class DLedgerCheck:
 
 
 def check_dledger(store, walk_problems: list[Problem],
-                  read: IndexStream | Iterable[np.ndarray] | None = None) -> DLedgerCheck | None:
+                  read: IndexStream | Iterable[np.ndarray | MatchedEntries] | None = None) -> DLedgerCheck | None:
     """The DLedger checks of ``store`` (None for a plain store); ``walk_problems``: the log walk's findings (the
     entries' own header checks), which the recovery preview starts from; ``read``: the entries the walk's
     tables hold, as an :class:`IndexStream` fed during the walk (:func:`index_stream`) or as arrays of rows
-    (record offset, record size, Raft index, term), in log order. Their headers passed the walk's checks (magic
+    (record offset, record size, Raft index, term) and :class:`MatchedEntries` (a Spark task's segment whose
+    entries all matched their units), in log order. Their headers passed the walk's checks (magic
     1, pos, sizes), so only the others are read again here (their pages were released behind the walk: reading
     them back would fault every page in again)."""
     member = member_of(store.root, getattr(store, "dledger_data", None))
@@ -82,10 +83,24 @@ def index_stream(store) -> IndexStream | None:
     return IndexStream(member) if member is not None else None
 
 
-def _fed(member: DLedgerMember, read: Iterable[np.ndarray]) -> IndexStream:
+def dledger_segment_heads(store, rows: list[np.ndarray]) -> MatchedEntries | np.ndarray | None:
+    """What a Spark task hands :func:`check_dledger` of one data file's entries (``rows``: the walk's, in log
+    order): a :class:`MatchedEntries` when each equals its index unit (the driver then holds a few numbers a
+    segment, not 32 bytes an entry), else the rows themselves; None without rows."""
+    member = member_of(store.root, getattr(store, "dledger_data", None))
+    if member is None or not rows:
+        return None
+    matched = matched_entries(member, rows)
+    return matched if matched is not None else np.concatenate(rows, axis=1)
+
+
+def _fed(member: DLedgerMember, read: Iterable[np.ndarray | MatchedEntries]) -> IndexStream:
     stream = IndexStream(member)
-    for rows in read:
-        stream.add(rows)
+    for piece in read:
+        if isinstance(piece, MatchedEntries):
+            stream.add_matched(piece)
+        else:
+            stream.add(piece)
     return stream
 
 

@@ -212,15 +212,18 @@ class DLedgerMember:
         runs = [replace(r, units=np.concatenate(by_file[r.file])) for r in runs]
         return runs, unreadable
 
-    def index_chunks(self, unreadable: list[tuple[str, str]] | None = None,
-                     chunk_units: int = INDEX_CHUNK_UNITS) -> Generator[IndexChunk, None, None]:
+    def index_chunks(self, unreadable: list[tuple[str, str]] | None = None, chunk_units: int = INDEX_CHUNK_UNITS,
+                     start_unit: int = 0) -> Generator[IndexChunk, None, None]:
         """The used units of each index file, in name order, at most ``chunk_units`` at a time: views into the
         mapped file, valid until the next chunk (whose pages the one before gives back, so a pass over 8 GiB of
-        entries holds one chunk). A file with no used unit yields one empty chunk; (file, reason) of a file not
-        readable goes to ``unreadable``."""
+        entries holds one chunk). A file yields an empty chunk first (its place, also when it holds no unit);
+        (file, reason) of a file not readable goes to ``unreadable``. ``start_unit``: begin at that unit number
+        (= Raft index: DLedger writes entry i's unit at i * 32), skipping the files before it."""
         files, _ = self.index_files()
         for start, path in files:
             rel = f"{self.label}/index/{path.name}"
+            if start_unit and _file_size(path) // UNIT_SIZE + start // UNIT_SIZE <= start_unit:
+                continue  # every unit of this file comes before start_unit
             try:
                 mf = MappedFile(path, rel)
             except StoreError as e:
@@ -236,7 +239,7 @@ class DLedgerMember:
                 used = _used_units(units, chunk_units)
                 first = start // UNIT_SIZE
                 yield IndexChunk(rel, first, units[:0])  # the file's place, even when it holds no unit
-                for at in range(0, used, chunk_units):
+                for at in range(max(0, start_unit - first), used, chunk_units):
                     end = min(used, at + chunk_units)
                     yield IndexChunk(rel, first + at, units[at:end])
                     mf.release(at * UNIT_SIZE, end * UNIT_SIZE)
@@ -258,6 +261,13 @@ class DLedgerMember:
         except SchemaError as e:
             line = data[: _bad_at(data)].count(b"\n") + 1
             return PropertiesFile(rel, None, f"line {line}: not what DLedger writes ({_first_line(str(e))})")
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 1 << 62  # not skipped: opening it says what is wrong
 
 
 def _used_units(units: np.ndarray, block: int) -> int:

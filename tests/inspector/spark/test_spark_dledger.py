@@ -131,8 +131,9 @@ def test_spark_verify_gives_verify_dledger_findings_and_preview(spark, tmp_path,
 
     reports = []
     list(verify_segments(plan.plan_segments([StoreRef(str(SAMPLE))]), reports.append))
-    assert [None if r.entry_heads is None else r.entry_heads.shape for r in reports] in (
-        [None, (4, 143), (4, 143), (4, 16)], [None] * 4)  # [None] * 4: no numba, the driver reads the headers
+    # each task compared its entries with their index units: a few numbers a segment reach the driver
+    assert [None if r.entry_heads is None else (r.entry_heads.first_index, r.entry_heads.count)
+            for r in reports] in ([None, (0, 143), (143, 143), (286, 16)], [None] * 4)  # no numba: no tables
     for name in ("currterm", "unit"):
         root = _damaged(tmp_path, name)
         capsys.readouterr()

@@ -99,3 +99,57 @@ def test_matched_rows_are_rebuilt_from_their_units() -> None:
         whole = IndexStream(member, chunk_units=7)
         whole.add(rows)
         assert whole.finish() == (int(rows[2, -1]), int(rows[3, -1]), int(rows[0, -1] + rows[1, -1]))
+
+
+def _pristine_rows_by_file() -> list[np.ndarray]:
+    """The walk's rows of the sample's entries (record offset, size, Raft index, term), one array per data file:
+    what each Spark verify task tables (data files of 64 KiB; rows equal the pristine units)."""
+    with Store(SAMPLE) as store:
+        runs, _ = member_of(store.root, store.dledger_data).index_runs()
+        starts = [s.start_offset for s in store.commitlog.segments if s.entry_header]
+    units = np.concatenate([r.units for r in runs])
+    rows = np.stack([units["pos"].astype(np.int64) + 48, units["size"].astype(np.int64) - 48,
+                     units["index"].astype(np.int64), units["term"].astype(np.int64)])
+    cuts = np.searchsorted(rows[0], starts[1:])
+    return np.split(rows, cuts, axis=1)
+
+
+@pytest.mark.parametrize("kind", ["pristine", "unit-term", "unit-first", "fewer-units"])
+def test_spark_tasks_pieces_give_the_same_checks(tmp_path, kind) -> None:
+    """Each task compares its data file's entries with their units (positioned at their Raft index) and hands
+    the driver MatchedEntries, or its rows when one differs: the driver's checks equal the local stream's."""
+    from inspector.engine.maintain.dledger_stream import MatchedEntries
+    from inspector.engine.maintain.verify_dledger import check_dledger, dledger_segment_heads
+
+    root = SAMPLE if kind == "pristine" else _damaged(tmp_path, kind)
+    per_file = _pristine_rows_by_file()  # these damages leave the data (so the walk's rows) as they were
+    assert [p.shape[1] for p in per_file] == [143, 143, 16]
+    with Store(root) as store:
+        pieces = [dledger_segment_heads(store, [p]) for p in per_file]
+        local = check_dledger(store, [], per_file)
+        driver = check_dledger(store, [], pieces)
+        assert (driver.problems, driver.recovery) == (local.problems, local.recovery)
+    matched = [isinstance(p, MatchedEntries) for p in pieces]
+    assert matched == {"pristine": [True] * 3, "unit-term": [True, False, True],
+                       "unit-first": [False, True, True], "fewer-units": [True, False, False]}[kind]
+    if kind == "pristine":
+        assert driver.problems == () and [p.first_index for p in pieces] == [0, 143, 286]
+    else:
+        assert driver.problems
+
+
+def test_matched_pieces_out_of_order_are_not_taken_on_trust() -> None:
+    """A piece that does not start at the next unit, or whose term falls, stops the comparison: the full checks
+    then read those headers back from the data (and find nothing wrong in the sample itself)."""
+    from inspector.engine.maintain.verify_dledger import check_dledger, dledger_segment_heads
+
+    per_file = _pristine_rows_by_file()
+    with Store(SAMPLE) as store:
+        pieces = [dledger_segment_heads(store, [p]) for p in per_file]
+        member = member_of(store.root, store.dledger_data)
+        stream = IndexStream(member)
+        stream.add_matched(pieces[1])  # entries 143.. first: not the next units
+        assert not stream.sound
+        stream.close()
+        swapped = check_dledger(store, [], [pieces[0], pieces[2], pieces[1]])
+        assert swapped.problems == () and "nothing truncated" in swapped.recovery

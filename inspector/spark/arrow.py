@@ -153,6 +153,18 @@ def _properties_vectorized(texts: pa.Array) -> tuple[pa.Array, pa.Array, pa.Arra
     return column, tags.cast(pa.string()), keys, uniq.cast(pa.string())
 
 
+def _raft_columns(batch: MessageBatch, positions: np.ndarray) -> tuple[pa.Array, pa.Array]:
+    """Raft index and term of each record's DLedger entry (the header's +8 and +16 longs, before the record at
+    ``position``); nulls for a plain segment's records."""
+    n = len(positions)
+    if not batch.entry_header:
+        return pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())
+    raw = np.frombuffer(batch.buf, dtype=np.uint8)
+    at = positions.astype(np.int64) - batch.entry_header + 8
+    longs = raw[at[:, None] + np.arange(16)].view(">i8").astype(np.int64)  # (n, 2): index, term
+    return pa.array(longs[:, 0], pa.int64()), pa.array(longs[:, 1], pa.int64())
+
+
 def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: bool = True,
                   columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.RecordBatch:
     """One engine batch (records that passed every check of its walk) as MESSAGE columns.
@@ -230,6 +242,8 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
         cols["compression"] = _take([compression_name(int(f)) for f in flags], inv, "compression")
     body_len = c["body_length"]
     cols["body_length"] = pa.array(body_len.astype(np.int32), pa.int32())
+    if want & {"raft_index", "raft_term"}:
+        cols["raft_index"], cols["raft_term"] = _raft_columns(batch, pos)
     if "body" not in want:
         pass
     elif with_body:

@@ -78,6 +78,8 @@ MESSAGE = _fields(
     ("transaction", S, False),
     ("compression", S, True),
     ("body_length", INT, False),
+    ("raft_index", L, True),  # a DLedger store: the Raft index and term of the entry holding the record; else None
+    ("raft_term", L, True),
     ("body", BinaryType(), True),  # None when a job asked for rows without bodies (stats, keyindex)
 )
 MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())

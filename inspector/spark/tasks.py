@@ -236,7 +236,7 @@ def message_row(msg: Message, store: str, segment: str, *, with_body: bool = Tru
         msg.sys_flag, _sys_flag_parts(msg.sys_flag), msg.born_timestamp, str(msg.born_host), msg.store_timestamp,
         str(msg.store_host), msg.reconsume_times, msg.prepared_transaction_offset, msg.topic, dict(msg.properties),
         msg.tags, msg.keys, msg.unique_key, msg.msg_id, msg.transaction, msg.compression, len(msg.body),
-        msg.body if with_body else None,
+        msg.raft_index, msg.raft_term, msg.body if with_body else None,
     )
 
 

@@ -223,6 +223,6 @@ def inner_messages(msg: Message, base_queue_offset: int | None = None) -> list[I
             msg.store_timestamp, msg.store_host, msg.reconsume_times, msg.prepared_transaction_offset, item_body,
             msg.topic, tuple(props.entries), props.terminated,
             inner_index=i, inner_count=len(items), base_queue_offset=base, item_position=item_at,
-            record_body_crc_ok=msg.body_crc_ok,
+            record_body_crc_ok=msg.body_crc_ok, raft_index=msg.raft_index, raft_term=msg.raft_term,
         ))
     return out

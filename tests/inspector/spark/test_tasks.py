@@ -45,6 +45,10 @@ def row_as_view(row: tuple) -> dict:
     body = d.pop("body")
     d["body_base64"] = base64.b64encode(body).decode()
     d["body_truncated"] = False
+    raft_index, raft_term = d.pop("raft_index"), d.pop("raft_term")
+    if raft_index is not None:  # a DLedger record: message_view's "dledger" (the entry is 48 bytes before it)
+        d["dledger"] = {"raft_index": raft_index, "term": raft_term, "entry_position": d["position"] - 48,
+                        "entry_size": d["total_size"] + 48}
     del d["store"], d["segment"]
     return d
 
@@ -56,6 +60,27 @@ def test_message_rows_carry_every_message_view_field(sample_store):
             row = message_row(msg, str(sample_store), msg.file.rsplit("/", 1)[-1])
             assert row_as_view(row) == message_view(msg)
     assert len(msgs) > 300
+
+
+def test_dledger_rows_carry_their_entry(tmp_path):
+    """On a DLedger store each row has its entry's Raft index and term (message_view's "dledger"), in the
+    per-record rows and in the Arrow batches alike; a plain store's are null (above)."""
+    from inspector.spark.arrow import message_batches
+
+    root = Path(__file__).resolve().parents[3] / "sample_store_dledger"
+    with Store(root) as store:
+        msgs = {m.physical_offset: m for m in store.entries() if isinstance(m, Message)}
+    for msg in msgs.values():
+        row = row_as_view(message_row(msg, str(root), msg.file.rsplit("/", 1)[-1]))
+        assert row == message_view(msg)
+    arrow = [r for b in message_batches(plan.plan_segments([StoreRef(str(root))]), lambda _: None)
+             for r in b.to_pylist()]
+    assert len(arrow) == len(msgs) == 100 + 302  # commitlog/ records, then the entries
+    for r in arrow:
+        m = msgs[r["physical_offset"]]
+        assert (r["raft_index"], r["raft_term"]) == (m.raft_index, m.raft_term)
+    dledger = [r for r in arrow if r["raft_index"] is not None]
+    assert len(dledger) == 302 and {r["raft_term"] for r in dledger} == {1, 2, 4}
 
 
 def test_rows_without_body_keep_its_length(sample_store):

@@ -13,8 +13,10 @@ moves on: slots before it are done).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -22,8 +24,11 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.model.systopics import TIMER_TOPIC
 from inspector.engine.read.timerstore import (
+    CHECK_FILE,
     METRICS_NAME,
     PRECISIONS,
+    TIMERLOG_DIR,
+    WHEEL_FILE,
     TimerCheck,
     TimerLog,
     TimerSettings,
@@ -287,10 +292,12 @@ def unit_row(timer: TimerStore, row: int) -> dict:
 
 
 def open_timer(store) -> TimerStore:
-    """The timer store of ``store`` (read once per Store and kept on it)."""
+    """The timer store of ``store``, kept on it while its files stay as they were: a TUI or web session on a
+    live broker sees the units, slots and timercheck written since (a few stat calls a request)."""
+    signature = _timer_files(store.root)
     cached = store.__dict__.get("_timer_store")
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] == signature:
+        return cached[1]
     settings = timer_settings(store)
     log = TimerLog(store.root, settings.file_size if settings.file_size_source == "broker.conf" else None,
                    live=store.abort_exists)
@@ -304,8 +311,32 @@ def open_timer(store) -> TimerStore:
         if inferred is not None:
             settings = replace(settings, precision_ms=inferred, precision_source="inferred")
     timer = TimerStore(store, settings, log, wheel, check, check_problems)
-    store.__dict__["_timer_store"] = timer
+    store.__dict__["_timer_store"] = (signature, timer)
     return timer
+
+
+def _timer_files(root: Path) -> tuple:
+    """(name, size, mtime) of every file the timer store is read from: timerlog/*, timerwheel, config/timercheck
+    and config/timermetrics. The broker writes through mmaps, whose pages reach the file's mtime when written
+    back; the log's size and the files' names change as it rolls."""
+    found = []
+    try:
+        with os.scandir(Path(root) / TIMERLOG_DIR) as it:
+            for e in it:
+                found.append(_stat_of(e.path, f"{TIMERLOG_DIR}/{e.name}"))
+    except OSError:
+        pass
+    for rel in (WHEEL_FILE, CHECK_FILE, f"config/{METRICS_NAME}"):
+        found.append(_stat_of(Path(root) / rel, rel))
+    return tuple(sorted(found))
+
+
+def _stat_of(path, rel: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (rel, None, None)
+    return (rel, st.st_size, st.st_mtime_ns)
 
 
 def infer_precision(wheel: WheelSlots | None, log: TimerLog, samples: int = 16) -> int | None:

@@ -201,3 +201,23 @@ def test_the_record_msg_id_is_the_messages(tmp_path) -> None:
         for r in results:
             msg = store.message_at(r.physical_offset)
             assert _msg_id(msg) == msg.msg_id == r.msg_id
+
+
+def test_a_session_sees_units_written_since(tmp_path) -> None:
+    """open_timer keeps the timer store on the Store while its files are unchanged, and reads it again when the
+    broker has written (a TUI or web session on a live broker)."""
+    import os
+
+    root = make_store(tmp_path / "s")
+    with Store(root) as store:
+        first = open_timer(store)
+        assert open_timer(store) is first and len(first.units()) == 4
+        second_file = root / "timerlog" / f"{FILE_SIZE:020d}"
+        raw = bytearray(second_file.read_bytes())
+        raw[52:104] = unit(-1, 1, T0 + 3000, 1000, 900, 220, "Pay")
+        second_file.write_bytes(bytes(raw))
+        st = second_file.stat()
+        os.utime(second_file, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a coarse clock: still newer
+        again = open_timer(store)
+        assert again is not first and len(again.units()) == 5
+        assert open_timer(store) is again

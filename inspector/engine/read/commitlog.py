@@ -2,8 +2,8 @@
 
 :class:`CommitLog` maps segments and walks them: runs of clean records the fast way (scan.walk,
 scan.batch), every other position with the careful step (careful.py), large segments by threads
-(parallel.py); the segment files' layout checks are in segment_files.py and the torn-tail detection in
-tail.py.
+(parallel.py); the segment files' layout checks are in segment_files.py, the torn-tail detection in
+tail.py and the figures of one segment's walk (info, verify) in segment_summary.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -26,46 +25,16 @@ from inspector.engine.read.mapped import (
     data_end,
     offset_named_entries,
 )
-from inspector.engine.read.parallel import Vouch, default_workers, threaded_runs, vouched_run
+from inspector.engine.read.parallel import Vouch, vouched_run
 from inspector.engine.read.segment_files import entry_kind, infer_segment_size, layout_problems
+from inspector.engine.read.segment_summary import Item, SegmentScan, SegmentSummary, _flags, summarise
 from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfinished
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
-from inspector.engine.scan.kernels import numba_enabled
-from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED, CHECK_CRC_PROPERTY
-from inspector.engine.scan.verify_kernels import VerifyTable
-from inspector.engine.scan.walk import Run, check_run, walk_boundaries
+from inspector.engine.scan.walk import check_run, walk_boundaries
 from parsers.dledger import ENTRY_HEADER_SIZE
 
 Entry = Message | Blank | Problem
-Item = Message | Blank | Problem | MessageBatch | Run
-
-
-@dataclass(frozen=True)
-class SegmentScan:
-    """What a walk of one segment found."""
-
-    segment: Segment
-    messages: int
-    data_end: int  # position after the last good record (where the BLANK or the zero tail starts)
-    blank_position: int | None
-    blank_size: int | None
-    first_store_timestamp: int
-    last_store_timestamp: int
-    problems: tuple[Problem, ...]
-    preallocated: bool  # an all-zero segment after the end of the log
-
-    @property
-    def valid_end_offset(self) -> int:
-        return self.segment.start_offset + self.data_end
-
-
-
-def _flags(check_crc: bool, per_record: bool) -> int:
-    """Kernel flags: ``per_record`` (verify) also ends a clean run at a record whose __CRC32# property does not
-    match (the kernels check it) or whose body is compressed, for the careful step, where verify's
-    ``on_message`` reports it; verify's tables keep the compressed bodies its vouch accepts (vouched_run)."""
-    return (CHECK_BODY_CRC if check_crc else 0) | (CHECK_CRC_PROPERTY | CHECK_COMPRESSED if per_record else 0)
 
 
 class CommitLog:
@@ -426,115 +395,13 @@ class CommitLog:
 
     def summarise_segment(self, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,
                           on_message=None, on_table=None, workers: int | None = None) -> SegmentSummary:
-        """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
-        and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
-        each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
-        with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
-   cross-checks); the tables are not kept.
-        """
-        index = self.segments.index(segment)
-        messages = 0
-        data_end = 0
-        blank_pos = blank_size = None
-        first_ts = last_ts = max_ts = 0
-        problems: list[Problem] = []
-        every: list[Problem] = []
-        extra_ids: set[int] = set()
-
-        def extras(msg: Message) -> Iterator[Problem]:
-            for p in on_message(msg):
-                extra_ids.add(id(p))
-                yield p
-
-        vouch = self._vouch(segment, on_message) if on_message is not None and on_table is not None else None
-        for item in self._summary_items(segment, index, check_crc, crc_property,
-                                        extras if on_message is not None else None, workers, on_table is not None,
-                                        vouch):
-            if isinstance(item, Run):
-                messages += item.count
-                data_end = item.end
-                if not first_ts:
-                    first_ts = item.first_store_timestamp
-                last_ts = item.last_store_timestamp
-                max_ts = max(max_ts, item.max_store_timestamp)
-            elif isinstance(item, VerifyTable):
-                on_table(item)
-            elif isinstance(item, Message):
-                messages += 1
-                data_end = item.position + item.total_size
-                if not first_ts:
-                    first_ts = item.store_timestamp
-                last_ts = item.store_timestamp
-                max_ts = max(max_ts, item.store_timestamp)
-            elif isinstance(item, Blank):
-                blank_pos, blank_size = item.position, item.total_size
-                data_end = item.position
-            else:
-                every.append(item)
-                if id(item) not in extra_ids:
-                    problems.append(item)
-        preallocated = index > self._last_data_index and messages == 0 and not problems
-        scan = SegmentScan(segment, messages, data_end, blank_pos, blank_size, first_ts, last_ts, tuple(problems),
-                           preallocated)
-        self._scans[(segment.start_offset, check_crc)] = scan
-        return SegmentSummary(scan, max_ts, tuple(every))
-
-    def _vouch(self, seg: Segment, on_message) -> Vouch:
-        """A clean record at a position of ``seg`` -> True when ``on_message`` (verify's own checks of a record:
-        a compressed body must decompress) finds nothing in it."""
-
-        def vouch(pos: int) -> bool:
-            mf = self.map(seg)
-            try:
-                msg = decode_message(mf.buf, pos, mf.size, file=seg.file, segment_start=seg.start_offset)
-            except RecordError:
-                return False
-            return not on_message(msg)
-
-        return vouch
+        """The walk of one segment, figures only (segment_summary.summarise): what scan_segment reports, plus the
+        largest store timestamp and, with ``crc_property`` / ``on_message`` (verify), the extra Problems; runs
+        of clean records as VerifyTables to ``on_table``."""
+        summary = summarise(self, segment, check_crc=check_crc, crc_property=crc_property, on_message=on_message,
+                            on_table=on_table, workers=workers)
+        self._scans[(segment.start_offset, check_crc)] = summary.scan
+        return summary
 
     PARALLEL_MIN_BYTES = 64 << 20  # smaller segments are walked by one thread
     PARALLEL_CHUNK = 16 << 20  # bytes of a segment one thread walks at a time
-
-    def _walk_bytes(self, seg: Segment, index: int) -> int:
-        """About how many bytes a walk of the segment reads: the active segment of a broker is preallocated, a
-        hole past its data (a 1 GiB file holding a few MiB is not worth threads, nor loading the kernels)."""
-        if seg.file_size < self.PARALLEL_MIN_BYTES or index < self._last_data_index:
-            return seg.file_size
-        allocated = allocated_end(self.root / seg.file)
-        return seg.file_size if allocated is None else min(seg.file_size, allocated)
-
-    def _summary_items(self, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
-                       workers: int | None, tables: bool = False,
-                       vouch: Vouch | None = None) -> Iterator[Item | VerifyTable]:
-        """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
-        mode = "tables" if tables else "runs"
-        workers = default_workers() if workers is None else max(1, workers)
-        if workers < 2 or self._walk_bytes(seg, index) < self.PARALLEL_MIN_BYTES or not numba_enabled():
-            yield from self._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
-                                           on_message=on_message, vouch=vouch)
-            return
-        try:
-            mf = self.map(seg)
-        except StoreError:
-            yield from self._segment_items(seg, 0, check_crc, index, mode)
-            return
-        arr, limit = mf.array, mf.size
-        if index >= self._last_data_index:  # threads stop before a record still being written
-            allocated = allocated_end(mf.path)
-            limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
-        flags = _flags(check_crc, crc_property)
-        pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, self.PARALLEL_CHUNK,
-                                       self.STEP, vouch, seg.entry_header)
-        # the rest (the end of the segment, or damage) record by record from where the runs left off
-        yield from self._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
-                                       on_message=on_message, vouch=vouch)
-
-
-@dataclass(frozen=True)
-class SegmentSummary:
-    """``CommitLog.summarise_segment``: the SegmentScan, the largest store timestamp, every Problem in order."""
-
-    scan: SegmentScan
-    max_store_timestamp: int
-    problems: tuple[Problem, ...]

@@ -205,7 +205,7 @@ def test_compressed_bodies_stay_in_the_fast_walk_and_a_bad_one_is_still_reported
     from inspector.engine.maintain.writer import StoreWriter
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.geometry import Geometry
-    from inspector.engine.read import commitlog
+    from inspector.engine.read import commitlog, segment_summary
     from inspector.engine.scan.kernels import numba_enabled
 
     if not numba_enabled():
@@ -219,8 +219,9 @@ def test_compressed_bodies_stay_in_the_fast_walk_and_a_bad_one_is_still_reported
         monkeypatch.setattr(commitlog.CommitLog, "PARALLEL_MIN_BYTES", 0)
         monkeypatch.setattr(commitlog.CommitLog, "PARALLEL_CHUNK", 16 << 10)
         monkeypatch.setattr("inspector.engine.maintain.verify.default_workers", lambda: 2)
-        threaded = commitlog.threaded_runs
-        monkeypatch.setattr(commitlog, "threaded_runs", lambda *a: steps.append("threads") or (yield from threaded(*a)))
+        threaded = segment_summary.threaded_runs
+        monkeypatch.setattr(segment_summary, "threaded_runs",
+                            lambda *a: steps.append("threads") or (yield from threaded(*a)))
     steps = []
     careful = commitlog.careful_step
     monkeypatch.setattr(commitlog, "careful_step", lambda *a, **k: steps.append(a[1]) or careful(*a, **k))

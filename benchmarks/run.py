@@ -261,7 +261,19 @@ def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
                 f"{size / MiB:,.0f} MiB each, the same record templates: {dl.messages:,} entries vs "
                 f"{pl.messages:,} records (48 bytes more each); CPU s median: DLedger "
                 f"{statistics.median(dl_secs):.2f}, plain {statistics.median(plain_secs):.2f}; "
-                f"{len(dl.problems)} problems; {dl.dledger_recovery}")]
+                f"{len(dl.problems)} problems; {dl.dledger_recovery}"),
+            *_verify_dledger_peak(plain, dledger)]
+
+
+def _verify_dledger_peak(plain: Path, dledger: Path) -> list[Row]:
+    """Peak RSS of `rmq-inspect verify` on the DLedger data file and on the plain segment: the index is compared
+    with the walk as it goes (maintain/dledger_stream.py), so the DLedger store holds what the plain one does;
+    before, ~64 bytes an entry (304 MB for 1 GiB). Goal: within 10% of the plain segment's."""
+    argv = ["inspector.cli.main", "verify"]
+    _child_run(*argv, str(dledger))  # warm-up: page cache, numba's kernel cache
+    dl_peak, pl_peak = (_child_run(*argv, str(root))[1] for root in (dledger, plain))
+    return [Row("  peak RSS of `rmq-inspect verify`: DLedger data file / plain segment", "x", [dl_peak / pl_peak],
+                "<= 1.10", dl_peak / pl_peak <= 1.10, f"VmHWM, the child's own: {dl_peak:.0f} MB vs {pl_peak:.0f} MB")]
 
 
 # --- verify against the Java yardstick (issue 20) ----------------------------------------------------------------

@@ -270,8 +270,10 @@ def _verify_dledger_peak(plain: Path, dledger: Path) -> list[Row]:
     with the walk as it goes (maintain/dledger_stream.py), so the DLedger store holds what the plain one does;
     before, ~64 bytes an entry (304 MB for 1 GiB). Goal: within 10% of the plain segment's."""
     argv = ["inspector.cli.main", "verify"]
-    _child_run(*argv, str(dledger))  # warm-up: page cache, numba's kernel cache
-    dl_peak, pl_peak = (_child_run(*argv, str(root))[1] for root in (dledger, plain))
+    _child_run(*argv, str(dledger), ok=(0, 4))  # warm-up: page cache, numba's kernel cache
+    # exit 4 too: the smoke and quick stores have smaller index files than verify assumes (index-geometry
+    # findings, the same on both stores)
+    dl_peak, pl_peak = (_child_run(*argv, str(root), ok=(0, 4))[1] for root in (dledger, plain))
     return [Row("  peak RSS of `rmq-inspect verify`: DLedger data file / plain segment", "x", [dl_peak / pl_peak],
                 "<= 1.10", dl_peak / pl_peak <= 1.10, f"VmHWM, the child's own: {dl_peak:.0f} MB vs {pl_peak:.0f} MB")]
 
@@ -698,8 +700,9 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
 
 
-def _child_run(module: str, *args: str) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of ``python -m module args``, output discarded.
+def _child_run(module: str, *args: str, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of ``python -m module args``, output discarded (an exit code outside
+    ``ok`` is an error).
 
     The peak is the child's own VmHWM, read by the child at exit: wait4's ru_maxrss also counts the
     address space the child had before exec, which subprocess's vfork shares with this (large) process,
@@ -710,7 +713,7 @@ def _child_run(module: str, *args: str) -> tuple[float, float]:
         child = subprocess.run([sys.executable, "-c", _OWN_PEAK, module, *args], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         secs = time.perf_counter() - t
-        if child.returncode != 0:
+        if child.returncode not in ok:
             raise RuntimeError(f"{module} {' '.join(args)} exited with {child.returncode}")
         return secs, int(Path(peak_file.name).read_text() or 0) * 1024 / 1e6
 

@@ -46,6 +46,8 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
     topics = _topics(store)
     told("index files", 0)
     problems = [*store.problems(), *(p for s in scans for p in s.problems), *store.delay_table().problems]
+    if store.rocksdb_cq is not None:  # reads of the RocksDB consume queue that failed while the topics were read
+        problems += store.rocksdb_cq.problems
     offsets = store.consumer_offsets()
     return {
         "store": str(store.root),

@@ -19,7 +19,13 @@ from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
 from inspector.engine.read.config import ConfigSet
-from inspector.engine.read.rocksdb_queue import _drop_snapshot, _snapshot, is_rocksdb_dir, rocksdb_reason
+from inspector.engine.read.rocksdb_queue import (
+    _drop_snapshot,
+    _snapshot,
+    checked_items,
+    is_rocksdb_dir,
+    rocksdb_reason,
+)
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 from parsers.rocksdb_config import (
     KV_DATA_VERSION_CF,
@@ -52,7 +58,7 @@ def read_database(src: Path, rel: str) -> dict[str, list[tuple[bytes, bytes]]]:
         names = Rdict.list_cf(str(copy))
         others = {name: Options(raw_mode=True) for name in names if name != "default"}
         db = Rdict(str(copy), Options(raw_mode=True), column_families=others, access_type=AccessType.read_only())
-        return {name: list((db if name == "default" else db.get_column_family(name)).items()) for name in names}
+        return {name: list(checked_items(db if name == "default" else db.get_column_family(name))) for name in names}
     except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception (bad CURRENT, no MANIFEST...)
         # the message names the private copy's files: name the store's directory instead
         raise StoreError(f"cannot open as a RocksDB database: {rocksdb_reason(e).replace(str(copy), rel)}", rel) from None

@@ -9,13 +9,14 @@ WAL) are copied into a temporary directory.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from inspector.engine.model.errors import NotFound, StoreError
-from inspector.engine.model.records import CqUnit, QueueInfo
+from inspector.engine.model.records import CqUnit, Problem, QueueInfo
 from parsers.rocksdb_cq import (
     CHECKPOINT_TOPIC,
     CqKey,
@@ -28,6 +29,7 @@ from parsers.rocksdb_cq import (
 )
 
 SKIP_FILES = {"LOCK", "rocksdict-config.json"}
+_SST_AT = re.compile(r"(\w+\.sst) offset (\d+)")  # where rocksdict's corruption messages say the damage is
 REL = "consumequeue (RocksDB)"
 
 
@@ -52,6 +54,18 @@ def _snapshot(src: Path, rel: str = "consumequeue") -> Path:
         what = "consume queue" if rel.startswith("consumequeue") else "database"
         raise StoreError(f"cannot snapshot the RocksDB {what}: {e}", rel) from None
     return dst
+
+
+def checked_items(family) -> Iterator[tuple[bytes, bytes]]:
+    """Every (key, value) of a rocksdict column family (or database) in key order, raising when the read
+    stopped on an error: rocksdict's ``items()`` ends quietly at a corrupt block, as if the data ended there
+    (a whole queue's bounds would vanish without a word); its iterator's ``status()`` raises what stopped it."""
+    it = family.iter()
+    it.seek_to_first()
+    while it.valid():
+        yield it.key(), it.value()
+        it.next()
+    it.status()
 
 
 def rocksdb_reason(e: Exception) -> str:
@@ -93,12 +107,33 @@ class RocksDBConsumeQueueStore:
             raise StoreError(f"cannot open the RocksDB consume queue: {why}", directory) from None
         self._bounds: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
         self.max_dispatched_offset: int | None = None
-        self._load_offsets()
+        self.directory = directory
+        self.problems: list[Problem] = []  # reads that failed after opening (a corrupt block), each once
+        try:
+            self._load_offsets()
+        except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception (a block's checksum...)
+            self.close()
+            raise self.read_error(e, "cannot read the RocksDB consume queue's offsets") from None
+
+    def read_error(self, e: Exception, what: str) -> StoreError:
+        """What rocksdict raised on a read, as a StoreError naming the store's file and offset (the message
+        names the private snapshot's: ``... in /tmp/rmq-inspect-rocksdb-x/000011.sst offset 1676 size 1633``)."""
+        why = rocksdb_reason(e).replace(str(self._dir), self.directory)
+        found = _SST_AT.search(why)
+        file, offset = (f"{self.directory}/{found[1]}", int(found[2])) if found else (self.directory, 0)
+        return StoreError(f"{what}: {why}", file, offset)
+
+    def note(self, error: StoreError) -> Problem:
+        """A failed read as a finding (kept once per file and offset for verify and the overviews)."""
+        problem = Problem(error.file or self.directory, error.offset or 0, error.reason, "rocksdb-read")
+        if all((p.file, p.offset) != (problem.file, problem.offset) for p in self.problems):
+            self.problems.append(problem)
+        return problem
 
     def _load_offsets(self) -> None:
         if self._offsets is None:
             return
-        for key, value in self._offsets.items():
+        for key, value in checked_items(self._offsets):
             try:
                 k = OffsetKey.parse(key)
             except Exception:  # noqa: BLE001 - a foreign key: skip, as RocketMQ does
@@ -147,27 +182,48 @@ class RocksDBQueue:
                 max_end = last.physical_offset + last.size
             except NotFound:
                 pass
+            except StoreError as e:  # a corrupt block: the bounds still stand; verify names the read
+                self.owner.note(e)
         return QueueInfo(self.topic, self.queue_id, min_offset, max_offset, (self.rel_dir,), max_end)
 
     def _unit(self, key: bytes, value: bytes) -> CqUnit:
-        k, v = CqKey.parse(key), CqValue.parse(value)
+        try:
+            k, v = CqKey.parse(key), CqValue.parse(value)
+        except Exception as e:  # noqa: BLE001 - construct's errors: a key or value of another shape
+            raise StoreError(f"{self.topic} queue {self.queue_id}: an entry RocksDB holds is not a consume-queue "
+                             f"unit (key {key[:40].hex()}, value of {len(value)} bytes: {e})", self.owner.directory,
+                             0) from None
         return CqUnit(self.topic, self.queue_id, k.queue_offset, v.physical_offset, v.size, v.tags_code, self.rel_dir,
                       k.queue_offset)
 
     def unit(self, queue_offset: int) -> CqUnit:
         key = cq_key(self.topic, self.queue_id, queue_offset)
-        value = self.owner._db.get(key)
+        try:
+            value = self.owner._db.get(key)
+        except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception (a block's checksum...)
+            raise self.owner.read_error(e, f"{self.topic} queue {self.queue_id}: cannot read unit "
+                                           f"{queue_offset}") from None
         if value is None:
             raise NotFound(f"no unit for queue offset {queue_offset}", self.rel_dir)
         return self._unit(key, value)
 
-    def units(self, from_offset: int = 0) -> Iterator[CqUnit]:
+    def units(self, from_offset: int = 0) -> Iterator[CqUnit | Problem]:
+        """The queue's units from ``from_offset``; a read that fails (a corrupt block, an entry of another shape)
+        is a Problem, and the queue ends there (RocksDB cannot step past what it cannot read)."""
         _, upper = queue_key_range(self.topic, self.queue_id)
-        it = self.owner._db.iter()
-        it.seek(cq_key(self.topic, self.queue_id, max(from_offset, 0)))
-        while it.valid() and it.key() < upper:
-            yield self._unit(it.key(), it.value())
-            it.next()
+        try:
+            it = self.owner._db.iter()
+            it.seek(cq_key(self.topic, self.queue_id, max(from_offset, 0)))
+            while it.valid() and it.key() < upper:
+                unit = self._unit(it.key(), it.value())
+                yield unit
+                it.next()
+            it.status()  # an iterator stopped by an error is not valid: its status says so
+        except StoreError as e:
+            yield self.owner.note(e)
+        except Exception as e:  # noqa: BLE001 - rocksdict raises plain Exception
+            yield self.owner.note(self.owner.read_error(e, f"{self.topic} queue {self.queue_id}: cannot read the "
+                                                           "units"))
 
     def close(self) -> None:
         pass

@@ -72,6 +72,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
     "maintain.verify_batch_queues": ('check_batch_queue',),
+    "maintain.verify_coverage": ('QueueCoverage', 'queue_ends'),
     "maintain.verify_dledger": ('check_dledger', 'dledger_segment_heads'),
     "maintain.verify_index": ('check_index',),
     "maintain.verify_lmq": ('segment_lmq_problems',),
@@ -122,6 +123,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         verify,
     )
     from inspector.engine.maintain.verify_batch_queues import check_batch_queue
+    from inspector.engine.maintain.verify_coverage import QueueCoverage, queue_ends
     from inspector.engine.maintain.verify_dledger import check_dledger, dledger_segment_heads
     from inspector.engine.maintain.verify_index import check_index
     from inspector.engine.maintain.verify_lmq import segment_lmq_problems

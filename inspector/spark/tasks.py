@@ -33,6 +33,7 @@ from inspector.engine import (
     MatchedEntries,
     Message,
     Problem,
+    QueueCoverage,
     Store,
     StoreError,
     check_batch_queue,
@@ -44,7 +45,7 @@ from inspector.engine import (
     inner_messages,
     is_inner_batch,
     lmq_requests,
-    record_problems,
+    queue_ends,
     segment_lmq_problems,
     sys_flag_parts,
 )
@@ -132,6 +133,8 @@ class SegmentReport:
     # hold: MatchedEntries when the task found each equal to its index unit, else their rows ((4, n) int64:
     # record offset, size, Raft index, term)
     entry_heads: MatchedEntries | np.ndarray | None = None
+    # verify: the segment's records its queues do not cover (QueueCoverage.uncovered), merged on the driver
+    uncovered: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -293,6 +296,7 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
     The segment is summarised as ``verify`` does it (``CommitLog.summarise_segment``: clean runs checked in
     bulk, every other record one by one), on one thread: Spark runs the segments in parallel.
     """
+    ends: dict[StoreRef, dict] = {}  # each store's queue ends, read once per partition of tasks
     for task in tasks:
         report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
         found: list[Problem] = []
@@ -301,14 +305,17 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
         try:
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
+                if task.store not in ends:
+                    ends[task.store] = queue_ends(store)
+                coverage = QueueCoverage(store, ends[task.store])  # records past their queue's end (the driver
+                # merges every task's share and reports them where verify does)
                 # a DLedger data file: its entries' headers as verify tables them (the driver checks the index;
                 # without numba there are no tables, and check_dledger reads the headers itself)
                 on_table = functools.partial(_keep_heads, heads) if seg.entry_header else None
-                summary = store.commitlog.summarise_segment(
-                    seg, check_crc=True, crc_property=True, on_message=lambda m, s=store: record_problems(s, m),
-                    on_table=on_table, workers=1)
+                summary = coverage.add_segment(store, seg, on_table)
                 lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
                 entry_heads = dledger_segment_heads(store, heads)  # each entry against its index unit, here
+                report.uncovered = coverage.uncovered
             scan = summary.scan
             report.messages, report.data_end = scan.messages, scan.data_end
             report.blank_position, report.blank_size = scan.blank_position, scan.blank_size

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from inspector.engine.maintain.verify_batch_queues import check_batch_queue
+from inspector.engine.maintain.verify_coverage import QueueCoverage
 from inspector.engine.maintain.verify_crosschecks import CrossChecks
 from inspector.engine.maintain.verify_dledger import check_dledger, index_stream
 from inspector.engine.maintain.verify_index import check_index
@@ -77,9 +78,11 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     total = max(1, sum(s.file_size for s in store.segments))
     cross = CrossChecks(store) if fast and numba_enabled() else None
     heads = index_stream(store)  # DLedger: each entry the walk tables (record offset, size, Raft index, term)
+    coverage = QueueCoverage(store)  # records no consume queue holds
 
     def on_table(table) -> None:
         cross.add(table)
+        coverage.add_table(table)
         if table.dledger and heads is not None:
             heads.add(table.table[[0, 1, 10, 11]])
 
@@ -87,7 +90,8 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
         for seg in store.segments:
             summary = store.commitlog.summarise_segment(
                 seg, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
-                on_table=on_table if cross is not None else None, workers=workers,
+                on_table=on_table if cross is not None else None,
+                on_record=coverage.add_message if cross is not None else None, workers=workers,
             )
             problems.extend(summary.problems)
             messages += summary.scan.messages
@@ -104,6 +108,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
                 messages += 1
                 last_ts = max(last_ts, entry.store_timestamp)
                 problems.extend(record_problems(store, entry))
+                coverage.add_message(entry)
                 if progress and messages % 4096 == 0:
                     progress("commitlog", entry.end_offset - store.min_offset, total)
     problems.extend(store.dledger_member_problems())  # members under the root that are not read
@@ -121,6 +126,11 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
         found, n = check_batch_queue(store, topic, qid, geometry, log_end)
         problems.extend(found)
         cq_units += n
+    if fast and cross is None:  # without the compiled kernels the walk tabled nothing: every record, one by one
+        for entry in store.entries(check_crc=False):
+            if isinstance(entry, Message):
+                coverage.add_message(entry)
+    problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
     problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
     index_items = 0
     for reader in store.index_files():

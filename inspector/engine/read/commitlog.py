@@ -394,12 +394,13 @@ class CommitLog:
         return scan
 
     def summarise_segment(self, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,
-                          on_message=None, on_table=None, workers: int | None = None) -> SegmentSummary:
+                          on_message=None, on_table=None, on_record=None,
+                          workers: int | None = None) -> SegmentSummary:
         """The walk of one segment, figures only (segment_summary.summarise): what scan_segment reports, plus the
         largest store timestamp and, with ``crc_property`` / ``on_message`` (verify), the extra Problems; runs
-        of clean records as VerifyTables to ``on_table``."""
+        of clean records as VerifyTables to ``on_table``, and each record outside them to ``on_record``."""
         summary = summarise(self, segment, check_crc=check_crc, crc_property=crc_property, on_message=on_message,
-                            on_table=on_table, workers=workers)
+                            on_table=on_table, on_record=on_record, workers=workers)
         self._scans[(segment.start_offset, check_crc)] = summary.scan
         return summary
 

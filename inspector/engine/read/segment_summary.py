@@ -61,7 +61,7 @@ def _flags(check_crc: bool, per_record: bool) -> int:
 
 
 def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,
-              on_message=None, on_table=None, workers: int | None = None) -> SegmentSummary:
+              on_message=None, on_table=None, on_record=None, workers: int | None = None) -> SegmentSummary:
     """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
     and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
     each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
@@ -96,6 +96,8 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
         elif isinstance(item, VerifyTable):
             on_table(item)
         elif isinstance(item, Message):
+            if on_record is not None:  # a record outside every table (the careful step's), in log order
+                on_record(item)
             messages += 1
             data_end = item.position + item.total_size
             if not first_ts:

@@ -101,7 +101,10 @@ def unknown_entries(root: Path) -> list[Problem]:
 
 def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
     """Strays of ``base/<topic>/<queue>/<20-digit offset>`` (consume queues and 5.x batch consume queues)."""
+    rocksdb = (root / base / "CURRENT").is_file()  # a RocksDB consume queue: its files are the database's
     for topic in _entries(root / base):
+        if rocksdb and not topic.is_dir():
+            continue
         problem = topic_entry_problem(f"{base}/{topic.name}", topic.is_dir())
         if problem is not None:
             yield problem

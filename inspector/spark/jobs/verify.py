@@ -23,7 +23,14 @@ from pyspark.sql import functions as F
 from rich.markup import escape
 from rich.table import Table
 
-from inspector.engine import Problem, check_checkpoint, check_consumer_offsets, check_dledger, check_timer
+from inspector.engine import (
+    Problem,
+    QueueCoverage,
+    check_checkpoint,
+    check_consumer_offsets,
+    check_dledger,
+    check_timer,
+)
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING
@@ -68,10 +75,16 @@ def layout_findings(ref: StoreRef, store) -> list[tuple]:
     return [finding_row(ref.path, PHASE_LAYOUT, 0, i, p) for i, p in enumerate(store.commitlog.problems)]
 
 
-def timer_findings(ref: StoreRef, store, after: int, log_end: int) -> list[tuple]:
-    """The 5.x timer store's checks (``verify`` runs them after the queues, before the index files): on the
-    driver, after the store's ``after`` queue tasks, so the report keeps verify's order."""
-    return [finding_row(ref.path, PHASE_QUEUES, after, i, p) for i, p in enumerate(check_timer(store, log_end)[0])]
+def timer_findings(ref: StoreRef, store, after: int, log_end: int, reports: list) -> list[tuple]:
+    """The records no queue covers (every segment task's share of ``QueueCoverage``, merged) and the 5.x timer
+    store's checks: ``verify`` runs them after the queues, before the index files; here on the driver, after
+    the store's ``after`` queue tasks, so the report keeps verify's order."""
+    coverage = QueueCoverage(store)
+    for r in reports:
+        if r.uncovered:
+            coverage.merge(r.uncovered)
+    found = [*coverage.problems(), *check_timer(store, log_end)[0]]
+    return [finding_row(ref.path, PHASE_QUEUES, after, i, p) for i, p in enumerate(found)]
 
 
 def dledger_findings(ref: StoreRef, store, reports: list) -> tuple[list[tuple], str] | None:
@@ -135,7 +148,7 @@ def find(spark: SparkSession, refs: list[StoreRef], args) -> Found:
             end = plan.log_end(store, rs, strict=False)  # a failed segment is a finding already
             store_queues = plan.plan_queues(ref, store, common.geometry_for(store, args), end)
             queue_tasks += store_queues
-            driver_rows += timer_findings(ref, store, len(store_queues), end)
+            driver_rows += timer_findings(ref, store, len(store_queues), end, rs)
             index_tasks += plan.plan_index_files(ref, store)
             driver_rows += layout_findings(ref, store)
             driver_rows += rest_findings(ref, store, plan.last_store_timestamp(rs))

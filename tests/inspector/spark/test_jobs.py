@@ -210,6 +210,26 @@ def test_verify_findings_equal_the_single_process_ones_on_a_damaged_copy(spark, 
                                     "index_items": report.index_items}
 
 
+def test_verify_job_names_records_no_queue_covers(spark, sample_store, damaged_copy):
+    """A queue folder deleted and another queue's last units zeroed: every segment task counts its records past
+    their queue's end, the driver merges them; the findings equal verify's (cq-missing, cq-behind)."""
+    import shutil
+
+    root = damaged_copy(sample_store, "uncovered-sample")
+    shutil.rmtree(root / "consumequeue" / "PaymentEvents" / "0")
+    last = sorted((root / "consumequeue" / "OrderEvents" / "3").iterdir())[-1]
+    raw = bytearray(last.read_bytes())
+    raw[4 * 20 : 10 * 20] = bytes(6 * 20)
+    last.write_bytes(bytes(raw))
+    expected, _ = single_process_findings(root)
+    assert {c for _, _, c, _, _ in expected} >= {"cq-missing", "cq-behind"}
+    args = verify_job.parser().parse_args([str(root)])
+    found = verify_job.find(spark, common.refs_from_args(args), args)
+    got = [(r.file, r.offset, r.code, r.severity, r.reason) for r in found.findings.collect()]
+    found.release()
+    assert got == expected
+
+
 def test_verify_job_on_the_damaged_sample_store(spark, sample_store, damaged_copy, patch, capsys, tmp_path):
     """Through main(): exit code 4, one JSON document with the single-process findings, the Parquet tables."""
     root = damaged_copy(sample_store, "damaged-sample")

@@ -30,6 +30,7 @@ from inspector.engine.scan.verify_kernels import INFO_UNITS, VerifyTable
 __all__ = ["QueueCoverage", "queue_ends"]
 
 _UNIT_TYPES = ("NOT_TYPE", "COMMIT")  # the records dispatch gives a consume-queue unit
+_FLAT_QUEUES = 4096  # queue ids below this are looked up in one array
 
 
 @dataclass
@@ -52,27 +53,47 @@ class QueueCoverage:
         self.store = store
         self.ends = queue_ends(store) if ends is None else ends  # (topic, queue) -> max queue offset (exclusive)
         self.uncovered: dict[tuple[str, int], _Uncovered] = {}
+        # the ends as one flat array, topic number * width + queue id (a table's rows looked up at once;
+        # -1: no such queue); queue ids past _FLAT_QUEUES are looked up one by one
+        topics = sorted({t for t, _ in self.ends})
+        self._topic_number = {t: i for i, t in enumerate(topics)}
+        self._width = min(_FLAT_QUEUES, max((q for _, q in self.ends), default=0) + 1)
+        self._flat = np.full(len(topics) * self._width + 1, -1, dtype=np.int64)
+        for (topic, qid), end in self.ends.items():
+            if 0 <= qid < self._width:
+                self._flat[self._topic_number[topic] * self._width + qid] = end
 
     def add_table(self, table: VerifyTable) -> None:
-        n = len(table)
-        if not n:
+        """The table's dispatched rows against their queues' ends, as arrays: only the rows past an end (none
+        on a sound store) are looked at one queue at a time."""
+        if not len(table):
             return
-        dispatched = (table.column("info") & INFO_UNITS) != 0
         topics, queues = table.column("topic"), table.column("queue_id")
-        offsets, qoffs = table.column("physical_offset"), table.column("queue_offset")
-        stamps = table.column("store_timestamp")
-        keys = topics * (1 << 32) + (queues & 0xFFFFFFFF)
-        for key in np.unique(keys[dispatched]).tolist():
+        qoffs = table.column("queue_offset")
+        top = max(table.topics, default=0)
+        numbers = np.full(top + 1, -1, dtype=np.int64)  # the table's topic codes -> this store's topic numbers
+        for code, name in table.topics.items():
+            numbers[code] = self._topic_number.get(name, -1)
+        known = (topics >= 0) & (topics <= top)
+        number = np.where(known, numbers[np.where(known, topics, 0)], -1)
+        flat = (number >= 0) & (queues >= 0) & (queues < self._width)
+        at = np.where(flat, number * self._width + np.where(flat, queues, 0), len(self._flat) - 1)
+        ends = self._flat[at]  # -1 (the last slot) for a queue not in the flat array
+        past = ((table.column("info") & INFO_UNITS) != 0) & (qoffs >= ends)
+        if not past.any():
+            return
+        rows = np.flatnonzero(past)
+        keys = topics[rows] * (1 << 32) + (queues[rows] & 0xFFFFFFFF)
+        offsets, stamps = table.column("physical_offset"), table.column("store_timestamp")
+        for key in np.unique(keys).tolist():
             topic = table.topics.get(key >> 32)
             qid = int(np.int32(np.uint32(key & 0xFFFFFFFF)))
-            if topic is None:
-                continue
-            end = self.ends.get((topic, qid))
-            rows = np.flatnonzero(dispatched & (keys == key))
-            if end is not None:
-                rows = rows[qoffs[rows] >= end]
-            if len(rows):
-                self._note(topic, qid, offsets[rows], qoffs[rows], stamps[rows])
+            mine = rows[keys == key]
+            end = self.ends.get((topic, qid)) if topic is not None else None
+            if end is not None:  # a queue id past the flat array: its real end
+                mine = mine[qoffs[mine] >= end]
+            if topic is not None and len(mine):
+                self._note(topic, qid, offsets[mine], qoffs[mine], stamps[mine])
 
     def add_segment(self, store, segment, on_table=None):
         """Walk one segment as verify does (tables of clean runs, each other record one by one), feeding it here

@@ -26,6 +26,22 @@ ITEM_DTYPE = np.dtype([("key_hash", ">i4"), ("phy_offset", ">i8"), ("time_diff",
 RECHECKED = 10_000  # items of one index file no record vouched for that are looked at one by one
 
 
+def _highest_before(items: np.ndarray, todo, chunk: int = 1 << 20) -> dict[int, int]:
+    """For each item index in ``todo`` (ascending), the highest phyOffset of the items before it: one pass over
+    the items up to the last of them, a chunk at a time (on a sound file ``todo`` is empty: every item was
+    vouched for, in order)."""
+    todo = np.asarray(list(todo), dtype=np.int64)
+    found: dict[int, int] = {}
+    carry = -1
+    for start in range(0, int(todo[-1]) + 1 if len(todo) else 0, chunk):
+        phy = items["phy_offset"][start : start + chunk].astype(np.int64)
+        before = np.maximum(np.concatenate([[carry], np.maximum.accumulate(phy)[:-1]]), carry)
+        mine = todo[(todo >= start) & (todo < start + len(phy))]
+        found.update(zip(mine.tolist(), before[mine - start].tolist(), strict=True))
+        carry = max(carry, int(phy.max())) if len(phy) else carry
+    return found
+
+
 def _first_unset(bits: np.ndarray, count: int, wanted: int, chunk: int = 1 << 20) -> tuple[list[int], int]:
     """The first ``wanted`` item numbers (0-based) whose bit is not set among ``count`` little-endian bits, and how
     many are not set in all; a piece at a time (a full index file has 20,000,000 items)."""
@@ -78,10 +94,20 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
         unchecked = total - len(todo)
     else:
         todo = range(written)
+    # the highest offset an earlier item points at: for the items no record vouched for (at most RECHECKED), or
+    # kept as the loop goes when every item is looked at (no walk tables)
+    highest = _highest_before(items, todo) if marks is not None else None
+    running = -1
     for i in todo:
         k_hash, phy, diff, prev = (int(x) for x in items[i].tolist())
         item = IndexItem(i + 1, k_hash, phy, diff, prev)
         pos = base + item.number * 20
+        above = highest[i] if highest is not None else running
+        running = max(running, phy)
+        if phy < above:
+            problems.append(Problem(rel, pos + 4, f"item {item.number} points at {phy}, below an earlier item's "
+                                    f"{above}: the broker adds items in log order (IndexService.buildIndex skips "
+                                    "a record below the file's endPhyOffset)", "index-order"))
         if item.phy_offset not in cache:
             try:
                 msg = store.message_at(item.phy_offset)

@@ -74,7 +74,11 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
         prev = np.where(before >= 0, phys[np.maximum(before, 0)], prev_phy)
         vouched = marks.by_rel.get(run.file)
         first = run.position // CQ_UNIT_SIZE
-        matched = vouched[first + index].astype(bool) if vouched is not None else np.zeros(index.size, bool)
+        matched = np.zeros(index.size, bool)
+        if vouched is not None:  # marks end at the allocated end the walk saw (a live file may have grown since)
+            at = first + index
+            inside = at < len(vouched)
+            matched[inside] = vouched[at[inside]].astype(bool)
         ok = ~past_end & (phys > prev) & matched
         for i in np.flatnonzero(~ok).tolist():
             found, _ = _check_unit(store, run.unit(int(index[i])), topic, qid, geometry, log_end, int(prev[i]))

@@ -175,6 +175,13 @@ class ConsumeQueue:
             tail = mf.size % CQ_UNIT_SIZE
             first = (q - first_q) * CQ_UNIT_SIZE
             count = max(0, (mf.size - tail - first) // CQ_UNIT_SIZE)
+            mf.advise_normal()  # read in order from here (verify's walk may have asked for no read-ahead)
+            allocated = allocated_end(mf.path)
+            if allocated is not None and allocated < mf.size:
+                # past the last allocated extent the file is a hole: zeros, the queue's end. Not read: a fault
+                # there makes the page cache zero-fill the page and its read-ahead (~2 MB of a 6 MB
+                # preallocated file: 6 ms a queue, 30 s of verify on a 16,000-queue store)
+                count = min(count, max(0, -(-(allocated - first) // CQ_UNIT_SIZE)))
             units = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count, offset=first) if count else \
                 np.zeros(0, dtype=UNIT_DTYPE)
             at = 0

@@ -107,9 +107,21 @@ class MappedFile:
 
     def advise_sequential(self) -> None:
         """Tell the kernel the file will be read front to back (larger read-ahead)."""
-        if self._mm is not None and hasattr(mmap, "MADV_SEQUENTIAL"):
+        self._advise("MADV_SEQUENTIAL")
+
+    def advise_random(self) -> None:
+        """Tell the kernel the file is read a unit here and there: no read-around on a fault (in a sparse
+        preallocated file each fault would otherwise zero-fill the page cache around it, ~128 KB a fault)."""
+        self._advise("MADV_RANDOM")
+
+    def advise_normal(self) -> None:
+        """The kernel's default read-ahead again (after :meth:`advise_random`)."""
+        self._advise("MADV_NORMAL")
+
+    def _advise(self, name: str) -> None:
+        if self._mm is not None and hasattr(mmap, name):
             try:
-                self._mm.madvise(mmap.MADV_SEQUENTIAL)
+                self._mm.madvise(getattr(mmap, name))
             except (OSError, ValueError):
                 pass
 

@@ -569,8 +569,9 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
 def _kn_index_match(f, items_at, first, count, lo, hi, t, n, keyh, ok, stats):
     """Items first.. (0-based; item number = index + 1) in file order while they point below ``hi``: bit i
     of ``ok`` (little-endian bit order) set where the item points at a record of the table (sorted by offset, covering [lo, hi)) whose index keys
-    include the item's hash and links to an older item. Returns where it stopped; stats = [min, max] store
-    timestamp of the records of ok items."""
+    include the item's hash and links to an older item, and points no lower than an earlier item (the broker
+    adds items in log order). Returns where it stopped; stats = [min, max] store timestamp of the records of ok
+    items, whether there is one, the highest offset an item pointed at so far (-1 before the first)."""
     i = first
     hint = 0
     while i < count:
@@ -578,7 +579,10 @@ def _kn_index_match(f, items_at, first, count, lo, hi, t, n, keyh, ok, stats):
         phy = _nb_i64(f, ipos + 4)
         if phy >= hi:
             break
-        if phy >= lo and n > 0:
+        behind = phy < stats[3]
+        if phy > stats[3]:
+            stats[3] = phy
+        if phy >= lo and n > 0 and not behind:
             a = hint
             if not (a < n and t[0, a] == phy):
                 if a + 1 < n and t[0, a + 1] == phy:

@@ -152,12 +152,14 @@ def index_match(buf, items_at: int, first: int, count: int, table: VerifyTable, 
     return int(need_compiled().index_match(as_array(buf), items_at, first, count, table.low, table.high, table.table,
                                            len(table), table.keys, ok, stats))
 
-def mark_queues(table: VerifyTable, codes: np.ndarray, queues: QueueFiles, schedule: int) -> None:
-    """Mark, in ``queues.marks``, the consume-queue units that point back at the records of ``table`` (same
-    offset and size, and their tagsCode or a ConsumeQueueExt address), in one compiled pass over the table.
-    ``codes``: the table's topic codes -> the topic ids of ``queues.keys``; ``schedule``: the topic id whose
-    DELAY records are left unmarked (their tagsCode is a delivery time), or -1."""
-    need_compiled().mark_queues(table.table, len(table), codes, queues.keys, queues.first_file, queues.file_first,
+def mark_queues(table: VerifyTable, codes: np.ndarray, queues: QueueFiles, schedule: int, start: int = 0,
+                stop: int | None = None) -> None:
+    """Mark, in ``queues.marks``, the consume-queue units that point back at the records of ``table`` (rows
+    ``start``..``stop``; same offset and size, and their tagsCode or a ConsumeQueueExt address), in one compiled
+    pass. ``codes``: the table's topic codes -> the topic ids of ``queues.keys``; ``schedule``: the topic id
+    whose DELAY records are left unmarked (their tagsCode is a delivery time), or -1."""
+    rows = table.table if start == 0 and stop is None else np.ascontiguousarray(table.table[:, start:stop])
+    need_compiled().mark_queues(rows, rows.shape[1], codes, queues.keys, queues.first_file, queues.file_first,
                                 queues.file_count, queues.file_address, queues.file_mark, queues.marks,
                                 queues.lowest, schedule, queues.unit)
 

@@ -65,6 +65,7 @@ NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "�
 EDGES = ("0", "1", "-1", "-5", "3", "7", "20", "65536", str(I32_MAX), str(I32_MAX + 1), str(I64_MAX),
          str(I64_MAX + 1), str(-(I64_MAX + 1)), str(-(I64_MAX + 2)), "99999999999999999999999", "1" * 4301,
          "1" * 5000, "0x10", "-0x1", "0o17", "0b101", "+1", " 7", "7 ", "1_000", "1e3", "1.5", "", "abc", "٣",
+         "01", "-007", "00000000000000065536",
          "３", "१२", "-٣")
 
 
@@ -95,7 +96,9 @@ def impossible(arg: Argument, text: str) -> bool:
         return arg.name != "show OFFSET"  # show also reads msgIds and unique keys: "not found" (1) is fair there
     if len(text) > 40:
         return True
-    value = int(text, 0)
+    prefix = text.lstrip("+-")[:2].lower()
+    # decimal with leading zeros ("01", a segment name's 20 digits) is decimal: int(text, 0) refuses it
+    value = int(text, 16) if prefix == "0x" else int(text, 0) if prefix in ("0o", "0b") else int(text, 10)
     return not (arg.low <= value <= arg.high and value % arg.multiple_of == 0)
 
 

@@ -80,19 +80,14 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     heads = index_stream(store)  # DLedger: each entry the walk tables (record offset, size, Raft index, term)
     coverage = QueueCoverage(store)  # records no consume queue holds
 
-    def on_table(table) -> None:
+    def on_table(table) -> None:  # tables come only with the compiled kernels, as does ``cross``
         cross.add(table)
-        coverage.add_table(table)
         if table.dledger and heads is not None:
             heads.add(table.table[[0, 1, 10, 11]])
 
     if fast:
         for seg in store.segments:
-            summary = store.commitlog.summarise_segment(
-                seg, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
-                on_table=on_table if cross is not None else None,
-                on_record=coverage.add_message if cross is not None else None, workers=workers,
-            )
+            summary = coverage.add_segment(store, seg, lambda m: record_problems(store, m), on_table, workers)
             problems.extend(summary.problems)
             messages += summary.scan.messages
             last_ts = max(last_ts, summary.max_store_timestamp)
@@ -126,10 +121,6 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
         found, n = check_batch_queue(store, topic, qid, geometry, log_end)
         problems.extend(found)
         cq_units += n
-    if fast and cross is None:  # without the compiled kernels the walk tabled nothing: every record, one by one
-        for entry in store.entries(check_crc=False):
-            if isinstance(entry, Message):
-                coverage.add_message(entry)
     problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
     problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
     index_items = 0

@@ -14,6 +14,7 @@ from inspector.engine.maintain.dispatch import dispatch_request
 from inspector.engine.maintain.verify_queues import place_mismatches, unit_record
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.meaning import gets_queue_unit
 from inspector.engine.model.records import BatchUnit, Message, Problem
 from inspector.engine.read.batchconsumequeue import inner_messages, is_inner_batch
 
@@ -64,7 +65,7 @@ def _mismatches(msg: Message, unit: BatchUnit, topic: str, qid: int, geometry: G
         found.append(f"store time {msg.store_timestamp} (unit says {unit.store_timestamp})")
     if msg.queue_offset != unit.msg_base_offset:
         found.append(f"queue offset {msg.queue_offset} (unit's msgBaseOffset {unit.msg_base_offset})")
-    if msg.transaction not in ("NOT_TYPE", "COMMIT"):
+    if not gets_queue_unit(msg.transaction):
         found.append(f"a {msg.transaction} record, which never gets a unit")
     try:
         req = dispatch_request(msg.topic, msg.queue_id, msg.stored_physical_offset, msg.total_size,

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspector.engine.model.meaning import gets_queue_unit
 from inspector.engine.model.records import Message, Problem
+from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.verify_kernels import INFO_UNITS, VerifyTable
 
 __all__ = ["QueueCoverage", "queue_ends"]
 
-_UNIT_TYPES = ("NOT_TYPE", "COMMIT")  # the records dispatch gives a consume-queue unit
 _FLAT_QUEUES = 4096  # queue ids below this are looked up in one array
 
 
@@ -95,13 +96,11 @@ class QueueCoverage:
             if topic is not None and len(mine):
                 self._note(topic, qid, offsets[mine], qoffs[mine], stamps[mine])
 
-    def add_segment(self, store, segment, on_table=None):
-        """Walk one segment as verify does (tables of clean runs, each other record one by one), feeding it here
-        (a Spark task's share); returns the walk's SegmentSummary. ``on_table``: also given every table.
-        Without the compiled kernels the walk tables nothing: the segment's records are read one by one."""
-        from inspector.engine.maintain.verify import record_problems  # verify imports this module
-        from inspector.engine.scan.kernels import numba_enabled
-
+    def add_segment(self, store, segment, on_message, on_table=None, workers: int = 1):
+        """Walk one segment as verify does and feed it here: the tables of clean runs, the careful step's records
+        one by one; returns the walk's SegmentSummary. ``on_message``: verify's checks of a record outside the
+        tables; ``on_table``: also given every table. Without the compiled kernels the walk tables nothing: the
+        segment's records are then read one by one."""
         compiled = numba_enabled()
 
         def table(t: VerifyTable) -> None:
@@ -110,8 +109,8 @@ class QueueCoverage:
                 on_table(t)
 
         summary = store.commitlog.summarise_segment(
-            segment, check_crc=True, crc_property=True, on_message=lambda m: record_problems(store, m),
-            on_table=table, on_record=self.add_message if compiled else None, workers=1)
+            segment, check_crc=True, crc_property=True, on_message=on_message, on_table=table,
+            on_record=self.add_message if compiled else None, workers=workers)
         if not compiled:
             for entry in store.commitlog.segment_entries(store.segments.index(segment), check_crc=False):
                 if isinstance(entry, Message):
@@ -129,7 +128,7 @@ class QueueCoverage:
             u.newest_ts, u.oldest_ts = max(u.newest_ts, other.newest_ts), min(u.oldest_ts, other.oldest_ts)
 
     def add_message(self, msg: Message) -> None:
-        if msg.transaction not in _UNIT_TYPES:
+        if not gets_queue_unit(msg.transaction):
             return
         end = self.ends.get((msg.topic, msg.queue_id))
         if end is None or msg.queue_offset >= end:

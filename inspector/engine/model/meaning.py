@@ -31,6 +31,12 @@ def transaction_name(sys_flag: int) -> str:
     return cl.TRANSACTION_NAMES[sys_flag & cl.TRANSACTION_MASK]
 
 
+def gets_queue_unit(transaction: str) -> bool:
+    """Whether dispatch gives a record of this transaction type (``transaction_name``) a consume-queue unit:
+    NOT_TYPE and COMMIT only (spec §4.3; ``ConsumeQueue.putMessagePositionInfoWrapper`` via the dispatcher)."""
+    return transaction in ("NOT_TYPE", "COMMIT")
+
+
 def is_compressed(sys_flag: int) -> bool:
     return bool(sys_flag & cl.COMPRESSED_FLAG)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from inspector.engine.model.bounds import INT64_MAX, decimal_name, int64_problem
 from inspector.engine.model.records import Problem
+from inspector.engine.read.rocksdb_queue import is_rocksdb_dir
 
 OFFSET_WIDTH, INDEX_NAME_WIDTH = 20, 17
 MAX_QUEUE_ID = (1 << 31) - 1  # a queue id is a Java int
@@ -101,7 +102,7 @@ def unknown_entries(root: Path) -> list[Problem]:
 
 def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
     """Strays of ``base/<topic>/<queue>/<20-digit offset>`` (consume queues and 5.x batch consume queues)."""
-    rocksdb = (root / base / "CURRENT").is_file()  # a RocksDB consume queue: its files are the database's
+    rocksdb = is_rocksdb_dir(root / base)  # a RocksDB consume queue: its files are the database's
     for topic in _entries(root / base):
         if rocksdb and not topic.is_dir():
             continue

@@ -743,7 +743,7 @@ def bench_many_queues_census(root: Path, facts: dict, repeat: int) -> list[Row]:
 
 def bench_many_queues_verify(root: Path, facts: dict, repeat: int) -> list[Row]:
     """``verify`` of the many-queue store, whole process: every queue's units, the walk's unit marks over
-    16,000 preallocated sparse files (80 s of CPU and 5.3 GB before they stopped at each file's allocated end)."""
+    16,000 preallocated sparse files (41.5 s and 5.3 GB before they stopped at each file's allocated end)."""
     argv = ["inspector.cli.main", "verify", str(root)]
     _child_run(*argv, ok=(0, 4))  # warm-up: page cache, numba's kernel cache
     runs = [_child_run(*argv, ok=(0, 4)) for _ in range(repeat)]

@@ -69,7 +69,7 @@ class CrossChecks:
 
     RELEASE_ROWS = 1 << 14  # records looked up between releases of the unit pages they faulted in
     RELEASE_FILES = 1024  # ... or files whose pages they faulted in
-    SLICE_ROWS = 1 << 12
+    SLICE_ROWS = 1 << 10  # each row may fault in 64 KB of another file (fault-around): ~64 MB a slice
 
     def add(self, table: VerifyTable) -> None:
         if not len(table):
@@ -84,7 +84,7 @@ class CrossChecks:
             codes[code] = self._topic_ids.get(name, -1)
         schedule = self._topic_ids.get(SCHEDULE_TOPIC, -1)
         # with many queue files each row may fault in pages of another file: look the rows up in slices and give
-        # the pages back once many files were touched (a 16,000-queue store: 600 -> 380 MB peak); with few files
+        # the pages back once many files were touched (a 16,000-queue store: 600 -> 290 MB peak); with few files
         # the same pages serve every row, and the table goes in one piece
         step = self.SLICE_ROWS if len(self._files) > self.RELEASE_FILES else len(table)
         for start in range(0, len(table), step):

@@ -6,14 +6,14 @@ import json
 import sys
 
 import orjson
-from rich.console import Console
 from rich.table import Table
 
 from inspector.engine import Problem, fmt_time, json_text, printable
+from inspector.terminal import SafeConsole
 
 # piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
-console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, highlight=False)
+console = SafeConsole(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+err_console = SafeConsole(stderr=True)
 
 
 def print_json(value: object) -> None:

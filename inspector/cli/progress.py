@@ -6,7 +6,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -15,6 +14,8 @@ from rich.progress import (
     TimeRemainingColumn,
     TransferSpeedColumn,
 )
+
+from inspector.terminal import SafeConsole
 
 
 @contextmanager
@@ -25,8 +26,8 @@ def byte_progress(label: str, enabled: bool | None = None) -> Iterator:
     if not enabled:
         yield lambda done, total: None
         return
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                        TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                        TimeRemainingColumn(), console=SafeConsole(stderr=True), transient=True)
     with progress:
         task = progress.add_task(label, total=None)
 

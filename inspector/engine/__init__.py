@@ -34,6 +34,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
         'unique_key_of'),
     "model.multidispatch": ('is_lmq',),
+    "model.terminal_text": ('has_terminal_controls', 'terminal_text'),
     "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
         'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'MoreAfterLimit', 'Problem', 'QueueInfo',
         'Segment'),
@@ -193,6 +194,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         Segment,
         fmt_time,
     )
+    from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.read.batchconsumequeue import BatchConsumeQueue, inner_messages, is_inner_batch
     from inspector.engine.read.body import decompress_body
     from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view

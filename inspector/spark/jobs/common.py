@@ -14,7 +14,6 @@ from urllib.parse import urlparse
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
-from rich.console import Console
 from rich.markup import escape
 
 from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs' API too
@@ -31,13 +30,14 @@ from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session
 from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
+from inspector.terminal import SafeConsole
 
 if TYPE_CHECKING:
     from inspector.spark.parts import Staging
 
 # tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+console = SafeConsole(width=None if sys.stdout.isatty() else 160)
+err = SafeConsole(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 # --- command line -----------------------------------------------------------------------------------------------

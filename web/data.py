@@ -7,7 +7,6 @@ No Flask here and no byte parsing: every value comes from an engine method or an
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import weakref
@@ -23,12 +22,13 @@ from inspector.engine import (
     Region,
     Store,
     StoreError,
+    body_line,
+    body_preview,
     build_steps,
     busiest_slots,
     census,
     census_view,
     chain_view,
-    decompress_body,
     id_overview,
     index_file_view,
     inner_messages,
@@ -154,17 +154,12 @@ def _walking(store: Store) -> dict:
 # -- messages ----------------------------------------------------------------------------------------------------
 
 
-def body_preview(msg: Message, limit: int = 80) -> str:
-    if msg.compressed:
-        return f"[{msg.compression} compressed, {len(msg.body)} bytes]"
-    text = msg.body[:limit].decode("utf-8", "replace")
-    text = "".join(ch if ch.isprintable() else "." for ch in text)
-    return text + ("…" if len(msg.body) > limit else "")
+LIST_PREVIEW_WIDTH = 80  # characters of a list row's body preview
 
 
 def _list_row(msg: Message, limits: Limits) -> dict:
     view = message_view(msg, body_limit=limits.list_body_bytes)
-    view["body_preview"] = body_preview(msg)
+    view["body_preview"] = body_line(msg, LIST_PREVIEW_WIDTH)
     return view
 
 
@@ -256,21 +251,22 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     JSON or hex (capped at ``body_bytes``)."""
     msg = get_message_or_404(store, offset)
     view = message_view(msg, decompress=True, body_limit=limits.body_bytes)
-    try:
-        plain, body_error = decompress_body(msg), None
-    except StoreError as e:
-        plain, body_error = msg.body, e.reason
-    shown = plain[: limits.body_bytes]
+    body = body_preview(msg, body_format, limits.body_bytes)
+    text = body.for_html()
+    if body.json_error is not None:
+        text = f"(not JSON: {body.json_error})\n" + text
     inner = _inner_rows(msg, limits, INNER_ROWS)
     return {
         **inner,
         "message": view,
         "next_offset": msg.end_offset if store.commitlog.segment_for(msg.end_offset) else None,
         "body_format": body_format,
-        "body_error": body_error,
-        "body_shown": len(shown),
-        "body_total": len(plain),
-        "body_text": _body_as(shown, body_format, complete=len(shown) == len(plain)),
+        "body_error": body.decompress_error,
+        "body_length": body.length,
+        "body_shown": body.shown,
+        "body_total": body.total,
+        "body_unit": body.unit,
+        "body_text": text,
     }
 
 
@@ -289,23 +285,6 @@ def _inner_rows(msg: Message, limits: Limits, cap: int) -> dict:
         found, error = [], e.reason
     return {"inner_messages": [_list_row(m, limits) for m in found[:cap]], "inner_messages_total": len(found),
             "inner_messages_error": error}
-
-
-def _body_as(data: bytes, fmt: str, *, complete: bool) -> str:
-    if fmt == "hex":
-        return "\n".join(
-            f"{i:08x}  {data[i:i + 16].hex(' '):<47}  " + "".join(chr(b) if 32 <= b < 127 else "." for b in data[i:i + 16])
-            for i in range(0, len(data), 16)
-        )
-    text = data.decode("utf-8", "replace")
-    if fmt == "json":
-        if not complete:
-            return "(body is larger than the display cap; shown as text)\n" + text
-        try:
-            return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-        except ValueError as e:
-            return f"(not JSON: {e})\n{text}"
-    return text
 
 
 def get_message_or_404(store: Store, offset: int) -> Message:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -15,66 +14,42 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.engine import Message, StoreError, decompress_body, message_view
+from inspector.engine import BodyPreview, Message, body_preview, message_view
 from inspector.tui.fmt import when
 
 BODY_MODES = ("text", "json", "hex")
-_CONTROLS = {c: "·" for c in [*range(0, 32), *range(127, 160)] if chr(c) not in "\n\t"}
 TEXT_LIMIT = 8192
 HEX_LIMIT = 2048
+MORE = "rmq-inspect show STORE OFFSET --raw FILE writes all of it"
 
 
-def body_bytes(msg: Message) -> tuple[bytes, str]:
-    """The body to show (decompressed when compressed) and a note saying what it is."""
-    if not msg.compressed:
-        return msg.body, f"{len(msg.body):,} bytes"
-    try:
-        plain = decompress_body(msg)
-    except StoreError as e:
-        return msg.body, f"{len(msg.body):,} bytes stored, {msg.compression}; shown as stored: {e.reason}"
-    return plain, f"{msg.compression}: {len(msg.body):,} bytes stored, {len(plain):,} decompressed"
-
-
-def hex_lines(data: bytes) -> Text:
+def hex_lines(preview: BodyPreview) -> Text:
     out = Text()
-    for pos in range(0, len(data), 16):
-        chunk = data[pos : pos + 16]
-        hexpart = " ".join(f"{b:02X}" for b in chunk)
-        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
-        out.append(f"{pos:>6}  ", style="dim")
-        out.append(f"{hexpart:<47}  ")
-        out.append(text + "\n", style="dim")
+    for row in preview.hex_rows:  # the engine's rows (pure ASCII), offset and ASCII columns dimmed
+        out.append(f"{row.offset:08x}  ", style="dim")
+        out.append(f"{row.hex:<47}  ")
+        out.append(row.ascii + "\n", style="dim")
     return out
 
 
 def render_body(msg: Message, mode: str) -> tuple[str, RenderableType]:
-    """(title, renderable) of the body in ``mode``; a truncation marker when not all of it is shown."""
-    data, note = body_bytes(msg)
-    limit = HEX_LIMIT if mode == "hex" else TEXT_LIMIT
+    """(title, renderable) of the body in ``mode`` (the engine's ``body_preview``: decompressed per the sysFlag);
+    a truncation marker when not all of it is shown."""
+    preview = body_preview(msg, mode, HEX_LIMIT if mode == "hex" else TEXT_LIMIT)
     parts: list[RenderableType] = []
-    shown_len = min(len(data), limit)
-    if mode == "hex":
-        parts.append(hex_lines(data[:limit]))
-    elif mode == "json":
-        try:
-            pretty = json.dumps(json.loads(data.decode("utf-8")), indent=2, ensure_ascii=False)
-        except (UnicodeDecodeError, ValueError) as e:
-            parts.append(Text(f"not JSON ({e.__class__.__name__}); shown as text", style="yellow"))
-            pretty = data[:limit].decode("utf-8", "replace")
-        shown = pretty[:limit]
-        shown_len = len(shown.encode("utf-8")) if len(pretty) > limit else len(data)
-        text = Text(shown)
-        JSONHighlighter().highlight(text)
-        parts.append(text)
-        if len(pretty) > limit:
-            parts.append(Text(f"… truncated: showing {limit:,} of {len(pretty):,} characters", style="bold yellow"))
-            return f"Body ({mode}, {note})", Group(*parts)
+    if preview.json_error is not None:
+        parts.append(Text(f"not JSON ({preview.json_error}); shown as text", style="yellow"))
+    if preview.view == "hex":
+        parts.append(hex_lines(preview))
     else:
-        text = data[:limit].decode("utf-8", "replace")
-        parts.append(Text(text.translate(_CONTROLS)))
-    if len(data) > shown_len:
-        parts.append(Text(f"… truncated: showing {shown_len:,} of {len(data):,} bytes", style="bold yellow"))
-    return f"Body ({mode}, {note})", Group(*parts)
+        text = Text(preview.for_terminal())
+        if preview.view == "json":
+            JSONHighlighter().highlight(text)
+        parts.append(text)
+    note = preview.truncation_note(MORE)
+    if note is not None:
+        parts.append(Text(note, style="bold yellow"))
+    return f"Body ({mode}, {preview.describe()})", Group(*parts)
 
 
 def render_message(msg: Message, mode: str = "text") -> RenderableType:

@@ -134,8 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
     _store_args(p)
     p.add_argument("ref")
-    p.add_argument("--decompress", action="store_true")
+    p.add_argument("--decompress", action="store_true",
+                   help="--json: also give the decompressed body; --raw: write it decompressed (the table always "
+                   "shows the body decompressed)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--body-limit", type=kind_arg(LENGTH), default=None, metavar="N",
+                   help="show at most N body bytes (characters of pretty JSON; default 4096)")
+    p.add_argument("--raw", metavar="FILE", help="write the body's exact bytes, as stored (compressed or not), to "
+                   "a new FILE, or with '-' to standard output when it is no terminal (a pipe: nothing else is written there)")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
     _store_args(p, optional=True)
@@ -324,7 +330,8 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "show":
             from inspector.cli import messages
 
-            return messages.run_show(store, args.ref, args.json, args.decompress)
+            return messages.run_show(store, args.ref, args.json, args.decompress, args.raw,
+                                     args.body_limit or messages.BODY_LIMIT)
         if args.command == "key":
             from inspector.cli import index
 

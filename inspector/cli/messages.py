@@ -6,6 +6,7 @@ import sys
 
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from inspector.cli.output import (
     console,
@@ -17,11 +18,14 @@ from inspector.cli.output import (
     when,
 )
 from inspector.engine import (
+    BadInput,
     Message,
     MoreAfterLimit,
     Problem,
     Store,
     StoreError,
+    body_line,
+    body_preview,
     decompress_body,
     inner_messages,
     is_inner_batch,
@@ -165,17 +169,23 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
     return 0
 
 
-def _body_preview(msg: Message, limit: int = 40) -> str:
-    try:
-        body = decompress_body(msg)
-    except StoreError:
-        return f"<{msg.compression} body, does not decompress>"
-    text = body[:limit].decode("utf-8", "replace")
-    text = "".join(c if c.isprintable() else "." for c in text)
-    return text + ("…" if len(body) > limit else "")
+def _body_preview(msg: Message, width: int = 40) -> str:
+    """A table cell's body: the engine's one-line preview (decompressed, escaped; ``<binary, N bytes> …``)."""
+    return body_line(msg, width)
 
 
-def run_show(store: Store, ref: str, as_json: bool, decompress: bool) -> int:
+BODY_LIMIT = 4096  # show: body bytes (characters of pretty JSON) printed unless --body-limit says otherwise
+
+
+def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str | None = None,
+             body_limit: int = BODY_LIMIT) -> int:
+    if raw is not None:
+        if as_json:
+            raise BadInput("--raw writes the body's bytes; it does not take --json")
+        if raw == "-" and sys.stdout.isatty():  # refused before anything is read
+            raise BadInput("--raw -: standard output is a terminal, and a body's bytes would garble it; give a "
+                           "file name, or pipe the output (| xxd)")
+        return write_raw(store.find(ref), raw, decompress)
     msg = store.find(ref)
     inner, inner_error = _inner(msg)
     if as_json:
@@ -185,7 +195,7 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool) -> int:
             view["inner_messages_error"] = inner_error
         print_json(view)
         return 0
-    print_message(msg, decompress)
+    print_message(msg, body_limit=body_limit)
     if is_inner_batch(msg):
         t = table(f"inner messages ({len(inner)}; INNER_NUM {msg.properties.get('INNER_NUM', '-')}, "
                   f"INNER_BASE {msg.properties.get('INNER_BASE', '-')})",
@@ -209,8 +219,10 @@ def _inner(msg: Message) -> tuple[list[Message], str | None]:
         return [], str(e)
 
 
-def print_message(msg: Message, decompress: bool = True) -> None:
-    v = message_view(msg, decompress=decompress)
+def print_message(msg: Message, decompress: bool = True, body_limit: int = BODY_LIMIT) -> None:
+    """Every field, the properties, and the body as the engine's preview shows it (always decompressed per the
+    sysFlag: ``decompress`` is kept for callers, the JSON view's choice)."""
+    v = message_view(msg, decompress=False)
     t = Table.grid(padding=(0, 2))
     t.add_column(style="bold")
     t.add_column(overflow="fold")
@@ -227,9 +239,50 @@ def print_message(msg: Message, decompress: bool = True) -> None:
     for k, val in msg.properties.items():
         props.add_row(esc(k), esc(val))
     console.print(props)
+    print_body(msg, body_limit)
+
+
+def print_body(msg: Message, limit: int = BODY_LIMIT) -> None:
+    """The body readably: pretty JSON, text, or a hex dump for bytes that are no text; decompressed per the
+    sysFlag (a body that does not decompress: its stored bytes, and why); cut at ``limit`` with a note."""
+    preview = body_preview(msg, "auto", limit)
+    what = {"json": "JSON", "text": "text", "binary": "binary: hex dump", "empty": "empty"}[preview.kind]
+    title = Text(f"body ({preview.describe()}; {what})")
+    if preview.decompress_error is not None:
+        console.print(Text(f"body: {preview.decompress_error}; the stored bytes are shown", style="red"))
+    # a Text, never markup: the body is data; escaped before layout so the panel's widths hold
+    content = Text(preview.for_terminal())
+    note = preview.truncation_note(f"--body-limit {preview.total} shows all of it, --raw FILE writes the bytes")
+    if note is not None:
+        content.append("\n" + note, style="yellow")
+    console.print(Panel(content, title=title, title_align="left"))
+
+
+def write_raw(msg: Message, target: str, decompress: bool) -> int:
+    """``show --raw``: the body's exact bytes as stored (``--decompress``: as the producer sent them) into a new
+    file, or to standard output (``-``, which the caller has checked is no terminal). Never overwrites a file:
+    the path could be one of the store's own."""
+    data = decompress_body(msg) if decompress else msg.body
+    if not msg.compressed:
+        what = "the body as stored (not compressed)"
+    elif decompress:
+        what = f"the body {msg.compression}-decompressed from {len(msg.body):,} stored bytes"
+    else:
+        what = f"the body as stored, {msg.compression}-compressed (--decompress writes it decompressed)"
+    if target == "-":
+        sys.stdout.flush()
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:  # a text-only stdout (an embedding caller's StringIO) cannot carry bytes
+            raise BadInput("--raw -: standard output takes no bytes here; give a file name")
+        out.write(data)
+        out.flush()
+        return 0
     try:
-        body = decompress_body(msg) if decompress else msg.body
-        console.print(Panel(esc(body[:4096].decode("utf-8", "replace")) + ("\n… (truncated)" if len(body) > 4096 else ""),
-                            title="body", title_align="left"))
-    except StoreError as e:
-        console.print(f"[red]body: {esc(e.reason)}[/]")
+        with open(target, "xb") as f:  # exclusive: refuses an existing file (or a link to one)
+            f.write(data)
+    except FileExistsError:
+        raise BadInput(f"--raw {target}: the file exists; rmq-inspect writes only a new file") from None
+    except OSError as e:
+        raise BadInput(f"--raw {target}: cannot write: {e.strerror or e}") from None
+    console.print(Text(f"wrote {len(data):,} bytes to {target}: {what}"))
+    return 0

@@ -196,7 +196,14 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.read.batchconsumequeue import BatchConsumeQueue, inner_messages, is_inner_batch
-    from inspector.engine.read.body import BODY_VIEWS, BodyPreview, HexRow, body_line, body_preview, decompress_body
+    from inspector.engine.read.body import (
+        BODY_VIEWS,
+        BodyPreview,
+        HexRow,
+        body_line,
+        body_preview,
+        decompress_body,
+    )
     from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.commitlog import Entry, SegmentScan
     from inspector.engine.read.dledger import dledger_view

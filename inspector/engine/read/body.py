@@ -95,6 +95,7 @@ def _whole(ended: bool, codec: str, msg: Message) -> None:
 
 BODY_VIEWS = ("auto", "text", "json", "hex")
 JSON_PARSE_LIMIT = 8 << 20  # a larger body is not parsed to be pretty-printed (json.loads holds it whole, ~10x)
+ONE_LINE_JSON = 100  # auto: a JSON body up to this many bytes is shown as written, not pretty-printed
 _SNIFF = 4096  # bytes looked at to tell text from binary
 _HEX_WIDTH = 16
 
@@ -167,8 +168,8 @@ class BodyPreview:
 
 
 def body_preview(msg: Message, view: str = "auto", limit: int = 4096) -> BodyPreview:
-    """``msg``'s body as ``view`` shows it (``auto``: pretty JSON for a JSON object or array, text for UTF-8
-    text, a hex dump otherwise), decompressed per the sysFlag (a body that does not decompress: its stored bytes,
+    """``msg``'s body as ``view`` shows it (``auto``: pretty JSON for a JSON object or array longer than
+    ONE_LINE_JSON bytes, text for other UTF-8 text, a hex dump otherwise), decompressed per the sysFlag (a body that does not decompress: its stored bytes,
     and why), at most ``limit`` bytes (characters of pretty JSON) of it. Never raises for what the store holds."""
     if view not in BODY_VIEWS:
         raise ValueError(f"body view must be one of {', '.join(BODY_VIEWS)}, not {view!r}")
@@ -181,14 +182,14 @@ def body_preview(msg: Message, view: str = "auto", limit: int = 4096) -> BodyPre
     kind = _kind(data)
     parsed: object = _NOT_JSON
     json_error = None
-    if view == "json" or (view == "auto" and kind == "text" and data.lstrip()[:1] in (b"{", b"[")):
+    if view == "json" or (kind == "text" and data.lstrip()[:1] in (b"{", b"[")):
         parsed, json_error = _parse_json(data)
         if parsed is not _NOT_JSON:
             kind = "json"
-        if view == "auto":
-            json_error = None  # auto asked nothing: a text that only looks like JSON is text
-    if view == "auto":
-        view = {"json": "json", "binary": "hex"}.get(kind, "text")
+        if view != "json":
+            json_error = None  # nothing asked: a text that only looks like JSON is text
+    if view == "auto":  # JSON short enough for one line reads best as written
+        view = {"json": "json" if len(data) > ONE_LINE_JSON else "text", "binary": "hex"}.get(kind, "text")
     base = {"stored_length": len(msg.body), "codec": msg.compression if msg.compressed else None,
             "decompress_error": error, "length": len(data), "kind": kind, "json_error": json_error}
     if view == "json" and parsed is not _NOT_JSON:
@@ -237,7 +238,8 @@ _CONTROL_BYTES = frozenset(range(32)) - {9, 10, 12, 13}
 
 
 def _kind(data: bytes, complete: bool | None = None) -> str:
-    """'empty', 'text' (UTF-8, no NUL, few controls in its first _SNIFF bytes) or 'binary'."""
+    """'empty', 'text' (UTF-8, no NUL, few controls in its first _SNIFF bytes) or 'binary'. A few controls in a
+    short text (a coloured log line) keep it text: a terminal view shows them escaped."""
     if not data:
         return "empty"
     sample = data[:_SNIFF]
@@ -249,7 +251,7 @@ def _kind(data: bytes, complete: bool | None = None) -> str:
     except UnicodeDecodeError:
         return "binary"
     controls = sum(1 for b in sample if b in _CONTROL_BYTES)
-    return "binary" if 0 in sample or controls * 10 > len(sample) else "text"
+    return "binary" if 0 in sample or (controls > 4 and controls * 10 > len(sample)) else "text"
 
 
 def _decode_prefix(data: bytes, limit: int, final: bool | None = None) -> tuple[str, int]:

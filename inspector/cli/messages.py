@@ -182,7 +182,7 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str |
     if raw is not None:
         if as_json:
             raise BadInput("--raw writes the body's bytes; it does not take --json")
-        if raw == "-" and sys.stdout.isatty():  # refused before anything is read
+        if raw == "-" and sys.stdout.isatty():  # refused before the message is read
             raise BadInput("--raw -: standard output is a terminal, and a body's bytes would garble it; give a "
                            "file name, or pipe the output (| xxd)")
         return write_raw(store.find(ref), raw, decompress)
@@ -219,9 +219,9 @@ def _inner(msg: Message) -> tuple[list[Message], str | None]:
         return [], str(e)
 
 
-def print_message(msg: Message, decompress: bool = True, body_limit: int = BODY_LIMIT) -> None:
-    """Every field, the properties, and the body as the engine's preview shows it (always decompressed per the
-    sysFlag: ``decompress`` is kept for callers, the JSON view's choice)."""
+def print_message(msg: Message, body_limit: int = BODY_LIMIT) -> None:
+    """Every field, the properties, and the body as the engine's preview shows it (decompressed per the sysFlag
+    whatever --decompress says: that is the JSON view's choice)."""
     v = message_view(msg, decompress=False)
     t = Table.grid(padding=(0, 2))
     t.add_column(style="bold")

@@ -43,6 +43,7 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
              web=("/api/messages", "topic=OrderEvents&queue={V}")),
     Argument("messages log --from", ("messages", "{S}", "--from", "{V}", "--limit", "3"), 0, I64_MAX),
     Argument("show OFFSET", ("show", "{S}", "{V}"), 0, I64_MAX, web=("/api/message/{V}", "")),
+    Argument("show --body-limit", ("show", "{S}", "60781", "--body-limit", "{V}"), 1, I64_MAX),
     Argument("hex OFFSET", ("hex", "{S}", "{V}", "--length", "16"), 0, I64_MAX,
              web=("/api/hex", "offset={V}&length=16")),
     Argument("hex --length", ("hex", "{S}", "0", "--length", "{V}"), 1, I64_MAX,

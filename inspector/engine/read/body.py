@@ -210,16 +210,17 @@ def body_line(msg: Message, width: int = 40) -> str:
     that are no text; ``<ZLIB body, does not decompress: N bytes stored>``. Decompresses only what it shows."""
     want = width * 4 + 4  # a character is at most 4 UTF-8 bytes
     data = msg.body
-    if msg.compressed:
+    compressed = msg.compressed
+    if compressed:
         try:
             data = decompress_body(msg, want + 1, prefix=True)
         except StoreError:
             return f"<{msg.compression} body, does not decompress: {len(msg.body):,} bytes stored>"
-    more = len(data) > want if msg.compressed else len(msg.body) > want
+    more = len(data) > want
     head = data[:want]
     if _kind(head, complete=not more) == "binary":
-        size = f"{msg.compression}-compressed {len(msg.body):,} bytes" if msg.compressed else f"{len(data):,} bytes"
-        return f"<binary, {size}> " + head[:8].hex(" ") + " …"
+        size = f"{msg.compression}-compressed {len(msg.body):,} bytes" if compressed else f"{len(data):,} bytes"
+        return f"<binary, {size}> " + head[:8].hex(" ") + (" …" if len(data) > 8 else "")
     text, _ = _decode_prefix(head, len(head), final=not more)
     cut = text[:width]
     return terminal_text(cut) + ("…" if more or len(text) > width else "")
@@ -234,7 +235,7 @@ def hex_rows(data: bytes) -> tuple[HexRow, ...]:
 
 _NOT_JSON = object()
 _SURROGATES = re.compile("[\ud800-\udfff]")  # undecodable bytes, and JSON's lone "\\ud800" escapes
-_CONTROL_BYTES = frozenset(range(32)) - {9, 10, 12, 13}
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13))  # C0 but tab, line feed, form feed, CR
 
 
 def _kind(data: bytes, complete: bool | None = None) -> str:
@@ -246,11 +247,13 @@ def _kind(data: bytes, complete: bool | None = None) -> str:
     if complete is None:
         complete = len(data) <= _SNIFF
     try:
-        # a sample cut inside a character is still text: the incremental decoder holds the cut bytes back
-        codecs.getincrementaldecoder("utf-8")().decode(sample, final=complete)
+        sample.decode("utf-8")
     except UnicodeDecodeError:
-        return "binary"
-    controls = sum(1 for b in sample if b in _CONTROL_BYTES)
+        try:  # a sample cut inside a character is still text: the incremental decoder holds the cut bytes back
+            codecs.getincrementaldecoder("utf-8")().decode(sample, final=complete)
+        except UnicodeDecodeError:
+            return "binary"
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     return "binary" if 0 in sample or (controls > 4 and controls * 10 > len(sample)) else "text"
 
 

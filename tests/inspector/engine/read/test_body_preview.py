@@ -112,6 +112,7 @@ def test_body_line_is_one_escaped_line(sample):
     assert body_line(body(plain, b"x" * 50), 10) == "x" * 10 + "…"
     assert body_line(body(plain, b"")) == ""
     assert body_line(body(plain, b"\x00\x01\x02\xff" * 10)) == "<binary, 40 bytes> 00 01 02 ff 00 01 02 ff …"
+    assert body_line(body(plain, b"\x00\xff")) == "<binary, 2 bytes> 00 ff"
     # a compressed body: only the start is decompressed, the rest never read
     big = b"y" * 10_000_000
     line = body_line(body(plain, zlib.compress(big), ZLIB), 20)

@@ -62,6 +62,8 @@ PREPARE = {
     "tmp/timers": "rmq-inspect write tmp/timers timers.jsonl --timer-now 1700000010000",
     "tmp/empty": "mkdir",
     "sample_copy": "copy sample_store",
+    # "A root with several members": the DLedger sample with a copy of its member as dledger-n1
+    "tmp/group": "copy sample_store_dledger dledger-n0 dledger-n1",
 }
 
 # Commands that are not run, each with the reason and where the same promise is tested. Keyed by the line as
@@ -77,40 +79,36 @@ SKIP = {
         "a Spark session (a JVM, seconds per job; tests/inspector/spark/test_spark_batch_queues.py runs it)",
 }
 
-# What ~/store (and ~/damaged, /tmp/dl04, /tmp/group) is, by the line's own words: "sample" a copy of the sample
-# store, "nested" a folder holding a store one level down, else the reason it is not built here.
+# What ~/store (and ~/damaged, /tmp/dl04) is, by the line's own words: "sample" a copy of the sample store,
+# "nested" a folder holding a store one level down, "delay" a 4.9.8 broker's store whose delay table is not the
+# default, "split" the sample with its commitlog over two folders and the broker.conf naming them,
+# "lmq-mismatch" a record naming two LMQ queues with one offset (tests/lmq_store.py); else the reason it is not
+# built here.
 HOME = {
     "rmq-inspect verify ~/store --broker-config /opt/rocketmq/conf/broker.conf": "sample",
     "rmq-inspect info ~/store --broker-config broker.conf --json | jq .settings": "sample",
     "rmq-inspect info ~/store # a DLedger store (dledger-n0/data) opens: see \"DLedger stores\" below": "nested",
     "rmq-inspect info ~/store --json | jq -c '.settings[] | select(.name == \"messageDelayLevel\")' # a 4.9.8 "
-    "broker, messageDelayLevel=1s 2s 3s ... 2h":
-        "a 4.9.8 broker's store with another delay table (tests/inspector/engine/read/test_settings.py infers it)",
-    "rmq-inspect verify ~/store # no false cq-mismatch on SCHEDULE_TOPIC_XXXX: exit 0":
-        "a 4.9.8 broker's store with another delay table (tests/inspector/engine/read/test_settings.py)",
+    "broker, messageDelayLevel=1s 2s 3s ... 2h": "delay",
+    "rmq-inspect verify ~/store # no false cq-mismatch on SCHEDULE_TOPIC_XXXX: exit 0": "delay",
     "rmq-inspect census ~/store --broker-config broker.conf # storePathCommitLog=/disk1/commitlog,/disk2/commitlog":
-        "a commitlog split over /disk1 and /disk2 (tests/inspector/cli/test_census_cli.py, tests/split_commitlog.py)",
+        "split",
+    "rmq-inspect verify ~/store": "lmq-mismatch",
     "rmq-inspect info ~/store # a storeType=defaultRocksDB broker":
         "RocksDB config databases written by rocksdict (tests/inspector/engine/read/test_offsets.py)",
     "rmq-inspect info ~/store --broker-config broker.conf --json | jq .offsets # enableLmq=true in broker.conf":
         "an enableLmq broker's store and broker.conf (tests/inspector/engine/read/test_offsets.py)",
     "rmq-inspect info ~/damaged # CURRENT names a MANIFEST that is not there":
         "a damaged RocksDB config database (tests/inspector/engine/read/test_offsets.py)",
-    "rmq-inspect verify ~/store":
-        "a record with two INNER_MULTI_DISPATCH queues and one offset (tests/inspector/engine/maintain/test_verify_lmq.py"
-        " and tests/lmq_store.py)",
     "rmq-inspect verify /tmp/dl04":
         "DLedger 0.4 NOOP entries spliced into the data files (tests/inspector/engine/read/test_dledger_newer_magics.py)",
-    "rmq-inspect verify /tmp/group --dledger-member n1":
-        "a root with two DLedger members (tests/inspector/cli/test_dledger_cli.py)",
-    "rmq-inspect census /tmp/group": "a root with two DLedger members (tests/inspector/cli/test_dledger_cli.py)",
-    "rmq-inspect info /tmp/group --dledger-member n7":
-        "a root with two DLedger members (tests/inspector/cli/test_dledger_cli.py)",
 }
 
 
 # Lines whose comment describes the input, not the output (elsewhere a comment's figures must be in the output).
 COMMENT_IS_SETUP = {
+    "rmq-inspect info ~/store --json | jq -c '.settings[] | select(.name == \"messageDelayLevel\")' # a 4.9.8 "
+    "broker, messageDelayLevel=1s 2s 3s ... 2h",
     "rmq-inspect write /tmp/lmq lmq.jsonl --consumer-offsets offsets.json # {\"%LMQ%x@%LMQ%x\": {\"0\": 2}, ...}",
     "rmq-inspect write /tmp/timers timers.jsonl --timer-now 1700000010000 # the first is due by then: delivered",
 }
@@ -246,24 +244,60 @@ def prepare(work: Path, name: str) -> None:
     if how == "mkdir":
         (work / name).mkdir(parents=True)
     elif how.startswith("copy "):
-        shutil.copytree(REPO / how.split()[1], work / name)
+        source, *member = how.split()[1:]
+        shutil.copytree(REPO / source, work / name)
+        if member:
+            shutil.copytree(work / name / member[0], work / name / member[1])
     else:
         code, _, err = run_cli(shlex.split(how)[1:])
         assert code == 0, f"preparing {name}: {how}: {err}"
 
 
+BUILT = ("sample", "nested", "delay", "split", "lmq-mismatch")
+# the 4.9.8 broker's table of the README's example: the sampled levels 2, 5, 13 and 18 differ from the default
+DELAY_TABLE = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 20s 30s 1m 2m 3m 4m 1h 2h"
+
+
 def home(work: Path, c: Command) -> None:
     """Build the store a ~/ path names for this line (:data:`HOME`)."""
     what = HOME[c.key]
-    if (work / "home" / "store").exists():  # one block's lines read one ~/store
+    store = work / "home" / "store"
+    if store.exists():  # one block's lines read one ~/store
         return
     (work / "home").mkdir(exist_ok=True)
     if what == "sample":
-        shutil.copytree(REPO / "sample_store", work / "home" / "store")
+        shutil.copytree(REPO / "sample_store", store)
     elif what == "nested":
-        shutil.copytree(REPO / "sample_store", work / "home" / "store" / "store")
+        shutil.copytree(REPO / "sample_store", store / "store")
+    elif what == "delay":
+        _delay_store(store)
+    elif what == "split":
+        from split_commitlog import split_commitlog
+
+        _, conf, _ = split_commitlog(REPO / "sample_store", work / "home" / "disks")
+        shutil.move(work / "home" / "disks" / "split" / "store", store)
+        shutil.copy(conf, work / "broker.conf")
+    elif what == "lmq-mismatch":
+        from lmq_store import write_odd_multi_dispatch_store
+
+        write_odd_multi_dispatch_store(store, {"INNER_MULTI_DISPATCH": "%LMQ%a,%LMQ%b",
+                                               "INNER_MULTI_QUEUE_OFFSET": "0"})
     else:
         raise AssertionError(what)
+
+
+def _delay_store(root: Path) -> None:
+    """Two delayed messages at each of levels 2, 5, 13 and 18 under :data:`DELAY_TABLE` (8 units of
+    SCHEDULE_TOPIC_XXXX), between ordinary ones."""
+    from inspector.engine import Geometry
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+
+    t0 = 1_760_000_000_000
+    with StoreWriter(root, Geometry(8192, 400, 64, 256, DELAY_TABLE), clock=lambda: t0 + 10_000_000) as w:
+        for i, level in enumerate((0, 2, 5, 13, 18) * 2):
+            w.append(MessageSpec("Orders", f"order {i}".encode(), delay_level=level, store_timestamp=t0 + 1000 * i,
+                                 born_timestamp=t0 + 1000 * i - 1))
 
 
 def run_command(work: Path, c: Command, made: set[str]) -> tuple[int, str, str]:
@@ -321,9 +355,9 @@ def test_documented_block_runs_and_shows_what_it_says(block: Block, files: dict[
             continue
         if c.key in SKIP:
             continue
-        if re.search(r"(?<![\w/])(~/|/tmp/(dl04|group))", c.shell):
+        if re.search(r"(?<![\w/])(~/|/tmp/dl04)", c.shell):
             assert c.key in HOME, f"{c.doc}:{c.line}: {c.text!r} names a store nobody built: add it to HOME"
-            if HOME[c.key] not in ("sample", "nested"):
+            if HOME[c.key] not in BUILT:
                 continue  # the reason is in HOME
             home(tmp_path, c)
         code, out, err = run_command(tmp_path, c, made)
@@ -338,7 +372,7 @@ def test_documented_block_runs_and_shows_what_it_says(block: Block, files: dict[
         shown = c.output + ([] if c.key in COMMENT_IS_SETUP else [said])
         missing = sorted(f for f in figures(shown) - VARYING.get(c.key, set()) if f not in out + err)
         assert not missing, f"{c.doc}:{c.line}: {c.text}: figures not in the output: {missing}\n{out}{err}"
-    skipped = [c for c in block.commands if c.key in SKIP or HOME.get(c.key, "sample") not in ("sample", "nested")]
+    skipped = [c for c in block.commands if c.key in SKIP or HOME.get(c.key, "sample") not in BUILT]
     if not ran:
         pytest.skip("; ".join(SKIP.get(c.key) or HOME[c.key] for c in skipped))
 

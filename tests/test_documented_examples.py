@@ -82,8 +82,10 @@ SKIP = {
 # What ~/store (and ~/damaged, /tmp/dl04) is, by the line's own words: "sample" a copy of the sample store,
 # "nested" a folder holding a store one level down, "delay" a 4.9.8 broker's store whose delay table is not the
 # default, "split" the sample with its commitlog over two folders and the broker.conf naming them,
-# "lmq-mismatch" a record naming two LMQ queues with one offset (tests/lmq_store.py); else the reason it is not
-# built here.
+# "lmq-mismatch" a record naming two LMQ queues with one offset (tests/lmq_store.py), "rocksdb" a
+# storeType=defaultRocksDB broker's offsets database beside a stale consumerOffset.json (and a broker.conf with
+# enableLmq=true), "rocksdb-damaged" that database with a CURRENT naming a missing MANIFEST
+# (tests/offsets_support.py); else the reason it is not built here.
 HOME = {
     "rmq-inspect verify ~/store --broker-config /opt/rocketmq/conf/broker.conf": "sample",
     "rmq-inspect info ~/store --broker-config broker.conf --json | jq .settings": "sample",
@@ -94,12 +96,10 @@ HOME = {
     "rmq-inspect census ~/store --broker-config broker.conf # storePathCommitLog=/disk1/commitlog,/disk2/commitlog":
         "split",
     "rmq-inspect verify ~/store": "lmq-mismatch",
-    "rmq-inspect info ~/store # a storeType=defaultRocksDB broker":
-        "RocksDB config databases written by rocksdict (tests/inspector/engine/read/test_offsets.py)",
+    "rmq-inspect info ~/store # a storeType=defaultRocksDB broker": "rocksdb",
     "rmq-inspect info ~/store --broker-config broker.conf --json | jq .offsets # enableLmq=true in broker.conf":
-        "an enableLmq broker's store and broker.conf (tests/inspector/engine/read/test_offsets.py)",
-    "rmq-inspect info ~/damaged # CURRENT names a MANIFEST that is not there":
-        "a damaged RocksDB config database (tests/inspector/engine/read/test_offsets.py)",
+        "rocksdb",
+    "rmq-inspect info ~/damaged # CURRENT names a MANIFEST that is not there": "rocksdb-damaged",
     "rmq-inspect verify /tmp/dl04":
         "DLedger 0.4 NOOP entries spliced into the data files (tests/inspector/engine/read/test_dledger_newer_magics.py)",
 }
@@ -253,7 +253,7 @@ def prepare(work: Path, name: str) -> None:
         assert code == 0, f"preparing {name}: {how}: {err}"
 
 
-BUILT = ("sample", "nested", "delay", "split", "lmq-mismatch")
+BUILT = ("sample", "nested", "delay", "split", "lmq-mismatch", "rocksdb", "rocksdb-damaged")
 # the 4.9.8 broker's table of the README's example: the sampled levels 2, 5, 13 and 18 differ from the default
 DELAY_TABLE = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 20s 30s 1m 2m 3m 4m 1h 2h"
 
@@ -261,7 +261,7 @@ DELAY_TABLE = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 20s 30s 1m 2m 3m 4m 1h 2h"
 def home(work: Path, c: Command) -> None:
     """Build the store a ~/ path names for this line (:data:`HOME`)."""
     what = HOME[c.key]
-    store = work / "home" / "store"
+    store = work / "home" / re.search(r"~/(\w+)", c.shell).group(1)
     if store.exists():  # one block's lines read one ~/store
         return
     (work / "home").mkdir(exist_ok=True)
@@ -282,6 +282,15 @@ def home(work: Path, c: Command) -> None:
 
         write_odd_multi_dispatch_store(store, {"INNER_MULTI_DISPATCH": "%LMQ%a,%LMQ%b",
                                                "INNER_MULTI_QUEUE_OFFSET": "0"})
+    elif what in ("rocksdb", "rocksdb-damaged"):
+        from offsets_support import offsets_store, v1_offsets_db
+
+        offsets_store(store)  # TopicTest queue 0: 5 messages
+        v1_offsets_db(store, {"TopicTest@g1": b'{"offsetTable":{0:1}}'})
+        (store / "config" / "consumerOffset.json").write_text('{"offsetTable":{"TopicTest@g1":{0:4}}}')
+        (work / "broker.conf").write_text("enableLmq=true\n")
+        if what == "rocksdb-damaged":
+            (store / "config" / "consumerOffsets" / "CURRENT").write_text("MANIFEST-000099\n")
     else:
         raise AssertionError(what)
 

@@ -177,13 +177,9 @@ def blocks(doc: str) -> tuple[list[Block], dict[str, str]]:
             continue
         if fence == "console":
             if raw.startswith("$ "):
-                if raw[2:].strip() == "echo $?":
-                    current[-1].exit_code = None  # the next output line sets it
-                    current.append(Command(doc, n, "echo $?"))
-                else:
-                    current.append(Command(doc, n, raw[2:].strip()))
+                current.append(Command(doc, n, raw[2:].strip()))
             elif current:
-                if current[-1].text == "echo $?":
+                if current[-1].text == "echo $?":  # its output is the exit code of the command before it
                     current[-2].exit_code = int(raw.strip())
                 else:
                     current[-1].output.append(raw)

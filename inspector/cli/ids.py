@@ -18,7 +18,7 @@ def run(text: str, store: Store | None, as_json: bool) -> int:
         t.add_row("offset msgId", f"store host {o['ip']}:{o['port']}, physical offset {o['offset']}", _found(o))
         t.add_row("unique key (UNIQ_KEY)",
                   f"producer {u['ip']}, pid {u['pid']}, class-loader hash {u['class_loader_hash'] & 0xFFFFFFFF:08X}, "
-                  f"time ≈ {when(u['approximate_timestamp'])}, counter {u['counter']}", _found(u))
+                  f"time ≈ {when(u['approximate_timestamp'])} ({_month(u)}), counter {u['counter']}", _found(u))
         console.print(t)
     if store is not None and not data["found_as"]:
         # exit 1 like every other "not found", with the same one-line error (the readings are still printed)
@@ -31,3 +31,8 @@ def _found(r: dict) -> str:
     if r["found"] is None:
         return "-"
     return f"yes, at {r['physical_offset']}" if r["found"] else "no"
+
+
+def _month(u: dict) -> str:
+    # id_overview dates a found key by its message's born time (unique_key_time), else from today's month
+    return "month of the message's born time" if u["found"] else "month guessed from today's date"

@@ -12,7 +12,7 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
         warn_problem(p)
     if as_json:
         print_json({"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]})
-    else:
+    elif hits:  # no hit: only the not-found line, no empty table
         t = table(f"Messages indexed under {esc(topic)}#{esc(key)}", "physical offset", "stored", "queue", "queue offset",
                   "matched by", "index file", "item")
         for h in hits:
@@ -38,7 +38,7 @@ def run_key_index(keyindex_dir: str, store_path: str | None, topic: str, key: st
         rows = [r for r in rows if r["store"] == wanted]
     if as_json:
         print_json({"topic": topic, "key": key, "keyindex": str(keyindex_dir), "messages": rows})
-    else:
+    elif rows:  # no hit: only the not-found line, no empty table
         t = table(f"Messages indexed under {esc(topic)}#{esc(key)} (key index {esc(str(keyindex_dir))})",
                   "store", "physical offset", "stored", "queue", "queue offset", "matched by", "msgId")
         for r in rows:

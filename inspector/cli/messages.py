@@ -54,8 +54,11 @@ def _commitlog_order(store: Store, topic: str | None, start: int | None, batches
             yield entry
 
 
-def _queue_order(store: Store, topic: str, queue_id: int, start: int | None):
-    for _unit, item in store.queue_messages(topic, queue_id, start or 0):
+def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, units: list | None = None):
+    """The queue's messages; ``units``: the unit of the item last given is kept there (the table's tagsCode)."""
+    for unit, item in store.queue_messages(topic, queue_id, start or 0):
+        if units is not None:
+            units[:] = [unit]
         yield item
 
 
@@ -65,32 +68,36 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         from inspector.engine import BadInput
 
         raise BadInput("--queue needs --topic")
+    unit: list = []  # queue order: the unit of the message just given (the table shows its tagsCode)
     if topic is not None and queue_id is not None:
-        stream = _queue_order(store, topic, queue_id, start)
+        stream = _queue_order(store, topic, queue_id, start, None if as_json else unit)
     else:
         stream = _commitlog_order(store, topic, start, batches=as_json)
     if as_json:
         # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
         return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
                          queue_order=queue_id is not None)
-    t = table(
-        "Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags", "keys", "size", "body"
-    )
+    queue_order = queue_id is not None
+    t = table("Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags",
+              *(("tagsCode",) if queue_order else ()), "keys", "size", "body")
     shown = 0
     more: MoreAfterLimit | None = None
     for item in stream:
         if isinstance(item, Problem):
             warn_problem(item)
             if t is not None:
-                t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "", esc(item.file))
+                t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "",
+                          *(("",) if queue_order else ()), esc(item.file))
             continue
         if shown >= limit:
             more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
             break
         shown += 1
+        # queue order: the unit's tagsCode (the tag's hashCode; a delivery time in SCHEDULE_TOPIC_XXXX)
+        code = (str(unit[0].tags_code) if unit and unit[0] is not None else "-",) if queue_order else ()
         t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
-                  when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
-                  esc(_body_preview(item)))
+                  when(item.store_timestamp), esc(item.tags or ""), *code, esc(" ".join(item.keys)),
+                  str(item.total_size), esc(_body_preview(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
     console.print(t)

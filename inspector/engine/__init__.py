@@ -50,7 +50,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
     "read.layout": ('FieldSpan', 'Region', 'regions'),
     "read.mapped": ('is_all_zero',),
-    "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview'),
+    "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.settings": ('DelayTable', 'Setting'),
@@ -212,7 +212,12 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text
     from inspector.engine.read.layout import FieldSpan, Region, regions
     from inspector.engine.read.mapped import is_all_zero
-    from inspector.engine.read.overview import approximate_unique_key_time, id_overview, store_overview
+    from inspector.engine.read.overview import (
+        approximate_unique_key_time,
+        id_overview,
+        store_overview,
+        unique_key_time,
+    )
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.settings import DelayTable, Setting
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot

@@ -237,3 +237,12 @@ def test_message_list_rows_link_to_messages(client, sample_messages):
     for m in sample_messages[:2]:
         assert f'href="/message/{m.physical_offset}"' in html
     assert isinstance(sample_messages[0], Message)
+
+
+def test_resolve_page_dates_a_found_unique_key_by_its_message(client, sample_messages):
+    """issue 27: the UNIQ_KEY's month comes from the message found, not from today (id_overview's one answer)."""
+    msg = sample_messages[0]
+    html = text_of(client.get(f"/resolve?id={msg.unique_key}"))
+    assert "(the month of the message's born time)" in html and "guessed from today" not in html
+    html = text_of(client.get(f"/resolve?id={msg.msg_id}"))
+    assert "(the month is guessed from today)" in html  # read as a UNIQ_KEY, that id finds nothing

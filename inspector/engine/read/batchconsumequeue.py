@@ -180,8 +180,10 @@ def _common_size(sizes: list[int]) -> int:
 
 
 def is_inner_batch(msg: Message) -> bool:
-    """Whether a record carries several messages in its body (sysFlag INNER_BATCH_FLAG, spec §2.3)."""
-    return bool(msg.sys_flag & INNER_BATCH_FLAG)
+    """Whether a record carries several messages in its body (sysFlag INNER_BATCH_FLAG, spec §2.3). An inner
+    message unwrapped from such a record keeps the record's sysFlag but is one message, not a batch: False (a
+    queue-order listing of a BatchCQ queue, which gives inner messages, must not split their bodies again)."""
+    return bool(msg.sys_flag & INNER_BATCH_FLAG) and not isinstance(msg, InnerMessage)
 
 
 def inner_messages(msg: Message, base_queue_offset: int | None = None) -> list[InnerMessage]:

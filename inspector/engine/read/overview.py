@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
+from inspector.engine.model.records import IdReading
 from inspector.engine.read.dledger import dledger_view
 from inspector.engine.read.recovery import recover
 from inspector.engine.read.rocksdb_config import summarize
@@ -126,25 +127,35 @@ def _topics(store: Store) -> list[dict]:
 
 
 def id_overview(text: str, store: Store | None = None) -> dict:
+    """Both readings of an id (``offset_msg_id``, ``unique_key``), and at the top the reading that is the id:
+    ``kind`` and that reading's fields, the one that finds a message when a store is given (the offset msgId
+    when neither or both do; a UNIQ_KEY read as an offset msgId has a nonsense port and offset). The UNIQ_KEY's
+    ``approximate_timestamp`` is dated by the found message's born time, else from today (:func:`unique_key_time`)."""
     readings = decode_id(text, store)
     offset_r, uniq_r = (id_reading_view(r) for r in readings)
-    uniq_r["approximate_timestamp"] = approximate_unique_key_time(uniq_r["time_since_month_start"])[0]
-    data = {
-        "id": text.strip().upper(),
-        "kind": "offset_msg_id",
-        "ip": offset_r["ip"],
-        "port": offset_r["port"],
-        "offset": offset_r["offset"],
-        "offset_msg_id": offset_r,
-        "unique_key": uniq_r,
-    }
+    uniq_r["approximate_timestamp"] = unique_key_time(readings[1], store)[0]
+    data: dict = {"id": text.strip().upper()}
+    found = [r for r in (offset_r, uniq_r) if r["found"]]
+    top = found[0] if found else offset_r
+    data.update({k: v for k, v in top.items() if k not in ("found", "physical_offset")})
+    data.update(offset_msg_id=offset_r, unique_key=uniq_r)
     if store is not None:
-        found = [r for r in (offset_r, uniq_r) if r["found"]]
         data["found_as"] = [r["kind"] for r in found]
         data["physical_offset"] = found[0]["physical_offset"] if found else None
     return data
 
 
+def unique_key_time(reading: IdReading, store: Store | None = None) -> tuple[int, str]:
+    """The UNIQ_KEY reading's producer time, and how its month was chosen: by the born time of the message the
+    key finds in ``store`` (the key counts ms since the start of the month the producer started in), else from
+    today as RocketMQ's client does (:func:`approximate_unique_key_time`). One answer for the CLI, web and TUI."""
+    basis = None
+    if store is not None and reading.found and reading.physical_offset is not None:
+        try:
+            basis = store.message_at(reading.physical_offset).born_timestamp
+        except StoreError:
+            pass  # the key was found but its record cannot be read now: today's month, and the reason says so
+    return approximate_unique_key_time(reading.fields["time_since_month_start"], basis)
 
 
 def approximate_unique_key_time(span_ms: int, basis_ms: int | None = None) -> tuple[int, str]:

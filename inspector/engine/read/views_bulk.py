@@ -59,16 +59,18 @@ def message_line(msg: Message, *, decompress: bool = False) -> bytes:
 
 
 def record_line(msg: Message, *, decompress: bool = False) -> bytes:
-    """A record's JSON line in commitlog order: ``message_line``, and for a 5.x inner-batch record an ``inner``
-    array, the ``message_view`` of each inner message (queue offset = base + i, its own keys, tags and body;
-    ``inner_error`` says why the body did not split, the record's own fields stay)."""
+    """A record's JSON line in commitlog order: ``message_line``, and for a 5.x inner-batch record an
+    ``inner_messages`` array, the ``message_view`` of each inner message (queue offset = base + i, its own keys,
+    tags and body; ``inner_messages_error`` says why the body did not split, the record's own fields stay): the
+    names ``show --json`` and the web API give them. An inner message itself (queue order) is one plain line."""
     if not is_inner_batch(msg):
         return message_line(msg, decompress=decompress)
     view = message_view(msg, decompress=decompress)
     try:
-        view["inner"], view["inner_error"] = [message_view(m, decompress=decompress) for m in inner_messages(msg)], None
+        view["inner_messages"] = [message_view(m, decompress=decompress) for m in inner_messages(msg)]
+        view["inner_messages_error"] = None
     except StoreError as e:
-        view["inner"], view["inner_error"] = [], str(e)
+        view["inner_messages"], view["inner_messages_error"] = [], str(e)
     return json_line(view)
 
 

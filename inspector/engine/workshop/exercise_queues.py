@@ -153,6 +153,7 @@ def _tags_code(f: Facts, seed: int, r: int):
     if tag is None:
         raise Unavailable
     code = java_string_hash(tag)
+    m = next(m for m in f.messages if m.tags == tag and not is_system(m.topic))
     hints = []
     if code < 0:
         hints.append(((code + (1 << 32),), "that reads the hash as unsigned; Java ints are signed, and the 8-byte "
@@ -163,7 +164,9 @@ def _tags_code(f: Facts, seed: int, r: int):
         hints=tuple(hints),
         explanation=(f"The tag code of an ordinary message is Java's '{tag}'.hashCode() = {code}, widened to 8 bytes "
                      f"(0x{code & 0xFFFFFFFFFFFFFFFF:016X})."),
-        command=f.cmd("messages", "--json", "--limit", "5"),
+        # the consume-queue listing of a message with that tag: its table's tagsCode column is the answer
+        command=f.cmd("messages", "--topic", m.topic, "--queue", str(m.queue_id), "--from", str(m.queue_offset),
+                      "--limit", "1"),
     )
 
 

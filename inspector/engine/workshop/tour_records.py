@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank
+from inspector.engine.read.census import census
 from inspector.engine.read.layout import blank_fields, entry_fields, message_fields
 from inspector.engine.workshop.tour import HEX_CONTEXT, SEARCH_SEGMENTS, Context, Missing
 from inspector.engine.workshop.tour_targets import (
@@ -54,8 +55,8 @@ def _directory(ctx: Context):
         count = None
         if path == "commitlog/":
             count = len(ctx.store.segments)
-        elif path == "consumequeue/":
-            count = len(ctx.store.queue_ids())
+        elif path == "consumequeue/":  # files, not queues (a queue may have several: 20 files for 19 queues)
+            count = _queue_file_count(ctx)
         elif path == "index/":
             count = len(ctx.store.index_files())
         elif path.endswith("/") and p.is_dir():
@@ -79,6 +80,13 @@ def _directory(ctx: Context):
     )
     target = DirectoryTarget(ctx.root, tuple(entries), "the folders of the store and what each one holds")
     return text, target, (), (ctx.cmd("info"),)
+
+
+def _queue_file_count(ctx: Context) -> int | None:
+    """The files under consumequeue/ as the census counts them (names only, no file opened; a RocksDB consume
+    queue there: the database's files), None when the census finds none."""
+    found = next((k for k in census(ctx.root).kinds if k.kind == "consumequeue"), None)
+    return found.files if found is not None else None
 
 
 def _record(ctx: Context):

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
-from inspector.engine import IdReading, approximate_unique_key_time
+from inspector.engine import IdReading, unique_key_time
 from inspector.tui.background import store_hosts
 from inspector.tui.fmt import num, when
 from inspector.tui.messages import IdResolved, WorkerFailed
@@ -77,10 +77,7 @@ class ResolverScreen(ViewScreen):
             readings = store.resolve_id(text)
             hosts = store_hosts(store)
             uniq = next(r for r in readings if r.kind == "unique_key")
-            basis = None
-            if uniq.found and uniq.physical_offset is not None:
-                basis = store.message_at(uniq.physical_offset).born_timestamp
-            approx, why = approximate_unique_key_time(uniq.fields["time_since_month_start"], basis)
+            approx, why = unique_key_time(uniq, store)
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("resolve", str(e)))
             return

@@ -6,6 +6,7 @@ import base64
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from external_tools import CONSOLE_SCRIPT, need
 
@@ -13,6 +14,7 @@ from inspector.cli.main import main
 from inspector.engine import Store
 
 SPEC_MSG_ID = "0A6C73D900002A9F0000000000004010"
+SAMPLE_STORE = Path(__file__).parents[3] / "sample_store"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -50,6 +52,22 @@ def test_decode_id_against_a_store_says_which_reading_finds_a_message(pristine_s
     assert doc["unique_key"]["ip"] == "10.0.0.7" and doc["unique_key"]["pid"] == 4242
     code, _, _ = run(capsys, "decode-id", "0A0000070000000000000000000FFFFF", "--store", str(root), "--json")
     assert code == 1
+
+
+def test_decode_id_of_a_unique_key_found_in_the_store_is_that_reading_dated_by_the_message(capsys):
+    """issue 27: a UNIQ_KEY found in the store is kind unique_key at the top (not an offset msgId with port
+    1194797587), the offset reading kept beside it, and its time is the message's born time, not today's month."""
+    key = "0A14010B47372A139A555EA0DB42002D"  # the sample store's first message (born 2025-09-19 09:00:00.194)
+    code, out, _ = run(capsys, "decode-id", key, "--store", str(SAMPLE_STORE), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["found_as"] == ["unique_key"] and doc["physical_offset"] == 0
+    assert (doc["kind"], doc["ip"], doc["pid"], doc["counter"]) == ("unique_key", "10.20.1.11", 18231, 45)
+    assert "port" not in doc and doc["offset_msg_id"]["port"] == 1194797587 and doc["offset_msg_id"]["found"] is False
+    assert doc["approximate_timestamp"] == doc["unique_key"]["approximate_timestamp"] == 1758272400194
+    code, out, _ = run(capsys, "decode-id", key, "--store", str(SAMPLE_STORE))
+    assert code == 0 and "2025-09-19" in out and "born" in out
+    code, out, _ = run(capsys, "decode-id", key, "--json")  # no store: the reading is a guess from today's month
+    assert json.loads(out)["kind"] == "offset_msg_id" and "found_as" not in json.loads(out)
 
 
 def test_info_json(pristine_store, capsys):
@@ -176,8 +194,8 @@ def test_key_and_chain(pristine_store, capsys):
         assert numbers == sorted(numbers, reverse=True)  # newest first, links point to older items
     code, out, _ = run(capsys, "chain", str(root), "OrderEvents", "cust-0")
     assert code == 0 and "key matches" in out
-    code, _, err = run(capsys, "key", str(root), "OrderEvents", "no-such-key")
-    assert code == 1 and "not found" in err
+    code, out, err = run(capsys, "key", str(root), "OrderEvents", "no-such-key")
+    assert code == 1 and "not found" in err and out == ""  # the not-found line alone, no empty table (issue 27)
 
 
 def test_key_time_window(pristine_store, capsys):

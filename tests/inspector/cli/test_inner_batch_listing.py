@@ -1,5 +1,6 @@
 """`messages STORE` in commitlog order on a store with inner-batch records: the record's own row, then its inner
-messages (indented rows in the table, an ``inner`` array in --json), on the bulk (columnar) path as well."""
+messages (indented rows in the table, an ``inner_messages`` array in --json, the name ``show --json`` and the web
+API use), on the bulk (columnar) path as well; in queue order a BatchCQ queue's rows are the inner messages."""
 
 from __future__ import annotations
 
@@ -45,15 +46,15 @@ def test_json_gives_the_inner_messages_of_a_record_inside_a_bulk_batch(mixed_sto
         records = [e for e in store.entries() if isinstance(e, Message)]
     lines = _lines(capsys, str(mixed_store))
     assert len(lines) == 81
-    (batch,) = [line for line in lines if "inner" in line]
+    (batch,) = [line for line in lines if "inner_messages" in line]
     # by hand (batch_store.inner): inner i has key{i}, tags Tag{i % 2}, body "inner body {i}", queue offset i
-    assert [(m["queue_offset"], m["keys"], m["tags"], m["body_base64"]) for m in batch["inner"]] == [
+    assert [(m["queue_offset"], m["keys"], m["tags"], m["body_base64"]) for m in batch["inner_messages"]] == [
         (0, ["key0"], "Tag0", "aW5uZXIgYm9keSAw"), (1, ["key1"], "Tag1", "aW5uZXIgYm9keSAx"),
         (2, ["key2"], "Tag0", "aW5uZXIgYm9keSAy")]
-    assert batch["inner_error"] is None and batch["topic"] == BATCH_TOPIC and batch["position"] == records[40].position
-    own = {k: v for k, v in batch.items() if k not in ("inner", "inner_error")}
+    assert batch["inner_messages_error"] is None and batch["topic"] == BATCH_TOPIC and batch["position"] == records[40].position
+    own = {k: v for k, v in batch.items() if k not in ("inner_messages", "inner_messages_error")}
     assert own == message_view(records[40])  # the record's own row is kept as it was
-    assert [line for line in lines if "inner" not in line] == [message_view(m) for m in records if m is not records[40]]
+    assert [line for line in lines if "inner_messages" not in line] == [message_view(m) for m in records if m is not records[40]]
 
 
 def test_the_table_indents_the_inner_messages(mixed_store: Path, capsys) -> None:
@@ -68,7 +69,7 @@ def test_a_batch_topic_in_commitlog_order_and_a_body_that_does_not_split(tmp_pat
     root = tmp_path / "s"
     results = write_batch_store(root)
     lines = _lines(capsys, str(root), "--topic", BATCH_TOPIC)
-    assert [[m["queue_offset"] for m in line.get("inner", [])] for line in lines] == [[0, 1, 2, 3], [4, 5, 6], []]
+    assert [[m["queue_offset"] for m in line.get("inner_messages", [])] for line in lines] == [[0, 1, 2, 3], [4, 5, 6], []]
     # the second batch's first item says TOTALSIZE 5 (its fields take more): the record stays, the error is said
     # (the body CRC no longer matches either: the record comes through the careful walk, one Message)
     with Store(root) as store:
@@ -80,8 +81,8 @@ def test_a_batch_topic_in_commitlog_order_and_a_body_that_does_not_split(tmp_pat
     data[at:at + 4] = (5).to_bytes(4, "big")  # item 0's TOTALSIZE: 5, its fields take more
     seg.write_bytes(bytes(data))
     lines = _lines(capsys, str(root), "--topic", BATCH_TOPIC)
-    assert lines[1]["inner"] == [] and "total size 5" in lines[1]["inner_error"]
-    assert lines[0]["inner"] and "inner" not in lines[2]
+    assert lines[1]["inner_messages"] == [] and "total size 5" in lines[1]["inner_messages_error"]
+    assert lines[0]["inner_messages"] and "inner_messages" not in lines[2]
 
 
 def test_follow_gives_the_inner_messages_too(tmp_path: Path, capsys) -> None:
@@ -90,8 +91,34 @@ def test_follow_gives_the_inner_messages_too(tmp_path: Path, capsys) -> None:
     follow = ["--follow", "--from", "0", "--idle-timeout", "0.05"]
     assert main(["messages", str(root), *follow, "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [[m["queue_offset"] for m in line.get("inner", [])] for line in lines if line["topic"] == BATCH_TOPIC] \
+    assert [[m["queue_offset"] for m in line.get("inner_messages", [])] for line in lines if line["topic"] == BATCH_TOPIC] \
         == [[0, 1, 2, 3], [4, 5, 6], []]
     assert main(["messages", str(root), *follow]) == 0
     out = capsys.readouterr().out
     assert "└ #3" in out and "inner body 6" in out
+
+
+def test_queue_order_rows_of_a_batch_queue_are_plain_messages(tmp_path: Path, capsys) -> None:
+    """A BatchCQ queue in queue order gives one row per inner message: that row is one message, its body no
+    batch to split again (it was: every row had an empty inner list and an inner error, while verify was clean)."""
+    root = tmp_path / "s"
+    write_batch_store(root)
+    lines = _lines(capsys, str(root), "--topic", BATCH_TOPIC, "--queue", "0")
+    assert [line["queue_offset"] for line in lines] == list(range(8))
+    assert not [line for line in lines if {"inner", "inner_error", "inner_messages", "inner_messages_error"} & set(line)]
+    assert [line["keys"] for line in lines] == [[f"key{i}"] for i in range(8)]
+    capsys.readouterr()
+    assert main(["messages", str(root), "--topic", BATCH_TOPIC, "--queue", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "inner messages" not in out and "└ #" not in out and "inner body 6" in out
+
+
+def test_show_and_messages_name_the_inner_list_alike(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "s"
+    results = write_batch_store(root)
+    capsys.readouterr()
+    assert main(["show", str(root), str(results[1].physical_offset), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    (listed,) = [line for line in _lines(capsys, str(root)) if line["physical_offset"] == results[1].physical_offset]
+    assert shown["inner_messages"] == listed["inner_messages"] and len(shown["inner_messages"]) == 4
+    assert shown["inner_messages_error"] is listed["inner_messages_error"] is None

@@ -1,4 +1,8 @@
-"""Every field of one message, its properties, and its body as text, pretty JSON or hex."""
+"""Every field of one message, its properties, and its body as text, pretty JSON or hex.
+
+Every string of the message is the producer's: each is shown through ``fmt.esc`` as a Text (never markup); the
+body as text keeps its line feeds and tabs (``terminal_text(multiline=True)``) and shows a byte that is no UTF-8
+as ``\\xNN``."""
 
 from __future__ import annotations
 
@@ -15,11 +19,10 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.engine import Message, StoreError, decompress_body, message_view
-from inspector.tui.fmt import when
+from inspector.engine import Message, StoreError, decompress_body, message_view, terminal_text
+from inspector.tui.fmt import esc, plain, when
 
 BODY_MODES = ("text", "json", "hex")
-_CONTROLS = {c: "·" for c in [*range(0, 32), *range(127, 160)] if chr(c) not in "\n\t"}
 TEXT_LIMIT = 8192
 HEX_LIMIT = 2048
 
@@ -60,18 +63,18 @@ def render_body(msg: Message, mode: str) -> tuple[str, RenderableType]:
             pretty = json.dumps(json.loads(data.decode("utf-8")), indent=2, ensure_ascii=False)
         except (UnicodeDecodeError, ValueError) as e:
             parts.append(Text(f"not JSON ({e.__class__.__name__}); shown as text", style="yellow"))
-            pretty = data[:limit].decode("utf-8", "replace")
+            pretty = data[:limit].decode("utf-8", "surrogateescape")
         shown = pretty[:limit]
-        shown_len = len(shown.encode("utf-8")) if len(pretty) > limit else len(data)
-        text = Text(shown)
+        shown_len = len(shown.encode("utf-8", "surrogateescape")) if len(pretty) > limit else len(data)
+        text = Text(terminal_text(shown, multiline=True))  # JSON escapes C0 only: DEL, C1, bidi remain
         JSONHighlighter().highlight(text)
         parts.append(text)
         if len(pretty) > limit:
             parts.append(Text(f"… truncated: showing {limit:,} of {len(pretty):,} characters", style="bold yellow"))
             return f"Body ({mode}, {note})", Group(*parts)
     else:
-        text = data[:limit].decode("utf-8", "replace")
-        parts.append(Text(text.translate(_CONTROLS)))
+        text = data[:limit].decode("utf-8", "surrogateescape")
+        parts.append(Text(terminal_text(text, multiline=True)))
     if len(data) > shown_len:
         parts.append(Text(f"… truncated: showing {shown_len:,} of {len(data):,} bytes", style="bold yellow"))
     return f"Body ({mode}, {note})", Group(*parts)
@@ -99,13 +102,13 @@ def render_message(msg: Message, mode: str = "text") -> RenderableType:
         ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
     ]
     for a, b, c, d in rows:
-        grid.add_row(a, Text(b), c, Text(d))
+        grid.add_row(a, plain(b), c, plain(d))
     props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
     for k, val in msg.properties.items():
-        props.add_row(Text(k), Text("" if val is None else val))
+        props.add_row(plain(k), plain(val))
     title, body = render_body(msg, mode)
     return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(title, style="bold reverse"), body)
+                 Text(esc(title), style="bold reverse"), body)
 
 
 class RenderOnce:
@@ -142,7 +145,7 @@ class MessageDetail(VerticalScroll, can_focus=True):
         self._note = "no message selected"
 
     def compose(self):
-        yield Static(Text(self._note, style="dim"), classes="detail-content")
+        yield Static(plain(self._note, "dim"), classes="detail-content")
 
     def show(self, msg: Message | None, note: str = "no message selected") -> None:
         self.message = msg
@@ -163,6 +166,6 @@ class MessageDetail(VerticalScroll, can_focus=True):
             return
         static = self.query_one(".detail-content", Static)
         if self.message is None:
-            static.update(Text(self._note, style="dim"))
+            static.update(plain(self._note, "dim"))
         else:
             static.update(RenderOnce(render_message(self.message, self.body_mode)))

@@ -45,17 +45,26 @@ class SafeLabel(Label):
         super().update(_safe_content(content), layout=layout)
 
 
+def _safe_cell(cell):
+    """A DataTable cell: a str that markup could change (Rich reads ``[`` as a tag, ``:name:`` as an emoji) or
+    that holds a control character becomes an escaped Text; any other str stays a str (what it shows is what it
+    is, and callers reading the table back get their str)."""
+    if isinstance(cell, str):
+        return safe(cell) if "[" in cell or ":" in cell or has_terminal_controls(cell) else cell
+    return safe(cell) if isinstance(cell, Text) else cell
+
+
 class SafeTable(DataTable):
     """A DataTable whose str cells are plain text (DataTable reads a str cell as markup) and escaped."""
 
     def add_row(self, *cells: CellType, height: int | None = 1, key: str | None = None,
                 label: str | Text | None = None) -> RowKey:
-        return super().add_row(*(_safe_content(c) for c in cells), height=height, key=key,
+        return super().add_row(*(_safe_cell(c) for c in cells), height=height, key=key,
                                label=None if label is None else safe(label))
 
     def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: CellType, *,
                     update_width: bool = False) -> None:
-        super().update_cell(row_key, column_key, _safe_content(value), update_width=update_width)
+        super().update_cell(row_key, column_key, _safe_cell(value), update_width=update_width)
 
 
 class SafeTree(Tree):

@@ -78,6 +78,8 @@ class ProblemsScreen(ViewScreen):
     @on(DataTable.RowHighlighted, "#problems-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if event.row_key is None:  # pagedown in an empty table highlights no row (it raised AttributeError)
+            return
         p = self._rows.get(str(event.row_key.value))
         if p is None:
             return

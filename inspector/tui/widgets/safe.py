@@ -34,15 +34,8 @@ class SafeStatic(Static):
         super().update(_safe_content(content), layout=layout)
 
 
-class SafeLabel(Label):
+class SafeLabel(SafeStatic, Label):
     """A Label whose str or Text content is shown escaped and never as markup."""
-
-    def __init__(self, content="", **kwargs) -> None:
-        kwargs.setdefault("markup", False)
-        super().__init__(_safe_content(content), **kwargs)
-
-    def update(self, content="", *, layout: bool = True) -> None:
-        super().update(_safe_content(content), layout=layout)
 
 
 def _safe_cell(cell):

@@ -12,10 +12,12 @@ body and, through the broker, file and folder name; shown raw, ``ESC [ 2 J`` cle
   ``Static``, ``Label``, a ``DataTable`` cell, a ``Tree`` label, an ``OptionList`` prompt, a Rich ``Table`` cell or
   title, a notification).
 
-The widgets of :mod:`inspector.tui.widgets.safe` (``SafeStatic``, ``SafeTable``, ``SafeTree``) and the app's
-``notify`` apply ``safe`` to whatever they are given, so a str there is always plain text; the app's line filter
-(``ControlNet``) is the last net: a control character still in a painted line is escaped there (the line cut to
-its width) and counted, and the tests hold that count at zero.
+The widgets of :mod:`inspector.tui.widgets.safe` (``SafeStatic``, ``SafeLabel``, ``SafeTable``, ``SafeTree``)
+apply ``safe`` to whatever they are given, and the app's ``notify`` escapes every notification and turns markup
+off, so a str there is always plain text; a filter field (``FormInput``) keeps its value and shows each control
+as one symbol (``␛``), so its cursor stays right. The app's line filter (``ControlNet``) is the last net: a
+control character still in a painted line is escaped there (the line cut to its width) and counted, and the tests
+(tests/inspector/tui/test_store_text*.py) hold that count at zero.
 """
 
 from __future__ import annotations

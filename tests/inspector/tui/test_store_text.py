@@ -127,9 +127,9 @@ def test_the_overview_names_hostile_folders_escaped(hostile):
     root, _ = hostile
 
     async def script(app, pilot):
-        return painted(app), app.screen.title, app.sub_title
+        return painted(app), app.sub_title
 
-    (shown, _, sub_title), hits = run(root, script)
+    (shown, sub_title), hits = run(root, script)
     assert f"{ESCAPED_TOPIC_DIR}  1 queue(s), 1 messages" in shown
     assert f"{MARKUP_TOPIC}  1 queue(s)" in shown
     assert "consumequeue/Evil/q\\x1b[2J" in shown

@@ -9,6 +9,7 @@ would escape a missed one) must not have had to: ``control_net.hits == 0`` prove
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -270,3 +271,31 @@ def test_the_net_escapes_what_a_screen_forgot_and_counts_it(hostile):
     (shown, counted), _ = run(root, script)
     assert "forgot \\x1b[2J here \\u202e" in shown
     assert counted >= 1
+
+
+def test_bytes_that_are_no_utf8_in_a_record_and_a_folder_name(tmp_path):
+    """Names and properties that are no UTF-8 reach the views as lone surrogates (the engine decodes with
+    surrogateescape): written raw, the terminal's encoder would fail; shown as \\xNN."""
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.model.geometry import Geometry
+
+    root = tmp_path / "store"
+    with StoreWriter(root, Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)) as w:
+        w.append(MessageSpec("TopicQQ", b"b", keys=["kQQx"], tags="tQQ", store_timestamp=1_758_272_400_000))
+    segment = root / "commitlog" / f"{0:020d}"
+    segment.write_bytes(segment.read_bytes().replace(b"QQ", b"\xff\xfe"))  # topic, tags and key: same length
+    os.mkdir(os.fsencode(root / "consumequeue" / "TopicQQ") + b"/q\xff\x1b[2J")  # a folder name that is no UTF-8
+
+    async def script(app, pilot):
+        overview = painted(app)
+        app.switch_mode("messages")
+        await settle(pilot)
+        lst = app.screen.query_one(MessageList)
+        return overview, painted(app), lst.row_text(0, 100), app.is_running
+
+    (overview, shown, row, running), hits = run(root, script)
+    assert "consumequeue/TopicQQ/q\\xff\\x1b[2J" in overview  # the census names the stray folder
+    assert "Topic\\xff\\xfe" in row and "t\\xff\\xfe" in row and "k\\xff\\xfex" in row
+    assert "Topic\\xff\\xfe" in shown and running
+    assert hits == 0

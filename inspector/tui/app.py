@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import bisect
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store
+from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store, terminal_text
 from inspector.tui.fmt import commitlog_offset, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
@@ -31,6 +33,7 @@ from inspector.tui.screens.resolver import ResolverScreen
 from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
 from inspector.tui.screens.workshop.tour import TourScreen
+from inspector.tui.widgets.safe import ControlNet
 
 SCREEN_CLASSES = {
     "overview": OverviewScreen,
@@ -80,8 +83,9 @@ class RmqInspectApp(App):
             raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
         self.first_screen = screen
         self.store = store
-        self.store_name = store_name(store)
-        self.sub_title = self.store_name
+        self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
+        self.sub_title = terminal_text(self.store_name)
+        self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
         self.background_scan = background_scan
         self.views: dict[str, Screen] = {}
         self.scans: dict[int, SegmentScan] = {}
@@ -129,6 +133,16 @@ class RmqInspectApp(App):
         """
         self._heap_frozen = True
         gc.freeze()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [self.control_net, *super().get_line_filters()]
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification of every screen comes here: its text often quotes the store (a topic, a file name,
+        a problem's reason), so it is shown escaped and never as markup (``markup`` is ignored)."""
+        super().notify(terminal_text(message, multiline=True), title=terminal_text(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     def on_unmount(self) -> None:
         if self._heap_frozen:  # give them back to the collector (tests run many apps in one process)

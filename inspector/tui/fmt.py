@@ -1,11 +1,34 @@
-"""Small display helpers shared by the screens: times, sizes, numbers, and parsing what users type."""
+"""Small display helpers shared by the screens: times, sizes, numbers, store text made safe, and parsing what
+users type.
+
+Store text on the terminal (the rule every screen keeps): a producer chooses every topic, tag, key, property,
+body and, through the broker, file and folder name; shown raw, ``ESC [ 2 J`` clears the operator's terminal and
+``[@click=app.quit]`` is Textual markup. So a string from a store reaches a widget only
+
+* escaped: through the engine's ``terminal_text`` (``\\x1b``, ``\\u202e``), here ``esc`` for a str and ``plain``
+  for a ``rich.text.Text``; ``safe`` escapes what is left in a Text built elsewhere. Escape before the text
+  enters a Text: Rich silently drops BEL, backspace and CR from a Text, so they could no longer be shown;
+* as text, never as markup: a ``Text`` (or ``Content``), never a str where Textual or Rich parse markup (a str in
+  ``Static``, ``Label``, a ``DataTable`` cell, a ``Tree`` label, an ``OptionList`` prompt, a Rich ``Table`` cell or
+  title, a notification).
+
+The widgets of :mod:`inspector.tui.widgets.safe` (``SafeStatic``, ``SafeLabel``, ``SafeTable``, ``SafeTree``)
+apply ``safe`` to whatever they are given, and the app's ``notify`` escapes every notification and turns markup
+off, so a str there is always plain text; a filter field (``FormInput``) keeps its value and shows each control
+as one symbol (``␛``), so its cursor stays right. The app's line filter (``ControlNet``) is the last net: a
+control character still in a painted line is escaped there (the line cut to its width) and counted, and the tests
+(tests/inspector/tui/test_store_text*.py) hold that count at zero.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 
-from inspector.engine import TIME_MS, ArgumentKind, BadInput, Problem, fmt_time, parse_integer
+from rich.text import Span, Text
+
+from inspector.engine import TIME_MS, ArgumentKind, BadInput, Problem, fmt_time, parse_integer, terminal_text
+from inspector.engine import has_terminal_controls as _has_controls
 
 
 def when(ms: int | None) -> str:
@@ -71,3 +94,37 @@ def commitlog_offset(problem: Problem) -> int | None:
 
 def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def esc(text: str | None, *, multiline: bool = False) -> str:
+    """A string from a store, every control character shown escaped (``terminal_text``); '' for None. With
+    ``multiline`` (prose that quotes the store: a tour step, an exercise) line feeds and tabs stay."""
+    return "" if text is None else terminal_text(text, multiline=multiline)
+
+
+def plain(text: str | None, style: str = "") -> Text:
+    """A string from a store as a Text: escaped, and never read as markup."""
+    return Text(esc(text), style=style)
+
+
+def safe(content: Text | str) -> Text:
+    """``content`` with every control character but a line feed and a tab escaped (they are layout: a label of
+    two lines): a str is plain text (never markup); a Text keeps its styles, each escape taking the style of the
+    character it stands for."""
+    if isinstance(content, str):
+        return Text(terminal_text(content, multiline=True))
+    if not _has_controls(content.plain):
+        return content
+    out = content.blank_copy()
+    text = content.plain
+    last = 0
+    for i, char in enumerate(text):
+        if char in "\n\t" or not _has_controls(char):  # layout in a Text: a line break, a tab Rich expands
+            continue
+        out.append_text(content[last:i])
+        one = content[i : i + 1]
+        escaped = terminal_text(char)
+        out.append_text(Text(escaped, style=one.style, spans=[Span(0, len(escaped), s.style) for s in one.spans]))
+        last = i + 1
+    out.append_text(content[last:])
+    return out

@@ -11,13 +11,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Label, ProgressBar, Static
+from textual.widgets import Footer, Header, Label, ProgressBar
 from textual.worker import get_current_worker
 
 from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError, is_lmq
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
-from inspector.tui.fmt import num, parse_kind, parse_time, when
+from inspector.tui.fmt import esc, num, parse_kind, parse_time, when
 from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
@@ -32,6 +32,7 @@ from inspector.tui.widgets.messagelist import (
     header_text,
 )
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic
 
 BATCH_SECONDS = 0.1
 FILTERS = ("topic", "queue", "tag", "key", "from", "to")
@@ -100,9 +101,9 @@ class BrowserScreen(ViewScreen):
                 yield Label(name, classes="filter-label")
                 yield FormInput(placeholder=placeholder, id=f"f-{name}", classes=f"filter filter-{name}")
         with Horizontal(id="browser-statusbar"):
-            yield Static("", id="browser-status")
+            yield SafeStatic("", id="browser-status")
             yield ProgressBar(total=100, show_eta=False, id="browser-progress")
-        yield Static(header_text(120), id="browser-header")
+        yield SafeStatic(header_text(120), id="browser-header")
         yield MessageList(self.app.store, id="browser-list")
         yield MessageDetail(id="browser-detail")
         yield Footer()
@@ -118,7 +119,7 @@ class BrowserScreen(ViewScreen):
         self.ready()
 
     def on_resize(self) -> None:
-        self.query_one("#browser-header", Static).update(header_text(self.query_one(MessageList).size.width or 120))
+        self.query_one("#browser-header", SafeStatic).update(header_text(self.query_one(MessageList).size.width or 120))
 
     @property
     def message_list(self) -> MessageList:
@@ -320,11 +321,11 @@ class BrowserScreen(ViewScreen):
 
     def _status(self, state: str, count: int, done: int = 1, total: int = 1, finished: bool = False) -> None:
         t = Text()
-        t.append(self.mode_text or "commitlog order", style="bold")
-        t.append(f" · {self.query_state.describe()} · ")
+        t.append(esc(self.mode_text or "commitlog order"), style="bold")  # topic, tag, key: the store's or typed
+        t.append(f" · {esc(self.query_state.describe())} · ")
         t.append(f"{num(count)} messages", style="bold cyan")
-        t.append(f" · {state}", style="dim" if finished else "yellow")
-        self.query_one("#browser-status", Static).update(t)
+        t.append(f" · {esc(state)}", style="dim" if finished else "yellow")
+        self.query_one("#browser-status", SafeStatic).update(t)
         bar = self.query_one("#browser-progress", ProgressBar)
         bar.update(total=max(1, total), progress=total if finished else done)
 

@@ -8,7 +8,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Label, Select, Static
+from textual.widgets import DataTable, Footer, Header, Label, Select
 
 from inspector.engine import (
     INDEX_SLOT,
@@ -20,11 +20,12 @@ from inspector.engine import (
     item_key_text,
     walk_slot,
 )
-from inspector.tui.fmt import num, parse_kind, when
+from inspector.tui.fmt import esc, num, parse_kind, plain, when
 from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeLabel, SafeStatic, SafeTable
 
 STEP_COLUMNS = ("file", "item", "stored hash", "phy offset", "stored at", "prev", "verdict", "indexed key")
 LEGEND = ("✔ match: the message has this key   ✘ collision: same hash, another key   "
@@ -61,7 +62,7 @@ class ChainScreen(ViewScreen):
         self._slot_counts: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
-        files = [(r.name, r.rel) for r in self.app.store.index_files()]
+        files = [(plain(r.name), r.rel) for r in self.app.store.index_files()]  # file names: the store's
         yield Header()
         yield NavBar("chain")
         with Horizontal(id="chain-form"):
@@ -74,13 +75,13 @@ class ChainScreen(ViewScreen):
                          value=files[-1][1] if files else Select.NULL)
             yield Label("slot", classes="filter-label")
             yield FormInput(placeholder="slot #", id="c-slot", classes="chain-input")
-        yield Static(Text("type a topic and a key and press enter (or w); s browses a slot, t lists the busiest slots",
+        yield SafeStatic(Text("type a topic and a key and press enter (or w); s browses a slot, t lists the busiest slots",
                           style="dim"), id="chain-summary")
         with Horizontal(id="chain-main"):
-            yield DataTable(id="chain-steps", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="chain-steps", cursor_type="row", zebra_stripes=True)
             with Vertical(id="chain-side"):
-                yield Label("busiest slots", id="chain-busiest-title")
-                yield DataTable(id="chain-busiest", cursor_type="row")
+                yield SafeLabel("busiest slots", id="chain-busiest-title")
+                yield SafeTable(id="chain-busiest", cursor_type="row")
         yield Footer()
 
     def focus_main(self) -> None:
@@ -154,7 +155,7 @@ class ChainScreen(ViewScreen):
             return
         self.query_one("#c-topic", FormInput).value = topic
         self.query_one("#c-key", FormInput).value = key
-        self.query_one("#chain-summary", Static).update(Text(f"walking {topic}#{key}…", style="dim"))
+        self.query_one("#chain-summary", SafeStatic).update(Text(f"walking {esc(topic)}#{esc(key)}…", style="dim"))
         self._walk(topic, key)
 
     def browse_slot(self, file: str | None, slot: int) -> None:
@@ -233,7 +234,7 @@ class ChainScreen(ViewScreen):
         full = indexed.text
         t = Text()
         t.append("key string  ", style="bold")
-        t.append(full, style="cyan")
+        t.append(esc(full), style="cyan")
         t.append("\nJava hash   ", style="bold")
         t.append(f"String.hashCode() = {message.java_hash}")
         key_hash = walks[0].key_hash if walks else indexed.key_hash
@@ -242,7 +243,7 @@ class ChainScreen(ViewScreen):
             t.append("\nthe store has no index files", style="yellow")
         for n, w in enumerate(walks, 1):
             slots = self._slot_counts.get(w.file)
-            t.append(f"\n[{n}] {w.file}", style="bold")
+            t.append(f"\n[{n}] {esc(w.file)}", style="bold")
             t.append(f"  slot {w.slot}" + (f" = {key_hash} % {slots}" if slots else ""))
             t.append(f" at byte {w.slot_position} → item {w.slot_value}")
             matches = sum(1 for s in w.steps if s.hash_matches and s.key_matches)
@@ -250,18 +251,18 @@ class ChainScreen(ViewScreen):
             t.append(f" · {len(w.steps)} hop(s), {matches} match(es)")
             if collisions:
                 t.append(f", {collisions} collision(s)", style="bold yellow")
-            t.append(f" · {w.skipped_reason or w.stop_reason}", style="dim")
+            t.append(f" · {esc(w.skipped_reason or w.stop_reason)}", style="dim")
             if w.note:  # the header range is wrong: walked whole, whatever the time window
-                t.append(f"\n    {w.note}", style="yellow")
+                t.append(f"\n    {esc(w.note)}", style="yellow")
         t.append("\n" + LEGEND, style="dim")
-        self.query_one("#chain-summary", Static).update(t)
+        self.query_one("#chain-summary", SafeStatic).update(t)
         table = self.query_one("#chain-steps", DataTable)
         table.clear()
         self._row_offsets.clear()
         for number, w in enumerate(walks, 1):
             name = f"[{number}]"
             if not w.steps:
-                table.add_row(name, "-", "-", "-", "-", "-", Text(w.skipped_reason or w.stop_reason, style="dim"), "")
+                table.add_row(name, "-", "-", "-", "-", "-", plain(w.skipped_reason or w.stop_reason, "dim"), "")
                 continue
             for n, s in enumerate(w.steps):
                 key = f"{w.file}:{s.item.number}"
@@ -276,11 +277,11 @@ class ChainScreen(ViewScreen):
         message.stop()
         chain = message.chain
         t = Text()
-        t.append(f"{message.file}", style="bold")
+        t.append(esc(message.file), style="bold")
         t.append(f"  slot {message.slot} at byte {chain.slot_position} → item {chain.slot_value}")
-        t.append(f" · {len(chain.items)} item(s) · {chain.stop_reason}", style="dim")
+        t.append(f" · {len(chain.items)} item(s) · {esc(chain.stop_reason)}", style="dim")
         t.append("\nevery item chained from this slot, whatever its key (newest first)", style="dim")
-        self.query_one("#chain-summary", Static).update(t)
+        self.query_one("#chain-summary", SafeStatic).update(t)
         table = self.query_one("#chain-steps", DataTable)
         table.clear()
         self._row_offsets.clear()
@@ -297,7 +298,7 @@ class ChainScreen(ViewScreen):
 
     def on_busiest_ready(self, message: BusiestReady) -> None:
         message.stop()
-        self.query_one("#chain-busiest-title", Label).update(f"busiest slots of\n{message.file.split('/')[-1]}")
+        self.query_one("#chain-busiest-title", SafeLabel).update(f"busiest slots of\n{esc(message.file.split('/')[-1])}")
         table = self.query_one("#chain-busiest", DataTable)
         table.clear()
         for slot, items in message.slots:

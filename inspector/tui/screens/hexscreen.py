@@ -11,10 +11,11 @@ from textual.widgets.option_list import Option
 
 from inspector.engine import Region
 from inspector.tui.afterpaint import LatestAfterPaint
-from inspector.tui.fmt import clip, num
+from inspector.tui.fmt import clip, esc, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import CursorInfo, HexView
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic
 
 KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segment)", "zero": "zero bytes",
               "damaged": "unreadable bytes"}
@@ -43,9 +44,9 @@ class HexScreen(ViewScreen):
         with Horizontal(id="hex-main"):
             yield HexView(self.app.store, id="hex-view")
             with Vertical(id="hex-side"):
-                yield Static("", id="hex-side-title")
+                yield SafeStatic("", id="hex-side-title")
                 yield OptionList(id="hex-fields")
-        yield Static("", id="hex-status")
+        yield SafeStatic("", id="hex-status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -115,28 +116,28 @@ class HexScreen(ViewScreen):
         seg = info.segment
         t = Text()
         t.append(f"offset {num(info.offset)}", style="bold")
-        t.append(f"  ({seg.file} + {num(info.offset - seg.start_offset)})", style="dim")
+        t.append(f"  ({esc(seg.file)} + {num(info.offset - seg.start_offset)})", style="dim")
         if info.region is None:
             t.append("  layout pending…", style="dim italic")
         else:
             t.append(f"  {KIND_NAMES.get(info.region.kind, info.region.kind)} {num(info.region.start)}"
                      f"…{num(info.region.end)}")
-            if info.region.label:
-                t.append(f"  {info.region.label}", style="cyan")
+            if info.region.label:  # a record's label names its topic
+                t.append(f"  {esc(info.region.label)}", style="cyan")
         t.append("\n")
         if info.field is not None:
             f = info.field
-            t.append(f"field {f.number} {f.name}", style="bold yellow")
+            t.append(f"field {f.number} {esc(f.name)}", style="bold yellow")
             t.append(f"  [{num(f.start)}, +{f.length}]  = ", style="dim")
-            t.append(clip(f.value, 160))
+            t.append(clip(esc(f.value), 160))  # a field's value: a topic, the properties, the body
         elif info.region is not None:
-            t.append(info.region.label or "", style="dim")
+            t.append(esc(info.region.label), style="dim")
         # two fixed lines (CSS height 2): no layout pass, which would repaint the whole screen on every move
-        self.query_one("#hex-status", Static).update(t, layout=False)
+        self.query_one("#hex-status", SafeStatic).update(t, layout=False)
 
     def _update_panel(self, info: CursorInfo) -> None:
         panel = self.query_one("#hex-fields", OptionList)
-        title = self.query_one("#hex-side-title", Static)
+        title = self.query_one("#hex-side-title", SafeStatic)
         region = info.region
         key = (region.start, region.end) if region else None
         if key != self._panel_region:
@@ -194,7 +195,7 @@ def _panel_title(region: Region) -> Text:
     t.append(f" @ {num(region.start)}\n", style="bold")
     t.append(f"{num(region.end - region.start)} bytes", style="dim")
     if region.label:
-        t.append(f" · {region.label}", style="cyan")
+        t.append(f" · {esc(region.label)}", style="cyan")
     if not region.fields:
         t.append("\n(no fields)", style="dim")
     return t
@@ -204,7 +205,7 @@ def _field_option(i: int, f, width: int) -> Option:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f"{f.number:>3} ", style="dim")
     size = f"  {f.length} B"
-    t.append(clip(f.name, max(4, width - len(size))), style="bold")
+    t.append(clip(esc(f.name), max(4, width - len(size))), style="bold")
     t.append(size + "\n", style="dim")
-    t.append(f"    {clip(f.value, width)}")
+    t.append(f"    {clip(esc(f.value), width)}")
     return Option(t, id=f"field-{i}")

@@ -1,4 +1,8 @@
-"""Overview: the store as a tree. Selecting a node opens the matching view."""
+"""Overview: the store as a tree. Selecting a node opens the matching view.
+
+Names in the tree are the store's (topic and member folders, file names, groups, config values): each is
+escaped where its label is built (``fmt.esc``), and the tree (a ``SafeTree``) escapes what is left and never
+reads a label as markup."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static, Tree
+from textual.widgets import Footer, Header, ProgressBar, Tree
 from textual.widgets.tree import TreeNode
 
 from inspector.engine import (
@@ -30,9 +34,10 @@ from inspector.engine import (
     not_a_store,
     timer_line,
 )
-from inspector.tui.fmt import num, size, when
+from inspector.tui.fmt import esc, num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic, SafeTree
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,7 @@ _SOURCE_STYLE = {"broker.conf": "green", "flag": "green", "inferred": "yellow", 
 
 def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
     t = Text()
-    t.append(seg.name, style="bold")
+    t.append(esc(seg.name), style="bold")
     t.append(f"  start {num(seg.start_offset)}")
     if seg.file_size != segment_size:
         t.append(f"  {size(seg.file_size)}", style="yellow")
@@ -153,7 +158,7 @@ def _walk(node: TreeNode):
         yield from _walk(child)
 
 
-class StoreTree(Tree):
+class StoreTree(SafeTree):
     """The overview tree: enter opens the node's view, space expands it."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Open"), Binding("space", "toggle_node", "Expand")]
@@ -179,12 +184,12 @@ class OverviewScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield NavBar("overview")
-        tree: Tree[Node] = StoreTree(self.app.store_name, data=Node("store"), id="overview-tree")
+        tree: Tree[Node] = StoreTree(esc(self.app.store_name), data=Node("store"), id="overview-tree")
         tree.show_root = True
         tree.auto_expand = False
         yield tree
         with Horizontal(id="overview-status"):
-            yield Static("loading…", id="overview-walk")
+            yield SafeStatic("loading…", id="overview-walk")
             yield ProgressBar(total=100, show_eta=False, id="overview-progress")
         yield Footer()
 
@@ -225,7 +230,7 @@ class OverviewScreen(Screen):
         cursor = tree.cursor_node.data if tree.cursor_node is not None else None
         root.remove_children()
         shutdown = Text()
-        shutdown.append(app.store_name, style="bold")
+        shutdown.append(esc(app.store_name), style="bold")
         shutdown.append("  last shutdown: ")
         shutdown.append("clean (no abort file)" if d.clean_shutdown else "broker running or crashed (abort file present)",
                         style="green" if d.clean_shutdown else "bold yellow")
@@ -258,13 +263,13 @@ class OverviewScreen(Screen):
         most_lagging = max(lag_of, key=lambda t: (lag_of[t], t)) if any(lag_of.values()) else None
         for topic in sorted(queue_count if not d.listed else by_topic):
             if not d.listed:
-                label = Text.assemble((topic, "bold cyan"), f"  {queue_count[topic]} queue(s)", ("  …", "dim"))
+                label = Text.assemble((esc(topic), "bold cyan"), f"  {queue_count[topic]} queue(s)", ("  …", "dim"))
                 topics.add(label, data=Node("topic", topic), expand=False)
                 continue
             queues = sorted(by_topic[topic], key=lambda q: q.queue_id)
             total = sum(q.message_count for q in queues)
             lag_total = sum(r["lag"] or 0 for q in queues for r in lag_by_queue.get((topic, q.queue_id), []))
-            label = Text.assemble((topic, "bold cyan"), f"  {len(queues)} queue(s), {num(total)} messages")
+            label = Text.assemble((esc(topic), "bold cyan"), f"  {len(queues)} queue(s), {num(total)} messages")
             if lag_total:
                 label.append(f"  lag {num(lag_total)}", style="yellow")
             tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging or topic in expanded)
@@ -276,20 +281,20 @@ class OverviewScreen(Screen):
         groups = sorted({r["group"] for r in d.lag})
         if groups:
             where = d.offsets_source.removeprefix("config/")  # e.g. lmqConsumerOffset.json, consumerOffsets (RocksDB)
-            gnode = root.add(Text.assemble(("Consumer groups", "bold"), f"  {len(groups)} in {where}"),
+            gnode = root.add(Text.assemble(("Consumer groups", "bold"), f"  {len(groups)} in {esc(where)}"),
                              data=Node("groups"))
             for g in groups:
                 rows = [r for r in d.lag if r["group"] == g]
                 lag = sum(r["lag"] or 0 for r in rows)
                 topics_of = sorted({r["topic"] for r in rows})
-                gnode.add_leaf(Text.assemble((g, "bold"), f"  {', '.join(topics_of)}", f"  lag {num(lag)}"),
+                gnode.add_leaf(Text.assemble((esc(g), "bold"), f"  {esc(', '.join(topics_of))}", f"  lag {num(lag)}"),
                                data=Node("groupsum", g))
 
         inode = root.add(Text.assemble(("Index files", "bold"), f"  {len(d.index_files)}"), data=Node("index"),
                          expand=True)
         for info in d.index_files:
             h = info.header
-            label = Text.assemble((info.name, "bold"), f"  {when(h.begin_timestamp)} … {when(h.end_timestamp)[11:]}",
+            label = Text.assemble((esc(info.name), "bold"), f"  {when(h.begin_timestamp)} … {when(h.end_timestamp)[11:]}",
                                   f"  used slots {num(h.hash_slot_count)}", f"  items {num(h.items_written)}")
             fnode = inode.add(label, data=Node("indexfile", info.file))
             for text in (
@@ -299,7 +304,7 @@ class OverviewScreen(Screen):
                 f"endPhyOffset    {num(h.end_phy_offset)}",
                 f"hashSlotCount   {num(h.hash_slot_count)} used of {num(info.slot_count)} slots",
                 f"indexCount      {num(h.index_count)} ({num(h.items_written)} items of {num(info.item_count - 1)})",
-                f"file            {info.file}, {num(info.file_size)} bytes",
+                f"file            {esc(info.file)}, {num(info.file_size)} bytes",
             ):
                 fnode.add_leaf(text, data=Node("indexfile", info.file))
 
@@ -307,7 +312,7 @@ class OverviewScreen(Screen):
             self._dledger_node(root, d.dledger)
         cp = d.checkpoint
         if cp is not None:
-            cnode = root.add(Text.assemble(("Checkpoint", "bold"), f"  {cp.file}, {cp.file_size} bytes"),
+            cnode = root.add(Text.assemble(("Checkpoint", "bold"), f"  {esc(cp.file)}, {cp.file_size} bytes"),
                              data=Node("checkpoint"), expand=True)
             for text in (
                 f"physicMsgTimestamp   {when(cp.physic_msg_timestamp)}",
@@ -318,10 +323,10 @@ class OverviewScreen(Screen):
             ):
                 cnode.add_leaf(text, data=Node("checkpoint"))
         else:
-            root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + (d.checkpoint_error or "no checkpoint file")),
+            root.add_leaf(Text.assemble(("Checkpoint", "bold"), "  " + esc(d.checkpoint_error or "no checkpoint file")),
                           data=Node("checkpoint"))
         if d.timer is not None:  # 5.x: enter opens the timer wheel
-            root.add_leaf(Text.assemble(("Timer store", "bold"), f"  {d.timer}"), data=Node("timer"))
+            root.add_leaf(Text.assemble(("Timer store", "bold"), f"  {esc(d.timer)}"), data=Node("timer"))
         self._problems_node = root.add_leaf(self._problems_label(), data=Node("problems"))
         root.add_leaf(self._files_label(d), data=Node("files"))  # last: the problems line stays where it was
         if d.settings:
@@ -338,13 +343,13 @@ class OverviewScreen(Screen):
     def _dledger_node(root: TreeNode, dl: dict) -> None:
         """A DLedger store: its entries, term files and the term timeline; a term opens the hex view at its first
         entry (the 48-byte header, then the record)."""
-        node = root.add(Text.assemble(("DLedger", "bold"), f"  {dl['member']}: {num(dl['entries'])} entries from pos "
+        node = root.add(Text.assemble(("DLedger", "bold"), f"  {esc(dl['member'])}: {num(dl['entries'])} entries from pos "
                                       f"{num(dl['divided_commitlog_offset'] or 0)}; record offset = pos + 48"),
                         data=Node("dledger"), expand=True)
         for name in ("checkpoint", "currterm"):
             values = dl[name]
             shown = ", ".join(f"{k}={v}" for k, v in values.items()) if values else (dl[f"{name}_error"] or "absent")
-            node.add_leaf(f"{name:<11}{shown}", data=Node("dledger"))
+            node.add_leaf(f"{name:<11}{esc(shown)}", data=Node("dledger"))
         for t in dl["terms"]:
             stored = when(t["first_store_timestamp"]) if t["first_store_timestamp"] is not None else "-"
             node.add_leaf(f"term {t['term']:<6} from index {num(t['first_index'])} at pos {num(t['first_pos'])}, "
@@ -363,15 +368,16 @@ class OverviewScreen(Screen):
         snode = root.add(label, data=Node("settings"), expand=False)
         for row in d.settings:
             value = store_name if row.name == "storePathRootDir" else row.value
-            text = Text.assemble((row.name, "bold"), f"  {value}  ", (row.source, _SOURCE_STYLE.get(row.source, "")))
+            text = Text.assemble((esc(row.name), "bold"), f"  {esc(str(value))}  ",
+                                 (esc(row.source), _SOURCE_STYLE.get(row.source, "")))
             if row.detail:
-                text.append(f"  ({row.detail})", style="dim")
+                text.append(f"  ({esc(row.detail)})", style="dim")
             if row.name != "messageDelayLevel" or d.delay is None:
                 snode.add_leaf(text, data=Node("setting", row.name))
                 continue
             dnode = snode.add(text, data=Node("setting", row.name), expand=False)
             for level, (delay, source) in enumerate(zip(d.delay.text.split(), d.delay.sources, strict=False), 1):
-                dnode.add_leaf(Text.assemble(f"level {level:>2}  {delay:>4}  ", (source, _SOURCE_STYLE.get(source, ""))),
+                dnode.add_leaf(Text.assemble(f"level {level:>2}  {esc(delay):>4}  ", (source, _SOURCE_STYLE.get(source, ""))),
                                data=Node("setting", row.name))
 
     def _topic_nodes(self) -> list[TreeNode]:
@@ -395,10 +401,10 @@ class OverviewScreen(Screen):
                 qlabel.append(f"  batch CQ, {num(q.units or 0)} unit(s)", style="cyan")
             for r in groups:
                 lag = "?" if r["lag"] is None else num(r["lag"])
-                qlabel.append(f"  {r['group']} lag {lag}", style="yellow" if r["lag"] else "green")
+                qlabel.append(f"  {esc(r['group'])} lag {lag}", style="yellow" if r["lag"] else "green")
             qnode = tnode.add(qlabel, data=Node("queue", (topic, q.queue_id)), expand=False, allow_expand=bool(groups))
             for r in groups:
-                glabel = Text.assemble((r["group"], "bold"), f"  committed {num(r['consumer_offset'])}",
+                glabel = Text.assemble((esc(r["group"]), "bold"), f"  committed {num(r['consumer_offset'])}",
                                        f"  max {num(r['max_offset'])}", f"  lag {num(r['lag'])}")
                 qnode.add_leaf(glabel, data=Node("group", (topic, q.queue_id, r["group"], r["consumer_offset"])))
 
@@ -425,11 +431,11 @@ class OverviewScreen(Screen):
         """One line of the census: kinds, files, sizes, what does not belong (``rmq-inspect census`` lists it)."""
         label = Text.assemble(("Files", "bold"), "  ")
         if d.not_a_store is not None:
-            label.append(f"not a store: {d.not_a_store}", style="bold red")
+            label.append(f"not a store: {esc(d.not_a_store)}", style="bold red")
         elif d.census is None:
             label.append("counting…", style="dim")
         else:
-            label.append(d.census, style="bold red" if d.census_errors else "")
+            label.append(esc(d.census), style="bold red" if d.census_errors else "")
         return label
 
     def _problems_label(self) -> Text:
@@ -458,14 +464,14 @@ class OverviewScreen(Screen):
             return
         bar = self.query_one(ProgressBar)
         bar.update(total=message.total, progress=message.done)
-        status = self.query_one("#overview-walk", Static)
+        status = self.query_one("#overview-walk", SafeStatic)
         if message.finished:
-            status.update(Text(f"commitlog: {message.label}", style="dim"))
+            status.update(Text(f"commitlog: {esc(message.label)}", style="dim"))
             self.problems_changed()
             if self.data is not None and self._commitlog_node is not None:
                 self._commitlog_node.set_label(self._commitlog_label(self.data))
         else:
-            status.update(Text(f"commitlog: {message.label} (escape stops)"))
+            status.update(Text(f"commitlog: {esc(message.label)} (escape stops)"))
 
     # -- selection ---------------------------------------------------------------------------------------------
 

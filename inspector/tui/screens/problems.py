@@ -7,15 +7,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.widgets import DataTable, Footer, Header, ProgressBar
 from textual.worker import get_current_worker
 
 from inspector.engine import Problem, StoreError, verify
 from inspector.tui.background import Cancelled
-from inspector.tui.fmt import clip, commitlog_offset, num
+from inspector.tui.fmt import clip, commitlog_offset, esc, num
 from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
 
 class ProblemsScreen(ViewScreen):
@@ -35,10 +36,10 @@ class ProblemsScreen(ViewScreen):
         yield Header()
         yield NavBar("problems")
         with Horizontal(id="problems-bar"):
-            yield Static("", id="problems-status")
+            yield SafeStatic("", id="problems-status")
             yield ProgressBar(total=100, show_eta=False, id="problems-progress")
-        yield DataTable(id="problems-table", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="problems-detail")
+        yield SafeTable(id="problems-table", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="problems-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -64,28 +65,32 @@ class ProblemsScreen(ViewScreen):
             self._rows[key] = p
             phy = commitlog_offset(p)
             sev = Text(p.severity, style="bold red" if p.severity == "error" else "yellow")
-            table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(p.reason, 60), f"{p.file} @ {num(p.offset)}",
+            # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
+            table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(esc(p.reason), 60),
+                          f"{esc(p.file)} @ {num(p.offset)}",
                           key=key)
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         else:
-            self.query_one("#problems-detail", Static).update(Text("nothing found so far", style="dim"))
+            self.query_one("#problems-detail", SafeStatic).update(Text("nothing found so far", style="dim"))
         self._status()
 
     @on(DataTable.RowHighlighted, "#problems-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if event.row_key is None:  # pagedown in an empty table highlights no row (it raised AttributeError)
+            return
         p = self._rows.get(str(event.row_key.value))
         if p is None:
             return
         t = Text()
         t.append(f"{p.severity} {p.code}", style="bold red" if p.severity == "error" else "bold yellow")
-        t.append(f"  {p.file} @ {num(p.offset)}\n", style="bold")
-        t.append(p.reason)
+        t.append(f"  {esc(p.file)} @ {num(p.offset)}\n", style="bold")
+        t.append(esc(p.reason))
         phy = commitlog_offset(p)
         t.append("\nenter shows this place in the hex view" if phy is not None else
                  "\nnot in the commitlog: the hex view shows commitlog bytes only", style="dim")
-        self.query_one("#problems-detail", Static).update(t)
+        self.query_one("#problems-detail", SafeStatic).update(t)
 
     def _status(self, extra: str = "") -> None:
         problems = self.app.all_problems()
@@ -104,8 +109,8 @@ class ProblemsScreen(ViewScreen):
         if self.verified is None and not self.verifying:
             t.append(" · v runs verify", style="dim")
         if extra:
-            t.append(f" · {extra}", style="yellow")
-        self.query_one("#problems-status", Static).update(t)
+            t.append(f" · {esc(extra)}", style="yellow")
+        self.query_one("#problems-status", SafeStatic).update(t)
 
     @on(DataTable.RowSelected, "#problems-table")
     def _jump(self, event: DataTable.RowSelected) -> None:
@@ -115,7 +120,7 @@ class ProblemsScreen(ViewScreen):
             return
         phy = commitlog_offset(p)
         if phy is None:
-            self.notify(f"{p.file} is not in the commitlog: the hex view shows commitlog bytes only",
+            self.notify(f"{esc(p.file)} is not in the commitlog: the hex view shows commitlog bytes only",
                         title=p.code, severity="warning")
             return
         self.app.show_hex(phy)

@@ -8,15 +8,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Footer, Header, Label
 
 from inspector.engine import IdReading, unique_key_time
 from inspector.tui.background import store_hosts
-from inspector.tui.fmt import num, when
+from inspector.tui.fmt import esc, num, plain, when
 from inspector.tui.messages import IdResolved, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
 KIND_TITLES = {"offset_msg_id": "offset msgId", "unique_key": "unique key (UNIQ_KEY)"}
 
@@ -38,11 +39,11 @@ class ResolverScreen(ViewScreen):
             yield Label("message id", classes="filter-label")
             yield FormInput(placeholder="paste an offset msgId or a unique key (32 or 56 hex digits) and press enter",
                         id="r-id")
-        yield Static(Text("An id of 32 hex digits reads two ways: as an offset msgId (store host + physical offset) "
+        yield SafeStatic(Text("An id of 32 hex digits reads two ways: as an offset msgId (store host + physical offset) "
                           "and as a producer's unique key. Both readings are tried against this store.", style="dim"),
                      id="resolver-summary")
-        yield DataTable(id="resolver-readings", cursor_type="row")
-        yield Static("", id="resolver-detail")
+        yield SafeTable(id="resolver-readings", cursor_type="row")
+        yield SafeStatic("", id="resolver-detail")
         yield Footer()
 
     def focus_main(self) -> None:
@@ -67,7 +68,7 @@ class ResolverScreen(ViewScreen):
         if self.later(lambda: self.resolve(text)):
             return
         self.query_one("#r-id", FormInput).value = text.strip()
-        self.query_one("#resolver-summary", Static).update(Text(f"resolving {text.strip()}…", style="dim"))
+        self.query_one("#resolver-summary", SafeStatic).update(Text(f"resolving {esc(text.strip())}…", style="dim"))
         self._resolve(text.strip())
 
     @work(thread=True, exclusive=True, group="resolve", exit_on_error=False)
@@ -85,7 +86,7 @@ class ResolverScreen(ViewScreen):
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         message.stop()
-        self.query_one("#resolver-summary", Static).update(Text(message.error, style="bold red"))
+        self.query_one("#resolver-summary", SafeStatic).update(plain(message.error, "bold red"))
         self.notify(message.error, title=message.what, severity="error")
 
     def on_id_resolved(self, message: IdResolved) -> None:
@@ -94,10 +95,10 @@ class ResolverScreen(ViewScreen):
         hosts = set(message.store_hosts)
         host_ips = {h.rsplit(":", 1)[0].strip("[]") for h in hosts}
         summary = Text()
-        summary.append(message.text, style="bold")
+        summary.append(esc(message.text), style="bold")
         summary.append(f"  ({len(message.text)} hex digits)\n")
         summary.append("this store's broker: ", style="dim")
-        summary.append(", ".join(sorted(hosts)) or "unknown (no readable record)", style="cyan")
+        summary.append(esc(", ".join(sorted(hosts))) or "unknown (no readable record)", style="cyan")
         found = [r for r in message.readings if r.found]
         summary.append("\n")
         if found:
@@ -106,7 +107,7 @@ class ResolverScreen(ViewScreen):
             summary.append(" · enter opens the message", style="dim")
         else:
             summary.append("neither reading finds a message in this store", style="bold yellow")
-        self.query_one("#resolver-summary", Static).update(summary)
+        self.query_one("#resolver-summary", SafeStatic).update(summary)
         table = self.query_one(DataTable)
         table.clear()
         for r in message.readings:
@@ -137,13 +138,13 @@ class ResolverScreen(ViewScreen):
         for r in message.readings:
             f = r.fields
             if r.kind == "offset_msg_id":
-                grid.add_row("offset msgId", f"ip {f['ip']}  port {f['port']}  physical offset {num(f['offset'])}")
+                grid.add_row("offset msgId", plain(f"ip {f['ip']}  port {f['port']}  physical offset {num(f['offset'])}"))
             else:
-                grid.add_row("unique key", f"ip {f['ip']}  pid {f['pid']}  class-loader hash "
-                             f"{f['class_loader_hash'] & 0xFFFFFFFF:08X}  counter {f['counter']}")
-                grid.add_row("", f"time since month start {num(f['time_since_month_start'])} ms ≈ "
-                             f"{when(message.approx_time)} ({message.approx_basis})")
-        self.query_one("#resolver-detail", Static).update(grid)
+                grid.add_row("unique key", plain(f"ip {f['ip']}  pid {f['pid']}  class-loader hash "
+                                                 f"{f['class_loader_hash'] & 0xFFFFFFFF:08X}  counter {f['counter']}"))
+                grid.add_row("", plain(f"time since month start {num(f['time_since_month_start'])} ms ≈ "
+                                       f"{when(message.approx_time)} ({message.approx_basis})"))
+        self.query_one("#resolver-detail", SafeStatic).update(grid)
 
     @on(DataTable.RowSelected, "#resolver-readings")
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -9,12 +9,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header
 
 from inspector.engine import TIMER_SLOT, open_timer, timer_chain_view, timer_slot_views, timer_summary
-from inspector.tui.fmt import num, parse_kind, when
+from inspector.tui.fmt import esc, num, parse_kind, plain, when
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
 SLOT_ROWS = 2000  # slots listed at most (a busy wheel has up to 1,209,600): the summary says when cut
 HOP_ROWS = 1000  # hops of one chain drawn at most (a hot second can hold 100,000 timers): the verdict says so
@@ -33,12 +34,12 @@ class TimerScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(Text("9 Timer wheel  (1-8: the other screens)", style="bold"), id="timer-title")
-        yield Static(Text("reading the timer store…", style="dim"), id="timer-summary")
+        yield SafeStatic(Text("9 Timer wheel  (1-8: the other screens)", style="bold"), id="timer-title")
+        yield SafeStatic(Text("reading the timer store…", style="dim"), id="timer-summary")
         with Horizontal(id="timer-main"):
-            yield DataTable(id="timer-slots", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="timer-hops", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="timer-verdict")
+            yield SafeTable(id="timer-slots", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="timer-hops", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="timer-verdict")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -82,10 +83,10 @@ class TimerScreen(ViewScreen):
                 t.append(f"lastReadTimeMs {when(check['last_read_time_ms'])}, lastTimerQueueOffset "
                          f"{num(check['last_timer_queue_offset'])}")
             for p in summary["problems"][:3]:
-                t.append(f"\n{p['severity']}: {p['file']} @ {p['offset']}: {p['reason']}", style="red")
+                t.append(f"\n{p['severity']}: {esc(p['file'])} @ {p['offset']}: {esc(p['reason'])}", style="red")
             t.append("\nenter on a slot walks its chain (last_pos → prev_pos …); enter on a hop opens its record",
                      style="dim")
-        self.query_one("#timer-summary", Static).update(t)
+        self.query_one("#timer-summary", SafeStatic).update(t)
         table = self.query_one("#timer-slots", DataTable)
         table.clear()
         for s in slots:
@@ -125,11 +126,11 @@ class TimerScreen(ViewScreen):
             rec = u["record"]
             if rec is not None:
                 self._hop_offsets[key] = rec["physical_offset"]
-                record = Text(f"{rec['unique_key'] or rec['msg_id']}  TIMER_OUT_MS {rec['timer_out_ms']}")
+                record = Text(f"{esc(rec['unique_key'] or rec['msg_id'])}  TIMER_OUT_MS {esc(str(rec['timer_out_ms']))}")
                 if rec["del_unique_key"]:
-                    record.append(f"  cancels {rec['del_unique_key']}", style="yellow")
+                    record.append(f"  cancels {esc(rec['del_unique_key'])}", style="yellow")
             else:
-                record = Text(u["record_problem"] or "", style="red")
+                record = plain(u["record_problem"], "red")
             table.add_row(str(hop["hop"]), num(hop["offset"]), "|".join(u["magic_names"]),
                           when(u["delivery_time"])[:19], "yes" if hop["in_slot"] else Text("no", style="yellow"),
                           u["topic"] or f"hash {u['topic_hash']}", num(u["commitlog_offset"]), record, key=key)
@@ -142,8 +143,8 @@ class TimerScreen(ViewScreen):
             verdict.append(f"  (the first {HOP_ROWS} hops only: `rmq-inspect timer STORE --slot {slot}` walks all)",
                            style="yellow")
         for p in view["problems"]:
-            verdict.append(f"  {p['reason']}", style="red")
-        self.query_one("#timer-verdict", Static).update(verdict)
+            verdict.append(f"  {esc(p['reason'])}", style="red")
+        self.query_one("#timer-verdict", SafeStatic).update(verdict)
         table.focus()
 
     @on(DataTable.RowSelected, "#timer-slots")

@@ -1,9 +1,31 @@
-"""A one-line form field: escape hands the keyboard back to the screen's main widget (so 1-6, n, p... work again)."""
+"""A one-line form field: escape hands the keyboard back to the screen's main widget (so 1-6, n, p... work again).
+
+A field can hold store text (the browser's filters are filled with the topic, tag or key clicked): the value
+stays as it is, so the filter matches, but each control character is shown as one visible symbol (``␛`` for
+ESC, ``�`` for the rest beyond C0 and DEL), one character for one, so the cursor stays where it is typed.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Input
+
+from inspector.engine import has_terminal_controls
+
+
+def _picture(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode's control pictures: ␛ ␇ ␊
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def pictured(value: str) -> str:
+    """``value`` with each control character as one visible symbol (the field's cursor counts characters)."""
+    if not has_terminal_controls(value):
+        return value
+    return "".join(_picture(c) if has_terminal_controls(c) else c for c in value)
 
 
 class FormInput(Input):
@@ -13,6 +35,13 @@ class FormInput(Input):
         kwargs.setdefault("compact", True)
         super().__init__(**kwargs)
         self.cursor_blink = False
+
+    @property
+    def _value(self) -> Text:
+        if self.password or not has_terminal_controls(self.value):
+            return super()._value
+        text = Text(pictured(self.value), no_wrap=True, overflow="ignore", end="")
+        return text if self.highlighter is None else self.highlighter(text)
 
     def action_leave(self) -> None:
         focus_main = getattr(self.screen, "focus_main", None)

@@ -1,4 +1,8 @@
-"""Every field of one message, its properties, and its body as text, pretty JSON or hex."""
+"""Every field of one message, its properties, and its body as text, pretty JSON or hex.
+
+Every string of the message is the producer's: each is shown through ``fmt.esc`` as a Text (never markup); the
+body as text keeps its line feeds and tabs (``terminal_text(multiline=True)``) and shows a byte that is no UTF-8
+as ``\\xNN``."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from inspector.engine import BodyPreview, Message, body_preview, message_view
-from inspector.tui.fmt import when
+from inspector.tui.fmt import esc, plain, when
 
 BODY_MODES = ("text", "json", "hex")
 TEXT_LIMIT = 8192
@@ -74,13 +78,13 @@ def render_message(msg: Message, mode: str = "text") -> RenderableType:
         ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
     ]
     for a, b, c, d in rows:
-        grid.add_row(a, Text(b), c, Text(d))
+        grid.add_row(a, plain(b), c, plain(d))
     props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
     for k, val in msg.properties.items():
-        props.add_row(Text(k), Text("" if val is None else val))
+        props.add_row(plain(k), plain(val))
     title, body = render_body(msg, mode)
     return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(title, style="bold reverse"), body)
+                 Text(esc(title), style="bold reverse"), body)
 
 
 class RenderOnce:
@@ -117,7 +121,7 @@ class MessageDetail(VerticalScroll, can_focus=True):
         self._note = "no message selected"
 
     def compose(self):
-        yield Static(Text(self._note, style="dim"), classes="detail-content")
+        yield Static(plain(self._note, "dim"), classes="detail-content")
 
     def show(self, msg: Message | None, note: str = "no message selected") -> None:
         self.message = msg
@@ -138,6 +142,6 @@ class MessageDetail(VerticalScroll, can_focus=True):
             return
         static = self.query_one(".detail-content", Static)
         if self.message is None:
-            static.update(Text(self._note, style="dim"))
+            static.update(plain(self._note, "dim"))
         else:
             static.update(RenderOnce(render_message(self.message, self.body_mode)))

@@ -1,7 +1,9 @@
 """A virtual list of messages: one ScrollView drawing only the visible rows, with LRU caches.
 
 Rows come from a ``RowSource``: offsets found by a scan (growing while the scan runs) or the units of one
-consume queue (known at once, read on demand). A row is decoded only when it is drawn.
+consume queue (known at once, read on demand). A row is decoded only when it is drawn. Every cell passes
+``fmt.esc`` (in ``_cells``): a row is painted as raw segments, where a control character from the store would
+reach the terminal as is (a key ``ESC [ 2 J`` cleared the screen).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from textual.strip import Strip
 
 from inspector.engine import Message as StoreMessage
 from inspector.engine import StoreError, inner_messages, is_inner_batch
-from inspector.tui.fmt import when
+from inspector.tui.fmt import esc, when
 from inspector.tui.rowindex import RowOffsets
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
@@ -195,6 +197,7 @@ def _cells(values: list[str], width: int) -> str:
     out = []
     used = 0
     for (_, w, justify), v in zip(COLUMNS, values, strict=True):
+        v = esc(v)  # store text: topic, tags, keys, an unreadable row's reason
         if w == 0:
             w = max(4, width - used)
         v = v if len(v) <= w else v[: w - 1] + "…"

@@ -1,7 +1,8 @@
 """Exercises: questions about the store (``inspector.engine.workshop.exercises``), an answer field, and the verdict.
 
 Pick a question in the list, type an answer and press enter: the engine checks it and explains the right answer.
-``s`` asks for another seed (another variant of every question). Nothing is written anywhere.
+``s`` asks for another seed (another variant of every question). Nothing is written anywhere. A question quotes
+the store (topics, keys): every string is escaped (``fmt.esc``) and shown as a Text.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Footer, Header, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from inspector.tui.fmt import esc, plain
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic
 
 COUNT = 12
 
@@ -49,15 +52,15 @@ class ExercisesScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield NavBar("exercises")
-        yield Static("", id="ex-head")
+        yield SafeStatic("", id="ex-head")
         with Horizontal(id="ex-main"):
             yield OptionList(id="ex-list")
             with Vertical(id="ex-side"):
                 with VerticalScroll(id="ex-question-box"):
-                    yield Static(Text("generating exercises…", style="dim"), id="ex-question")
+                    yield SafeStatic(Text("generating exercises…", style="dim"), id="ex-question")
                 yield FormInput(placeholder="your answer, then enter", id="ex-answer")
                 with VerticalScroll(id="ex-result-box"):
-                    yield Static("", id="ex-result")
+                    yield SafeStatic("", id="ex-result")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -87,8 +90,8 @@ class ExercisesScreen(ViewScreen):
         self.results = {}
         self._refresh_list()
         if message.error or not self.exercises:
-            self.query_one("#ex-question", Static).update(
-                Text(message.error or "this store has no case for any exercise", style="bold red"))
+            self.query_one("#ex-question", SafeStatic).update(
+                plain(message.error or "this store has no case for any exercise", "bold red"))
         else:
             self.select(0)
         self.ready()
@@ -108,10 +111,10 @@ class ExercisesScreen(ViewScreen):
         e = self.exercises[index]
         t = Text()
         t.append(f"{e.number}/{len(self.exercises)}  ", style="bold")
-        t.append(e.question)
+        t.append(esc(e.question, multiline=True))
         if e.format_hint:
-            t.append(f"\nanswer as: {e.format_hint}", style="dim")
-        self.query_one("#ex-question", Static).update(t)
+            t.append(f"\nanswer as: {esc(e.format_hint)}", style="dim")
+        self.query_one("#ex-question", SafeStatic).update(t)
         answer = self.query_one("#ex-answer", FormInput)
         result = self.results.get(e.id)
         answer.value = result.given if result is not None else ""
@@ -134,7 +137,7 @@ class ExercisesScreen(ViewScreen):
         self._update_head()
 
     def use_seed(self, seed: int) -> None:
-        self.query_one("#ex-question", Static).update(Text(f"generating exercises for seed {seed}…", style="dim"))
+        self.query_one("#ex-question", SafeStatic).update(Text(f"generating exercises for seed {seed}…", style="dim"))
         self._generate(seed)
 
     # -- actions -------------------------------------------------------------------------------------------------
@@ -174,7 +177,7 @@ class ExercisesScreen(ViewScreen):
         t.append(f"Exercises on this store, seed {self.seed}", style="bold")
         t.append(f"   answered {len(self.results)}/{len(self.exercises)}, right {score}", style="cyan")
         t.append("   enter: answer · s: another seed", style="dim")
-        self.query_one("#ex-head", Static).update(t)
+        self.query_one("#ex-head", SafeStatic).update(t)
 
     def _refresh_list(self) -> None:
         options = self.query_one("#ex-list", OptionList)
@@ -190,13 +193,13 @@ class ExercisesScreen(ViewScreen):
         if result is not None:
             t.append("✔ correct\n" if result.correct else "✘ incorrect\n",
                      style="bold green" if result.correct else "bold red")
-            t.append(result.explanation)
-        self.query_one("#ex-result", Static).update(t)
+            t.append(esc(result.explanation, multiline=True))
+        self.query_one("#ex-result", SafeStatic).update(t)
 
 
 def _option(e, result) -> Option:
     t = Text(no_wrap=True, overflow="ellipsis")
     mark = " " if result is None else ("✔" if result.correct else "✘")
     t.append(f"{mark} ", style="green" if result is not None and result.correct else "red")
-    t.append(f"{e.number:>2} {e.kind}")
+    t.append(f"{e.number:>2} {esc(e.kind)}")
     return Option(t, id=f"ex-{e.id}")

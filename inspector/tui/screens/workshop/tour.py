@@ -2,7 +2,8 @@
 
 Hex targets (and the recovery step's bytes) are shown in an embedded hex view with the step's spans tinted and
 the cursor on the field the text is about; every other target is a small panel. ``o`` opens the step's view
-in its own screen (the hex view at the same offset, or the index-chain walker on the step's key).
+in its own screen (the hex view at the same offset, or the index-chain walker on the step's key). A step's
+text quotes the store (topics, keys, file names): every string is escaped (``fmt.esc``) and shown as a Text.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import ContentSwitcher, Footer, Header, OptionList, Static
+from textual.widgets import ContentSwitcher, Footer, Header, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from inspector.engine import cursor_offset
-from inspector.tui.fmt import clip, num
+from inspector.tui.fmt import clip, esc, num, plain
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import HexView
 from inspector.tui.widgets.navbar import NavBar
+from inspector.tui.widgets.safe import SafeStatic
 
 HEX_KINDS = ("hex", "recovery")
 
@@ -101,16 +103,16 @@ class TourScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield NavBar("tour")
-        yield Static("", id="tour-head")
+        yield SafeStatic("", id="tour-head")
         with VerticalScroll(id="tour-text-box"):
-            yield Static(Text("computing the tour of this store…", style="dim"), id="tour-text")
+            yield SafeStatic(Text("computing the tour of this store…", style="dim"), id="tour-text")
         with Horizontal(id="tour-main"):
             with ContentSwitcher(initial="tour-panel-box", id="tour-view"):
                 yield TourHexView(self.app.store, id="tour-hex")
                 with VerticalScroll(id="tour-panel-box"):
-                    yield Static("", id="tour-panel")
+                    yield SafeStatic("", id="tour-panel")
             with Vertical(id="tour-side"):
-                yield Static(Text("steps (enter jumps)", style="bold"), id="tour-side-title")
+                yield SafeStatic(Text("steps (enter jumps)", style="bold"), id="tour-side-title")
                 yield OptionList(id="tour-steps")
         yield Footer()
 
@@ -136,7 +138,7 @@ class TourScreen(ViewScreen):
         message.stop()
         self.steps = message.steps
         if message.error:
-            self.query_one("#tour-text", Static).update(Text(f"the tour could not be built: {message.error}",
+            self.query_one("#tour-text", SafeStatic).update(Text(f"the tour could not be built: {esc(message.error)}",
                                                              style="bold red"))
         options = self.query_one("#tour-steps", OptionList)
         options.clear_options()
@@ -225,18 +227,18 @@ class TourScreen(ViewScreen):
         step = self.steps[index]
         head = Text()
         head.append(f"Step {step.number}/{len(self.steps)}  ", style="bold")
-        head.append(step.title, style="bold cyan")
+        head.append(esc(step.title), style="bold cyan")
         head.append("   n next · p previous · j jump · v next view · o open", style="dim")
-        self.query_one("#tour-head", Static).update(head)
-        body = Text(step.text)
+        self.query_one("#tour-head", SafeStatic).update(head)
+        body = Text(esc(step.text, multiline=True))
         if not step.available:
             body = Text()
             body.append("This store lacks this case: ", style="bold yellow")
-            body.append(step.missing_reason or "")
+            body.append(esc(step.missing_reason, multiline=True))
         elif step.commands:
             body.append("\n\nTry: ", style="bold")
-            body.append("\n     ".join(step.commands), style="dim")
-        self.query_one("#tour-text", Static).update(body)
+            body.append("\n     ".join(esc(c) for c in step.commands), style="dim")
+        self.query_one("#tour-text", SafeStatic).update(body)
         self.query_one("#tour-text-box", VerticalScroll).scroll_home(animate=False)
         options = self.query_one("#tour-steps", OptionList)
         if options.highlighted != index:
@@ -246,16 +248,16 @@ class TourScreen(ViewScreen):
     def _render_view(self) -> None:
         target = self.view
         switcher = self.query_one("#tour-view", ContentSwitcher)
-        panel = self.query_one("#tour-panel", Static)
+        panel = self.query_one("#tour-panel", SafeStatic)
         if target is None:
             switcher.current = "tour-panel-box"
             step = self.step
-            panel.update(Text("(no view: " + (step.missing_reason or "") + ")" if step else "", style="yellow"))
+            panel.update(Text("(no view: " + esc(step.missing_reason) + ")" if step else "", style="yellow"))
             return
         views = step_views(self.step)
         if target.kind in HEX_KINDS:
             hex_view = self.query_one(TourHexView)
-            hex_view.border_title = _view_title(target, self.view_index, len(views))
+            hex_view.border_title = plain(_view_title(target, self.view_index, len(views)))  # a str is markup
             if switcher.current == "tour-hex" and hex_view.size.height:
                 hex_view.show(target)
             else:  # a hidden view has no size to centre the cursor in: show it once it is laid out
@@ -264,20 +266,20 @@ class TourScreen(ViewScreen):
             return
         switcher.current = "tour-panel-box"
         box = self.query_one("#tour-panel-box", VerticalScroll)
-        box.border_title = _view_title(target, self.view_index, len(views))
+        box.border_title = plain(_view_title(target, self.view_index, len(views)))
         panel.update(render_panel(target))
         box.scroll_home(animate=False)
 
 
 def _view_title(target, index: int, total: int) -> str:
     more = f" ({index + 1}/{total}, v: next)" if total > 1 else ""
-    return clip((target.caption or target.kind) + more, 80)
+    return clip(esc(target.caption or target.kind) + more, 80)
 
 
 def _step_option(step) -> Option:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f"{step.number:>2} ", style="dim")
-    t.append(step.title, style="" if step.available else "dim strike")
+    t.append(esc(step.title), style="" if step.available else "dim strike")
     return Option(t, id=f"tour-step-{step.number}")
 
 
@@ -287,42 +289,43 @@ def _pairs(title: str, rows, highlight: set[str] | tuple = ()) -> Group:
     t.add_column()
     for name, value in rows:
         style = "bold black on yellow" if name in highlight else ""
-        t.add_row(Text(str(name), style=style), Text(str(value), style=style))
-    return Group(Text(title, style="bold"), t)
+        t.add_row(plain(str(name), style), plain(str(value), style))
+    return Group(plain(title, "bold"), t)
 
 
 def render_panel(target):
     """A non-hex target as rich renderables (what the TUI shows below the step's text)."""
     kind = target.kind
     if kind == "directory":
-        t = Table(title=f"{target.root}/", title_justify="left", padding=(0, 1))
+        # a Rich Table reads a str cell or title as markup: Texts only
+        t = Table(title=plain(f"{target.root}/"), title_justify="left", padding=(0, 1))
         t.add_column("path", style="bold")
         t.add_column("files", justify="right")
         t.add_column("what it holds")
         for e in target.entries:
-            t.add_row(e.path, "" if e.count is None else str(e.count), e.role)
+            t.add_row(plain(e.path), "" if e.count is None else str(e.count), plain(e.role))
         return t
     if kind == "cq":
         raw = target.unit_hex
-        t = Table(title=f"{target.file} @ {num(target.position)}: unit {target.queue_offset} of {target.topic} "
-                        f"queue {target.queue_id}", title_justify="left", padding=(0, 1))
+        t = Table(title=plain(f"{target.file} @ {num(target.position)}: unit {target.queue_offset} of {target.topic} "
+                              f"queue {target.queue_id}"), title_justify="left", padding=(0, 1))
         t.add_column("bytes")
         t.add_column("field", style="bold")
         t.add_column("value")
         t.add_row(Text(raw[0:16], style="black on cyan"), "physical offset (8)", num(target.physical_offset))
         t.add_row(Text(raw[16:24], style="black on green"), "size (4)", str(target.size))
-        t.add_row(Text(raw[24:40], style="black on cyan"), "tagsCode (8)", f"{target.tags_code}: {target.tags_meaning}")
-        note = Text(f"→ the record at {num(target.physical_offset)} in {target.record_file} (o opens it in the hex view)",
-                    style="dim")
+        t.add_row(Text(raw[24:40], style="black on cyan"), "tagsCode (8)", plain(f"{target.tags_code}: {target.tags_meaning}"))
+        note = Text(f"→ the record at {num(target.physical_offset)} in {esc(target.record_file)} (o opens it in the hex "
+                    "view)", style="dim")
         return Group(t, note)
     if kind == "chain":
         head = Text()
-        head.append(f"{target.key_string}", style="bold")
+        head.append(esc(target.key_string), style="bold")
         head.append(f": hashCode {target.hash_code} → keyHash {target.key_hash} → {target.key_hash} % "
-                    f"{target.slot_count} = slot {target.slot} (byte {target.slot_position} of {target.file})\n")
+                    f"{target.slot_count} = slot {target.slot} (byte {target.slot_position} of {esc(target.file)})\n")
         if target.other_key:
             head.append("collision: ", style="bold yellow")
-            head.append(f"{target.topic}#{target.other_key} has the same hash; item(s) "
+            head.append(f"{esc(target.topic)}#{esc(target.other_key)} has the same hash; item(s) "
                         f"{', '.join(map(str, target.collision_items))} are its\n")
         t = Table(title=f"chain of slot {target.slot} = {target.slot_value}, newest first", title_justify="left",
                   padding=(0, 1))
@@ -354,4 +357,4 @@ def render_panel(target):
     if kind == "recovery":  # shown as hex; this is its summary
         return _pairs("recovery", (("mode", target.mode), ("log ends at", num(target.end_offset)),
                                    ("why", target.reason)))
-    return Content(str(target))
+    return Content(esc(str(target)))

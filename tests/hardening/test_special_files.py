@@ -245,3 +245,22 @@ def test_show_at_the_log_end_offset_names_nothing(store):
         run = _one_line_refusal(run_cli(["show", str(root), str(offset)]), 1, "past the end of the log")
         assert f"physical offset {offset}" in run
     assert not changed(pristine, fingerprint(root))
+
+
+@pytest.mark.parametrize("kind", ("fifo", "zero", "directory"))
+def test_a_special_file_in_place_of_a_timer_log_file_is_a_finding(tmp_path, kind):
+    from store_mutations import build_store
+
+    root = build_store("timer", tmp_path / "store")
+    path = sorted((root / "timerlog").iterdir())[-1]
+    rel = path.relative_to(root).as_posix()
+    path.unlink()
+    _special(kind, path)
+    before = fingerprint(root)
+    verify = run_cli(["verify", str(root), "--json"])
+    assert verify.code == 4 and "Traceback" not in verify.out + verify.err, verify.err[-400:]
+    assert [p for p in json.loads(verify.out)["problems"] if p["file"] == rel and p["code"] == "not-a-timer-file"]
+    for argv in (["timer", str(root), "--json"], ["timer", str(root), "--summary", "--json"], ["info", str(root)]):
+        run = run_cli(argv)
+        assert run.code in (0, 3, 4) and "Traceback" not in run.out + run.err, (argv, run.err[-400:])
+    assert not changed(before, fingerprint(root))

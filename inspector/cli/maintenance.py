@@ -45,7 +45,8 @@ def run_write(args) -> int:
             raw = read_json(args.consumer_offsets, "an offsets file")
             for key, queues in raw.items():
                 topic, _, group = key.partition("@")
-                offsets[(topic, group)] = {_offset(q): _offset(o) for q, o in queues.items()}
+                offsets[(topic, group)] = {_number(q, "queue id", 31): _number(o, "offset", 63)
+                                           for q, o in queues.items()}
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     base = Geometry()
@@ -92,12 +93,13 @@ def _dledger_options(args):
                           **extra)
 
 
-def _offset(value: object) -> int:
-    """A queue id or offset of --consumer-offsets: a Java long >= 0 (a key may be quoted)."""
-    number = int(value) if isinstance(value, int | str) and not isinstance(value, bool) and len(str(value)) <= 20 \
-        else -1
-    if not 0 <= number <= (1 << 63) - 1:
-        raise ValueError(f"{str(value)[:30]!r} is no queue id or offset in [0, 2^63-1]")
+def _number(value: object, what: str, bits: int) -> int:
+    """A queue id (the broker's offsetTable key: a Java int) or an offset (a Java long) of --consumer-offsets,
+    >= 0; a quoted one too (JSON keys are strings). ValueError naming the range otherwise."""
+    text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    number = int(text) if text.isascii() and text.strip().lstrip("+-").isdigit() and len(text) <= 21 else -1
+    if not 0 <= number < 1 << bits:
+        raise ValueError(f"{text[:30] or repr(value)[:30]!r} is no {what} in [0, 2^{bits}-1]")
     return number
 
 

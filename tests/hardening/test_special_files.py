@@ -264,3 +264,23 @@ def test_a_special_file_in_place_of_a_timer_log_file_is_a_finding(tmp_path, kind
         run = run_cli(argv)
         assert run.code in (0, 3, 4) and "Traceback" not in run.out + run.err, (argv, run.err[-400:])
     assert not changed(before, fingerprint(root))
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (None, "not a regular file (a FIFO)"),
+    ('{"T@g": {"0": -5}}', "'-5' is no offset in [0, 2^63-1]"),
+    ('{"T@g": {"3000000000": 5}}', "'3000000000' is no queue id in [0, 2^31-1]"),
+    ('{"T@g": {"0": ' + "9" * 5000 + "}}", "number too long"),
+])
+def test_write_consumer_offsets_file_is_guarded_and_bounded(tmp_path, content, words):
+    offsets = tmp_path / "offsets.json"
+    if content is None:
+        os.mkfifo(offsets)
+    else:
+        offsets.write_text(content)
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"topic": "T"}\n')
+    target = tmp_path / "new"
+    _one_line_refusal(run_cli(["write", str(target), str(source), "--consumer-offsets", str(offsets)]), 2,
+                      "--consumer-offsets", words)
+    assert not target.exists()

@@ -238,7 +238,10 @@ class CommitLog:
         seg = self.segment_for(offset)
         if seg is None or not self.is_last_data_segment(seg):
             return False
-        mf = self.map(seg)
+        try:
+            mf = self.map(seg)
+        except StoreError:  # no file to look at: the caller's own error stands
+            return False
         pos = offset - seg.start_offset
         end = allocated_end(self.root / seg.file)
         end = mf.size if end is None else min(end, mf.size)

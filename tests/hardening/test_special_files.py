@@ -284,3 +284,21 @@ def test_write_consumer_offsets_file_is_guarded_and_bounded(tmp_path, content, w
     _one_line_refusal(run_cli(["write", str(target), str(source), "--consumer-offsets", str(offsets)]), 2,
                       "--consumer-offsets", words)
     assert not target.exists()
+
+
+@pytest.mark.parametrize("kind", ("fifo", "zero"))
+@pytest.mark.parametrize("rel", ["dledger-n0/data/00000000000000131072", "dledger-n0/index/00000000000000000000",
+                                 "dledger-n0/checkpoint", "dledger-n0/currterm"])
+def test_a_special_file_in_a_dledger_store_is_a_finding(tmp_path, rel, kind):
+    root = tmp_path / "store"
+    shutil.copytree(SAMPLE.parent / "sample_store_dledger", root, ignore=shutil.ignore_patterns("README.md"))
+    (root / rel).unlink()
+    _special(kind, root / rel)
+    before = fingerprint(root)
+    verify = run_cli(["verify", str(root), "--json"])
+    assert verify.code == 4 and "Traceback" not in verify.out + verify.err, verify.err[-400:]
+    assert [p for p in json.loads(verify.out)["problems"] if p["file"] == rel]
+    for argv in (["info", str(root)], ["messages", str(root), "--limit", "5"]):
+        run = run_cli(argv)
+        assert run.code in (0, 3) and "Traceback" not in run.out + run.err, (argv, run.err[-400:])
+    assert not changed(before, fingerprint(root))

@@ -17,7 +17,6 @@ from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.meaning import gets_queue_unit
 from inspector.engine.model.records import BatchUnit, Message, Problem
 from inspector.engine.read.batchconsumequeue import inner_messages, is_inner_batch
-from inspector.engine.read.segment_files import not_file_problems
 
 __all__ = ["check_batch_queue"]
 
@@ -27,8 +26,7 @@ INVALID_POS = -1  # the compacted offset BatchConsumeQueue writes
 def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int) -> tuple[list[Problem], int]:
     """(problems, units checked) of one batch consume queue."""
     bcq = store.batch_queue(topic, qid)
-    problems: list[Problem] = not_file_problems(bcq.rel_dir, getattr(bcq, "not_files", []), "a batch consume-queue file",
-                                                "not-a-queue-file")
+    problems: list[Problem] = []
     units = 0
     prev_phy = -1
     prev: BatchUnit | None = None

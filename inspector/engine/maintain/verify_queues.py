@@ -21,7 +21,6 @@ from inspector.engine.model.multidispatch import (
     lmq_targets,
 )
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.segment_files import not_file_problems
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 if TYPE_CHECKING:
@@ -38,8 +37,7 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
     here on arrays; every other unit goes through :func:`_check_unit`.
     """
     cq = store.queue(topic, qid)
-    problems: list[Problem] = not_file_problems(cq.rel_dir, getattr(cq, "not_files", []), "a consume-queue file",
-                                                "not-a-queue-file")
+    problems: list[Problem] = []
     units = 0
     prev_phy = -1
     marks = cross.queues.get((topic, qid)) if cross is not None else None

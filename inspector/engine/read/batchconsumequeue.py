@@ -31,7 +31,7 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.read.body import decompress_body
 from inspector.engine.read.consumequeue import file_size_problem
-from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_entries
+from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
 
@@ -69,7 +69,7 @@ class BatchConsumeQueue:
         self.queue_id = queue_id
         self.log_min_offset = log_min_offset
         self.rel_dir = f"{BATCH_DIR}/{topic}/{queue_id}"
-        self.files, self.not_files = offset_named_entries(Path(os.path.join(root, BATCH_DIR, topic, str(queue_id))))
+        self.files = offset_named_files(Path(os.path.join(root, BATCH_DIR, topic, str(queue_id))))
         sizes = {}
         for start, path in self.files:
             try:

@@ -14,7 +14,7 @@ import numpy as np
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo
 from inspector.engine.read.cq_probe import UnitProbe
-from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_entries
+from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from inspector.engine.read.strays import queue_id_name
 from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
@@ -83,9 +83,7 @@ class ConsumeQueue:
         self.queue_id = queue_id
         self.rel_dir = f"{directory}/{topic}/{queue_id}"
         self._dir = os.path.join(root, directory, topic, str(queue_id))
-        # entries named like a queue file that are none (a FIFO, a device, a folder): skipped, and said
-        # (``not_file_problems``), never opened: a FIFO would block the read
-        self.files, self.not_files = offset_named_entries(self._dir)
+        self.files = offset_named_files(self._dir)
         sizes = []
         for _, path in self.files:
             try:

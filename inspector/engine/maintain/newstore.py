@@ -49,7 +49,8 @@ def write_store(
 
     ``messages`` opens the input: a callable returning a context manager that gives its lines (an open text
     file does, and :func:`~inspector.engine.maintain.messagespec.message_lines`: bounded bytes lines of a
-    regular file or a stream, decoded here as UTF-8), called once ``target`` has been checked, so a refused target never opens the input.
+    regular file or a stream, decoded here as UTF-8), called once ``target`` has been checked, so a refused
+    target never opens the input.
     ``target`` must be absent or an empty directory. ``source`` names the input in errors (a line that is not
     JSON or not a valid message is a :class:`BadInput` with its line number). ``topic_attributes``: each
     topic's ``topics.json`` attributes (``{"queue.type": "BatchCQ"}`` makes a batch topic, see StoreWriter).

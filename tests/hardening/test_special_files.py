@@ -302,3 +302,11 @@ def test_a_special_file_in_a_dledger_store_is_a_finding(tmp_path, rel, kind):
         run = run_cli(argv)
         assert run.code in (0, 3) and "Traceback" not in run.out + run.err, (argv, run.err[-400:])
     assert not changed(before, fingerprint(root))
+
+
+def test_a_key_table_holding_a_fifo_is_refused_before_it_is_opened(tmp_path):
+    table = tmp_path / "keys"
+    table.mkdir()
+    os.mkfifo(table / "part-0.parquet")  # pyarrow would open it and wait for a writer
+    _one_line_refusal(run_cli(["key", "--keyindex", str(table), "T", "K"]), 2,
+                      "not a key table: part-0.parquet is no regular file")

@@ -311,6 +311,18 @@ SPECIAL_KINDS = ("fifo", "zero", "directory", "urandom")  # what replaces a file
 SPECIAL_TARGETS = ("segment", "cq", "index", "config", "checkpoint")
 
 
+def make_special(path: Path, kind: str) -> Path:
+    """A special file of ``kind`` (one of SPECIAL_KINDS) at ``path``: a FIFO, a directory, or a link to the
+    character device /dev/<kind>."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to(f"/dev/{kind}")
+    return path
+
+
 @dataclass(frozen=True)
 class Mutation:
     """``target`` names the structure (a record field, a cq field, ...), ``pick`` which one (mod their count),
@@ -450,13 +462,7 @@ class Mutation:
         rel = files[self.target][self.pick % len(files[self.target])]
         path = root / rel
         path.unlink()
-        kind = SPECIAL_KINDS[int(self.value) % len(SPECIAL_KINDS)]
-        if kind == "fifo":
-            os.mkfifo(path)
-        elif kind == "directory":
-            path.mkdir()
-        else:
-            path.symlink_to(f"/dev/{kind}")
+        make_special(path, SPECIAL_KINDS[int(self.value) % len(SPECIAL_KINDS)])
         return Expect(rel, any_offset=True)
 
     # -- the structures of issues 18 and 19 --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from damage_scenarios import SAMPLE
 from fuzz_support import changed, fingerprint, run_cli
+from store_mutations import build_store, make_special
 
 pytestmark = pytest.mark.timeout(120)
 REPO = Path(__file__).resolve().parents[2]
@@ -39,13 +40,7 @@ def _one_line_refusal(run, code: int, *words: str) -> str:
 
 def _special(kind: str, where: Path) -> Path:
     """A file of ``kind`` at ``where``: a FIFO, a directory, or a link to a character device."""
-    if kind == "fifo":
-        os.mkfifo(where)
-    elif kind == "directory":
-        where.mkdir()
-    else:
-        where.symlink_to(f"/dev/{kind}")
-    return where
+    return make_special(where, kind)
 
 
 SPECIAL = ("fifo", "directory", "zero", "urandom")
@@ -249,7 +244,6 @@ def test_show_at_the_log_end_offset_names_nothing(store):
 
 @pytest.mark.parametrize("kind", ("fifo", "zero", "directory"))
 def test_a_special_file_in_place_of_a_timer_log_file_is_a_finding(tmp_path, kind):
-    from store_mutations import build_store
 
     root = build_store("timer", tmp_path / "store")
     path = sorted((root / "timerlog").iterdir())[-1]

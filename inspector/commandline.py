@@ -14,8 +14,8 @@ from inspector.engine import (
     INDEX_SLOTS,
     SEGMENT_SIZE,
     ArgumentKind,
+    SecondsKind,
     integer_kind,
-    parse_integer,
 )
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
@@ -60,13 +60,14 @@ class OneLineParser(argparse.ArgumentParser):
                 and not any(a.nargs in (argparse.REMAINDER, argparse.PARSER) for a in actions))
 
 
-def kind_arg(kind: ArgumentKind) -> Callable[[str], int]:
+def kind_arg(kind: ArgumentKind | SecondsKind) -> Callable[[str], int | float]:
     """An argparse ``type`` for one argument kind: exit 2 with its allowed range (``argument --limit: must be a
-    message count, an integer in [1, 9223372036854775807], not '-5'``)."""
+    message count, an integer in [1, 9223372036854775807], not '-5'``; a duration: ``argument --idle-timeout:
+    must be an idle time, a decimal number of seconds in (0, 86400], not 'nan'``)."""
 
-    def parse(text: str) -> int:
-        value = parse_integer(text)
-        if value is None or not kind.fits(value):
+    def parse(text: str) -> int | float:
+        value = kind.read(text)
+        if value is None:
             raise argparse.ArgumentTypeError(kind.refusal(text))
         return value
 

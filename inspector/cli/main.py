@@ -25,6 +25,7 @@ from inspector.commandline import OneLineParser as _Parser
 from inspector.commandline import int_arg as _int
 from inspector.engine import (
     DLEDGER_INDEX_FILE_SIZE,
+    IDLE_TIMEOUT,
     LENGTH,
     LIMIT,
     OFFSET,
@@ -129,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
     p.add_argument("--follow", action="store_true",
                    help="keep printing new messages as a running broker writes them (from the end unless --from)")
-    p.add_argument("--idle-timeout", type=float, help="with --follow: stop after this many seconds with nothing new")
+    p.add_argument("--idle-timeout", type=kind_arg(IDLE_TIMEOUT), metavar="SECONDS",
+                   help="with --follow: stop after this many seconds with nothing new (at most a day)")
 
     p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
     _store_args(p)

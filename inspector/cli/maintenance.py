@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,8 +14,10 @@ from inspector.engine import (
     Geometry,
     Store,
     load_broker_config,
+    message_lines,
     parse_delay_levels,
     problem_view,
+    read_json,
     store_geometry,
 )
 
@@ -40,11 +41,12 @@ def run_write(args) -> int:
 
     offsets = {}
     if args.consumer_offsets:
-        try:
-            raw = json.loads(Path(args.consumer_offsets).read_text(encoding="utf-8"))
+        try:  # the guarded read (a regular file of a config file's size) and the config files' JSON limits
+            raw = read_json(args.consumer_offsets, "an offsets file")
             for key, queues in raw.items():
                 topic, _, group = key.partition("@")
-                offsets[(topic, group)] = {int(q): int(o) for q, o in queues.items()}
+                offsets[(topic, group)] = {_number(q, "queue id", 31): _number(o, "offset", 63)
+                                           for q, o in queues.items()}
         except (OSError, ValueError, AttributeError) as e:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     base = Geometry()
@@ -56,7 +58,7 @@ def run_write(args) -> int:
     geometry = _geometry(args, base)
     attributes = {topic: {"queue.type": "BatchCQ"} for topic in args.batch_topic}
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
-                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=args.input or "<stdin>",
+                          producer_ip=args.producer_ip, consumer_offsets=offsets, source=_input_name(args.input),
                           topic_attributes=attributes, timer_options=timer_options,
                           dledger=_dledger_options(args))
     summary = {"out": str(args.out), "messages": len(results),
@@ -91,12 +93,25 @@ def _dledger_options(args):
                           **extra)
 
 
+def _number(value: object, what: str, bits: int) -> int:
+    """A queue id (the broker's offsetTable key: a Java int) or an offset (a Java long) of --consumer-offsets,
+    >= 0; a quoted one too (JSON keys are strings). ValueError naming the range otherwise."""
+    text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    number = int(text) if text.isascii() and text.strip().lstrip("+-").isdigit() and len(text) <= 21 else -1
+    if not 0 <= number < 1 << bits:
+        raise ValueError(f"{text[:30] or repr(value)[:30]!r} is no {what} in [0, 2^{bits}-1]")
+    return number
+
+
+def _input_name(path: str | None) -> str:
+    return "<stdin>" if path in (None, "-") else path
+
+
 def _open_input(path: str | None):
-    """The JSON Lines input (stdin for None or ``-``); write_store opens it once the target is checked."""
-    try:
-        return sys.stdin if path in (None, "-") else open(path, encoding="utf-8")  # noqa: SIM115
-    except OSError as e:
-        raise BadInput(f"cannot read the input: {e.strerror or e}", path) from None
+    """The JSON Lines input (stdin for None or ``-``), a line at a time with a bound on each line; a path through
+    the guarded open (a FIFO, a device or a directory is refused). write_store opens it once the target is
+    checked."""
+    return message_lines(sys.stdin.buffer if path in (None, "-") else path)
 
 
 def run_rebuild(store: Store, args) -> int:

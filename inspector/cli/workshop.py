@@ -7,7 +7,6 @@ this module only prints them, reusing the other commands' renderers (hex data, c
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from rich.rule import Rule
 
 from inspector.cli.output import console, esc, print_json, table
 from inspector.cli.workshop_args import DEFAULT_STORE, add_parsers  # noqa: F401 - add_parsers: re-exported
-from inspector.engine import BadInput, NotFound, Store
+from inspector.engine import BadInput, NotFound, Store, read_json
 
 COMMANDS = ("tour", "exercises", "templates")
 PROMPT = "[Enter] next, b back, a step number, q quit > "
@@ -303,7 +302,7 @@ def _print_result(e, r, with_question: bool = True) -> None:
 def load_answers(path: str, exercises) -> dict[str, str]:
     """Answers from a JSON file: an object keyed by exercise id, number ("1") or kind, or a list in order."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json(path, "an answers file", 1 << 20)  # guarded: a regular file, JSON within limits
     except OSError as e:
         raise BadInput(f"cannot read the answers file: {e.strerror}", path) from None
     except ValueError as e:

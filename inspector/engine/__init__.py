@@ -23,11 +23,12 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
         'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
         'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START',
-        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE'),
+        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE', 'IDLE_TIMEOUT', 'SecondsKind'),
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
+    "model.files": ('open_regular', 'read_json', 'read_regular', 'UnfitFile'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
     "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
@@ -68,6 +69,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
     "maintain.dledger_log": ('DLedgerOptions',),
     "maintain.dledger_stream": ('MatchedEntries',),
+    "maintain.messagespec": ('message_lines',),
     "maintain.newstore": ('write_store',),
     "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
     "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
@@ -114,6 +116,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.maintain.dledger_log import DLedgerOptions
     from inspector.engine.maintain.dledger_stream import MatchedEntries
+    from inspector.engine.maintain.messagespec import message_lines
     from inspector.engine.maintain.newstore import write_store
     from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.verify import (
@@ -135,6 +138,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         CQ_FILE_SIZE,
         DLEDGER_INDEX_FILE_SIZE,
         EXERCISE_COUNT,
+        IDLE_TIMEOUT,
         INDEX_ITEMS,
         INDEX_SLOT,
         INDEX_SLOTS,
@@ -151,6 +155,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         TIMER_SLOT,
         TIMER_START,
         ArgumentKind,
+        SecondsKind,
         integer_kind,
         parse_integer,
     )
@@ -158,6 +163,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
+    from inspector.engine.model.files import UnfitFile, open_regular, read_json, read_regular
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
     from inspector.engine.model.meaning import (
         NAME_VALUE_SEPARATOR,

@@ -55,10 +55,33 @@ def _pyarrow(path: str, topic: str, key: str, begin: int | None, end: int | None
         condition = condition & (ds.field("store_timestamp") >= begin)
     if end is not None:
         condition = condition & (ds.field("store_timestamp") <= end)
+    _only_regular_files(path)
     try:  # a folder of other files (a store, a README), or Parquet without our columns: bad input, not a traceback
         return ds.dataset(path, format="parquet").to_table(columns=list(FIELDS), filter=condition).to_pylist()
     except (pa.ArrowException, OSError) as e:
         raise _not_a_key_table(path, e) from None
+
+
+def _only_regular_files(path: str) -> None:
+    """BadInput naming the first entry of the key table that pyarrow would open and that is no regular file or
+    folder (a FIFO would block the read for ever, /dev/zero never end), before anything is opened."""
+    import os
+    import stat
+
+    from inspector.engine import BadInput
+
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]  # pyarrow's discovery skips these too
+        for name in files:
+            if name.startswith((".", "_")):
+                continue
+            full = os.path.join(folder, name)
+            try:
+                mode = os.stat(full).st_mode
+            except OSError:
+                continue  # a dangling link: pyarrow's own error names it
+            if not stat.S_ISREG(mode):
+                raise BadInput(f"not a key table: {os.path.relpath(full, path)} is no regular file", path)
 
 
 def _not_a_key_table(path: str, error: Exception) -> Exception:

@@ -9,6 +9,7 @@ octal forms, non-ASCII digits (Arabic-Indic, fullwidth, Devanagari), signs, spac
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 I64_MAX = (1 << 63) - 1
 I32_MAX = (1 << 31) - 1
 PLAIN = re.compile(r"[+-]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[0-9]+)")
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)  # a number of seconds
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Argument:
     # the web's own narrower bounds (a page of at most 500 messages, a hex page of 16 to 8192 bytes: web/data.py
     # Limits): a value inside the CLI's range but outside these is a 400 there, its message naming the cap
     web_cap: tuple[int, int] | None = None
+    # a duration in seconds (issue 35): a decimal number in (low, high], finite; low and high are then unused
+    seconds: tuple[float, float] | None = None
 
 
 ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
@@ -60,13 +64,16 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
              web=("/api/timer", "slot={V}")),
     Argument("timer --from", ("timer", "{S}", "--from", "{V}", "--json"), 0, I64_MAX),
     Argument("timer --limit", ("timer", "{S}", "--limit", "{V}", "--json"), 1, I64_MAX),
+    # --from 0 --limit 1: the first message ends the run, whatever the timeout (nan, inf or 1e308 never did)
+    Argument("messages --idle-timeout", ("messages", "{S}", "--follow", "--from", "0", "--limit", "1",
+                                         "--idle-timeout", "{V}"), 0, 0, seconds=(0.0, 86_400.0)),
 )}
 
 NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")
 EDGES = ("0", "1", "-1", "-5", "3", "7", "20", "65536", str(I32_MAX), str(I32_MAX + 1), str(I64_MAX),
          str(I64_MAX + 1), str(-(I64_MAX + 1)), str(-(I64_MAX + 2)), "99999999999999999999999", "1" * 4301,
          "1" * 5000, "0x10", "-0x1", "0o17", "0b101", "+1", " 7", "7 ", "1_000", "1e3", "1.5", "", "abc", "٣",
-         "01", "-007", "00000000000000065536",
+         "01", "-007", "00000000000000065536", "nan", "inf", "1e308", "0.5", "-0.0", ".5", "86400.5",
          "３", "१२", "-٣")
 
 
@@ -93,6 +100,11 @@ def impossible(arg: Argument, text: str) -> bool:
         return False
     if any(c.isdigit() and not c.isascii() for c in text):
         return True
+    if arg.seconds is not None:
+        if len(text) > 40 or not DECIMAL.fullmatch(text):
+            return True
+        value = float(text)
+        return not (math.isfinite(value) and arg.seconds[0] < value <= arg.seconds[1])
     if not PLAIN.fullmatch(text):
         return arg.name != "show OFFSET"  # show also reads msgIds and unique keys: "not found" (1) is fair there
     if len(text) > 40:

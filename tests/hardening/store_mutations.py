@@ -307,6 +307,22 @@ FOREIGN_NAMES = {
 }
 
 
+SPECIAL_KINDS = ("fifo", "zero", "directory", "urandom")  # what replaces a file in a "special" mutation
+SPECIAL_TARGETS = ("segment", "cq", "index", "config", "checkpoint")
+
+
+def make_special(path: Path, kind: str) -> Path:
+    """A special file of ``kind`` (one of SPECIAL_KINDS) at ``path``: a FIFO, a directory, or a link to the
+    character device /dev/<kind>."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to(f"/dev/{kind}")
+    return path
+
+
 @dataclass(frozen=True)
 class Mutation:
     """``target`` names the structure (a record field, a cq field, ...), ``pick`` which one (mod their count),
@@ -314,7 +330,7 @@ class Mutation:
 
     kind: str  # record | cq | index-header | index-slot | index-item | checkpoint | config | name | dledger-entry
     # | dledger-end | dledger-index | dledger-text | timer-unit | timer-blank | timer-wheel | timercheck
-    # | lmq-prop | lmq-cq | lmq-offset
+    # | lmq-prop | lmq-cq | lmq-offset | special
     target: str
     pick: int
     value: int | str
@@ -437,6 +453,17 @@ class Mutation:
         target = source.parent / name
         (shutil.copytree if source.is_dir() else shutil.copyfile)(source, target)
         return Expect(target.relative_to(root).as_posix(), any_offset=True)
+
+    def _special(self, root: Path, lay: Layout) -> Expect | None:
+        """Issue 35: a file replaced by a FIFO (opening it for reading would block), a link to /dev/zero or
+        /dev/urandom (never ends) or a directory; a finding must name it and nothing may block or slurp it."""
+        files = {"segment": lay.segments, "cq": sorted({u[0] for u in lay.units}),
+                 "index": [f[0] for f in lay.index_files], "config": lay.configs, "checkpoint": ["checkpoint"]}
+        rel = files[self.target][self.pick % len(files[self.target])]
+        path = root / rel
+        path.unlink()
+        make_special(path, SPECIAL_KINDS[int(self.value) % len(SPECIAL_KINDS)])
+        return Expect(rel, any_offset=True)
 
     # -- the structures of issues 18 and 19 --------------------------------------------------------------------------
 
@@ -601,8 +628,10 @@ def mutations() -> st.SearchStrategy[Mutation]:
                        st.integers(0, 1 << 20))
     name = st.builds(Mutation, st.just("name"), st.sampled_from(sorted(FOREIGN_NAMES)), st.integers(0, 63),
                      st.integers(0, 15))
+    special = st.builds(Mutation, st.just("special"), st.sampled_from(SPECIAL_TARGETS), st.integers(0, 63),
+                        st.integers(0, len(SPECIAL_KINDS) - 1))
     return st.one_of(record, _fields("cq", CQ_FIELDS), _fields("index-header", INDEX_HEADER), slot_or_item,
-                     checkpoint, config, name)
+                     checkpoint, config, name, special)
 
 
 

@@ -142,6 +142,12 @@ REGRESSIONS = [
     ("verify --index-slots", "-1000000000"),  # found by the fuzzer: SIGSEGV in verify_kernels.index_match
     ("exercises --count", "01"),  # the long run: the oracle's int(text, 0) refused a leading zero (the CLI reads 1)
     ("hex --length", "00000000000000065536"),  # the oracle took 20 digits for past 64 bits, not past the web's cap
+    # issue 35: --idle-timeout was float(): nan, inf and 1e308 never stopped, -1 exited 0 at once with nothing
+    ("messages --idle-timeout", "nan"),
+    ("messages --idle-timeout", "inf"),
+    ("messages --idle-timeout", "1e308"),
+    ("messages --idle-timeout", "-1"),
+    ("messages --idle-timeout", "0.5"),  # a valid one: the first message ends the run
 ]
 
 

@@ -138,6 +138,14 @@ REGRESSIONS = [
     Mutation("record", "SYSFLAG", 19259, 46),  # born v6 -> v4, store v4 -> v6: widths even out (the oracle's case)
     Mutation("index-item", "phyOffset", 6850, 65536),  # the long run: an item moved to an earlier record with the
     # same key (customer-162): hash and link fine, verify exit 0; items go in log order (index-order)
+    # issue 35: special files where a store file belongs (a FIFO, /dev/zero, a folder, /dev/urandom)
+    Mutation("special", "cq", 0, 0),  # a FIFO for a queue file: skipped without a word
+    Mutation("special", "cq", 3, 2),  # ... a folder
+    Mutation("special", "segment", 0, 1),  # /dev/zero for a segment
+    Mutation("special", "config", 0, 0),  # a FIFO for a config file
+    Mutation("special", "config", 1, 3),  # /dev/urandom
+    Mutation("special", "checkpoint", 0, 0),
+    Mutation("special", "index", 0, 1),
 ]
 
 

@@ -259,8 +259,9 @@ def _prepare(
     _check_int(queue_id, "queue_id", INT32_MIN, INT32_MAX)
     _check_int(flag, "flag", INT32_MIN, INT32_MAX)
     _check_int(reconsume_times, "reconsume_times", INT32_MIN, INT32_MAX)
-    _check_int(born_timestamp, "born_timestamp", *_INT64)
-    _check_int(store_timestamp, "store_timestamp", *_INT64)
+    # times come from System.currentTimeMillis(): a broker never writes a negative one (verify refuses it)
+    _check_int(born_timestamp, "born_timestamp", 0, _INT64[1])
+    _check_int(store_timestamp, "store_timestamp", 0, _INT64[1])
     _check_int(prepared_transaction_offset, "prepared_transaction_offset", *_INT64)
     topic_bytes = _utf8(topic, "topic")
     # autoMessageVersionOnTopicLen: v2 (2-byte topic length) when the topic has more than 127 characters

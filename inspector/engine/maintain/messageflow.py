@@ -187,7 +187,7 @@ class MessageFlow:
             raise BadInput("delay_level is only for ordinary messages (producers clear it on transactions)")
         extra = _user_properties(spec)
         born_timestamp = spec.born_timestamp if spec.born_timestamp is not None else store_timestamp
-        _check_int(born_timestamp, "born_timestamp", *_INT64)
+        _check_int(born_timestamp, "born_timestamp", 0, _INT64[1])
         unique_key = spec.unique_key
         if unique_key is None:
             unique_key = self._create_uniq_id(born_timestamp)
@@ -302,7 +302,7 @@ class MessageFlow:
                            f"topic_attributes={{{topic!r}: {{'queue.type': 'BatchCQ'}}}}")
         _refuse_set(spec, "a batch", _BATCH_FIXED)
         born_timestamp = spec.born_timestamp if spec.born_timestamp is not None else store_timestamp
-        _check_int(born_timestamp, "born_timestamp", *_INT64)
+        _check_int(born_timestamp, "born_timestamp", 0, _INT64[1])
         encoded: list[tuple[int, bytes, Properties]] = []
         inner_keys: list[str | None] = []
         for n, inner in enumerate(items):  # DefaultMQProducer.batch: each message's id, then the batch's

@@ -8,16 +8,114 @@ validation) is what callers read and write; how the broker stores it is the writ
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from inspector.engine.maintain.encode import _Prepared, _utf8
+from inspector.engine.model.arguments import INT32_MAX, INT64_MAX
 from inspector.engine.model.errors import BadInput
+from inspector.engine.model.files import bounded_lines, open_regular
+from parsers.fastjson import MAX_DEPTH, MAX_NUMBER_LENGTH
 
-__all__ = ["TRANSACTIONS", "AppendResult", "MessageSpec"]
+__all__ = ["MAX_LINE_BYTES", "TRANSACTIONS", "AppendResult", "MessageSpec", "message_lines", "parse_message_line"]
 
 TRANSACTIONS = ("half", "commit", "rollback", "raw_prepared", "raw_commit", "raw_rollback")
+# One JSON Lines message is at most the broker's largest (maxMessageSize, 4 MiB by default), base64-encoded or
+# escaped (\u0000: 6 characters a byte) with room to spare; a longer line (or /dev/zero: no newline) is refused
+MAX_LINE_BYTES = 32 << 20
+INT32_MIN = -(1 << 31)
+# The range of every integer field: what the broker's own types hold (MessageExtBrokerInner: queueId, flag and
+# reconsumeTimes are Java ints, the timestamps and preparedTransactionOffset Java longs) and what it ever writes
+# (a time from System.currentTimeMillis() is never negative, a queue id never either).
+FIELD_RANGES: dict[str, tuple[int, int]] = {
+    "queue_id": (0, INT32_MAX), "real_queue_id": (0, INT32_MAX), "flag": (INT32_MIN, INT32_MAX),
+    "reconsume_times": (0, INT32_MAX), "delay_level": (0, INT32_MAX), "born_timestamp": (0, INT64_MAX),
+    "store_timestamp": (0, INT64_MAX), "deliver_ms": (0, INT64_MAX), "prepared_transaction_offset": (0, INT64_MAX),
+}  # fmt: skip
+
+
+class HugeNumber(int):
+    """A JSON number longer than ``MAX_NUMBER_LENGTH`` characters (the config files' limit, parsers/fastjson.py):
+    never converted (``int()`` refuses 4,300+ digits with a ValueError and is quadratic before that); it stands
+    as +-2**64, out of every field's range, and shows as its length, so the refusal names the field."""
+
+    length: int
+
+    def __new__(cls, text: str) -> HugeNumber:
+        number = super().__new__(cls, -(1 << 64) if text.startswith("-") else 1 << 64)
+        number.length = len(text)
+        return number
+
+    def __repr__(self) -> str:
+        return f"a number of {self.length:,} characters (at most {MAX_NUMBER_LENGTH})"
+
+    __str__ = __repr__
+
+
+def _int(text: str) -> int:
+    return HugeNumber(text) if len(text) > MAX_NUMBER_LENGTH else int(text)
+
+
+def _float(text: str) -> float:
+    return HugeNumber(text) if len(text) > MAX_NUMBER_LENGTH else float(text)
+
+
+def _constant(text: str) -> None:
+    raise ValueError(f"{text} is no JSON number")
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _too_deep(text: str) -> bool:
+    """True when ``text`` nests arrays and objects deeper than ``MAX_DEPTH`` (strings skipped). json's C
+    scanner would recurse once a level and end in a RecursionError: counted first, without recursing."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False  # the usual line: two C-speed counts
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+def parse_message_line(line: str) -> object:
+    """One JSON Lines line as a value, within the limits every JSON input has here (parsers/fastjson.py: nesting
+    at most ``MAX_DEPTH`` levels; a number longer than ``MAX_NUMBER_LENGTH`` characters is a :class:`HugeNumber`
+    that every field refuses by name); ``BadInput`` saying what is wrong otherwise."""
+    if _too_deep(line):
+        raise BadInput(f"not JSON this tool reads: nesting deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(line, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"not JSON: {e.msg}") from None
+    except ValueError as e:  # parse_constant: NaN, Infinity
+        raise BadInput(f"not JSON: {e}") from None
+    except RecursionError:  # a last net: _too_deep counts what the scanner would recurse into
+        raise BadInput(f"not JSON this tool reads: nesting deeper than {MAX_DEPTH} levels") from None
+
+
+@contextmanager
+def message_lines(source: str | Path | BinaryIO) -> Iterator[Iterator[bytes]]:
+    """The lines of a JSON Lines input, each at most ``MAX_LINE_BYTES`` (a longer one: ``UnfitFile`` naming the
+    line): a stream (stdin) is read as it is and left open; a path through the guarded open (a regular file:
+    a FIFO, a device or a directory is ``BadInput`` naming it), read a line at a time, closed at the end."""
+    if not isinstance(source, str | Path):
+        yield bounded_lines(source, MAX_LINE_BYTES)
+        return
+    try:
+        f = open_regular(source)
+    except OSError as e:
+        raise BadInput(f"cannot read the input: {e.strerror or e}", str(source)) from None
+    with f:
+        yield bounded_lines(f, MAX_LINE_BYTES)
 
 
 @dataclass
@@ -142,8 +240,9 @@ class MessageSpec:
         if batch is not None and not isinstance(batch, list):
             raise BadInput("batch must be a list of message objects")
         half_ref = obj.get("half_ref")
-        if half_ref is not None and (isinstance(half_ref, bool) or not isinstance(half_ref, int | str)):
-            raise BadInput("half_ref must be an integer or a string")
+        if half_ref is not None and (isinstance(half_ref, bool) or not isinstance(half_ref, int | str)
+                                     or (isinstance(half_ref, int) and not 0 <= half_ref <= INT64_MAX)):
+            raise BadInput(f"half_ref must be an integer in [0, {INT64_MAX}] or a string")
         return cls(
             topic=_typed(obj, "topic", str, ""),
             body=body,
@@ -197,7 +296,12 @@ def _typed(
     if value is None and nullable:
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise BadInput(f"field {name} must be {kind.__name__}{' or null' if nullable else ''}, not {value!r}")
+        shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else f"{value[:40]!r}..."
+        raise BadInput(f"field {name} must be {kind.__name__}{' or null' if nullable else ''}, not {shown}")
+    if kind is int and name in FIELD_RANGES:
+        low, high = FIELD_RANGES[name]
+        if not low <= value <= high:
+            raise BadInput(f"field {name} must be an integer in [{low}, {high}], not {value!r}")
     return value
 
 

@@ -9,14 +9,13 @@ are the maintain room's job; the CLI only parses arguments and prints.
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from inspector.engine.maintain.dledger_log import DLedgerOptions
-from inspector.engine.maintain.messagespec import AppendResult, MessageSpec
+from inspector.engine.maintain.messagespec import AppendResult, MessageSpec, parse_message_line
 from inspector.engine.maintain.staging import (
     check_new_target,
     clear_stale_staging,
@@ -26,6 +25,7 @@ from inspector.engine.maintain.staging import (
 )
 from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.errors import BadInput
+from inspector.engine.model.files import UnfitFile
 from inspector.engine.model.geometry import Geometry
 
 __all__ = ["write_store"]
@@ -33,7 +33,7 @@ __all__ = ["write_store"]
 
 def write_store(
     target: Path,
-    messages: Callable[[], AbstractContextManager[Iterable[str]]],
+    messages: Callable[[], AbstractContextManager[Iterable[str | bytes]]],
     geometry: Geometry,
     *,
     store_host: str,
@@ -48,7 +48,9 @@ def write_store(
     store at ``target``; the results of every ``append``, in order.
 
     ``messages`` opens the input: a callable returning a context manager that gives its lines (an open text
-    file does), called once ``target`` has been checked, so a refused target never opens the input.
+    file does, and :func:`~inspector.engine.maintain.messagespec.message_lines`: bounded bytes lines of a
+    regular file or a stream, decoded here as UTF-8), called once ``target`` has been checked, so a refused
+    target never opens the input.
     ``target`` must be absent or an empty directory. ``source`` names the input in errors (a line that is not
     JSON or not a valid message is a :class:`BadInput` with its line number). ``topic_attributes``: each
     topic's ``topics.json`` attributes (``{"queue.type": "BatchCQ"}`` makes a batch topic, see StoreWriter).
@@ -73,7 +75,7 @@ def write_store(
 
 
 def _write_messages(
-    messages: Iterable[str],
+    messages: Iterable[str | bytes],
     staging: Path,
     geometry: Geometry,
     store_host: str,
@@ -88,20 +90,40 @@ def _write_messages(
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
                      consumer_offsets=consumer_offsets, topic_attributes=topic_attributes, dledger=dledger,
                      **{k: v for k, v in (timer_options or {}).items() if v is not None}) as writer:
-        for n, line in enumerate(messages, 1):
+        for n, line in _numbered(messages, source):
             if not line.strip():
                 continue
             try:
-                spec = MessageSpec.from_json(json.loads(line))
+                spec = MessageSpec.from_json(parse_message_line(line))
                 if spec.transaction == "commit":
                     results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))
                 elif spec.transaction == "rollback":
                     results.append(writer.rollback(spec.half_ref, store_timestamp=spec.store_timestamp))
                 else:
                     results.append(writer.append(spec))
-            except json.JSONDecodeError as e:
-                raise BadInput(f"line {n}: not JSON: {e.msg}", source) from None
             except BadInput as e:
                 raise BadInput(f"line {n}: {e.reason}", source) from None
             crash_point("record")
     return results
+
+
+def _numbered(lines: Iterable[str | bytes], source: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the input: bytes lines (``message_lines``) decoded as UTF-8, a line the bounded
+    reader refused (too long) or that is no UTF-8 a ``BadInput`` naming ``source`` and the line."""
+    it = iter(lines)
+    n = 0
+    while True:
+        try:
+            line = next(it)
+        except StopIteration:
+            return
+        except UnfitFile as e:  # bounded_lines: "line N: longer than ..."
+            raise BadInput(e.strerror, source) from None
+        n += 1
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise BadInput(f"line {n}: not UTF-8 (byte 0x{line[e.start]:02x} at column {e.start + 1})",
+                               source) from None
+        yield n, line

@@ -40,6 +40,7 @@ from inspector.engine.maintain.staging import (
     staging_dir_for,
 )
 from inspector.engine.model.errors import BadInput, StoreError
+from inspector.engine.model.files import open_regular, read_regular, refusal
 from inspector.engine.model.geometry import Geometry, store_geometry
 from inspector.engine.model.multidispatch import MultiDispatchError
 from inspector.engine.model.records import Message, Problem
@@ -47,6 +48,8 @@ from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import JOURNAL, STAGING_MARK
 from inspector.engine.read.recovery import Recovery, recover
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
+
+MAX_JOURNAL_BYTES = 1 << 20  # the journal names a few folders; anything larger is no journal of ours
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 
@@ -212,10 +215,13 @@ def broker_holds_lock(root: Path) -> bool:
     if not path.exists():
         return False
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO named lock must not hang us
     except OSError as e:
         raise StoreError(f"cannot open the lock file to test it: {e.strerror}", "lock") from None
     try:
+        why = refusal(os.fstat(fd))
+        if why is not None:
+            raise StoreError(f"cannot test the lock: {why}", "lock")
         probe = _FLOCK.pack(fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
         answer = fcntl.fcntl(fd, fcntl.F_GETLK, probe)
     except OSError as e:
@@ -228,12 +234,15 @@ def broker_holds_lock(root: Path) -> bool:
 def _hold_lock(root: Path) -> int | None:
     """Take the store's lock as a broker would (byte 0), so no broker starts during the swap; None: no lock file."""
     try:
-        fd = os.open(root / "lock", os.O_RDWR)
+        fd = os.open(root / "lock", os.O_RDWR | os.O_NONBLOCK)  # NONBLOCK: a FIFO named lock must not hang us
     except FileNotFoundError:
         return None
     except OSError as e:
         raise StoreError(f"cannot open the lock file: {e.strerror}", "lock") from None
     try:
+        why = refusal(os.fstat(fd))
+        if why is not None:
+            raise OSError(errno.EINVAL, why)
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
     except OSError as e:
         os.close(fd)
@@ -280,7 +289,7 @@ def finish_interrupted(root: Path) -> str | None:
     done = None
     if journal.exists():
         try:
-            entry = json.loads(journal.read_text())
+            entry = json.loads(read_regular(journal, MAX_JOURNAL_BYTES, "a rebuild journal"))
             staging, backup = root / entry["staging"], root / entry["backup"]
             names = [n for n in entry["paths"] if n in SWAPPED]
         except (OSError, ValueError, KeyError, TypeError) as e:
@@ -357,6 +366,11 @@ def _write_checkpoint(store, staging: Path, result: RebuildResult) -> None:
     path = store.root / "checkpoint"
     if not path.exists():
         return
-    raw = bytearray(path.read_bytes()[:CHECKPOINT_FILE_SIZE].ljust(CHECKPOINT_FILE_SIZE, b"\0"))
+    try:  # the guarded open: a FIFO or a device where the checkpoint belongs is refused, never read whole
+        with open_regular(path) as f:
+            head = f.read(CHECKPOINT_FILE_SIZE)
+    except OSError as e:
+        raise StoreError(f"cannot read: {e.strerror or e}", "checkpoint") from None
+    raw = bytearray(head.ljust(CHECKPOINT_FILE_SIZE, b"\0"))
     struct.pack_into(">qq", raw, 8, result.logics_msg_timestamp, result.index_msg_timestamp)
     (staging / "checkpoint").write_bytes(bytes(raw))

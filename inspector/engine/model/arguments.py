@@ -11,6 +11,7 @@ than a 64-bit value can be is simply out of range.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -70,11 +71,16 @@ class ArgumentKind:
     def fits(self, value: int) -> bool:
         return self.low <= value <= self.high and value % self.multiple == 0
 
+    def read(self, text: str, *, decimal_only: bool = False) -> int | None:
+        """The value ``text`` spells when it is one of this kind, else None (the caller words the refusal)."""
+        value = parse_integer(text, decimal_only=decimal_only)
+        return value if value is not None and self.fits(value) else None
+
     def parse(self, text: str, name: str, *, decimal_only: bool = False) -> int:
         """The value of ``text`` for the argument called ``name``; ``BadInput`` with the allowed range otherwise.
         ``decimal_only``: no 0x hex (the web's URLs and JSON carry offsets in decimal)."""
-        value = parse_integer(text, decimal_only=decimal_only)
-        if value is None or not self.fits(value):
+        value = self.read(text, decimal_only=decimal_only)
+        if value is None:
             raise BadInput(self.message(name, text, decimal_only=decimal_only))
         return value
 
@@ -92,6 +98,58 @@ class ArgumentKind:
 
     def at_least(self, low: int) -> ArgumentKind:
         return replace(self, low=max(self.low, low))
+
+
+# a decimal number of seconds: digits, an optional fraction and exponent, ASCII only (float() would also take
+# 'nan', 'inf', '1_0' and non-ASCII digits); at most _FLOAT_CHARACTERS characters before it is converted
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_FLOAT_CHARACTERS = 40
+
+
+@dataclass(frozen=True)
+class SecondsKind:
+    """A kind of duration argument in seconds, a decimal number (``2``, ``0.5``, ``1e3``) in (``low``, ``high``]:
+    finite, above ``low`` (0: a wait of nothing is no wait), at most ``high``. The same methods as
+    :class:`ArgumentKind`, so every front end reads it the same way (``nan``, ``inf``, ``1e308``, ``-1``: the
+    range message)."""
+
+    noun: str
+    low: float
+    high: float
+
+    def allowed(self, *, decimal_only: bool = False) -> str:
+        return f"a decimal number of seconds in ({self.low:g}, {self.high:g}]"
+
+    def refusal(self, given: float | str, *, decimal_only: bool = False) -> str:
+        shown = _shown(given) if isinstance(given, str) else repr(given)
+        return f"must be {self.noun}, {self.allowed()}, not {shown}"
+
+    def message(self, name: str, given: float | str, *, decimal_only: bool = False) -> str:
+        return f"{name} {self.refusal(given)}"
+
+    def fits(self, value: float) -> bool:
+        return math.isfinite(value) and self.low < value <= self.high
+
+    def read(self, text: str, *, decimal_only: bool = False) -> float | None:
+        text = text.strip()
+        if len(text) > _FLOAT_CHARACTERS or not _DECIMAL.fullmatch(text):
+            return None
+        value = float(text)  # finite or inf (1e999): fits() says
+        return value if self.fits(value) else None
+
+    def parse(self, text: str, name: str, *, decimal_only: bool = False) -> float:
+        value = self.read(text)
+        if value is None:
+            raise BadInput(self.message(name, text))
+        return value
+
+    def check(self, value: float | None, name: str) -> float | None:
+        """A number already parsed (a Python caller's, None for "not given") held to the same range."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not self.fits(value):
+            raise BadInput(self.message(name, value if isinstance(value, int | float) else repr(value)))
+        return value
 
 
 def integer_kind(low: int, high: int) -> ArgumentKind:
@@ -127,3 +185,6 @@ TIMER_START = ArgumentKind("a timer-log offset or slot number", 0, INT64_MAX)  #
 PRE_DLEDGER = ArgumentKind("a record count", 0, INT64_MAX)
 DLEDGER_INDEX_FILE_SIZE = ArgumentKind("a DLedger index file size in bytes", 32, INT32_MAX - INT32_MAX % 32,
                                        multiple=32)
+# messages --follow --idle-timeout: stop after this long with nothing new. Past a day is no "idle" timeout
+# (leave it out to follow for ever); nan, inf or 1e308 would never stop, 0 or -1 stops before the first look
+IDLE_TIMEOUT = SecondsKind("an idle time", 0.0, 86_400.0)

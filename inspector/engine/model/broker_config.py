@@ -28,6 +28,7 @@ from inspector.engine.model.arguments import (
     parse_integer,
 )
 from inspector.engine.model.errors import BadInput
+from inspector.engine.model.files import read_regular
 from inspector.engine.model.geometry import parse_delay_levels
 
 # the store file sizes in broker.conf, with the argument kinds the command line holds them to
@@ -181,8 +182,7 @@ def _typed(key: str, value: str, where: str):
         return text.lower() == "true"
     if key == "messageDelayLevel":
         try:
-            if not parse_delay_levels(text):
-                raise ValueError("no level at all")
+            parse_delay_levels(text)  # an empty table, a level past 2^62 ms refused too
         except ValueError as e:
             raise BadInput(f"{where}: messageDelayLevel: {e}") from None
         return text
@@ -210,10 +210,17 @@ def parse_broker_config(text: str, file: str) -> BrokerConfig:
     return BrokerConfig(file=file, properties=values, lines=lines, **typed)
 
 
+# a broker.conf sets a few dozen keys (a few KiB with its comments); a larger file is no broker.conf, and one
+# 50 MB line would cost ~700 MB to split and unescape
+MAX_BROKER_CONFIG_BYTES = 1 << 20
+
+
 def load_broker_config(path: str | Path) -> BrokerConfig:
-    """Read a broker.conf (ISO-8859-1, as ``Properties.load(InputStream)``); exit-2 errors name the file."""
+    """Read a broker.conf (ISO-8859-1, as ``Properties.load(InputStream)``) through the guarded open: a regular
+    file of at most ``MAX_BROKER_CONFIG_BYTES`` (a FIFO, ``/dev/zero`` or a directory is refused, never read);
+    exit-2 errors name the file."""
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, MAX_BROKER_CONFIG_BYTES, "a broker.conf")
     except OSError as e:
         raise BadInput(f"cannot read the broker configuration: {e.strerror or e}", str(path)) from None
     return parse_broker_config(raw.decode("latin-1"), str(path))

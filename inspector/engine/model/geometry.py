@@ -40,14 +40,35 @@ class Geometry:
         return len(parse_delay_levels(self.delay_levels))
 
 
+# A level's delay at most 2^62 ms (146 million years): the broker computes it as a Java long (Long.parseLong of
+# the digits times the unit, which wraps silently past 2^63) and adds it to a store time, which must fit as well
+MAX_DELAY_MS = 1 << 62
+_LEVEL = re.compile(r"([0-9]{1,20})([smhd])", re.ASCII)
+_SHOWN = 40  # characters of a bad level (or table) echoed in a message
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= _SHOWN else f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
+
+
 def parse_delay_levels(text: str) -> list[int]:
-    """``DefaultMessageStore.parseDelayLevel``: '1s 5s 10s ... 2h' -> delays in ms."""
+    """``ScheduleMessageService.parseDelayLevel``: '1s 5s 10s ... 2h' -> delays in ms. ValueError saying which
+    level is wrong: each is a whole number of s, m, h or d, above 0 and at most ``MAX_DELAY_MS``; a table
+    without a level (empty, blanks only) is refused too: the broker would have no level to deliver at."""
     result = []
-    for part in text.split():
-        match = re.fullmatch(r"(\d+)([smhd])", part)
+    parts = text.split()
+    if not parts:
+        raise ValueError(f"no delay level at all in {_shown(text)} (levels like '1s 5s 10s 30s 1m ... 2h')")
+    for n, part in enumerate(parts, 1):
+        match = _LEVEL.fullmatch(part)
         if not match:
-            raise ValueError(f"bad delay level {part!r} in {text!r}")
-        result.append(int(match.group(1)) * _UNIT_MS[match.group(2)])
+            raise ValueError(f"bad delay level {_shown(part)} (level {n}): a whole number of s, m, h or d, "
+                             "like 5s or 2h")
+        ms = int(match.group(1)) * _UNIT_MS[match.group(2)]
+        if not 0 < ms <= MAX_DELAY_MS:
+            raise ValueError(f"delay level {n} ({_shown(part)}) must be above 0 and at most {MAX_DELAY_MS:,} ms "
+                             "(2^62: the broker adds it to a store time as a Java long)")
+        result.append(ms)
     return result
 
 

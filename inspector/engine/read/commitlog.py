@@ -231,6 +231,30 @@ class CommitLog:
         header = header_before(mf.buf, pos, mf.size, seg.start_offset) if seg.entry_header else None
         return msg if header is None else with_entry(msg, header)
 
+    def past_the_data(self, offset: int, chunk: int = 8 << 20) -> bool:
+        """True when ``offset`` is in the last segment holding data and only zeros follow it: the log's end
+        offset or beyond (where the broker writes next), not damage. Looks at the allocated bytes only (a sparse
+        segment's hole is zeros), releasing each chunk behind it."""
+        seg = self.segment_for(offset)
+        if seg is None or not self.is_last_data_segment(seg):
+            return False
+        try:
+            mf = self.map(seg)
+        except StoreError:  # no file to look at: the caller's own error stands
+            return False
+        pos = offset - seg.start_offset
+        end = allocated_end(self.root / seg.file)
+        end = mf.size if end is None else min(end, mf.size)
+        at = pos
+        while at < end:
+            stop = min(end, at + chunk)
+            zeros = not mf.buf[at:stop].strip(b"\0")
+            mf.release(at, stop)
+            if not zeros:
+                return False
+            at = stop
+        return True
+
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems in commitlog order from ``from_offset`` (default: the start).
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name, int64_problem
+from inspector.engine.model.files import UnfitFile
 from inspector.engine.model.multidispatch import is_lmq
 from inspector.engine.model.records import Problem
 from inspector.engine.read.mapped import read_small_file
@@ -179,10 +180,10 @@ def _kind(value: object) -> str:
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:
     """(value, None) or (None, why it failed)."""
     try:
-        data = read_small_file(path, MAX_CONFIG_BYTES)
+        data = read_small_file(path, MAX_CONFIG_BYTES, "a config file")
+    except UnfitFile as e:  # the guarded read's own refusals: no regular file, too large
+        return None, e.strerror
     except OSError as e:
-        if e.errno == 0:  # read_small_file's own refusals: no regular file, too large
-            return None, e.strerror.replace("for this file", "for a config file")
         return None, f"cannot read: {e.strerror}"
     if not data.strip():
         return None, "file is empty"

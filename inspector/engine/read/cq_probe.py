@@ -12,12 +12,12 @@ system cannot tell, every probe is a ``pread`` (still no mapping). One descripto
 from __future__ import annotations
 
 import os
-import stat
 import struct
 
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.files import refusal
 from inspector.engine.read.mapped import allocated_end_fd
 from parsers.consumequeue import CQ_UNIT_SIZE
 
@@ -46,8 +46,9 @@ class UnitProbe:
             raise StoreError(f"cannot open: {e.strerror}", rel) from e
         try:
             st = os.fstat(self._fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise StoreError("not a regular file", rel)
+            why = refusal(st)  # the guarded open's question (model/files.py)
+            if why is not None:
+                raise StoreError(why, rel)
             self.size = st.st_size
             self.units = self.size // CQ_UNIT_SIZE
             # past the last allocated byte the file is a hole: zeros, read without a system call

@@ -22,6 +22,7 @@ from inspector.engine.model.records import Message
 from inspector.engine.read.census import DLEDGER_PREFIX
 from inspector.engine.read.dledger_members import MemberChoice, choose_member
 from inspector.engine.read.mapped import MappedFile, allocated_end, offset_named_entries, read_small_file
+from inspector.engine.read.segment_files import entry_kind
 from parsers.dledger import (
     END_MAGIC,
     ENTRY_HEADER_SIZE,
@@ -219,7 +220,10 @@ class DLedgerMember:
         entries holds one chunk). A file yields an empty chunk first (its place, also when it holds no unit);
         (file, reason) of a file not readable goes to ``unreadable``. ``start_unit``: begin at that unit number
         (= Raft index: DLedger writes entry i's unit at i * 32), skipping the files before it."""
-        files, _ = self.index_files()
+        files, not_files = self.index_files()
+        if unreadable is not None and not start_unit:  # a FIFO, device or folder named like one: never opened
+            unreadable += [(f"{self.label}/index/{path.name}", f"{entry_kind(path)} where an index file should be: "
+                            "skipped") for path in not_files]
         for start, path in files:
             rel = f"{self.label}/index/{path.name}"
             if start_unit and _file_size(path) // UNIT_SIZE + start // UNIT_SIZE <= start_unit:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from inspector.engine.model.arguments import IDLE_TIMEOUT
 from inspector.engine.model.records import Blank, Message, Problem
 from inspector.engine.read.commitlog import CommitLog
 from inspector.engine.read.tail import is_in_progress
@@ -75,6 +76,7 @@ def follow(root: str | Path, from_offset: int | None = None, *, interval: float 
     outside the root or split over several folders; ``entry_folders``: ``CommitLog.entry_folders`` of a DLedger
     store (its data files hold entries).
     """
+    IDLE_TIMEOUT.check(idle_timeout, "idle_timeout")  # a Python caller's nan or -1 too: never, or at once
     follower = Follower(root, from_offset, segment_size=segment_size, check_crc=check_crc, from_end=from_end,
                         directories=directories, entry_folders=entry_folders)
     last_new = time.monotonic()

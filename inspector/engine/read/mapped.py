@@ -14,28 +14,23 @@ from __future__ import annotations
 import errno
 import mmap
 import os
-import stat
 from pathlib import Path
 
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.files import read_regular, refusal
 from inspector.engine.read.strays import offset_name
 
 PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
 
 
-def read_small_file(path: Path, limit: int) -> bytes:
+def read_small_file(path: Path, limit: int, what: str = "this file") -> bytes:
     """The bytes of a small text file (a config, DLedger's checkpoint/currterm): OSError when it cannot be read,
-    is no regular file (a FIFO would block the read forever) or is larger than ``limit`` (never slurped whole)."""
-    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(0, "not a regular file")
-        if st.st_size > limit:
-            raise OSError(0, f"{st.st_size} bytes is too large for this file")
-        return f.read(st.st_size + 1)  # sized by the file, not the limit: read(n) allocates n bytes at once
+    :class:`UnfitFile` when it is no regular file (a FIFO would block the read forever) or is larger than
+    ``limit`` (never slurped whole). The one guarded read: ``model.files.read_regular``."""
+    return read_regular(path, limit, what)
 
 
 class PageReleaser:
@@ -68,8 +63,9 @@ class MappedFile:
             raise StoreError(f"cannot open: {e.strerror}", rel) from e
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise StoreError("not a regular file", rel)
+            why = refusal(st)  # the guarded open's question: a device or a FIFO is never mapped
+            if why is not None:
+                raise StoreError(why, rel)
             self.size = st.st_size
             self._mm: mmap.mmap | None = None
             if self.size:

@@ -21,6 +21,13 @@ def entry_kind(path: Path) -> str:
     return "no regular file"
 
 
+def not_file_problems(rel_dir: str, not_files: list[Path], what: str, code: str) -> list[Problem]:
+    """One error for each entry of ``rel_dir`` named like a file of ``what`` that is no regular file (a FIFO, a
+    device, a folder, a dangling link): the reader skipped it without opening it."""
+    return [Problem(f"{rel_dir}/{path.name}", 0, f"{entry_kind(path)} where {what} should be: skipped", code)
+            for path in not_files]
+
+
 def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int | None:
     """The configured segment size.
 

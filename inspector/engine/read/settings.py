@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import BadInput, StoreError
-from inspector.engine.model.geometry import DEFAULT_DELAY_LEVELS, parse_delay_levels
+from inspector.engine.model.geometry import DEFAULT_DELAY_LEVELS, MAX_DELAY_MS, parse_delay_levels
 from inspector.engine.model.records import Problem
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
 
@@ -56,7 +56,7 @@ class DelayTable:
 def delay_text(ms: int) -> str | None:
     """A delay in the broker's notation (``90s``, ``2m``, ``1h``): the largest unit that divides it; None when
     none does (not a whole second) or it is not positive: no messageDelayLevel spells it."""
-    if ms <= 0:
+    if not 0 < ms <= MAX_DELAY_MS:  # what parse_delay_levels takes back
         return None
     for unit, size in _UNITS:
         if ms % size == 0:

@@ -54,6 +54,7 @@ from inspector.engine.read.store_keys import MAX_TIME, KeyLookups  # noqa: F401 
 from inspector.engine.read.store_queues import QueueAccess
 from inspector.engine.read.storeroot import unopenable
 from inspector.engine.read.strays import unknown_entries
+from inspector.engine.read.tail import RecordInProgress
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
@@ -322,7 +323,16 @@ class Store(QueueAccess, KeyLookups):
         ref = ref.strip()
         number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
         if number is not None and len(ref) not in (32, 56):
-            return self.message_at(OFFSET.parse(ref, "offset"))  # -1 or 2**64: the range message
+            offset = OFFSET.parse(ref, "offset")  # -1 or 2**64: the range message
+            try:
+                return self.message_at(offset)
+            except (NotFound, RecordInProgress):
+                raise
+            except StoreError as e:  # the log's end offset or past it names nothing (exit 1), it is no damage
+                if self.commitlog.past_the_data(offset):
+                    raise NotFound(f"physical offset {offset} is past the end of the log (only zeros from here to "
+                                   "the end of its last segment)", e.file, e.offset) from None
+                raise
         if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
             for reading in decode_id(ref, self):
                 if reading.found and reading.physical_offset is not None:

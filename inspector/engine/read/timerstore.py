@@ -19,7 +19,8 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
-from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_files
+from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_entries
+from inspector.engine.read.segment_files import not_file_problems
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.timer import (
     MAGIC_DEFAULT,
@@ -144,8 +145,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _unit_segments(root: Path) -> list[tuple[int, Path]]:
-    return offset_named_files(root / TIMERLOG_DIR)
+def _unit_segments(root: Path) -> tuple[list[tuple[int, Path]], list[Path]]:
+    """The timer log's files by offset, and the entries named like one that are none (never opened)."""
+    return offset_named_entries(root / TIMERLOG_DIR)
 
 
 class TimerLog:
@@ -156,7 +158,7 @@ class TimerLog:
         of the log (nothing but zeros after it) is the unit being written, a warning, not damage."""
         self.root = Path(root)
         self.live = live
-        self.files = _unit_segments(self.root)
+        self.files, self.not_files = _unit_segments(self.root)
         sizes = [_size(path) for _, path in self.files]
         self.file_sizes = sizes
         self.file_size = file_size or (max(sizes) if sizes else TIMER_LOG_DEFAULT_FILE_SIZE)
@@ -175,7 +177,8 @@ class TimerLog:
     def _scan(self) -> TimerUnits:
         offsets: list[np.ndarray] = []
         parts: list[np.ndarray] = []
-        problems: list[Problem] = []
+        problems: list[Problem] = not_file_problems(TIMERLOG_DIR, self.not_files, "a timer log file",
+                                                    "not-a-timer-file")
         end = self.files[0][0] if self.files else 0
         for n, (start, path) in enumerate(self.files):
             rel = f"{TIMERLOG_DIR}/{path.name}"

@@ -69,3 +69,34 @@ def test_python_callers_are_held_to_the_same_ranges():
     for bad in (3, -1, 0, True, 1 << 40, "4096"):
         with pytest.raises(BadInput, match="segment_size must be a commitlog segment size"):
             SEGMENT_SIZE.check(bad, "segment_size")
+
+
+# --- a duration in seconds (issue 35: --idle-timeout was float(): nan, inf and 1e308 never stopped) -------------
+
+@pytest.mark.parametrize(("text", "value"), [("0.05", 0.05), ("2", 2.0), (" 1.5 ", 1.5), (".5", 0.5), ("1e3", 1000.0),
+                                             ("86400", 86400.0), ("+3", 3.0)])
+def test_seconds_in_range(text, value):
+    from inspector.engine import IDLE_TIMEOUT
+
+    assert IDLE_TIMEOUT.read(text) == value
+    assert IDLE_TIMEOUT.parse(text, "--idle-timeout") == value
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e999", "-1", "0", "0.0", "-0.0",
+                                  "86400.001", "", "abc", "1_0", "٣", "0x10", "1" * 41])
+def test_seconds_outside_the_range_or_no_number(text):
+    from inspector.engine import IDLE_TIMEOUT
+
+    assert IDLE_TIMEOUT.read(text) is None
+    with pytest.raises(BadInput, match=r"^--idle-timeout must be an idle time, a decimal number of seconds in "
+                                       r"\(0, 86400\], not "):
+        IDLE_TIMEOUT.parse(text, "--idle-timeout")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0, 0, 1e308, True, "1"])
+def test_a_python_callers_seconds_are_held_to_the_same_range(value):
+    from inspector.engine import IDLE_TIMEOUT
+
+    with pytest.raises(BadInput, match="idle_timeout must be an idle time"):
+        IDLE_TIMEOUT.check(value, "idle_timeout")
+    assert IDLE_TIMEOUT.check(None, "idle_timeout") is None and IDLE_TIMEOUT.check(2, "idle_timeout") == 2

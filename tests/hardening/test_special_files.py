@@ -215,7 +215,7 @@ def test_idle_timeout_in_range_stops_the_follow(store):
     assert run.code == 0 and run.out == ""
 
 
-@pytest.mark.parametrize("levels", ["99999999999999999999d", "", "   ", "0s", "1s 5x", "1s 9223372036854775807s"])
+@pytest.mark.parametrize("levels", ["99999999999999999999d", "", "   ", "1s 5x", "1s 9223372036854775807s"])
 def test_delay_levels_flag_outside_the_broker_notation_is_bad_input(store, levels):
     root, pristine = store
     _one_line_refusal(run_cli(["verify", str(root), "--delay-levels", levels]), 2, "--delay-levels")
@@ -304,3 +304,12 @@ def test_a_key_table_holding_a_fifo_is_refused_before_it_is_opened(tmp_path):
     os.mkfifo(table / "part-0.parquet")  # pyarrow would open it and wait for a writer
     _one_line_refusal(run_cli(["key", "--keyindex", str(table), "T", "K"]), 2,
                       "not a key table: part-0.parquet is no regular file")
+
+
+def test_a_zero_delay_level_is_the_brokers_own(store):
+    """``ScheduleMessageService.parseDelayLevel`` (4.9.8, 5.3.1) stores ``tu * num`` without a check: 0s is a level
+    the broker runs with (it delivers at once), so it is read, not refused."""
+    root, pristine = store
+    run = run_cli(["info", str(root), "--delay-levels", "0s 5s", "--json"])
+    assert run.code == 0, run.err
+    assert not changed(pristine, fingerprint(root))

@@ -53,8 +53,9 @@ def _shown(text: str) -> str:
 
 def parse_delay_levels(text: str) -> list[int]:
     """``ScheduleMessageService.parseDelayLevel``: '1s 5s 10s ... 2h' -> delays in ms. ValueError saying which
-    level is wrong: each is a whole number of s, m, h or d, above 0 and at most ``MAX_DELAY_MS``; a table
-    without a level (empty, blanks only) is refused too: the broker would have no level to deliver at."""
+    level is wrong: each is a whole number of s, m, h or d, at most ``MAX_DELAY_MS`` (0s is one: the broker's
+    parseDelayLevel multiplies and stores without a check, and such a level delivers at once); a table without a
+    level (empty, blanks only) is refused: the broker would have no level to deliver at."""
     result = []
     parts = text.split()
     if not parts:
@@ -65,8 +66,8 @@ def parse_delay_levels(text: str) -> list[int]:
             raise ValueError(f"bad delay level {_shown(part)} (level {n}): a whole number of s, m, h or d, "
                              "like 5s or 2h")
         ms = int(match.group(1)) * _UNIT_MS[match.group(2)]
-        if not 0 < ms <= MAX_DELAY_MS:
-            raise ValueError(f"delay level {n} ({_shown(part)}) must be above 0 and at most {MAX_DELAY_MS:,} ms "
+        if not 0 <= ms <= MAX_DELAY_MS:
+            raise ValueError(f"delay level {n} ({_shown(part)}) must be at most {MAX_DELAY_MS:,} ms "
                              "(2^62: the broker adds it to a store time as a Java long)")
         result.append(ms)
     return result

@@ -112,7 +112,7 @@ class QueueCoverage:
             segment, check_crc=True, crc_property=True, on_message=on_message, on_table=table,
             on_record=self.add_message if compiled else None, workers=workers)
         if not compiled:
-            for entry in store.commitlog.segment_entries(store.segments.index(segment), check_crc=False):
+            for entry in store.commitlog.segment_entries(store.commitlog.segment_index(segment), check_crc=False):
                 if isinstance(entry, Message):
                     self.add_message(entry)
         return summary

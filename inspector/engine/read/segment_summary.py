@@ -68,7 +68,7 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
     with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
     cross-checks); the tables are not kept.
     """
-    index = log.segments.index(segment)
+    index = log.segment_index(segment)
     messages = 0
     data_end = 0
     blank_pos = blank_size = None
@@ -157,7 +157,7 @@ def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property:
     arr, limit = mf.array, mf.size
     if index >= log._last_data_index:  # threads stop before a record still being written
         allocated = allocated_end(mf.path)
-        limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
+        limit = data_end(mf, 0, limit if allocated is None else min(limit, allocated))
     flags = _flags(check_crc, crc_property)
     pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, log.PARALLEL_CHUNK,
                                    log.STEP, vouch, seg.entry_header)

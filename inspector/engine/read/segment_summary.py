@@ -154,7 +154,7 @@ def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property:
     except StoreError:
         yield from log._segment_items(seg, 0, check_crc, index, mode)
         return
-    arr, limit = mf.array, mf.size
+    limit = mf.size
     if index >= log._last_data_index:  # threads stop before a record still being written
         allocated = allocated_end(mf.path)
         limit = data_end(mf, 0, limit if allocated is None else min(limit, allocated))

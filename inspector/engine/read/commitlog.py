@@ -140,6 +140,26 @@ class CommitLog:
                                   f"{label}/{path.name}", offset - start)
         return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
 
+    def data_bytes(self, enough: int | None = None) -> int:
+        """About how many bytes of records the log holds: each segment before the last one holding data whole, that
+        one up to its last non-zero byte (a preallocated tail, a hole or written out as zeros, is no data), none
+        after it; counting stops once past ``enough``. What decides whether a job loads the compiled kernels."""
+        total = 0
+        last = self._last_data_index
+        for i, seg in enumerate(self.segments[: last + 1]):
+            if i < last:
+                total += seg.file_size
+            else:
+                try:
+                    mf = self.map(seg)
+                except StoreError:
+                    continue
+                allocated = allocated_end(mf.path)
+                total += data_end(mf, 0, mf.size if allocated is None else min(mf.size, allocated))
+            if enough is not None and total >= enough:
+                break
+        return total
+
     def segment_index(self, segment: Segment) -> int:
         """The position of ``segment`` in :attr:`segments` (a dict lookup: ``list.index`` compares dataclasses one
         by one, which made a walk of 20,000 segments quadratic). ValueError when it is not one of them."""

@@ -138,7 +138,13 @@ def _walk_bytes(log, seg: Segment, index: int) -> int:
     if seg.file_size < log.PARALLEL_MIN_BYTES:
         return seg.file_size
     allocated = allocated_end(log.root / seg.file)
-    return seg.file_size if allocated is None else min(seg.file_size, allocated)
+    size = seg.file_size if allocated is None else min(seg.file_size, allocated)
+    if index < log._last_data_index:
+        return size
+    try:  # the active segment up to its last non-zero byte: a copy's zero tail written out is no data either
+        return data_end(log.map(seg), 0, size)  # (remembered: the walk asks again)
+    except StoreError:
+        return size
 
 def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
                    workers: int | None, tables: bool = False,

@@ -240,13 +240,15 @@ def is_all_zero(buf, start: int, end: int) -> bool:
 def first_nonzero(buf, start: int, end: int) -> int:
     """Position of the first non-zero byte in [start, end), or ``end``. A mapped file's buffer (``MappedFile.buf``)
     skips its holes and the zero runs already scanned (:class:`ZeroRuns`); anything else is scanned with numpy."""
-    end = min(end, len(buf))
-    if start >= end:
+    stop = min(end, len(buf))  # past the buffer: no byte, so none non-zero
+    if start >= stop:
         return end
     zeros = getattr(buf, "zero_runs", None)
-    if zeros is not None and end - start > _SMALL:
-        return zeros.first_nonzero(start, end)
-    return _scan_forward(_view(buf), start, end)
+    if zeros is not None and stop - start > _SMALL:
+        found = zeros.first_nonzero(start, stop)
+    else:
+        found = _scan_forward(_view(buf), start, stop)
+    return end if found >= stop else found
 
 
 def data_end(buf, start: int, end: int) -> int:

@@ -435,6 +435,63 @@ def cached_many_queue_store(root: Path, **kwargs) -> dict:
     return facts if facts is not None else make_many_queue_store(root, **kwargs)
 
 
+# --- stores whose files are larger or more numerous than their data (issue 35) ------------------------------
+
+SHAPES_VERSION = 1  # bump when these stores' layout changes: the cached ones are regenerated
+
+
+def make_copied_store(root: Path, *, segment_size: int, index_slots: int = 5_000_000,
+                      index_items: int = 20_000_000) -> dict:
+    """``root/sparse``: a broker's store holding one message (one ``segment_size`` segment, a 6,000,000-byte queue
+    file and an index file, all preallocated sparse by our writer); ``root/copy``: the same files with every byte
+    written, holes as zeros (what ``scp``, plain ``tar`` or ``cp --sparse=never`` leave)."""
+    if root.exists():
+        shutil.rmtree(root)
+    sparse, copy = root / "sparse", root / "copy"
+    geometry = Geometry(segment_size=segment_size, index_slots=index_slots, index_items=index_items)
+    with StoreWriter(sparse, geometry, producer_ip="10.20.3.7", pid=4242, store_host=STORE_HOST) as w:
+        w.append(MessageSpec(topic="Orders", queue_id=0, tags="created", keys=["order-1"], body=b'{"n":1}',
+                             store_timestamp=T0, born_timestamp=T0 - 1))
+    chunk = bytes(16 << 20)
+    for path in sorted(sparse.rglob("*")):
+        target = copy / path.relative_to(sparse)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "rb") as src, open(target, "wb") as dst:
+            while True:
+                piece = src.read(len(chunk))
+                if not piece:
+                    break
+                dst.write(piece)  # zeros too: every block allocated
+    facts = dict(version=SHAPES_VERSION, segment_size=segment_size, index_slots=index_slots)
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_copied_store(root: Path, **kwargs) -> dict:
+    facts = stamped_facts(root, SHAPES_VERSION, kwargs)
+    return facts if facts is not None else make_copied_store(root, **kwargs)
+
+
+def make_empty_segments_store(root: Path, *, count: int) -> dict:
+    """``count`` empty files named as 1 GiB segments in ``commitlog/`` and nothing else (issue 35)."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "commitlog").mkdir(parents=True)
+    for i in range(count):
+        (root / "commitlog" / f"{i << 30:020d}").touch()
+    facts = dict(version=SHAPES_VERSION, count=count)
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_empty_segments_store(root: Path, **kwargs) -> dict:
+    facts = stamped_facts(root, SHAPES_VERSION, kwargs)
+    return facts if facts is not None else make_empty_segments_store(root, **kwargs)
+
+
 def stamped_facts(root: Path, version: int, wanted: dict) -> dict | None:
     """The facts a generated store at ``root`` was stamped with, when made by ``version`` with ``wanted``."""
     stamp = root / "bench.json"

@@ -820,6 +820,57 @@ def bench_many_queues_web(root: Path, facts: dict, repeat: int) -> list[Row]:
                 "the page shows the first 1,000 topics (Limits.max_rows)")]
 
 
+def bench_copied_store(data: Path, mode: str, repeat: int) -> list[Row]:
+    """A store copied without its holes (issue 35): one message in a segment whose preallocated tail, and its
+    index file's, are written out as zeros. ``info`` and ``hex`` inside the zero tail, whole processes, on the copy
+    and on the sparse original, interleaved (A B A B ...): the ratio per pair, and the copy's peak RSS."""
+    seg = SIZES[mode]
+    root = data / ("smoke" if mode == "smoke" else "") / "copied"
+    index = dict(index_slots=4096, index_items=32_768) if mode == "smoke" else {}
+    datagen.cached_copied_store(root, segment_size=seg, **index)
+    rows = []
+    for label, args in (("info --json", ["info", "--json"]),
+                        ("hex OFFSET --length 64 --json", ["hex", str(seg // 2), "--length", "64", "--json"])):
+        command = args[0]
+        argv = {name: ["inspector.cli.main", command, str(root / name), *args[1:]] for name in ("copy", "sparse")}
+        for name in argv:
+            _child_run(*argv[name])  # warm-up: the page cache, numba's kernel cache
+        ratios, peaks = [], []
+        for _ in range(repeat):
+            copy_s, copy_mb = _child_run(*argv["copy"])
+            sparse_s, _ = _child_run(*argv["sparse"])
+            ratios.append(copy_s / sparse_s)
+            peaks.append(copy_mb)
+        rows += [Row(f"`{label}`, copy with zero tails written out / sparse original", "x", ratios, "<= 1.5",
+                     statistics.median(ratios) <= 1.5,
+                     f"one message in a {seg // MiB:,} MiB segment; whole processes, the ratio per pair"),
+                 Row(f"  peak RSS of that `{command}` on the copy", "MB", peaks, "< 300", statistics.median(peaks) < 300,
+                     "VmHWM, the child's own")]
+    return rows
+
+
+def bench_empty_segments(data: Path, mode: str, repeat: int) -> list[Row]:
+    """``verify`` of a commitlog of 20,000 empty files named as segments (issue 35: 47-61 s, quadratic in the
+    number of files; smoke: 500), whole process; ``census`` of the same store for comparison."""
+    count = 500 if mode == "smoke" else 20_000
+    root = data / ("smoke" if mode == "smoke" else "") / "empty_segments"
+    datagen.cached_empty_segments_store(root, count=count)
+    rows = []
+    for command, goal in (("verify", 5.0), ("census", None)):
+        argv = ["inspector.cli.main", command, str(root), "--json"]
+        _child_run(*argv, ok=(0, 4))
+        runs = [_child_run(*argv, ok=(0, 4)) for _ in range(repeat)]
+        secs = [r[0] for r in runs]
+        if goal is None:
+            rows.append(Row(f"  ... `{command} --json` of the same store", "s", secs, note="for comparison"))
+        else:
+            rows += [Row(f"`{command} --json`, {count:,} empty files named as segments", "s", secs, f"< {goal:g}",
+                         statistics.median(secs) < goal, "whole process; one finding per file"),
+                     Row(f"  peak RSS of that `{command}`", "MB", [r[1] for r in runs], "< 300",
+                         statistics.median([r[1] for r in runs]) < 300, "VmHWM, the child's own")]
+    return rows
+
+
 def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
     root, facts = many_queue_store(data, mode)
     return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_census(root, facts, repeat),
@@ -1000,6 +1051,8 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_tui_memory(data["eight"][0], data["eight"][1], {"full": 30, "quick": 5}.get(mode, 1))
     rows += bench_many_queues(args.data, mode, repeat)
     rows += bench_timer(args.data, mode, repeat)
+    rows += bench_copied_store(args.data, mode, repeat)
+    rows += bench_empty_segments(args.data, mode, repeat)
     rows += bench_web([(f"{SIZES[mode] / GiB:.3g} GiB segment", seg_root),
                        (f"8 x {SIZES[mode] / GiB:.3g} GiB segments", data["eight"][0])], repeat)
     print(f"rmq-inspect benchmarks ({mode}: {SIZES[mode] // MiB:,} MiB segments, {repeat} runs each, medians)")

@@ -11,6 +11,18 @@ from inspector.engine.maintain.messagespec import MessageSpec
 from inspector.engine.maintain.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels_loaded() -> None:
+    """The compiled kernels loaded (when numba is there) before any test: a store under kernels.LAZY_BYTES alone
+    takes the Python path when they are not loaded yet (kernels.small_job), and these tests' stores are all
+    small; loaded, verify walks them with the kernels, as a large store is walked, and the tests that compare
+    the two paths (python_only) compare both. Tests of the small-store choice run in a process of their own."""
+    from inspector.engine.scan.kernels import numba_enabled
+
+    numba_enabled()
+
+
 GEOMETRY = Geometry(segment_size=4096, cq_file_size=200, index_slots=16, index_items=64)
 T0 = 1_758_272_400_000  # 2025-09-19 09:00:00 UTC
 

@@ -36,7 +36,7 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.body import CodecMissing, decompress_body
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.parallel import default_workers
-from inspector.engine.scan.kernels import numba_enabled
+from inspector.engine.scan.kernels import LAZY_BYTES, numba_enabled, small_job
 from parsers.java import (
     CRC_PROPERTY_NAME,
     CRC_PROPERTY_TAIL_LENGTH,
@@ -67,7 +67,17 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     consume-queue unit and index item the tables vouch for is then done, and every other one is checked one
     by one against the record it points at. ``workers``: threads for the walk (default: the CPUs available,
     at most 4). ``fast=False`` checks everything one by one; the report is the same either way.
+
+    A store with less than ``kernels.LAZY_BYTES`` of records is checked on the Python path when the compiled
+    kernels are not loaded yet (loading them costs more than they save there; an empty numba cache, the first
+    command after an install, would compile them: seconds). The report is the same.
     """
+    with small_job(store.commitlog.data_bytes(LAZY_BYTES)):
+        return _verify(store, geometry, progress, workers, fast)
+
+
+def _verify(store, geometry: Geometry | None, progress: Progress | None, workers: int | None,
+            fast: bool) -> VerifyReport:
     from inspector.engine.model.geometry import store_geometry
 
     geometry = geometry or store_geometry(store)

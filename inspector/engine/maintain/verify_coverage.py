@@ -111,8 +111,8 @@ class QueueCoverage:
         summary = store.commitlog.summarise_segment(
             segment, check_crc=True, crc_property=True, on_message=on_message, on_table=table,
             on_record=self.add_message if compiled else None, workers=workers)
-        if not compiled:
-            for entry in store.commitlog.segment_entries(store.segments.index(segment), check_crc=False):
+        if not compiled and summary.scan.messages:  # a segment without records (an empty file) has none to add
+            for entry in store.commitlog.segment_entries(store.commitlog.segment_index(segment), check_crc=False):
                 if isinstance(entry, Message):
                     self.add_message(entry)
         return summary

@@ -4,6 +4,7 @@ the slot chains (spec §5).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,6 +13,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import IndexItem, Message, Problem
 from inspector.engine.read.index_range import header_range_problems
 from inspector.engine.read.indexfile import IndexFileReader
+from inspector.engine.read.mapped import first_nonzero
 from inspector.engine.scan.verify_kernels import index_chains
 from parsers.java import index_key, index_key_hash
 
@@ -157,17 +159,34 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     return problems, written
 
 
+_SLOTS_AT_ONCE = 1 << 16
+
+
+def _used_slots(reader: IndexFileReader) -> Iterator[tuple[int, int]]:
+    """(slot, value) of every non-zero slot inside the file, in slot order, found in bulk: the zero stretches of the
+    slot table are skipped by ``first_nonzero`` (holes not read, zeros scanned with numpy), the rest read
+    _SLOTS_AT_ONCE at a time. A broker's index file has 5,000,000 slots, most of them zero (and a hole): looked at
+    one by one in Python they took 40 s."""
+    buf = reader.mf.buf
+    end = 40 + max(0, min(reader.slot_count, (reader.mf.size - 40) // 4)) * 4
+    pos = 40
+    while pos < end:
+        slot = (first_nonzero(buf, pos, end) - 40) // 4
+        at = 40 + slot * 4
+        if at >= end:
+            return
+        values = np.frombuffer(buf, dtype=">i4", count=min(_SLOTS_AT_ONCE, (end - at) // 4), offset=at)
+        for i in np.flatnonzero(values).tolist():
+            yield slot + i, int(values[i])
+        pos = at + values.size * 4
+
+
 def _walk_chains(reader: IndexFileReader, count: int, rel: str, problems: list[Problem],
                  written: int) -> tuple[int, int]:
     """Every slot's chain, item by item: (slots in use, items 1..written reached); problems appended."""
     used_slots = 0
     reached: set[int] = set()
-    for slot in range(reader.slot_count):
-        value = reader.slot_value(slot)
-        if value is None:
-            break
-        if value == 0:
-            continue
+    for slot, value in _used_slots(reader):
         spos = 40 + slot * 4
         if value < 0 or value >= count:
             problems.append(Problem(rel, spos, f"slot {slot} holds {value}, outside 1..{count - 1}", "index-bad-slot"))

@@ -111,7 +111,7 @@ class BatchConsumeQueue:
                     count = mf.size // BCQ_UNIT_SIZE
                     allocated = allocated_end(path)
                     end = count * BCQ_UNIT_SIZE if allocated is None else min(count * BCQ_UNIT_SIZE, allocated)
-                    written = -(-data_end(mf.array, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail
+                    written = -(-data_end(mf, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail
                     raw = np.frombuffer(mf.buf, dtype=BCQ_UNIT_DTYPE, count=written).copy()
                     tail = mf.size % BCQ_UNIT_SIZE
             except StoreError as e:

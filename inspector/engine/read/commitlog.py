@@ -76,6 +76,7 @@ class CommitLog:
             header = ENTRY_HEADER_SIZE if label in entry_folders else 0
             self.segments.append(Segment(path.name, f"{label}/{path.name}", start, size, header))
         self._starts = [s.start_offset for s in self.segments]
+        self._positions = {s.start_offset: i for i, s in enumerate(self.segments)}  # segment_index: no list scan
         inferred = infer_segment_size([s.file_size for s in self.segments], self._starts)
         self.segment_size: int = segment_size or inferred or 0
         self.segment_size_inferred = segment_size is None
@@ -139,8 +140,36 @@ class CommitLog:
                                   f"{label}/{path.name}", offset - start)
         return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
 
+    def data_bytes(self, enough: int | None = None) -> int:
+        """About how many bytes of records the log holds: each segment before the last one holding data whole, that
+        one up to its last non-zero byte (a preallocated tail, a hole or written out as zeros, is no data), none
+        after it; counting stops once past ``enough``. What decides whether a job loads the compiled kernels."""
+        total = 0
+        last = self._last_data_index
+        for i, seg in enumerate(self.segments[: last + 1]):
+            if i < last:
+                total += seg.file_size
+            else:
+                try:
+                    mf = self.map(seg)
+                except StoreError:
+                    continue
+                allocated = allocated_end(mf.path)
+                total += data_end(mf, 0, mf.size if allocated is None else min(mf.size, allocated))
+            if enough is not None and total >= enough:
+                break
+        return total
+
+    def segment_index(self, segment: Segment) -> int:
+        """The position of ``segment`` in :attr:`segments` (a dict lookup: ``list.index`` compares dataclasses one
+        by one, which made a walk of 20,000 segments quadratic). ValueError when it is not one of them."""
+        i = self._positions.get(segment.start_offset)
+        if i is None or self.segments[i] != segment:
+            raise ValueError(f"{segment.file} is not a segment of this commitlog")
+        return i
+
     def is_last_data_segment(self, segment: Segment) -> bool:
-        return self._last_data_index < 0 or self.segments.index(segment) >= self._last_data_index
+        return self._last_data_index < 0 or self.segment_index(segment) >= self._last_data_index
 
     # -- reads ----------------------------------------------------------------------------------------------
 
@@ -285,7 +314,7 @@ class CommitLog:
                     return
                 seg = self.segments[later]
                 from_offset = seg.start_offset
-            start_index = self.segments.index(seg)
+            start_index = self.segment_index(seg)
             start_pos = from_offset - seg.start_offset
             if seg.entry_header:  # a record offset (pos + 48) or any byte: the entry holding it, or the next
                 entry = self.boundary_before(from_offset) - seg.start_offset
@@ -317,7 +346,7 @@ class CommitLog:
    ``batch_size`` each) and, between them, the Messages, Blanks and Problems of every other record,
         in log order: expanding each batch with ``batch.messages()`` gives exactly ``entries()``.
         """
-        return self._segment_items(segment, position, check_crc, self.segments.index(segment), "batches",
+        return self._segment_items(segment, position, check_crc, self.segment_index(segment), "batches",
                                    batch_size=batch_size)
 
     def _segment_items(self, seg: Segment, pos: int, check_crc: bool, index: int, mode: str, *,
@@ -346,7 +375,7 @@ class CommitLog:
         fast_limit = limit
         if is_last and limit:
             allocated = allocated_end(mf.path)
-            fast_limit = data_end(arr, pos, max(pos, limit if allocated is None else min(limit, allocated)))
+            fast_limit = data_end(mf, pos, max(pos, limit if allocated is None else min(limit, allocated)))
             mf.release(fast_limit, limit)  # the scanned zero tail need not stay resident
         end_at = fast_limit if stop_at is None else min(stop_at, fast_limit)
         pages = PageReleaser(mf, pos)

@@ -327,7 +327,7 @@ def _written_units(mf: MappedFile, first: int, count: int) -> int:
     of ``mf``: a preallocated queue file is mostly zeros, often a hole, and need not be read."""
     end = first + count * CQ_UNIT_SIZE
     allocated = allocated_end(mf.path)
-    last = data_end(mf.array, first, end if allocated is None else max(first, min(end, allocated)))
+    last = data_end(mf, first, end if allocated is None else max(first, min(end, allocated)))
     return -(-(last - first) // CQ_UNIT_SIZE)
 
 

@@ -11,9 +11,12 @@ however big the store is.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import mmap
 import os
+import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +72,8 @@ class MappedFile:
             self.size = st.st_size
             self._mm: mmap.mmap | None = None
             if self.size:
-                self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                self._mm = _Mapping(fd, 0, access=mmap.ACCESS_READ)
+                self._mm.zero_runs = ZeroRuns(self)
         except (OSError, ValueError) as e:
             raise StoreError(f"cannot map: {e}", rel) from e
         finally:
@@ -173,47 +177,242 @@ def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[
     return found, others
 
 
-def is_all_zero(buf, start: int, end: int, chunk: int = 1 << 20) -> bool:
-    """True when buf[start:end] holds only zero bytes (checked in chunks, no whole-file copy)."""
-    pos = start
-    while pos < end:
-        stop = min(end, pos + chunk)
-        if buf[pos:stop].strip(b"\0"):
-            return False
-        pos = stop
-    return True
+ZERO_CHUNK = 4 << 20  # bytes looked at per numpy pass of a zero scan (and released behind it)
+_SMALL = 64 << 10  # a range this short is scanned at once: no hole look-up, nothing remembered
+_LEARN = 16 << 20  # zero runs at least this long are remembered (a preallocated tail), shorter ones not
 
 
-def first_nonzero(buf, start: int, end: int, chunk: int = 1 << 16) -> int:
-    """Position of the first non-zero byte in [start, end), or ``end``."""
+def _view(buf) -> np.ndarray:
+    return buf if isinstance(buf, np.ndarray) else np.frombuffer(buf, dtype=np.uint8)
+
+
+def _any(piece: np.ndarray) -> bool:
+    """Whether ``piece`` (uint8) holds a non-zero byte: 8 bytes at a time (count_nonzero is vectorised)."""
+    n = piece.size & ~7
+    return bool(n and np.count_nonzero(piece[:n].view(np.uint64))) or bool(piece[n:].any())
+
+
+def _scan_forward(arr: np.ndarray, start: int, end: int, release=None) -> int:
+    """First non-zero byte of arr[start:end] (or ``end``), ZERO_CHUNK bytes per numpy pass; ``release(a, b)``
+    drops the pages of each zero chunk behind the scan (a 1 GiB zero tail never stays resident)."""
     pos = start
     while pos < end:
-        stop = min(end, pos + chunk)
-        piece = buf[pos:stop]
-        stripped = piece.lstrip(b"\0")
-        if stripped:
-            return pos + len(piece) - len(stripped)
+        stop = min(end, (pos // ZERO_CHUNK + 1) * ZERO_CHUNK)  # chunk-aligned after the first: 8-byte aligned views
+        piece = arr[pos:stop]
+        if _any(piece):
+            nonzero = piece != 0  # one read of the bytes: a live broker may be writing them
+            if nonzero.any():
+                return pos + int(np.argmax(nonzero))
+        if release is not None:
+            release(pos, stop)
         pos = stop
     return end
 
 
-def data_end(arr: np.ndarray, start: int, end: int, chunk: int = 1 << 20) -> int:
+def _scan_backward(arr: np.ndarray, start: int, end: int, release=None) -> int:
     """One past the last non-zero byte of arr[start:end] (``start`` when all are zero), scanning backwards.
+
+    A copy of the bytes is looked at (a bool mask of one chunk, not flatnonzero: 8 bytes per non-zero byte
+    would add 128 MB of peak RSS for a 16 MiB chunk of data), as a live broker may be writing them."""
+    pos = end
+    while pos > start:
+        lo = max(start, (pos - 1) // ZERO_CHUNK * ZERO_CHUNK)
+        piece = arr[lo:pos]
+        if _any(piece):
+            nonzero = piece != 0
+            if nonzero.any():
+                return pos - int(np.argmax(nonzero[::-1]))
+        if release is not None:
+            release(lo, pos)
+        pos = lo
+    return start
+
+
+def is_all_zero(buf, start: int, end: int) -> bool:
+    """True when buf[start:end] holds only zero bytes (a mapped file's holes and known zero runs are not read)."""
+    return first_nonzero(buf, start, end) >= end
+
+
+def first_nonzero(buf, start: int, end: int) -> int:
+    """Position of the first non-zero byte in [start, end), or ``end``. A mapped file's buffer (``MappedFile.buf``)
+    skips its holes and the zero runs already scanned (:class:`ZeroRuns`); anything else is scanned with numpy."""
+    stop = min(end, len(buf))  # past the buffer: no byte, so none non-zero
+    if start >= stop:
+        return end
+    zeros = getattr(buf, "zero_runs", None)
+    if zeros is not None and stop - start > _SMALL:
+        found = zeros.first_nonzero(start, stop)
+    else:
+        found = _scan_forward(_view(buf), start, stop)
+    return end if found >= stop else found
+
+
+def data_end(buf, start: int, end: int) -> int:
+    """One past the last non-zero byte of buf[start:end] (``start`` when all are zero), scanning backwards; a
+    :class:`MappedFile` (or its buffer) skips holes and known zero runs.
 
     A complete record never ends in a zero byte (its properties end with 0x02, or its topic with a
     character), so in the active segment a record that reaches past this point is still being written.
     """
-    pos = end
-    while pos > start:
-        lo = max(start, pos - chunk)
-        if arr[lo:pos].any():
-            # a copy: a live broker may be writing these bytes; a bool mask, not flatnonzero (8 bytes per
-            # non-zero byte: +128 MB of peak RSS for a 16 MiB chunk of data)
-            nonzero = arr[lo:pos].copy() != 0
-            if nonzero.any():
-                return pos - int(np.argmax(nonzero[::-1]))
-        pos = lo
-    return start
+    if isinstance(buf, MappedFile):
+        buf = buf.buf
+    end = min(end, len(buf))
+    if start >= end:
+        return start
+    zeros = getattr(buf, "zero_runs", None)
+    if zeros is not None and end - start > _SMALL:
+        return zeros.data_end(start, end)
+    return _scan_backward(_view(buf), start, end)
+
+
+class _Mapping(mmap.mmap):
+    """A read-only mapping that carries its file's :class:`ZeroRuns` (``zero_runs``), so the zero scans above
+    skip holes and remember zero runs whoever hands them the buffer."""
+
+    zero_runs: ZeroRuns
+
+
+class ZeroRuns:
+    """What this process knows of one mapped file's zero bytes: its holes (SEEK_DATA/SEEK_HOLE: never read) and
+    the long zero runs already scanned, so a preallocated tail written out as zeros (a store copied with
+    ``scp``, plain ``tar`` or ``cp --sparse=never``) is scanned once, in numpy chunks with its pages released
+    behind the scan, whatever asks about it next (the walk's data end, the careful step at the end of the
+    log, the hex view's zero region, each web request).
+
+    What is remembered is forgotten when the file's size or modification time changes (a broker appending);
+    a scan holds a lock, so concurrent requests for the same tail wait for one scan and use its answer."""
+
+    def __init__(self, mf: MappedFile) -> None:
+        self.path = mf.path
+        self._file = weakref.ref(mf)  # not the file itself: its mapping holds this (no cycle keeping it mapped)
+        self.runs: list[tuple[int, int]] = []  # sorted, disjoint [start, end) ranges known to be zero
+        self.stamp: tuple[int, int] | None = None
+        self.lock = threading.Lock()
+
+    def _mapped(self) -> MappedFile:
+        mf = self._file()
+        if mf is None or mf._mm is None:
+            raise StoreError("the file is closed", self.path.name)
+        return mf
+
+    def first_nonzero(self, start: int, end: int) -> int:
+        mf = self._mapped()
+        arr = mf.array
+        with self.lock:
+            self._fresh()
+            fd = _open_quietly(self.path)
+            try:
+                pos = start
+                while pos < end:
+                    known = self._run_at(pos)
+                    if known is not None:
+                        pos = known
+                        continue
+                    data, hole = _extent_from(fd, pos, arr.size)
+                    if data > pos:  # a hole: zeros, not read
+                        self._learn(pos, min(data, end))
+                        pos = data
+                        continue
+                    stop = min(end, hole, self._next_run(pos))
+                    found = _scan_forward(arr, pos, stop, mf.release if stop - pos > _SMALL else None)
+                    self._learn(pos, found)
+                    if found < stop:
+                        return found
+                    pos = stop
+                return end
+            finally:
+                if fd is not None:
+                    os.close(fd)
+
+    def data_end(self, start: int, end: int) -> int:
+        mf = self._mapped()
+        arr = mf.array
+        with self.lock:
+            self._fresh()
+            extents = data_extents(self.path)
+            if extents is None:
+                extents = [(0, arr.size)]
+            for lo, hi in reversed(extents):
+                lo, hi = max(lo, start), min(hi, end)
+                if hi <= lo:
+                    continue
+                pos = hi
+                while pos > lo:
+                    run = self._run_before(pos)
+                    if run is not None:
+                        pos = max(lo, run)
+                        continue
+                    stop = max(lo, self._prev_run_end(pos))
+                    found = _scan_backward(arr, stop, pos, mf.release if pos - stop > _SMALL else None)
+                    self._learn(found, pos)
+                    if found > stop:
+                        return found
+                    pos = stop
+            return start
+
+    # -- what is known ----------------------------------------------------------------------------------------
+
+    def _fresh(self) -> None:
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = None
+        if stamp is None or stamp != self.stamp:
+            self.runs.clear()
+        self.stamp = stamp
+
+    def _run_at(self, pos: int) -> int | None:
+        """End of the known zero run holding ``pos``, or None."""
+        i = bisect.bisect_right(self.runs, (pos, 1 << 63)) - 1
+        return self.runs[i][1] if i >= 0 and self.runs[i][1] > pos else None
+
+    def _run_before(self, pos: int) -> int | None:
+        """Start of the known zero run holding ``pos - 1``, or None."""
+        i = bisect.bisect_right(self.runs, (pos - 1, 1 << 63)) - 1
+        return self.runs[i][0] if i >= 0 and self.runs[i][1] >= pos else None
+
+    def _next_run(self, pos: int) -> int:
+        i = bisect.bisect_right(self.runs, (pos, 1 << 63))
+        return self.runs[i][0] if i < len(self.runs) else 1 << 63
+
+    def _prev_run_end(self, pos: int) -> int:
+        i = bisect.bisect_left(self.runs, (pos, 0)) - 1
+        return self.runs[i][1] if i >= 0 else 0
+
+    def _learn(self, start: int, end: int) -> None:
+        if end - start < _LEARN or self.stamp is None:
+            return
+        runs = self.runs
+        merged = [(a, b) for a, b in runs if b < start or a > end]
+        joined = [(a, b) for a, b in runs if not (b < start or a > end)]
+        lo = min([start, *(a for a, _ in joined)])
+        hi = max([end, *(b for _, b in joined)])
+        bisect.insort(merged, (lo, hi))
+        self.runs = merged[-64:] if len(merged) > 64 else merged
+
+
+def _open_quietly(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
+
+def _extent_from(fd: int | None, pos: int, size: int) -> tuple[int, int]:
+    """(data, hole): where data starts at or after ``pos`` and where that data ends; (pos, size) when the file
+    system cannot tell, (size, size) when only a hole follows."""
+    if fd is None or not hasattr(os, "SEEK_DATA"):
+        return pos, size
+    try:
+        data = os.lseek(fd, pos, os.SEEK_DATA)
+    except OSError as e:
+        return (size, size) if e.errno == errno.ENXIO else (pos, size)
+    try:
+        hole = os.lseek(fd, data, os.SEEK_HOLE)
+    except OSError:
+        hole = size
+    return min(data, size), min(max(hole, data), size)
 
 
 def allocated_end(path: Path) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from inspector.engine.model.arguments import SEGMENT_SIZE
 from inspector.engine.model.records import Problem, Segment
 
 
@@ -33,11 +34,14 @@ def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int
 
     The most common non-zero file size, if every gap between consecutive names (names are offsets) is a
     multiple of it: a missing middle segment leaves a double gap. Otherwise (a grown or cut file made the
-    sizes disagree) the most common gap. Ties go to the smaller value.
+    sizes disagree) the most common gap. Ties go to the smaller value. Only sizes and gaps a broker can be
+    configured with count (``--segment-size``'s range: mappedFileSizeCommitLog is a Java int): files
+    sparse-extended to a TiB make no 1 TiB segment size, which every walk and check would then be sized by.
     """
-    counts = Counter(s for s in sizes if s > 0)
+    counts = Counter(s for s in sizes if s > 0 and SEGMENT_SIZE.fits(s))
     size = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else None
-    gaps = Counter(b - a for a, b in zip(starts or [], (starts or [])[1:], strict=False) if b > a)
+    gaps = Counter(b - a for a, b in zip(starts or [], (starts or [])[1:], strict=False)
+                   if b > a and SEGMENT_SIZE.fits(b - a))
     if size and all(g % size == 0 for g in gaps):
         return size
     if gaps:
@@ -51,6 +55,10 @@ def layout_problems(not_files: list[tuple[str, Path]], segments: list[Segment], 
     problems = [Problem(f"{directory}/{path.name}", 0, f"{entry_kind(path)} where a segment file should be: "
                         "skipped", "not-a-segment-file") for directory, path in not_files]
     for i, seg in enumerate(segments):
+        if not segment_size and seg.file_size > SEGMENT_SIZE.high:
+            problems.append(Problem(seg.file, 0, f"segment is {seg.file_size} bytes, more than any segment a broker "
+                                    f"maps (mappedFileSizeCommitLog is a Java int: at most {SEGMENT_SIZE.high})",
+                                    "wrong-segment-size"))
         if segment_size and seg.file_size != segment_size:
             is_empty_last = i == len(segments) - 1 and seg.file_size == 0
             problems.append(

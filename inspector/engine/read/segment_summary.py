@@ -68,7 +68,7 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
     with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
     cross-checks); the tables are not kept.
     """
-    index = log.segments.index(segment)
+    index = log.segment_index(segment)
     messages = 0
     data_end = 0
     blank_pos = blank_size = None
@@ -133,11 +133,18 @@ def _vouch(log, seg: Segment, on_message) -> Vouch:
 
 def _walk_bytes(log, seg: Segment, index: int) -> int:
     """About how many bytes a walk of the segment reads: the active segment of a broker is preallocated, a
-    hole past its data (a 1 GiB file holding a few MiB is not worth threads, nor loading the kernels)."""
-    if seg.file_size < log.PARALLEL_MIN_BYTES or index < log._last_data_index:
+    hole past its data (a 1 GiB file holding a few MiB is not worth threads, nor loading the kernels); any
+    segment's hole holds no record (one sparse-extended to a TiB is no TiB to split between threads)."""
+    if seg.file_size < log.PARALLEL_MIN_BYTES:
         return seg.file_size
     allocated = allocated_end(log.root / seg.file)
-    return seg.file_size if allocated is None else min(seg.file_size, allocated)
+    size = seg.file_size if allocated is None else min(seg.file_size, allocated)
+    if index < log._last_data_index:
+        return size
+    try:  # the active segment up to its last non-zero byte: a copy's zero tail written out is no data either
+        return data_end(log.map(seg), 0, size)  # (remembered: the walk asks again)
+    except StoreError:
+        return size
 
 def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
                    workers: int | None, tables: bool = False,
@@ -154,10 +161,10 @@ def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property:
     except StoreError:
         yield from log._segment_items(seg, 0, check_crc, index, mode)
         return
-    arr, limit = mf.array, mf.size
+    allocated = allocated_end(mf.path)  # past it a hole: zeros, no record for the threads (the careful walk goes on)
+    limit = mf.size if allocated is None else min(mf.size, allocated)
     if index >= log._last_data_index:  # threads stop before a record still being written
-        allocated = allocated_end(mf.path)
-        limit = data_end(arr, 0, limit if allocated is None else min(limit, allocated))
+        limit = data_end(mf, 0, limit)
     flags = _flags(check_crc, crc_property)
     pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, log.PARALLEL_CHUNK,
                                    log.STEP, vouch, seg.entry_header)

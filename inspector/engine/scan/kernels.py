@@ -11,6 +11,7 @@ directly, without the GIL, so several threads can check different segments at on
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import ctypes.util
 import os
@@ -37,6 +38,7 @@ def _set_cache_dir() -> None:
 _lock = threading.Lock()
 _kernels = None  # the compiled kernels, once loaded; False when numba is unavailable
 _force_python = False
+_small_job = contextvars.ContextVar("rmq_inspect_small_job", default=False)  # see small_job()
 
 
 def _load():
@@ -75,8 +77,8 @@ def _import_arraymath_without_scipy() -> None:
 
 
 def numba_enabled() -> bool:
-    """True when the compiled kernels are in use (numba importable and not disabled)."""
-    return not _force_python and _load() is not None
+    """True when the compiled kernels are in use (numba importable, not disabled, not inside a small job)."""
+    return not _force_python and not _small_job.get() and _load() is not None
 
 
 @contextlib.contextmanager
@@ -93,20 +95,39 @@ def python_only():
 
 def compiled():
     """The compiled kernels (a namespace), or None: take the Python path."""
-    return None if _force_python else _load()
+    return None if _force_python or _small_job.get() else _load()
 
 
-# Loading the kernels costs ~0.4 s (importing numba, LLVM start-up, reading the cache): more than the Python path
-# takes for a few MiB. A small job (info of a small store) does not load them; once loaded, everything uses them.
+# Loading the kernels costs ~0.3-0.4 s with numba's cache warm (importing numba, LLVM start-up, reading the cache)
+# and ~8 s with it empty (compiling them: the first command after an install); the Python path costs about 0.1 s
+# of CPU per MiB of commitlog more than the kernels (verify of a generated store, whole process: 1 MiB 0.89 s
+# Python / 1.16 s kernels, 4 MiB 1.37 / 1.26 s). So below 4 MiB a job does not load them; once loaded, everything
+# uses them.
 LAZY_BYTES = 4 << 20
 
 
 def compiled_for(nbytes: int):
     """:func:`compiled` for a job reading ``nbytes``: None (the Python path) when it is small and the kernels are
     not loaded yet. Both paths give the same answers (tests hold them equal)."""
-    if _force_python or (_kernels is None and nbytes < LAZY_BYTES):
+    if _force_python or _small_job.get() or (_kernels is None and nbytes < LAZY_BYTES):
         return None
     return _load()
+
+
+@contextlib.contextmanager
+def small_job(nbytes: int):
+    """A whole job (``verify``) that reads about ``nbytes``: when that is below LAZY_BYTES and the kernels are not
+    loaded yet, the block takes the Python path throughout (:func:`compiled` and :func:`numba_enabled` answer as
+    without numba, in this thread), so numba is neither imported nor asked to compile. One decision for the job,
+    as its parts must agree (tables from the walk only where the cross-checks take them)."""
+    if _force_python or _kernels is not None or nbytes >= LAZY_BYTES:
+        yield
+        return
+    token = _small_job.set(True)
+    try:
+        yield
+    finally:
+        _small_job.reset(token)
 
 
 

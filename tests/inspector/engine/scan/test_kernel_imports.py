@@ -17,9 +17,10 @@ import sys
 from inspector.engine import Store
 from inspector.engine.maintain.verify import verify
 from inspector.engine.scan.kernels import numba_enabled
+enabled = numba_enabled()  # loaded first: a store this small alone would not load them (kernels.small_job)
 with Store(sys.argv[1]) as store:
     report = verify(store)
-print(numba_enabled(), "scipy.linalg" in sys.modules, report.messages, report.cq_units, report.index_items,
+print(enabled, "scipy.linalg" in sys.modules, report.messages, report.cq_units, report.index_items,
       len(report.problems))
 try:
     import scipy.linalg  # noqa: F401
@@ -53,6 +54,8 @@ WARM = """
 import sys
 from inspector.engine import Store
 from inspector.engine.maintain.verify import verify
+from inspector.engine.scan.kernels import numba_enabled
+numba_enabled()  # loaded first: a store this small alone would not load them (kernels.small_job)
 with Store(sys.argv[1]) as store:
     report = verify(store)
 print(report.messages, "numba.typed.typedlist" in sys.modules)

@@ -183,10 +183,7 @@ class QueueCoverage:
         return found
 
     def _problem(self, u: _Uncovered, reason: str, code: str, severity: str) -> Problem:
-        seg = self.store.commitlog.segment_for(u.first_offset)
-        if seg is None:
-            return Problem("commitlog", u.first_offset, reason, code, severity)
-        return Problem(seg.file, u.first_offset - seg.start_offset, reason, code, severity)
+        return Problem(*self.store.commitlog.place(u.first_offset), reason, code, severity)
 
 
 def queue_ends(store) -> dict[tuple[str, int], int]:

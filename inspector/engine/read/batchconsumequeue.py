@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import int64_sum
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import (
     QUEUE_KIND_BATCH,
@@ -122,10 +123,17 @@ class BatchConsumeQueue:
                 phy, sz, base, batch = (columns["physical_offset"][i], columns["size"][i],
                                         columns["msg_base_offset"][i], columns["batch_size"][i])
                 position = i * BCQ_UNIT_SIZE
-                if phy >= 0 and sz > 0 and base >= 0 and batch > 0:
+                past = int64_sum(base, batch) is None or int64_sum(phy, sz) is None
+                if phy >= 0 and sz > 0 and base >= 0 and batch > 0 and not past:
                     units.append(BatchUnit(self.topic, self.queue_id, base, phy, sz, columns["tags_code"][i], rel,
                                            position, columns["store_timestamp"][i], base, batch,
                                            columns["compacted_offset"][i], columns["reserved"][i]))
+                elif past:  # recover takes it; the queue's max offset (base + batchSize) wraps negative in Java
+                    which = (f"msgBaseOffset {base} + batchSize {batch}" if int64_sum(base, batch) is None
+                             else f"physical offset {phy} + size {sz}")
+                    problems.append(Problem(rel, position, f"unit {start // BCQ_UNIT_SIZE + i}: {which} is past the "
+                                            "largest Java long (the broker's sum wraps negative): not read as a "
+                                            "unit", "bcq-bad-unit"))
                 else:
                     problems.append(Problem(rel, position, f"unit {start // BCQ_UNIT_SIZE + i} is not valid "
                                             f"(physical offset {phy}, size {sz}, msgBaseOffset {base}, batchSize "

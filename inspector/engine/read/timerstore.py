@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import misalignment, usable_size
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
 from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_files
@@ -159,7 +160,8 @@ class TimerLog:
         self.files = _unit_segments(self.root)
         sizes = [_size(path) for _, path in self.files]
         self.file_sizes = sizes
-        self.file_size = file_size or (max(sizes) if sizes else TIMER_LOG_DEFAULT_FILE_SIZE)
+        # a 0-byte file gives no size (the broker's load deletes an empty last file): the default then
+        self.file_size = usable_size(file_size, max(sizes, default=0), default=TIMER_LOG_DEFAULT_FILE_SIZE)
         self._units: TimerUnits | None = None
 
     @property
@@ -179,7 +181,7 @@ class TimerLog:
         end = self.files[0][0] if self.files else 0
         for n, (start, path) in enumerate(self.files):
             rel = f"{TIMERLOG_DIR}/{path.name}"
-            if start % self.file_size:
+            if misalignment(start, self.file_size):
                 problems.append(Problem(rel, 0, f"named {start}, not a multiple of the timer log file size "
                                         f"{self.file_size}", "timerlog-name", "warning"))
             if self.file_sizes[n] != self.file_size:

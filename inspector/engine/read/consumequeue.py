@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from inspector.engine.model.errors import NotFound, StoreError
-from inspector.engine.model.records import CqUnit, Problem, QueueInfo
+from inspector.engine.model.records import CqUnit, Problem, QueueInfo, listed_then_counted
 from inspector.engine.read.cq_probe import UnitProbe
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from inspector.engine.read.strays import queue_id_name
@@ -352,14 +352,12 @@ def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, picks: Sequen
                why: str) -> Iterator[Problem]:
     """One ``cq-bad-unit`` finding per unit index in ``picks`` (up to BAD_UNITS_SAID, then one line for the
     rest); unit ``stop`` has queue offset ``q``."""
-    for i in picks[:BAD_UNITS_SAID]:
-        u = units[i]
-        yield Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
-                      f"{int(u['physical_offset'])} and size {int(u['size'])}: {why}", "cq-bad-unit")
-    if len(picks) > BAD_UNITS_SAID:
-        at = picks[BAD_UNITS_SAID]
-        yield Problem(rel, first + at * CQ_UNIT_SIZE, f"and {len(picks) - BAD_UNITS_SAID} more units like these "
-                      f"up to unit {q + picks[-1] - stop}", "cq-bad-units-more")
+    yield from listed_then_counted(
+        picks, BAD_UNITS_SAID,
+        lambda i: Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
+                          f"{int(units[i]['physical_offset'])} and size {int(units[i]['size'])}: {why}", "cq-bad-unit"),
+        lambda n, at, last: Problem(rel, first + at * CQ_UNIT_SIZE, f"and {n} more units like these up to unit "
+                                    f"{q + last - stop}", "cq-bad-units-more"))
 
 
 def _first_valid(units: np.ndarray, base: int) -> int | None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from inspector.engine.model.bounds import misalignment, usable_size
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Problem
+from inspector.engine.model.records import Problem, listed_then_counted
 from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_files
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.timer import (
@@ -135,6 +135,9 @@ class WheelSlots:
     index: np.ndarray  # int64 slot numbers
     slots: np.ndarray  # SLOT_DTYPE
     problems: tuple[Problem, ...]
+
+
+LISTED = 1000  # findings of one kind listed one by one (a wheel may hold 1.2 million): then one counts the rest
 
 
 def _size(path: Path) -> int:
@@ -284,8 +287,13 @@ def _torn_units(rows: np.ndarray, rel: str) -> list[Problem]:
     """Units whose size and magic were written but nothing after them (write time, record offset and size all
     0): a unit torn by a crash; the broker would deliver nothing real from it."""
     torn = np.flatnonzero((rows["write_time"] == 0) & (rows["commitlog_offset"] == 0) & (rows["record_size"] == 0))
-    return [Problem(rel, int(i) * TIMER_LOG_UNIT_SIZE, "a torn unit: size and magic written, write time, record "
-                    "offset and size all 0", "timer-torn-unit") for i in torn[:1000]]
+    return listed_then_counted(
+        torn, LISTED,
+        lambda i: Problem(rel, int(i) * TIMER_LOG_UNIT_SIZE, "a torn unit: size and magic written, write time, "
+                          "record offset and size all 0", "timer-torn-unit"),
+        lambda n, first, last: Problem(rel, int(first) * TIMER_LOG_UNIT_SIZE, f"and {n:,} more torn units like "
+                                       f"these up to timer-log position {int(last) * TIMER_LOG_UNIT_SIZE} (the first "
+                                       f"{LISTED:,} are listed)", "timer-torn-units-more"))
 
 
 def _all_zero(mf: MappedFile, start: int, end: int) -> bool:
@@ -335,10 +343,14 @@ def read_wheel(root: str | Path) -> WheelSlots | None:
     size = mf.size
     mf.close()
     misplaced = np.flatnonzero(slots["time"] % TIMER_WHEEL_SLOTS != index)
-    for i in misplaced[:1000]:
-        problems.append(Problem(WHEEL_FILE, int(index[i]) * TIMER_WHEEL_SLOT_SIZE, f"slot {int(index[i])} holds "
-                                f"time {int(slots['time'][i])} (x precision), which belongs in slot "
-                                f"{int(slots['time'][i]) % TIMER_WHEEL_SLOTS}", "timer-slot-misplaced", "warning"))
+    problems += listed_then_counted(
+        misplaced, LISTED,
+        lambda i: Problem(WHEEL_FILE, int(index[i]) * TIMER_WHEEL_SLOT_SIZE, f"slot {int(index[i])} holds time "
+                          f"{int(slots['time'][i])} (x precision), which belongs in slot "
+                          f"{int(slots['time'][i]) % TIMER_WHEEL_SLOTS}", "timer-slot-misplaced", "warning"),
+        lambda n, first, last: Problem(WHEEL_FILE, int(index[first]) * TIMER_WHEEL_SLOT_SIZE, f"and {n:,} more "
+                                       f"slots holding a time of another slot, up to slot {int(index[last])} (the "
+                                       f"first {LISTED:,} are listed)", "timer-slot-misplaced-more", "warning"))
     return WheelSlots(WHEEL_FILE, size, index, slots, tuple(problems))
 
 

@@ -31,7 +31,7 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.read.body import decompress_body
-from inspector.engine.read.consumequeue import file_size_problem
+from inspector.engine.read.consumequeue import file_size_problem, queue_file_size
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
@@ -180,8 +180,8 @@ class BatchConsumeQueue:
 
 
 def _common_size(sizes: list[int]) -> int:
-    positive = [s for s in sizes if s > 0]
-    return max(set(positive), key=lambda s: (positive.count(s), s)) if positive else BCQ_DEFAULT_FILE_SIZE
+    """The queue's file size from its own files (``mapperFileSizeBatchConsumeQueue`` is not rounded to 46)."""
+    return queue_file_size(sizes, unit=None, default=BCQ_DEFAULT_FILE_SIZE)
 
 
 # -- inner-batch records -----------------------------------------------------------------------------------------

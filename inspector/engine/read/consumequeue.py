@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import struct
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from inspector.engine.model.records import CqUnit, Problem, QueueInfo, listed_th
 from inspector.engine.read.cq_probe import UnitProbe
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from inspector.engine.read.strays import queue_id_name
-from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
+from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE, cq_file_size
 
 _UNIT = struct.Struct(">qiq")
 UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
@@ -26,13 +26,44 @@ UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code"
 def file_size_problem(rel: str, size: int, expected: int, is_last: bool) -> Problem | None:
     """A queue file whose length is not the configured one: an error, except an empty last file (a broker
     creating it, or stopped right after; MappedFileQueue deletes it at start since RocketMQ 5.1.3), a warning as
-    for commitlog segments."""
+    for commitlog segments. The error is the broker's own refusal: ``MappedFileQueue.doLoad`` (5.3.1) logs
+    "length not matched message store config value, please check it manually" and returns false, so
+    ``ConsumeQueueStore.load`` fails and the broker does not start."""
     if size == expected:
         return None
     empty_last = is_last and size == 0
     return Problem(rel, 0, f"file is {size} bytes, expected {expected}"
-                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else ""),
+                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else
+                      ": the broker's MappedFileQueue.load refuses it and does not start"),
                    "wrong-cq-file-size", "warning" if empty_last else "error")
+
+
+def queue_file_size(sizes: Iterable[int], configured: int | None = None, unit: int | None = CQ_UNIT_SIZE,
+                    default: int = CQ_DEFAULT_FILE_SIZE) -> int:
+    """The one length a broker gives every file of its consume queues: the configured size when given (for
+    consume queues rounded up to a multiple of 20, ``MessageStoreConfig.getMappedFileSizeConsumeQueue``), else
+    the most common length among ``sizes`` that can be one (positive; a multiple of ``unit`` when given: a
+    16,007-byte file is no consume queue's size, whatever the others), the larger on a tie; else ``default``.
+    One rule for a queue's own files, all of a store's (verify) and all of a root's (census)."""
+    if configured:
+        return cq_file_size(configured) if unit == CQ_UNIT_SIZE else configured
+    counts = Counter(s for s in sizes if s > 0 and (unit is None or s % unit == 0))
+    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else default
+
+
+def queue_files_problems(folders: Iterable[Sequence[tuple[str, int]]], configured: int | None = None,
+                         unit: int | None = CQ_UNIT_SIZE, default: int = CQ_DEFAULT_FILE_SIZE) -> list[Problem]:
+    """``file_size_problem`` of every file of every queue folder (each a list of (file, length) in name order)
+    against the one size of :func:`queue_file_size` over all of them: what ``MappedFileQueue.load`` refuses."""
+    folders = [list(f) for f in folders]
+    expected = queue_file_size((size for f in folders for _, size in f), configured, unit, default)
+    found = []
+    for files in folders:
+        for i, (rel, size) in enumerate(files):
+            problem = file_size_problem(rel, size, expected, i == len(files) - 1)
+            if problem is not None:
+                found.append(problem)
+    return found
 
 
 @dataclass(frozen=True)
@@ -61,11 +92,10 @@ class UnitRun:
 
 
 def _common_size(sizes: list[int]) -> int:
-    """The most common non-zero file size (the larger on a tie), else the broker's default."""
-    if len(sizes) == 1 and sizes[0] > 0:
+    """The queue's file size as :func:`queue_file_size` tells it from its own files."""
+    if len(sizes) == 1 and sizes[0] > 0 and sizes[0] % CQ_UNIT_SIZE == 0:
         return sizes[0]  # most queues have one file: no Counter for them
-    counts = Counter(s for s in sizes if s > 0)
-    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
+    return queue_file_size(sizes)
 
 
 _FAST_UNIT = not hasattr(CqUnit, "__slots__") and not hasattr(CqUnit, "__post_init__")

@@ -111,7 +111,8 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
     dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
     if dledger is not None:
         problems.extend(dledger.problems)
-    problems.extend(lmq_record_problems(store))  # multi-dispatch properties the broker cannot dispatch as written
+    # multi-dispatch properties the broker cannot dispatch as written; the LMQ queues the records name, covered
+    problems.extend(lmq_record_problems(store, coverage))
     # what the broker's load refuses (file lengths against the store's one size, queue types): before the queues'
     # own findings, so a file's length is judged against the store's size, not its queue's (one finding a file)
     problems.extend(store_load_problems(store))

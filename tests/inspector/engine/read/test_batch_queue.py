@@ -149,7 +149,6 @@ def test_a_unit_whose_last_offset_passes_a_java_long_is_a_bad_unit(tmp_path) -> 
     """Issue 35: msgBaseOffset 2^63-1 + batchSize wraps negative in Java; it was an OverflowError in verify."""
     import struct
 
-
     root = tmp_path / "s"
     write_batch_store(root)
     rel = "batchconsumequeue/Direct5BatchCQ/0/00000000000000000000"

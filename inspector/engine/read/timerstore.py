@@ -337,7 +337,7 @@ def read_wheel(root: str | Path) -> WheelSlots | None:
         words = np.frombuffer(mf.buf, dtype=np.uint64, count=n * 4).reshape(n, 4)
         index = np.concatenate([np.flatnonzero(words[a:b].any(axis=1)).astype(np.int64) + a
                                 for a, b in _slot_ranges(path, n)] or [np.zeros(0, np.int64)])
-        slots = np.frombuffer(mf.buf, dtype=SLOT_DTYPE, count=n)[index].copy()
+        slots = np.frombuffer(mf.buf, dtype=SLOT_DTYPE, count=n)[index]  # fancy indexing copies: no .copy()
     else:
         index, slots = np.zeros(0, np.int64), np.zeros(0, SLOT_DTYPE)
     size = mf.size

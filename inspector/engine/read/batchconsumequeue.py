@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.model.bounds import int64_sum
+from inspector.engine.model.bounds import int64_sum, misalignment
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import (
     QUEUE_KIND_BATCH,
@@ -31,7 +31,7 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.read.body import decompress_body
-from inspector.engine.read.consumequeue import file_size_problem, queue_file_size
+from inspector.engine.read.consumequeue import file_size_problem, misaligned_name_problem, queue_file_size
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
@@ -98,7 +98,11 @@ class BatchConsumeQueue:
         prev_start = None
         for start, path in self.files:
             rel = f"{self.rel_dir}/{start:020d}"
-            if prev_start is not None and start != prev_start + self.file_size:
+            off_grid = misaligned_name_problem(rel, start, self.file_size)
+            if off_grid is not None:
+                problems.append(off_grid)
+            elif prev_start is not None and start != prev_start + self.file_size and not misalignment(
+                    prev_start, self.file_size):
                 problems.append(Problem(rel, 0, "missing batch consume-queue file before this one", "missing-cq-file"))
             prev_start = start
             size = self.file_sizes[start]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import misalignment
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import CqUnit, Problem, QueueInfo, listed_then_counted
 from inspector.engine.read.cq_probe import UnitProbe
@@ -36,6 +37,16 @@ def file_size_problem(rel: str, size: int, expected: int, is_last: bool) -> Prob
                    + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else
                       ": the broker's MappedFileQueue.load refuses it and does not start"),
                    "wrong-cq-file-size", "warning" if empty_last else "error")
+
+
+def misaligned_name_problem(rel: str, start: int, size: int) -> Problem | None:
+    """A queue file named off its queue's grid of ``size``-byte files: the broker names each by a multiple of the
+    size and finds a unit's file as offset / size - first / size (``MappedFileQueue.findMappedFileByOffset``),
+    so units in this one are looked for in the wrong file."""
+    if not misalignment(start, size):
+        return None
+    return Problem(rel, 0, f"named {start}, not a multiple of the queue's file size {size}: the broker looks for its "
+                   "units in the wrong file (MappedFileQueue.findMappedFileByOffset)", "misaligned-cq-file")
 
 
 def queue_file_size(sizes: Iterable[int], configured: int | None = None, unit: int | None = CQ_UNIT_SIZE,
@@ -186,7 +197,11 @@ class ConsumeQueue:
         prev_start = None
         for start, _ in self.files:
             first_q = start // CQ_UNIT_SIZE
-            if prev_start is not None and start != prev_start + self.file_size:
+            off_grid = misaligned_name_problem(f"{self.rel_dir}/{start:020d}", start, self.file_size)
+            if off_grid is not None:
+                yield off_grid
+            elif prev_start is not None and start != prev_start + self.file_size and not misalignment(prev_start,
+                                                                                                       self.file_size):
                 yield Problem(f"{self.rel_dir}/{start:020d}", 0, "missing consume-queue file before this one", "missing-cq-file")
             prev_start = start
             wrong = file_size_problem(f"{self.rel_dir}/{start:020d}", self.file_sizes[start], self.file_size,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.model.bounds import int64_sum, misalignment
+from inspector.engine.model.bounds import int64_sum, misalignment, whole_units
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import (
     QUEUE_KIND_BATCH,
@@ -113,7 +113,7 @@ class BatchConsumeQueue:
                 continue
             try:
                 with MappedFile(path, rel) as mf:
-                    count = mf.size // BCQ_UNIT_SIZE
+                    count = whole_units(mf.size, BCQ_UNIT_SIZE)
                     allocated = allocated_end(path)
                     end = count * BCQ_UNIT_SIZE if allocated is None else min(count * BCQ_UNIT_SIZE, allocated)
                     written = -(-data_end(mf.array, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail

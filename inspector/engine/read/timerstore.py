@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.model.bounds import misalignment, usable_size
+from inspector.engine.model.bounds import misalignment, usable_size, whole_units
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem, listed_then_counted
 from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_files
@@ -221,7 +221,7 @@ class TimerLog:
 
 def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int, list[Problem], bool]:
     """(units kept, stop position, findings, ended at a blank) of one segment, as recoverAndRevise walks it."""
-    n = mf.size // TIMER_LOG_UNIT_SIZE
+    n = whole_units(mf.size, TIMER_LOG_UNIT_SIZE)
     arr = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=n) if n else np.zeros(0, UNIT_DTYPE)
     # the blank is read at a unit step: its magic sits where a unit's does (offset 12)
     blank = arr["magic"] == _BLANK
@@ -332,7 +332,7 @@ def read_wheel(root: str | Path) -> WheelSlots | None:
         problems.append(Problem(WHEEL_FILE, 0, f"{mf.size} bytes, the wheel is {TIMER_WHEEL_FILE_SIZE} "
                                 f"({TIMER_WHEEL_SLOTS:,} slots of 32): the broker does not start (\"Timer wheel "
                                 "length ... != expected\")", "timerwheel-size"))
-    n = min(mf.size // TIMER_WHEEL_SLOT_SIZE, TIMER_WHEEL_SLOTS)
+    n = min(whole_units(mf.size, TIMER_WHEEL_SLOT_SIZE), TIMER_WHEEL_SLOTS)
     if n:
         words = np.frombuffer(mf.buf, dtype=np.uint64, count=n * 4).reshape(n, 4)
         index = np.concatenate([np.flatnonzero(words[a:b].any(axis=1)).astype(np.int64) + a

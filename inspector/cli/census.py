@@ -1,8 +1,10 @@
 """``rmq-inspect census``: every file and folder of a store root by kind, and what does not belong there.
 
 Unknown and misplaced entries are warnings (exit 0); what the broker would not start with (an empty or
-odd-sized file or a folder in commitlog/, a segment named past 2^63) is an error (exit 4, like ``verify``). The store is not
-opened: the census lists folders and stats files, nothing more, so it stays fast on 16,000 queue folders.
+odd-sized file or a folder in commitlog/, a segment named past 2^63, a consume-queue file of another length, a topic
+whose queues are not where its queue type is loaded from) is an error (exit 4, like ``verify``, by the same rules). The
+store is not opened: the census lists folders, stats files and reads the topic configs, so it stays fast on 16,000
+queue folders.
 """
 
 from __future__ import annotations

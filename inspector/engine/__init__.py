@@ -50,6 +50,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.indexfile": ('IndexFileReader',),
     "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
     "read.layout": ('FieldSpan', 'Region', 'regions'),
+    "read.load_checks": ('store_load_problems',),
     "read.mapped": ('is_all_zero',),
     "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
@@ -217,6 +218,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.indexfile import IndexFileReader
     from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text
     from inspector.engine.read.layout import FieldSpan, Region, regions
+    from inspector.engine.read.load_checks import store_load_problems
     from inspector.engine.read.mapped import is_all_zero
     from inspector.engine.read.overview import (
         approximate_unique_key_time,

@@ -314,7 +314,7 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
                 # without numba there are no tables, and check_dledger reads the headers itself)
                 on_table = functools.partial(_keep_heads, heads) if seg.entry_header else None
                 summary = coverage.add_segment(store, seg, lambda m, s=store: record_problems(s, m), on_table)
-                lmq = segment_lmq_problems(store, seg)  # verify's record-side LMQ check, after every record
+                lmq = segment_lmq_problems(store, seg, coverage)  # verify's record-side LMQ check, after every record
                 entry_heads = dledger_segment_heads(store, heads)  # each entry against its index unit, here
                 report.uncovered = coverage.uncovered
             scan = summary.scan

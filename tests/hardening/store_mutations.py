@@ -13,6 +13,7 @@ structures (:func:`new_store_mutations`) sit in the same Layout.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -300,6 +301,9 @@ TIMERCHECK = {"lastReadTimeMs": (0, 8), "lastTimerLogFlushPos": (8, 8), "lastTim
               "masterTimerQueueOffset": (24, 8), "stateVersion": (32, 8), "timestamp": (40, 8), "counter": (48, 8)}
 LMQ_BYTES = b",%\x01\x02\x00\xff-9X 0"  # separators, digits, a sign, a NUL, a byte no UTF-8 holds
 LMQ_OFFSET_SHAPES = ("negative", "huge", "not-lmq", "no-at", "text")
+# whole-file damage (Mutation._file_*), by the store it applies to
+FILE_TARGETS = {"sample": ("cq-length", "queue-type"), "dledger": ("data-rename", "cq-length"),
+                "timer": ("timerlog-empty",), "lmq": ("lmq-gone", "lmq-last-zeroed", "cq-length")}
 FOREIGN_NAMES = {
     "commitlog": ("99999999999999999999", str(1 << 63), "abc", "1" * 25, "-1", "00000000000000065536.tmp"),
     "consumequeue": ("abc", "99999999999999999999", "-1", "1" * 25),  # a queue folder name under a topic
@@ -330,7 +334,7 @@ class Mutation:
 
     kind: str  # record | cq | index-header | index-slot | index-item | checkpoint | config | name | dledger-entry
     # | dledger-end | dledger-index | dledger-text | timer-unit | timer-blank | timer-wheel | timercheck
-    # | lmq-prop | lmq-cq | lmq-offset | special
+    # | lmq-prop | lmq-cq | lmq-offset | special | file (FILE_TARGETS)
     target: str
     pick: int
     value: int | str
@@ -578,6 +582,72 @@ class Mutation:
         path.write_text(text.replace(key + "2", new_key + value, 1))
         return Expect(rel, any_offset=True)
 
+    # -- whole files and folders (issue 35: what the broker's load refuses, queues gone, corners of sizes) -----------
+
+    def _file(self, root: Path, lay: Layout) -> Expect | None:
+        return getattr(self, "_file_" + self.target.replace("-", "_"))(root, lay)
+
+    def _file_cq_length(self, root: Path, lay: Layout) -> Expect | None:
+        """A consume-queue file cut or grown to another length (``truncate -s``): MappedFileQueue.load refuses it."""
+        files = sorted({f for f, *_ in lay.units})
+        rel = files[self.pick % len(files)]
+        path = root / rel
+        size = path.stat().st_size
+        length = int(self.value) % (2 * size + 1)
+        if length == size:
+            return None
+        with open(path, "r+b") as f:
+            f.truncate(length)
+        return Expect(rel, (0,))
+
+    def _file_lmq_gone(self, root: Path, lay: Layout) -> Expect | None:
+        """An %LMQ% queue folder deleted: the records multi-dispatched to it have no unit there."""
+        queues = sorted({f.rsplit("/", 2)[0] for f, _ in lay.lmq_units})
+        if not queues:
+            return None
+        shutil.rmtree(root / queues[self.pick % len(queues)])
+        return Expect(lay.segments[0], any_offset=True)
+
+    def _file_lmq_last_zeroed(self, root: Path, lay: Layout) -> Expect | None:
+        """The last unit of an %LMQ% queue zeroed: the queue ends before the record multi-dispatched to it."""
+        queues = sorted({f.rsplit("/", 2)[0] for f, _ in lay.lmq_units})
+        if not queues:
+            return None
+        queue = queues[self.pick % len(queues)]
+        file, position = max(u for u in lay.lmq_units if u[0].startswith(queue + "/"))
+        _patch(root, file, position, bytes(20))
+        return Expect(lay.segments[0], any_offset=True)
+
+    def _file_timerlog_empty(self, root: Path, lay: Layout) -> Expect | None:
+        """Timer-log files emptied (0 bytes) from the picked one on: with all of them, no length to divide by."""
+        files = sorted({f for f, _ in lay.timer_units})
+        if not files:
+            return None
+        for rel in files[self.pick % len(files):]:
+            (root / rel).write_bytes(b"")
+        return Expect(files[self.pick % len(files)], any_offset=True)
+
+    def _file_data_rename(self, root: Path, lay: Layout) -> Expect | None:
+        """A DLedger data file renamed off its offset (``...131072`` -> ``...131000``)."""
+        data = sorted({f for f, _ in lay.entries})
+        if len(data) < 2:
+            return None
+        rel = data[1 + self.pick % (len(data) - 1)]
+        start = int(rel.rsplit("/", 1)[1])
+        moved = f"{rel.rsplit('/', 1)[0]}/{start - 1 - int(self.value) % 1024:020d}"
+        (root / rel).rename(root / moved)
+        return Expect(moved, any_offset=True)
+
+    def _file_queue_type(self, root: Path, lay: Layout) -> Expect | None:
+        """A topic with consume queues marked ``"queue.type":"BatchCQ"`` in topics.json (queueTypeShouldBe)."""
+        topic = lay.queue_dirs[self.pick % len(lay.queue_dirs)].split("/", 1)[1]
+        path = root / "config" / "topics.json"
+        doc = json.loads(path.read_text())
+        table = doc.setdefault("topicConfigTable", {})
+        table.setdefault(topic, {"topicName": topic})["attributes"] = {"queue.type": "BatchCQ"}
+        path.write_text(json.dumps(doc))
+        return Expect(f"consumequeue/{topic}", (0,))
+
     def __str__(self) -> str:
         value = self.value if not isinstance(self.value, int) or abs(self.value) < 1 << 64 else f"{self.value:.3e}"
         where = "" if self.store == "sample" else f"{self.store}/"
@@ -666,4 +736,6 @@ def new_store_mutations() -> st.SearchStrategy[Mutation]:
                   st.integers(0, 1 << 16), st.just("lmq")),
         st.builds(Mutation, st.just("config"), st.sampled_from(CONFIG_SHAPES), st.integers(0, 15),
                   st.integers(0, 1 << 20), st.just("lmq")))
-    return st.one_of(dledger, timer, lmq)
+    files = st.one_of(*(st.builds(Mutation, st.just("file"), st.sampled_from(targets), st.integers(0, 1 << 10),
+                                  st.integers(0, 1 << 24), st.just(store)) for store, targets in FILE_TARGETS.items()))
+    return st.one_of(dledger, timer, lmq, files)

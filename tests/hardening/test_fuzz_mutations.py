@@ -186,6 +186,13 @@ NEW_REGRESSIONS = [
     Mutation("timer-unit", "commitlogOffset", 7965, -(1 << 63) + 1, "timer"),  # taken for a cleaned-up record
     Mutation("timer-unit", "prevPos", 802, 0, "timer"),  # a broken link shows at its slot's firstPos and num
     Mutation("timer-wheel", "lastPos", 371, 0, "timer"),  # ... a lastPos into another slot's chain: at firstPos
+    # issue 35: whole files
+    Mutation("file", "timerlog-empty", 0, 0, "timer"),  # a 0-byte timerlog file: ZeroDivisionError everywhere
+    Mutation("file", "data-rename", 0, 71, "dledger"),  # ...131072 -> ...131000: AttributeError in verify
+    Mutation("file", "cq-length", 3, 16007, "sample"),  # 800 -> 16,007 bytes: the broker refuses, verify exit 0
+    Mutation("file", "queue-type", 0, 0, "sample"),  # a plain topic marked BatchCQ: queueTypeShouldBe, exit 0
+    Mutation("file", "lmq-gone", 0, 0, "lmq"),  # an %LMQ% queue deleted: verify exit 0
+    Mutation("file", "lmq-last-zeroed", 1, 0, "lmq"),  # its last unit zeroed: verify exit 0
 ]
 
 

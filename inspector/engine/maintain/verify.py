@@ -35,6 +35,7 @@ from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.body import CodecMissing, decompress_body
 from inspector.engine.read.journal import interrupted_rebuild_problems
+from inspector.engine.read.load_checks import store_load_problems
 from inspector.engine.read.parallel import default_workers
 from inspector.engine.scan.kernels import LAZY_BYTES, numba_enabled, small_job
 from parsers.java import (
@@ -120,7 +121,11 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
     dledger = check_dledger(store, problems, heads)  # entries against the index, Raft indexes and terms, files
     if dledger is not None:
         problems.extend(dledger.problems)
-    problems.extend(lmq_record_problems(store))  # multi-dispatch properties the broker cannot dispatch as written
+    # multi-dispatch properties the broker cannot dispatch as written; the LMQ queues the records name, covered
+    problems.extend(lmq_record_problems(store, coverage))
+    # what the broker's load refuses (file lengths against the store's one size, queue types): before the queues'
+    # own findings, so a file's length is judged against the store's size, not its queue's (one finding a file)
+    problems.extend(store_load_problems(store))
     cq_units = 0
     log_end = store.max_offset()
     for topic, qid in store.queue_ids():

@@ -16,6 +16,10 @@ queue's end (or with no queue at all), and :meth:`QueueCoverage.problems` says w
   dispatching the record dispatches it when it starts again.
 
 A queue offset below the queue's first unit is fine: consume-queue files are deleted with the commitlog.
+
+A multi-dispatched record (LMQ, ``INNER_MULTI_DISPATCH``) is held to each queue it names as to its own: its unit
+there at its ``INNER_MULTI_QUEUE_OFFSET`` offset (:meth:`QueueCoverage.add_multi_dispatch`, fed by verify_lmq's
+search for such records). An ``%LMQ%`` queue is in no ``topics.json``: one gone is an error.
 """
 
 from __future__ import annotations
@@ -25,6 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.engine.model.meaning import gets_queue_unit
+from inspector.engine.model.multidispatch import (
+    INNER_MULTI_DISPATCH,
+    INNER_MULTI_QUEUE_OFFSET,
+    MultiDispatchError,
+    is_lmq,
+    lmq_targets,
+)
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.verify_kernels import INFO_UNITS, VerifyTable
@@ -54,6 +65,7 @@ class QueueCoverage:
         self.store = store
         self.ends = queue_ends(store) if ends is None else ends  # (topic, queue) -> max queue offset (exclusive)
         self.uncovered: dict[tuple[str, int], _Uncovered] = {}
+        self.multi_dispatched: set[tuple[str, int]] = set()  # uncovered queues that records multi-dispatch to
         # the ends as one flat array, topic number * width + queue id (a table's rows looked up at once;
         # -1: no such queue); queue ids past _FLAT_QUEUES are looked up one by one
         topics = sorted({t for t, _ in self.ends})
@@ -120,6 +132,8 @@ class QueueCoverage:
     def merge(self, uncovered: dict[tuple[str, int], _Uncovered]) -> None:
         """Add another walk's share (``uncovered`` of a QueueCoverage that walked other segments)."""
         for key, other in uncovered.items():
+            if is_lmq(key[0]):
+                self.multi_dispatched.add(key)  # only multi-dispatch names an %LMQ% queue
             u = self.uncovered.setdefault(key, _Uncovered())
             u.count += other.count
             if other.first_offset < u.first_offset:
@@ -134,6 +148,23 @@ class QueueCoverage:
         if end is None or msg.queue_offset >= end:
             self._note(msg.topic, msg.queue_id, np.array([msg.physical_offset]), np.array([msg.queue_offset]),
                        np.array([msg.store_timestamp]))
+
+    def add_multi_dispatch(self, msg: Message) -> None:
+        """The queues a record is multi-dispatched to besides its own (``INNER_MULTI_DISPATCH``, at the offsets
+        of ``INNER_MULTI_QUEUE_OFFSET``: ``ConsumeQueue.multiDispatchLmqQueue``), each held to its queue's end as
+        the record's own queue is. Properties the broker cannot dispatch are verify_lmq's findings."""
+        if not gets_queue_unit(msg.transaction):
+            return  # multiDispatchLmqQueue runs after the record's own unit: none, no LMQ units either
+        try:
+            targets = lmq_targets(msg.topic, msg.queue_id, msg.properties)
+        except MultiDispatchError:
+            return
+        for t in targets:
+            end = self.ends.get((t.queue, t.queue_id))
+            if end is None or t.queue_offset >= end:
+                self.multi_dispatched.add((t.queue, t.queue_id))
+                self._note(t.queue, t.queue_id, np.array([msg.physical_offset]), np.array([t.queue_offset]),
+                           np.array([msg.store_timestamp]))
 
     def _note(self, topic: str, qid: int, offsets: np.ndarray, qoffs: np.ndarray, stamps: np.ndarray) -> None:
         u = self.uncovered.setdefault((topic, qid), _Uncovered())
@@ -158,8 +189,12 @@ class QueueCoverage:
         found = []
         for (topic, qid), u in sorted(self.uncovered.items()):
             which = f"{u.count:,} record(s) of {topic} queue {qid} (queue offsets {u.low}..{u.high})"
+            lmq = (topic, qid) in self.multi_dispatched
+            if lmq:
+                which = (f"{u.count:,} record(s) multi-dispatched to {topic} queue {qid} ({INNER_MULTI_DISPATCH}; "
+                         f"{INNER_MULTI_QUEUE_OFFSET} {u.low}..{u.high})")
             if (topic, qid) not in self.ends:
-                if configured is not None and topic not in configured:
+                if configured is not None and topic not in configured and not lmq:
                     found.append(self._problem(u, f"{which} have no consume queue, and topics.json does not list "
                                                "the topic (deleted? mqadmin deleteTopic removes the queues, not "
                                                "the records)", "cq-missing", "warning"))
@@ -183,10 +218,7 @@ class QueueCoverage:
         return found
 
     def _problem(self, u: _Uncovered, reason: str, code: str, severity: str) -> Problem:
-        seg = self.store.commitlog.segment_for(u.first_offset)
-        if seg is None:
-            return Problem("commitlog", u.first_offset, reason, code, severity)
-        return Problem(seg.file, u.first_offset - seg.start_offset, reason, code, severity)
+        return Problem(*self.store.commitlog.place(u.first_offset), reason, code, severity)
 
 
 def queue_ends(store) -> dict[tuple[str, int], int]:

@@ -220,9 +220,7 @@ def _sequence_findings(store, units, headers, inside) -> tuple[list[Problem], tu
     falls = np.flatnonzero(np.diff(term) < 0) + 1
     for k, code, why in sorted([(int(k), "dledger-index", f"Raft index {idx[k]} after {idx[k - 1]}") for k in gaps]
                                + [(int(k), "dledger-term", f"term {term[k]} after {term[k - 1]}") for k in falls]):
-        seg = store.commitlog.segment_for(int(pos[k]))
-        found.append(Problem(seg.file, int(pos[k]) - seg.start_offset, f"entry {why}: DLedger recovery stops here",
-                             code))
+        found.append(Problem(*store.commitlog.place(int(pos[k])), f"entry {why}: DLedger recovery stops here", code))
         if stop is None:
             stop = (int(pos[k]), why)
     return found, stop
@@ -285,8 +283,8 @@ def recovery_preview(store, data_errors: list[Problem], stop: tuple[int, str] | 
         if seg is not None:
             firsts.append((seg.start_offset + p.offset, f"{p.file} @ {p.offset}: {p.reason}"))
     if stop is not None:
-        seg = log.segment_for(stop[0])
-        firsts.append((stop[0], f"{seg.file} @ {stop[0] - seg.start_offset}: entry {stop[1]}"))
+        file, at = log.place(stop[0])
+        firsts.append((stop[0], f"{file} @ {at}: entry {stop[1]}"))
     unread = [f for f in firsts if begin is not None and f[0] < begin.start_offset]
     firsts = [f for f in firsts if f not in unread]
     at = min(firsts)[0] if firsts else None

@@ -94,16 +94,17 @@ def may_multi_dispatch(store) -> bool:
     return any(is_lmq(topic) for topic, _ in store.queue_ids())
 
 
-def lmq_record_problems(store) -> Iterator[Problem]:
+def lmq_record_problems(store, coverage=None) -> Iterator[Problem]:
     """``multi_dispatch_problems`` of every record whose properties hold ``INNER_MULTI_DISPATCH``, in log order
-    (nothing searched in a store that cannot hold such records: :func:`may_multi_dispatch`)."""
+    (nothing searched in a store that cannot hold such records: :func:`may_multi_dispatch`); each such record
+    also goes to ``coverage`` (a QueueCoverage: its LMQ units must be there, as a record's own unit must)."""
     for seg in store.commitlog.segments:
-        yield from segment_lmq_problems(store, seg)
+        yield from segment_lmq_problems(store, seg, coverage)
 
 
-def segment_lmq_problems(store, seg) -> list[Problem]:
+def segment_lmq_problems(store, seg, coverage=None) -> list[Problem]:
     """``multi_dispatch_problems`` of the records of one segment whose properties hold ``INNER_MULTI_DISPATCH``
-    (the Spark verify job checks segment by segment)."""
+    (the Spark verify job checks segment by segment), each record also given to ``coverage`` when one is."""
     if not may_multi_dispatch(store):
         return []
     commitlog = store.commitlog
@@ -119,10 +120,16 @@ def segment_lmq_problems(store, seg) -> list[Problem]:
     found: list[Problem] = []
     for item in commitlog.segment_batches(seg, check_crc=False):
         if isinstance(item, MessageBatch):
-            for row in _rows_with_needle(buf, item):
-                found += multi_dispatch_problems(item.message(row))
+            messages = [item.message(row) for row in _rows_with_needle(buf, item)]
         elif isinstance(item, Message) and INNER_MULTI_DISPATCH in item.properties:
-            found += multi_dispatch_problems(item)
+            messages = [item]
+        else:
+            continue
+        for msg in messages:
+            odd = multi_dispatch_problems(msg)
+            found += odd
+            if coverage is not None and not odd:  # an odd pair is said once, by its own finding
+                coverage.add_multi_dispatch(msg)
     return found
 
 

@@ -48,7 +48,7 @@ def check_timer(store, log_end: int | None = None) -> tuple[list[Problem], int]:
             file, position = _where(timer, row)
             problems.append(Problem(file, position, f"DELETE unit: TIMER_DEL_UNIQKEY {key} names no timer of its "
                                     f"slot {slot}: it cancels nothing", "timer-delete-unmatched", "warning"))
-    for slot in timer.slot_numbers():
+    for slot in _chained_slots(timer):
         chain = timer.walk(slot)
         problems += chain.problems
         if chain.expired:  # its oldest units' file was deleted: num cannot be counted any more
@@ -64,6 +64,17 @@ def check_timer(store, log_end: int | None = None) -> tuple[list[Problem], int]:
         problems += _first_pos_problems(timer, chain)
     problems += _check_progress(store, timer)
     return problems, len(timer.units())
+
+
+def _chained_slots(timer: TimerStore) -> list[int]:
+    """The non-empty slots with something to walk or count: a slot whose lastPos is -1 and num 0 has an empty
+    chain that counts 0, nothing to say (a wheel of 1.2 million such slots, each with a time of another slot,
+    took 14 s walked one by one; its misplaced times are timerstore's findings)."""
+    wheel = timer.wheel
+    if wheel is None or not len(wheel.index):
+        return []
+    busy = (wheel.slots["last_pos"] != -1) | (wheel.slots["num"] != 0)
+    return wheel.index[busy].tolist()
 
 
 def _first_pos_problems(timer: TimerStore, chain) -> list[Problem]:

@@ -40,3 +40,33 @@ def int64_problem(value: int, what: str) -> str | None:
     if INT64_MIN <= value <= INT64_MAX:
         return None
     return f"{what} {value} is outside the signed 64-bit range [{INT64_MIN}, {INT64_MAX}]"
+
+
+# -- arithmetic on values read from a store ------------------------------------------------------------------
+# A file's length, a configured size, a long read from a unit: any may be 0, negative or at a bound of the
+# Java long. These few functions are the one guard every reader and check does its arithmetic through (a
+# timer log whose file is empty gave ``x % 0``, a batch unit at msgBaseOffset 2^63-1 a sum no int64 array can
+# hold), so a hostile value becomes a finding, never a ZeroDivisionError or OverflowError.
+
+
+def usable_size(*candidates: int | None, default: int) -> int:
+    """The first candidate that is a positive size (a configured value, one read from the files), else
+    ``default``: a 0-byte file gives no size to divide by."""
+    return next((c for c in candidates if c is not None and c > 0), default)
+
+
+def whole_units(length: int, unit: int) -> int:
+    """How many whole ``unit``-byte units ``length`` bytes hold (0 for a length or unit <= 0)."""
+    return length // unit if length > 0 and unit > 0 else 0
+
+
+def misalignment(value: int, size: int) -> int:
+    """How far ``value`` is past the last multiple of ``size`` below it (0: aligned). A size <= 0 aligns only 0:
+    the answer is then ``value`` itself (any other value is said to be misaligned, never a division by 0)."""
+    return value % size if size > 0 else value
+
+
+def int64_sum(*values: int) -> int | None:
+    """The sum when it is a Java long, else None (Java would wrap it negative: the caller says so)."""
+    total = sum(values)
+    return total if INT64_MIN <= total <= INT64_MAX else None

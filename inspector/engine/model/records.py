@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from inspector.engine.model import meaning
 from inspector.engine.model.crc import rocketmq_crc32
 from parsers import commitlog as cl
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,17 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.file} @ {self.offset}: {self.reason}"
+
+
+def listed_then_counted(items: Sequence[T], limit: int, one: Callable[[T], Problem],
+                        rest: Callable[[int, T, T], Problem]) -> list[Problem]:
+    """One finding per item up to ``limit`` (``one``), then, when there are more, ONE finding that counts them
+    (``rest(how many, the first left out, the last)``, a code of its own ending in ``-more``): the cap every
+    list of like findings keeps (a wheel of 1.2 million misplaced slots), said in the output, never silent."""
+    found = [one(item) for item in items[:limit]]
+    if len(items) > limit:
+        found.append(rest(len(items) - limit, items[limit], items[-1]))
+    return found
 
 
 @dataclass(frozen=True)

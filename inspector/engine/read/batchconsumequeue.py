@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import int64_sum, misalignment, whole_units
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import (
     QUEUE_KIND_BATCH,
@@ -30,7 +31,7 @@ from inspector.engine.model.records import (
     QueueInfo,
 )
 from inspector.engine.read.body import decompress_body
-from inspector.engine.read.consumequeue import file_size_problem
+from inspector.engine.read.consumequeue import file_size_problem, misaligned_name_problem, queue_file_size
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
@@ -97,7 +98,11 @@ class BatchConsumeQueue:
         prev_start = None
         for start, path in self.files:
             rel = f"{self.rel_dir}/{start:020d}"
-            if prev_start is not None and start != prev_start + self.file_size:
+            off_grid = misaligned_name_problem(rel, start, self.file_size)
+            if off_grid is not None:
+                problems.append(off_grid)
+            elif prev_start is not None and start != prev_start + self.file_size and not misalignment(
+                    prev_start, self.file_size):
                 problems.append(Problem(rel, 0, "missing batch consume-queue file before this one", "missing-cq-file"))
             prev_start = start
             size = self.file_sizes[start]
@@ -108,7 +113,7 @@ class BatchConsumeQueue:
                 continue
             try:
                 with MappedFile(path, rel) as mf:
-                    count = mf.size // BCQ_UNIT_SIZE
+                    count = whole_units(mf.size, BCQ_UNIT_SIZE)
                     allocated = allocated_end(path)
                     end = count * BCQ_UNIT_SIZE if allocated is None else min(count * BCQ_UNIT_SIZE, allocated)
                     written = -(-data_end(mf, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail
@@ -122,10 +127,17 @@ class BatchConsumeQueue:
                 phy, sz, base, batch = (columns["physical_offset"][i], columns["size"][i],
                                         columns["msg_base_offset"][i], columns["batch_size"][i])
                 position = i * BCQ_UNIT_SIZE
-                if phy >= 0 and sz > 0 and base >= 0 and batch > 0:
+                past = int64_sum(base, batch) is None or int64_sum(phy, sz) is None
+                if phy >= 0 and sz > 0 and base >= 0 and batch > 0 and not past:
                     units.append(BatchUnit(self.topic, self.queue_id, base, phy, sz, columns["tags_code"][i], rel,
                                            position, columns["store_timestamp"][i], base, batch,
                                            columns["compacted_offset"][i], columns["reserved"][i]))
+                elif past:  # recover takes it; the queue's max offset (base + batchSize) wraps negative in Java
+                    which = (f"msgBaseOffset {base} + batchSize {batch}" if int64_sum(base, batch) is None
+                             else f"physical offset {phy} + size {sz}")
+                    problems.append(Problem(rel, position, f"unit {start // BCQ_UNIT_SIZE + i}: {which} is past the "
+                                            "largest Java long (the broker's sum wraps negative): not read as a "
+                                            "unit", "bcq-bad-unit"))
                 else:
                     problems.append(Problem(rel, position, f"unit {start // BCQ_UNIT_SIZE + i} is not valid "
                                             f"(physical offset {phy}, size {sz}, msgBaseOffset {base}, batchSize "
@@ -172,8 +184,8 @@ class BatchConsumeQueue:
 
 
 def _common_size(sizes: list[int]) -> int:
-    positive = [s for s in sizes if s > 0]
-    return max(set(positive), key=lambda s: (positive.count(s), s)) if positive else BCQ_DEFAULT_FILE_SIZE
+    """The queue's file size from its own files (``mapperFileSizeBatchConsumeQueue`` is not rounded to 46)."""
+    return queue_file_size(sizes, unit=None, default=BCQ_DEFAULT_FILE_SIZE)
 
 
 # -- inner-batch records -----------------------------------------------------------------------------------------

@@ -6,7 +6,10 @@ are sparse, so a 6,000,000-byte queue file may hold one 4 KiB page. Names are ju
 ``strays.py`` (one place says what a stray is); the census adds what only a listing of every entry can see: a
 commitlog file whose size is not the others' (the broker's ``MappedFileQueue.load`` refuses it and the broker does
 not start; an empty stray file is apache/rocketmq#3257), entries of the wrong type, and root entries no broker
-writes. Cost: ``scandir`` and ``stat`` only, no file is opened, so 16,000 queue folders take a fraction of a second.
+writes; and the broker's load checks of the queue folders, by the rules verify applies (``load_checks.py``: a
+queue file of another length than the one size, a topic folder where its queue type is not loaded from). Cost:
+``scandir`` and ``stat``, and the topic configs read when there are queue folders (the one file opened), so
+16,000 queue folders take a fraction of a second.
 
 Given the broker's configuration, the commitlog is counted where ``storePathCommitLog`` (and
 ``readOnlyCommitLogStorePaths``) put it: outside the root, or split over several folders, all of them judged as
@@ -27,7 +30,10 @@ from pathlib import Path
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.records import Problem
+from inspector.engine.read.batchconsumequeue import BATCH_DIR
+from inspector.engine.read.consumequeue import queue_files_problems
 from inspector.engine.read.dledger_members import MemberChoice, choose_member
+from inspector.engine.read.load_checks import FOLDER_TYPES, configured_topics, queue_type_problems
 from inspector.engine.read.settings import commitlog_folders, commitlog_key
 from inspector.engine.read.strays import (
     INDEX_NAME_WIDTH,
@@ -37,6 +43,7 @@ from inspector.engine.read.strays import (
     queue_entry_problem,
     topic_entry_problem,
 )
+from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE
 
 UNKNOWN = "unknown"
 _NAME = attrgetter("name")
@@ -109,7 +116,8 @@ class Census:
 
     @property
     def errors(self) -> list[Problem]:
-        """What the broker would not start with (an empty or odd-sized commitlog file, a name past 2^63)."""
+        """What the broker would not start with (an empty or odd-sized commitlog or queue file, a name past 2^63,
+        a topic's queues in the folder of another queue type)."""
         return [p for p in self.problems if p.severity == "error"]
 
     def kind(self, name: str) -> KindCount | None:
@@ -140,6 +148,9 @@ class _Walk:
     # the commitlog folders broker.conf names (labels: relative to the root when under it), None: <root>/commitlog
     commitlog_at: list[str] | None = None
     dledger_members: list[str] = field(default_factory=list)  # dledger-<id>/ folders holding data/
+    # consumequeue/ and batchconsumequeue/: each queue folder's (file, length) in name order, for the load checks
+    queue_files: dict[str, list[list[tuple[str, int]]]] = field(default_factory=dict)
+    queue_topics: dict[str, set[str]] = field(default_factory=dict)  # the topics with a queue folder there
 
     # -- bookkeeping ------------------------------------------------------------------------------------------
 
@@ -196,8 +207,9 @@ class _Walk:
         self.note(problem)
         self.whole(self.tally(UNKNOWN, "unknown or misplaced entries"), entry, rel)
 
-    def offset_files(self, tally: _Tally, rel: str, what: str) -> None:
-        """A folder of files named by a 20-digit offset (a queue folder, timerlog/)."""
+    def offset_files(self, tally: _Tally, rel: str, what: str, lengths: list[tuple[str, int]] | None = None) -> None:
+        """A folder of files named by a 20-digit offset (a queue folder, timerlog/); ``lengths`` gets each
+        file's (path, length)."""
         tally.folders += 1
         for entry in self.listing(rel):
             path = f"{rel}/{entry.name}"
@@ -207,7 +219,10 @@ class _Walk:
             if problem is not None:
                 self.stray(entry, path, problem)
                 continue
-            self.add_file(tally, self.stat(entry, path))
+            st = self.stat(entry, path)
+            self.add_file(tally, st)
+            if lengths is not None and st is not None:
+                lengths.append((path, st.st_size))
 
     def commitlog(self, kind: str, what: str, folders: list[str]) -> None:
         """Segments, and what stops a broker's load (``MappedFileQueue.doLoad`` takes every entry of the folder
@@ -270,8 +285,12 @@ class _Walk:
                 problem = queue_entry_problem(queue_rel, queue.name, entry_is_dir(queue))
                 if problem is not None:
                     self.stray(queue, queue_rel, problem)
-                else:
-                    self.offset_files(tally, queue_rel, file_kind)
+                    continue
+                lengths: list[tuple[str, int]] = []
+                self.offset_files(tally, queue_rel, file_kind, lengths)
+                if rel in FOLDER_TYPES:
+                    self.queue_files.setdefault(rel, []).append(lengths)
+                    self.queue_topics.setdefault(rel, set()).add(topic.name)
 
     def index(self, kind: str, what: str) -> None:
         tally = self.tally(kind, what)
@@ -376,7 +395,8 @@ def _config_file_name(name: str) -> bool:
 
 
 def census(root: str | Path, broker_config: BrokerConfig | None = None, dledger_member: str | None = None) -> Census:
-    """Every file and folder under ``root``, classified; never opens a file (scandir and stat only). With the
+    """Every file and folder under ``root``, classified (scandir and stat; of the files only the topic configs
+    are read, for the queue-type check). With the
     broker's configuration the commitlog is counted in the folders it names (a missing one is ``BadInput``).
     Several DLedger members: a warning names the one a store opened with ``dledger_member`` (or the broker
     config's dLegerSelfId) reads, and the ones it does not."""
@@ -392,6 +412,8 @@ def census(root: str | Path, broker_config: BrokerConfig | None = None, dledger_
         walk.root_entry(entry)
     if walk.commitlog_at is not None:
         walk.commitlog(*ROOT_KINDS["commitlog"][:2], walk.commitlog_at)
+    for problem in _load_problems(walk, Path(root), broker_config):
+        walk.note(problem)
     choice = choose_member(walk.dledger_members, dledger_member, broker_config, os.fspath(root))
     members = choice.problem() if choice is not None else None
     if members is not None:
@@ -400,6 +422,19 @@ def census(root: str | Path, broker_config: BrokerConfig | None = None, dledger_
     kinds = tuple(KindCount(kind, t.what, t.files, t.folders, t.apparent, t.allocated)
                   for kind, t in sorted(walk.tallies.items(), key=lambda kt: order.get(kt[0], len(order))))
     return Census(os.fspath(root), kinds, tuple(walk.problems), walk.unlisted, moved, choice)
+
+
+def _load_problems(walk: _Walk, root: Path, broker_config: BrokerConfig | None) -> list[Problem]:
+    """The broker's load checks on the listing, by the rules verify applies (load_checks.py): every queue file's
+    length against the one size, and (reading the topic configs, the one file the census opens) each topic
+    folder against its queue type."""
+    configured = broker_config.mappedFileSizeConsumeQueue if broker_config is not None else None
+    found = queue_files_problems(walk.queue_files.get("consumequeue", []), configured)
+    found += queue_files_problems(walk.queue_files.get(BATCH_DIR, []), None, None, BCQ_DEFAULT_FILE_SIZE)
+    found = [p for p in found if p.severity == "error"]  # an empty last file is no stray: the readers say it
+    if walk.queue_topics:
+        found += queue_type_problems(configured_topics(root, broker_config), walk.queue_topics)
+    return found
 
 
 def census_view(c: Census) -> dict:

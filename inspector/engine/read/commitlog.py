@@ -131,6 +131,14 @@ class CommitLog:
         seg = self.segments[i]
         return seg if offset < seg.start_offset + max(seg.file_size, 1) else None
 
+    def place(self, offset: int) -> tuple[str, int]:
+        """(file, offset in it) naming a physical offset in a finding: its segment's, else the log's folder and
+        the offset itself (a data file renamed off its offset leaves positions no segment holds)."""
+        seg = self.segment_for(offset)
+        if seg is None:
+            return self.directory, offset
+        return seg.file, offset - seg.start_offset
+
     def no_segment_error(self, offset: int) -> StoreError:
         """Why no segment holds ``offset``: an entry of that name that is no file (a store error), or none."""
         for label, path in self._not_files:

@@ -5,18 +5,19 @@ from __future__ import annotations
 import os
 import struct
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import misalignment
 from inspector.engine.model.errors import NotFound, StoreError
-from inspector.engine.model.records import CqUnit, Problem, QueueInfo
+from inspector.engine.model.records import CqUnit, Problem, QueueInfo, listed_then_counted
 from inspector.engine.read.cq_probe import UnitProbe
 from inspector.engine.read.mapped import MappedFile, allocated_end, data_end, offset_named_files
 from inspector.engine.read.strays import queue_id_name
-from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE
+from parsers.consumequeue import CQ_DEFAULT_FILE_SIZE, CQ_UNIT_SIZE, PRE_BLANK_SIZE, cq_file_size
 
 _UNIT = struct.Struct(">qiq")
 UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
@@ -26,13 +27,54 @@ UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code"
 def file_size_problem(rel: str, size: int, expected: int, is_last: bool) -> Problem | None:
     """A queue file whose length is not the configured one: an error, except an empty last file (a broker
     creating it, or stopped right after; MappedFileQueue deletes it at start since RocketMQ 5.1.3), a warning as
-    for commitlog segments."""
+    for commitlog segments. The error is the broker's own refusal: ``MappedFileQueue.doLoad`` (5.3.1) logs
+    "length not matched message store config value, please check it manually" and returns false, so
+    ``ConsumeQueueStore.load`` fails and the broker does not start."""
     if size == expected:
         return None
     empty_last = is_last and size == 0
     return Problem(rel, 0, f"file is {size} bytes, expected {expected}"
-                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else ""),
+                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else
+                      ": the broker's MappedFileQueue.load refuses it and does not start"),
                    "wrong-cq-file-size", "warning" if empty_last else "error")
+
+
+def misaligned_name_problem(rel: str, start: int, size: int) -> Problem | None:
+    """A queue file named off its queue's grid of ``size``-byte files: the broker names each by a multiple of the
+    size and finds a unit's file as offset / size - first / size (``MappedFileQueue.findMappedFileByOffset``),
+    so units in this one are looked for in the wrong file."""
+    if not misalignment(start, size):
+        return None
+    return Problem(rel, 0, f"named {start}, not a multiple of the queue's file size {size}: the broker looks for its "
+                   "units in the wrong file (MappedFileQueue.findMappedFileByOffset)", "misaligned-cq-file")
+
+
+def queue_file_size(sizes: Iterable[int], configured: int | None = None, unit: int | None = CQ_UNIT_SIZE,
+                    default: int = CQ_DEFAULT_FILE_SIZE) -> int:
+    """The one length a broker gives every file of its consume queues: the configured size when given (for
+    consume queues rounded up to a multiple of 20, ``MessageStoreConfig.getMappedFileSizeConsumeQueue``), else
+    the most common length among ``sizes`` that can be one (positive; a multiple of ``unit`` when given: a
+    16,007-byte file is no consume queue's size, whatever the others), the larger on a tie; else ``default``.
+    One rule for a queue's own files, all of a store's (verify) and all of a root's (census)."""
+    if configured:
+        return cq_file_size(configured) if unit == CQ_UNIT_SIZE else configured
+    counts = Counter(s for s in sizes if s > 0 and (unit is None or s % unit == 0))
+    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else default
+
+
+def queue_files_problems(folders: Iterable[Sequence[tuple[str, int]]], configured: int | None = None,
+                         unit: int | None = CQ_UNIT_SIZE, default: int = CQ_DEFAULT_FILE_SIZE) -> list[Problem]:
+    """``file_size_problem`` of every file of every queue folder (each a list of (file, length) in name order)
+    against the one size of :func:`queue_file_size` over all of them: what ``MappedFileQueue.load`` refuses."""
+    folders = [list(f) for f in folders]
+    expected = queue_file_size((size for f in folders for _, size in f), configured, unit, default)
+    found = []
+    for files in folders:
+        for i, (rel, size) in enumerate(files):
+            problem = file_size_problem(rel, size, expected, i == len(files) - 1)
+            if problem is not None:
+                found.append(problem)
+    return found
 
 
 @dataclass(frozen=True)
@@ -61,11 +103,10 @@ class UnitRun:
 
 
 def _common_size(sizes: list[int]) -> int:
-    """The most common non-zero file size (the larger on a tie), else the broker's default."""
-    if len(sizes) == 1 and sizes[0] > 0:
+    """The queue's file size as :func:`queue_file_size` tells it from its own files."""
+    if len(sizes) == 1 and sizes[0] > 0 and sizes[0] % CQ_UNIT_SIZE == 0:
         return sizes[0]  # most queues have one file: no Counter for them
-    counts = Counter(s for s in sizes if s > 0)
-    return max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] if counts else CQ_DEFAULT_FILE_SIZE
+    return queue_file_size(sizes)
 
 
 _FAST_UNIT = not hasattr(CqUnit, "__slots__") and not hasattr(CqUnit, "__post_init__")
@@ -156,7 +197,11 @@ class ConsumeQueue:
         prev_start = None
         for start, _ in self.files:
             first_q = start // CQ_UNIT_SIZE
-            if prev_start is not None and start != prev_start + self.file_size:
+            off_grid = misaligned_name_problem(f"{self.rel_dir}/{start:020d}", start, self.file_size)
+            if off_grid is not None:
+                yield off_grid
+            elif prev_start is not None and start != prev_start + self.file_size and not misalignment(prev_start,
+                                                                                                       self.file_size):
                 yield Problem(f"{self.rel_dir}/{start:020d}", 0, "missing consume-queue file before this one", "missing-cq-file")
             prev_start = start
             wrong = file_size_problem(f"{self.rel_dir}/{start:020d}", self.file_sizes[start], self.file_size,
@@ -352,14 +397,12 @@ def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, picks: Sequen
                why: str) -> Iterator[Problem]:
     """One ``cq-bad-unit`` finding per unit index in ``picks`` (up to BAD_UNITS_SAID, then one line for the
     rest); unit ``stop`` has queue offset ``q``."""
-    for i in picks[:BAD_UNITS_SAID]:
-        u = units[i]
-        yield Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
-                      f"{int(u['physical_offset'])} and size {int(u['size'])}: {why}", "cq-bad-unit")
-    if len(picks) > BAD_UNITS_SAID:
-        at = picks[BAD_UNITS_SAID]
-        yield Problem(rel, first + at * CQ_UNIT_SIZE, f"and {len(picks) - BAD_UNITS_SAID} more units like these "
-                      f"up to unit {q + picks[-1] - stop}", "cq-bad-units-more")
+    yield from listed_then_counted(
+        picks, BAD_UNITS_SAID,
+        lambda i: Problem(rel, first + i * CQ_UNIT_SIZE, f"unit {q + i - stop} has physical offset "
+                          f"{int(units[i]['physical_offset'])} and size {int(units[i]['size'])}: {why}", "cq-bad-unit"),
+        lambda n, at, last: Problem(rel, first + at * CQ_UNIT_SIZE, f"and {n} more units like these up to unit "
+                                    f"{q + last - stop}", "cq-bad-units-more"))
 
 
 def _first_valid(units: np.ndarray, base: int) -> int | None:

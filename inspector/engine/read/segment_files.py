@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from inspector.engine.model.arguments import SEGMENT_SIZE
+from inspector.engine.model.bounds import misalignment
 from inspector.engine.model.records import Problem, Segment
 
 
@@ -44,6 +45,8 @@ def infer_segment_size(sizes: list[int], starts: list[int] | None = None) -> int
                    if b > a and SEGMENT_SIZE.fits(b - a))
     if size and all(g % size == 0 for g in gaps):
         return size
+    if size and starts and sum(misalignment(s, size) == 0 for s in starts) * 2 > len(starts):
+        return size  # most names are multiples of the usual size: the others are renamed off it (layout says so)
     if gaps:
         return min(gaps.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     return size
@@ -54,11 +57,20 @@ def layout_problems(not_files: list[tuple[str, Path]], segments: list[Segment], 
     overlaps."""
     problems = [Problem(f"{directory}/{path.name}", 0, f"{entry_kind(path)} where a segment file should be: "
                         "skipped", "not-a-segment-file") for directory, path in not_files]
+    aligned = [misalignment(seg.start_offset, segment_size) == 0 for seg in segments]
+    # names off the grid most names are on (a file renamed): said once each, not again as the gap behind them
+    off = [segment_size > 0 and sum(aligned) * 2 > len(segments) and not a for a in aligned]
     for i, seg in enumerate(segments):
         if not segment_size and seg.file_size > SEGMENT_SIZE.high:
             problems.append(Problem(seg.file, 0, f"segment is {seg.file_size} bytes, more than any segment a broker "
                                     f"maps (mappedFileSizeCommitLog is a Java int: at most {SEGMENT_SIZE.high})",
                                     "wrong-segment-size"))
+        if off[i]:
+            # MappedFileQueue.findMappedFileByOffset takes a file's index as offset / size - first / size: a
+            # name off the grid puts its records where the broker never looks for them
+            problems.append(Problem(seg.file, 0, f"named {seg.start_offset}, not a multiple of the segment size "
+                                    f"{segment_size}: the broker looks for offsets in the wrong file "
+                                    "(MappedFileQueue.findMappedFileByOffset)", "misaligned-segment"))
         if segment_size and seg.file_size != segment_size:
             is_empty_last = i == len(segments) - 1 and seg.file_size == 0
             problems.append(
@@ -73,7 +85,9 @@ def layout_problems(not_files: list[tuple[str, Path]], segments: list[Segment], 
             )
         if i and segment_size:
             expected = segments[i - 1].start_offset + segment_size
-            if seg.start_offset > expected:
+            if seg.start_offset > expected and off[i - 1]:
+                pass  # the gap a misaligned name leaves behind it: that name's finding says it
+            elif seg.start_offset > expected:
                 missing = (seg.start_offset - expected) // segment_size
                 problems.append(
                     Problem(

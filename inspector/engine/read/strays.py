@@ -14,7 +14,7 @@ from pathlib import Path
 
 from inspector.engine.model.bounds import INT64_MAX, decimal_name, int64_problem
 from inspector.engine.model.files import file_kind
-from inspector.engine.model.records import Problem
+from inspector.engine.model.records import Problem, listed_then_counted
 from inspector.engine.read.rocksdb_queue import is_rocksdb_dir
 
 OFFSET_WIDTH, INDEX_NAME_WIDTH = 20, 17
@@ -35,13 +35,21 @@ def queue_id_name(name: str) -> int | None:
 
 
 def _entries(folder: str | Path) -> list[os.DirEntry]:
-    """The folder's entries by name (at most _LISTED); scandir: no Path and no stat per entry, as 16,000 queue
+    """The folder's entries by name, every one (the findings are capped, not the entries: a consumequeue/ of
+    16,000 topics had the last 6,000 unlooked at); scandir: no Path and no stat per entry, as 16,000 queue
     folders are listed here on every open (Path.iterdir + is_dir took 0.45 s of a 1.4 s ``info``)."""
     try:
         with os.scandir(folder) as it:
-            return sorted(it, key=lambda e: e.name)[:_LISTED]
+            return sorted(it, key=lambda e: e.name)
     except OSError:
         return []  # not a folder, or unreadable: reported by its reader
+
+
+def _listed(rel: str, found: list[Problem]) -> list[Problem]:
+    """A folder's findings, the first _LISTED one by one, then one counting the rest."""
+    return listed_then_counted(found, _LISTED, lambda p: p, lambda n, first, last: Problem(
+        first.file, 0, f"and {n:,} more entries of {rel}/ no reader reads, up to {last.file} (the first "
+        f"{_LISTED:,} are listed)", "unknown-files-more", "warning"))
 
 
 # -- the rules, one entry at a time (census.py applies them to its own scandir walk) ------------------------------
@@ -82,10 +90,12 @@ def queue_entry_problem(rel: str, name: str, is_dir: bool) -> Problem | None:
 # -- the walk the readers use -----------------------------------------------------------------------------------
 
 
-def _offset_folder(folder: str | Path, rel: str, what: str, *, regular_only: bool = False) -> Iterator[Problem]:
-    """``regular_only``: an entry with a good name that is no regular file (a FIFO, a device, a folder, a dangling
-    link) is said too: a queue reader skips it unopened (a FIFO would block), so it is said here, where ``info``
-    and ``verify`` both list it (commitlog/ says its own: ``not-a-segment-file``)."""
+def _offset_folder(folder: str | Path, rel: str, what: str, *, regular_only: bool = False) -> list[Problem]:
+    """The folder's findings (listed, then counted: ``_listed``). ``regular_only``: an entry with a good name that
+    is no regular file (a FIFO, a device, a folder, a dangling link) is said too: a queue reader skips it unopened
+    (a FIFO would block), so it is said here, where ``info`` and ``verify`` both list it (commitlog/ says its own:
+    ``not-a-segment-file``)."""
+    found: list[Problem] = []
     for entry in _entries(folder):
         problem = offset_entry_problem(f"{rel}/{entry.name}", entry.name, what)
         if problem is None and regular_only:
@@ -94,7 +104,8 @@ def _offset_folder(folder: str | Path, rel: str, what: str, *, regular_only: boo
                 problem = Problem(f"{rel}/{entry.name}", 0, f"not a regular file ({kind}) where a {what} should be: "
                                   "skipped", "not-a-queue-file")
         if problem is not None:
-            yield problem
+            found.append(problem)
+    return _listed(rel, found)
 
 
 def _not_regular(entry: os.DirEntry) -> str | None:
@@ -110,11 +121,9 @@ def _not_regular(entry: os.DirEntry) -> str | None:
 
 def unknown_entries(root: Path) -> list[Problem]:
     """Every entry of commitlog/, index/, consumequeue/ and batchconsumequeue/ that no reader of the engine reads."""
-    found = list(_offset_folder(root / "commitlog", "commitlog", "commitlog segment"))
-    for entry in _entries(root / "index"):
-        problem = index_entry_problem(f"index/{entry.name}", entry.name)
-        if problem is not None:
-            found.append(problem)
+    found = _offset_folder(root / "commitlog", "commitlog", "commitlog segment")
+    index = [index_entry_problem(f"index/{entry.name}", entry.name) for entry in _entries(root / "index")]
+    found += _listed("index", [p for p in index if p is not None])
     for base, what in (("consumequeue", "consume-queue file"), ("batchconsumequeue", "batch consume-queue file")):
         found.extend(_queue_folders(root, base, what))
     return found
@@ -123,17 +132,25 @@ def unknown_entries(root: Path) -> list[Problem]:
 def _queue_folders(root: Path, base: str, what: str) -> Iterator[Problem]:
     """Strays of ``base/<topic>/<queue>/<20-digit offset>`` (consume queues and 5.x batch consume queues)."""
     rocksdb = is_rocksdb_dir(root / base)  # a RocksDB consume queue: its files are the database's
+    topics: list[Problem] = []  # this folder's own findings past the first _LISTED (the listed ones go in order)
     for topic in _entries(root / base):
         if rocksdb and not topic.is_dir():
             continue
         problem = topic_entry_problem(f"{base}/{topic.name}", topic.is_dir())
         if problem is not None:
-            yield problem
+            topics.append(problem)
+            if len(topics) <= _LISTED:
+                yield problem
             continue
+        queues: list[Problem] = []
         for queue in _entries(topic.path):
             rel = f"{base}/{topic.name}/{queue.name}"
             problem = queue_entry_problem(rel, queue.name, queue.is_dir())
             if problem is None:
                 yield from _offset_folder(queue.path, rel, what, regular_only=True)
             else:
-                yield problem
+                queues.append(problem)
+                if len(queues) <= _LISTED:
+                    yield problem
+        yield from _listed(f"{base}/{topic.name}", queues)[_LISTED:]
+    yield from _listed(base, topics)[_LISTED:]

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.bounds import misalignment, usable_size, whole_units
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Problem
+from inspector.engine.model.records import Problem, listed_then_counted
 from inspector.engine.read.mapped import MappedFile, data_extents, offset_named_entries
 from inspector.engine.read.segment_files import not_file_problems
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
@@ -137,6 +138,9 @@ class WheelSlots:
     problems: tuple[Problem, ...]
 
 
+LISTED = 1000  # findings of one kind listed one by one (a wheel may hold 1.2 million): then one counts the rest
+
+
 def _size(path: Path) -> int:
     """The file's length; 0 when it cannot be stat'ed (opening it then says why)."""
     try:
@@ -161,7 +165,8 @@ class TimerLog:
         self.files, self.not_files = _unit_segments(self.root)
         sizes = [_size(path) for _, path in self.files]
         self.file_sizes = sizes
-        self.file_size = file_size or (max(sizes) if sizes else TIMER_LOG_DEFAULT_FILE_SIZE)
+        # a 0-byte file gives no size (the broker's load deletes an empty last file): the default then
+        self.file_size = usable_size(file_size, max(sizes, default=0), default=TIMER_LOG_DEFAULT_FILE_SIZE)
         self._units: TimerUnits | None = None
 
     @property
@@ -182,7 +187,7 @@ class TimerLog:
         end = self.files[0][0] if self.files else 0
         for n, (start, path) in enumerate(self.files):
             rel = f"{TIMERLOG_DIR}/{path.name}"
-            if start % self.file_size:
+            if misalignment(start, self.file_size):
                 problems.append(Problem(rel, 0, f"named {start}, not a multiple of the timer log file size "
                                         f"{self.file_size}", "timerlog-name", "warning"))
             if self.file_sizes[n] != self.file_size:
@@ -219,7 +224,7 @@ class TimerLog:
 
 def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int, list[Problem], bool]:
     """(units kept, stop position, findings, ended at a blank) of one segment, as recoverAndRevise walks it."""
-    n = mf.size // TIMER_LOG_UNIT_SIZE
+    n = whole_units(mf.size, TIMER_LOG_UNIT_SIZE)
     arr = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=n) if n else np.zeros(0, UNIT_DTYPE)
     # the blank is read at a unit step: its magic sits where a unit's does (offset 12)
     blank = arr["magic"] == _BLANK
@@ -285,8 +290,13 @@ def _torn_units(rows: np.ndarray, rel: str) -> list[Problem]:
     """Units whose size and magic were written but nothing after them (write time, record offset and size all
     0): a unit torn by a crash; the broker would deliver nothing real from it."""
     torn = np.flatnonzero((rows["write_time"] == 0) & (rows["commitlog_offset"] == 0) & (rows["record_size"] == 0))
-    return [Problem(rel, int(i) * TIMER_LOG_UNIT_SIZE, "a torn unit: size and magic written, write time, record "
-                    "offset and size all 0", "timer-torn-unit") for i in torn[:1000]]
+    return listed_then_counted(
+        torn, LISTED,
+        lambda i: Problem(rel, int(i) * TIMER_LOG_UNIT_SIZE, "a torn unit: size and magic written, write time, "
+                          "record offset and size all 0", "timer-torn-unit"),
+        lambda n, first, last: Problem(rel, int(first) * TIMER_LOG_UNIT_SIZE, f"and {n:,} more torn units like "
+                                       f"these up to timer-log position {int(last) * TIMER_LOG_UNIT_SIZE} (the first "
+                                       f"{LISTED:,} are listed)", "timer-torn-units-more"))
 
 
 def _all_zero(mf: MappedFile, start: int, end: int) -> bool:
@@ -325,21 +335,25 @@ def read_wheel(root: str | Path) -> WheelSlots | None:
         problems.append(Problem(WHEEL_FILE, 0, f"{mf.size} bytes, the wheel is {TIMER_WHEEL_FILE_SIZE} "
                                 f"({TIMER_WHEEL_SLOTS:,} slots of 32): the broker does not start (\"Timer wheel "
                                 "length ... != expected\")", "timerwheel-size"))
-    n = min(mf.size // TIMER_WHEEL_SLOT_SIZE, TIMER_WHEEL_SLOTS)
+    n = min(whole_units(mf.size, TIMER_WHEEL_SLOT_SIZE), TIMER_WHEEL_SLOTS)
     if n:
         words = np.frombuffer(mf.buf, dtype=np.uint64, count=n * 4).reshape(n, 4)
         index = np.concatenate([np.flatnonzero(words[a:b].any(axis=1)).astype(np.int64) + a
                                 for a, b in _slot_ranges(path, n)] or [np.zeros(0, np.int64)])
-        slots = np.frombuffer(mf.buf, dtype=SLOT_DTYPE, count=n)[index].copy()
+        slots = np.frombuffer(mf.buf, dtype=SLOT_DTYPE, count=n)[index]  # fancy indexing copies: no .copy()
     else:
         index, slots = np.zeros(0, np.int64), np.zeros(0, SLOT_DTYPE)
     size = mf.size
     mf.close()
     misplaced = np.flatnonzero(slots["time"] % TIMER_WHEEL_SLOTS != index)
-    for i in misplaced[:1000]:
-        problems.append(Problem(WHEEL_FILE, int(index[i]) * TIMER_WHEEL_SLOT_SIZE, f"slot {int(index[i])} holds "
-                                f"time {int(slots['time'][i])} (x precision), which belongs in slot "
-                                f"{int(slots['time'][i]) % TIMER_WHEEL_SLOTS}", "timer-slot-misplaced", "warning"))
+    problems += listed_then_counted(
+        misplaced, LISTED,
+        lambda i: Problem(WHEEL_FILE, int(index[i]) * TIMER_WHEEL_SLOT_SIZE, f"slot {int(index[i])} holds time "
+                          f"{int(slots['time'][i])} (x precision), which belongs in slot "
+                          f"{int(slots['time'][i]) % TIMER_WHEEL_SLOTS}", "timer-slot-misplaced", "warning"),
+        lambda n, first, last: Problem(WHEEL_FILE, int(index[first]) * TIMER_WHEEL_SLOT_SIZE, f"and {n:,} more "
+                                       f"slots holding a time of another slot, up to slot {int(index[last])} (the "
+                                       f"first {LISTED:,} are listed)", "timer-slot-misplaced-more", "warning"))
     return WheelSlots(WHEEL_FILE, size, index, slots, tuple(problems))
 
 

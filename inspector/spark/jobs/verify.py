@@ -30,6 +30,7 @@ from inspector.engine import (
     check_consumer_offsets,
     check_dledger,
     check_timer,
+    store_load_problems,
 )
 from inspector.spark import plan
 from inspector.spark.jobs import common
@@ -101,7 +102,8 @@ def dledger_findings(ref: StoreRef, store, reports: list) -> tuple[list[tuple], 
 
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
-    found: list[Problem] = [*store.unknown_files(), *store.dledger_member_problems(), *store.index_problems(),
+    found: list[Problem] = [*store.unknown_files(), *store_load_problems(store), *store.dledger_member_problems(),
+                            *store.index_problems(),
                             *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
                             *check_consumer_offsets(store), *store.config.findings()]
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]

@@ -31,3 +31,23 @@ def test_offsets_past_int64_are_refused_in_one_short_line(text: str) -> None:
 def test_offsets_within_int64() -> None:
     assert offset_text(str(INT64_MAX)) == INT64_MAX and offset_text("0" * 30 + "5") == 5
     assert offset_text("-1") is None and offset_text("0x10") is None and offset_text("\u0663") is None
+
+
+# -- the guard for arithmetic on store values (issue 35) ---------------------------------------------------------
+
+
+def test_a_size_of_zero_is_never_a_divisor() -> None:
+    from inspector.engine.model.bounds import misalignment, usable_size, whole_units
+
+    assert usable_size(None, 0, -5, default=7) == 7 and usable_size(0, 52, default=7) == 52
+    assert whole_units(1040, 52) == 20 and whole_units(1040, 0) == 0 and whole_units(-1, 52) == 0
+    assert misalignment(131072, 65536) == 0 and misalignment(131000, 65536) == 131000 - 65536
+    assert misalignment(0, 0) == 0 and misalignment(5, 0) == 5 and misalignment(5, -3) == 5
+
+
+def test_a_sum_past_a_java_long_is_none() -> None:
+    from inspector.engine.model.bounds import INT64_MIN, int64_sum
+
+    assert int64_sum(INT64_MAX - 3, 3) == INT64_MAX
+    assert int64_sum(INT64_MAX, 1) is None and int64_sum(INT64_MIN, -1) is None
+    assert int64_sum() == 0

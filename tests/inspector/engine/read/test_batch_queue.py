@@ -143,3 +143,21 @@ def test_strays_in_batchconsumequeue_are_listed(tmp_path) -> None:
         assert store.batch_queue(BATCH_TOPIC, 0).info().max_offset == 8
     assert found == {(f"batchconsumequeue/{BATCH_TOPIC}/0/notes.txt", "unknown-file"),
                      (f"batchconsumequeue/{BATCH_TOPIC}/q1", "unknown-file")}
+
+
+def test_a_unit_whose_last_offset_passes_a_java_long_is_a_bad_unit(tmp_path) -> None:
+    """Issue 35: msgBaseOffset 2^63-1 + batchSize wraps negative in Java; it was an OverflowError in verify."""
+    import struct
+
+    root = tmp_path / "s"
+    write_batch_store(root)
+    rel = "batchconsumequeue/Direct5BatchCQ/0/00000000000000000000"
+    with open(root / rel, "r+b") as f:
+        f.seek(2 * 46 + 28)
+        f.write(struct.pack(">q", (1 << 63) - 1))
+    with Store(root) as s:
+        items = list(s.batch_queue("Direct5BatchCQ", 0).units(0))
+        info = s.batch_queue("Direct5BatchCQ", 0).info()
+    bad = [p for p in items if getattr(p, "code", None) == "bcq-bad-unit"]
+    assert [(p.file, p.offset) for p in bad] == [(rel, 92)] and "past the largest Java long" in bad[0].reason
+    assert info.max_offset < 1 << 63

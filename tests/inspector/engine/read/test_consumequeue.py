@@ -74,3 +74,20 @@ def test_many_trailing_bad_units_are_said_in_a_bounded_number_of_lines(tmp_path:
     read, found = _walk(cq)
     assert read == [0, 1, 2, 3, 4] and len(found) == 101
     assert found[-1] == ((5 + 100) * CQ_UNIT_SIZE, "cq-bad-units-more")
+
+
+def test_a_queue_file_named_off_the_grid_is_said(tmp_path) -> None:
+    """Issue 35: a name that does not align with the queue's file size (the broker would look for its units in
+    another file) is one finding, not a gap as well."""
+    import shutil
+
+    from inspector.engine.read.store import Store
+
+    root = tmp_path / "s"
+    shutil.copytree(Path(__file__).resolve().parents[4] / "sample_store", root)
+    folder = root / "consumequeue" / "OrderEvents" / "0"
+    (folder / f"{0:020d}").rename(folder / f"{400:020d}")
+    with Store(root) as s:
+        found = [(p.file, p.code) for p in s.queue("OrderEvents", 0).units(0) if isinstance(p, Problem)]
+    assert found[0] == (f"consumequeue/OrderEvents/0/{400:020d}", "misaligned-cq-file")
+    assert "missing-cq-file" not in {code for _, code in found}

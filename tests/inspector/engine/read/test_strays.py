@@ -41,3 +41,17 @@ def test_each_unknown_entry_is_a_finding_and_skipped(tmp_path: Path) -> None:
         assert store.queue_ids() == good.queue_ids()
         assert [r.rel for r in store.index_files()] == [r.rel for r in good.index_files()]
         assert found <= {(p.file, p.code, p.severity) for p in store.problems()}
+
+
+def test_a_folder_of_many_strays_lists_some_and_counts_the_rest(tmp_path, monkeypatch) -> None:
+    """Issue 35: the entries past the cap were not looked at; now every one is, and one finding counts those
+    not listed."""
+    from inspector.engine.read import strays
+
+    monkeypatch.setattr(strays, "_LISTED", 3)
+    (tmp_path / "index").mkdir()
+    for i in range(7):
+        (tmp_path / "index" / f"stray{i}").write_bytes(b"")
+    found = strays.unknown_entries(tmp_path)
+    assert [p.code for p in found] == ["unknown-file"] * 3 + ["unknown-files-more"]
+    assert found[3].file == "index/stray3" and "4 more entries of index/" in found[3].reason

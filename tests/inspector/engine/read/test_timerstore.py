@@ -221,3 +221,13 @@ def test_a_session_sees_units_written_since(tmp_path) -> None:
         again = open_timer(store)
         assert again is not first and len(again.units()) == 5
         assert open_timer(store) is again
+
+
+def test_an_empty_timer_log_file_gives_no_size_to_divide_by(tmp_path) -> None:
+    """Issue 35: max(file sizes) was 0 and ``start % 0`` raised; the broker's default size is taken instead."""
+    (tmp_path / "timerlog").mkdir()
+    (tmp_path / "timerlog" / f"{0:020d}").write_bytes(b"")
+    log = TimerLog(tmp_path)
+    units = log.units()
+    assert log.file_size == 100 << 20 and len(units.units) == 0
+    assert [p.code for p in units.problems] == ["timerlog-size"]

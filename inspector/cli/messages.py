@@ -6,11 +6,13 @@ import sys
 
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from inspector.cli.output import (
     console,
     err_console,
     esc,
+    plain,
     print_json,
     table,
     warn_problem,
@@ -78,15 +80,15 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         if isinstance(item, Problem):
             warn_problem(item)
             if t is not None:
-                t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "", esc(item.file))
+                t.add_row(str(item.offset), Text(plain(item.reason), style="red"), "", "", "", "", "", "", plain(item.file))
             continue
         if shown >= limit:
             more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
             break
         shown += 1
-        t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
-                  when(item.store_timestamp), esc(item.tags or ""), esc(" ".join(item.keys)), str(item.total_size),
-                  esc(_body_preview(item)))
+        t.add_row(str(item.physical_offset), plain(item.topic), str(item.queue_id), str(item.queue_offset),
+                  when(item.store_timestamp), plain(item.tags or ""), plain(" ".join(item.keys)), str(item.total_size),
+                  plain(_body_preview(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
     console.print(t)
@@ -101,10 +103,10 @@ def _inner_rows(t: Table, msg: Message) -> None:
         return
     inner, error = _inner(msg)
     for m in inner:
-        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", esc(m.tags or ""), esc(" ".join(m.keys)),
-                  str(len(m.body)), esc(_body_preview(m)))
+        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", plain(m.tags or ""),
+                  plain(" ".join(m.keys)), str(len(m.body)), plain(_body_preview(m)))
     if error is not None:
-        t.add_row("  └", f"[red]inner messages: {esc(error)}[/]", "", "", "", "", "", "", "")
+        t.add_row("  └", Text(f"inner messages: {plain(error)}", style="red"), "", "", "", "", "", "", "")
 
 
 def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
@@ -153,11 +155,11 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
         if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
             sys.stdout.write(record_line(item, decompress=decompress).decode())
         else:
-            console.print(f"{item.physical_offset}  {esc(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
-                          f"{when(item.store_timestamp)}  {esc(_body_preview(item))}")
+            console.print(f"{item.physical_offset}  {plain(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
+                          f"{when(item.store_timestamp)}  {plain(_body_preview(item))}")
             for m in _inner(item)[0]:
-                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {esc(' '.join(m.keys))}  "
-                              f"{esc(_body_preview(m))}")
+                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {plain(' '.join(m.keys))}  "
+                              f"{plain(_body_preview(m))}")
         sys.stdout.flush()
         shown += 1
         if limit is not None and shown >= limit:
@@ -187,15 +189,15 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool) -> int:
         return 0
     print_message(msg, decompress)
     if is_inner_batch(msg):
-        t = table(f"inner messages ({len(inner)}; INNER_NUM {msg.properties.get('INNER_NUM', '-')}, "
-                  f"INNER_BASE {msg.properties.get('INNER_BASE', '-')})",
+        t = table(f"inner messages ({len(inner)}; INNER_NUM {plain(msg.properties.get('INNER_NUM', '-'))}, "
+                  f"INNER_BASE {plain(msg.properties.get('INNER_BASE', '-'))})",
                   "#", "queue offset", "flag", "tags", "keys", "unique key", "size", "body")
         for m in inner:
-            t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), esc(m.tags or ""), esc(" ".join(m.keys)),
-                      esc(m.unique_key or ""), str(len(m.body)), esc(_body_preview(m)))
+            t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), plain(m.tags or ""),
+                      plain(" ".join(m.keys)), plain(m.unique_key or ""), str(len(m.body)), plain(_body_preview(m)))
         console.print(t)
         if inner_error is not None:
-            console.print(f"[red]inner messages: {esc(inner_error)}[/]")
+            console.print(f"[red]inner messages: {esc(inner_error)}[/]", markup=True)
     return 0
 
 
@@ -221,15 +223,16 @@ def print_message(msg: Message, decompress: bool = True) -> None:
         value = v[name]
         if name.endswith("timestamp"):
             value = f"{value} ({when(value)})"
-        t.add_row(name, esc(value))
+        t.add_row(name, plain(value))
     console.print(Panel(t, title=f"message @ {msg.physical_offset}", title_align="left"))
     props = table("properties", "name", "value")
     for k, val in msg.properties.items():
-        props.add_row(esc(k), esc(val))
+        props.add_row(plain(k), plain(val))
     console.print(props)
     try:
         body = decompress_body(msg) if decompress else msg.body
-        console.print(Panel(esc(body[:4096].decode("utf-8", "replace")) + ("\n… (truncated)" if len(body) > 4096 else ""),
-                            title="body", title_align="left"))
+        # bytes that are no UTF-8 shown as \xNN (surrogateescape, which plain spells so), not as U+FFFD
+        text = plain(body[:4096].decode("utf-8", "surrogateescape"), multiline=True)
+        console.print(Panel(text + ("\n… (truncated)" if len(body) > 4096 else ""), title="body", title_align="left"))
     except StoreError as e:
-        console.print(f"[red]body: {esc(e.reason)}[/]")
+        console.print(f"[red]body: {esc(e.reason)}[/]", markup=True)

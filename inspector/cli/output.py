@@ -8,12 +8,17 @@ import sys
 import orjson
 from rich.table import Table
 
-from inspector.engine import Problem, fmt_time, json_text, printable
-from inspector.terminal import SafeConsole
+from inspector.engine import Problem, fmt_time, json_text
+from inspector.terminal import SafeConsole, esc, plain
 
-# piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
+__all__ = ["console", "err_console", "esc", "plain", "print_json", "print_json_line", "table", "warn_problem",
+           "when"]
+
+# Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
+# Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
+# stderr is not wrapped at all (a warning is one line for grep, whatever its length).
 console = SafeConsole(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-err_console = SafeConsole(stderr=True)
+err_console = SafeConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
 
 
 def print_json(value: object) -> None:
@@ -36,7 +41,7 @@ def print_json_line(value: object) -> None:
 
 
 def warn_problem(p: Problem) -> None:
-    err_console.print(f"[yellow]{p.severity}[/]: {esc(p.file)} @ {p.offset}: {esc(p.reason)} [dim]({p.code})[/]",
+    err_console.print(f"[yellow]{p.severity}[/]: {esc(p.file)} @ {p.offset}: {esc(p.reason)} [dim]({esc(p.code)})[/]",
                       markup=True)
 
 
@@ -53,9 +58,3 @@ def when(ms: int) -> str:
     full = fmt_time(ms)
     return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
 
-
-def esc(text: object) -> str:
-    """Untrusted store text shown in rich markup: escape brackets."""
-    from rich.markup import escape
-
-    return escape(printable(str(text)))

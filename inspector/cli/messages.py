@@ -12,6 +12,7 @@ from inspector.cli.output import (
     console,
     err_console,
     esc,
+    json_safe_bytes,
     plain,
     print_json,
     table,
@@ -127,9 +128,9 @@ def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_ord
         elif isinstance(chunk, MoreAfterLimit):
             err_console.print(f"note: {_more_note(chunk, queue_order)}", markup=False, soft_wrap=True)
         elif out is not None:
-            out.write(chunk)
+            out.write(json_safe_bytes(chunk))
         else:  # a text-only stdout (an embedding caller's StringIO)
-            sys.stdout.write(chunk.decode())
+            sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
     sys.stdout.flush()
     return 0
 
@@ -153,7 +154,7 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
         if topic is not None and item.topic != topic:
             continue
         if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
-            sys.stdout.write(record_line(item, decompress=decompress).decode())
+            sys.stdout.write(bytes(json_safe_bytes(record_line(item, decompress=decompress))).decode())
         else:
             console.print(f"{item.physical_offset}  {plain(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
                           f"{when(item.store_timestamp)}  {plain(_body_preview(item))}")

@@ -10,6 +10,7 @@ from rich.text import Text
 from inspector.cli.output import (
     console,
     err_console,
+    json_safe_bytes,
     plain,
     print_json,
     print_json_line,
@@ -70,9 +71,9 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
         out = getattr(sys.stdout, "buffer", None)
         for chunk in timer_unit_chunks(timer, first, limit):
             if out is not None:
-                out.write(chunk)
+                out.write(json_safe_bytes(chunk))
             else:  # a text-only stdout (an embedding caller's StringIO)
-                sys.stdout.write(bytes(chunk).decode())
+                sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
         sys.stdout.flush()
         _partial(shown, total - first, limit, "unit(s)", "timer-log offset", after)
         return 0

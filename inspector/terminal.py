@@ -9,8 +9,9 @@ text would be misaligned once the net below escapes it.
 
 Markup is off on every SafeConsole: a plain string (a cell, a title, ``print``) is shown as written, so a store's
 ``[link=file:///etc/passwd]x[/link]`` or ``[bold]`` prints literally even where a view forgot ``plain``. A styled
-line of our own opts in (``print(..., markup=True)``, ``Text.from_markup``) and puts store text in it through
-``esc``. (A Panel's title is always markup to Rich: give it ``esc``'d text.)
+line of our own opts in (``print(..., markup=True)``, ``Text.from_markup(..., emoji=False)``) and puts store
+text in it through ``esc``; a styled cell is simpler as ``Text(plain(x), style=...)``. (A Panel's title or
+subtitle string is always markup, emoji codes included, to Rich: give it a ``Text`` when it holds store text.)
 
 The net: every text segment a renderable produces passes ``terminal_text`` on its way out, after layout and
 before styling, so whatever a view forgot, an ESC, a bidi override or an undecodable byte is shown escaped,
@@ -38,7 +39,7 @@ def plain(text: object, *, multiline: bool = False) -> str:
 
 def esc(text: object, *, multiline: bool = False) -> str:
     """Store text inside a markup string of our own (``print(f"[red]{esc(x)}[/]", markup=True)``,
-    ``Text.from_markup``, a Panel title): ``plain``, then Rich's brackets escaped."""
+    ``Text.from_markup(..., emoji=False)``): ``plain``, then Rich's brackets escaped."""
     return escape(plain(text, multiline=multiline))
 
 

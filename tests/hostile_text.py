@@ -48,12 +48,16 @@ def hostile(*, forbid: str = SEPARATORS, max_parts: int = 4) -> st.SearchStrateg
 topics = hostile(forbid="/\\\x00").map(lambda t: "T" + t[:40])
 
 
+T0 = 1_700_000_000_000  # a timer message's store time: its delivery time must lie within timerMaxDelaySec of it
+
+
 @st.composite
-def store_messages(draw) -> list[dict]:
-    """One to three messages for ``rmq-inspect write``, every text field hostile."""
+def store_messages(draw, *, timers: bool = False) -> list[dict]:
+    """One to three messages for ``rmq-inspect write``, every text field hostile; with ``timers`` the first may
+    be a 5.x timer message (its record goes to rmq_sys_wheel_timer, a copy to its topic once delivered)."""
     topic = draw(topics)
     messages = []
-    for _ in range(draw(st.integers(1, 3))):
+    for n in range(draw(st.integers(1, 3))):
         m = {"topic": draw(st.one_of(st.just(topic), topics)), "body": draw(hostile(forbid="")),
              "queue_id": draw(st.integers(0, 1)),
              "tags": draw(st.one_of(st.none(), hostile())),
@@ -63,6 +67,9 @@ def store_messages(draw) -> list[dict]:
         for name in ("unique_key", "producer_group", "cluster"):
             if draw(st.booleans()):
                 m[name] = "u" + draw(hostile()) if name == "unique_key" else draw(hostile())
+        # a timer message keeps its topic in the REAL_TOPIC property: no separators there
+        if timers and n == 0 and not set(SEPARATORS) & set(m["topic"]) and draw(st.booleans()):
+            m.update(store_timestamp=T0, deliver_ms=T0 + draw(st.sampled_from((1_000, 60_000))))
         messages.append(m)
     return messages
 

@@ -16,6 +16,7 @@ from inspector.engine import (
     ArgumentKind,
     SecondsKind,
     integer_kind,
+    terminal_text,
 )
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
@@ -40,7 +41,7 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
         self.print_usage(sys.stderr)
         program = self.prog.split()[0]  # "rmq-inspect", also for subcommands: every error line starts with it
-        sys.stderr.write(f"{program}: error: {message}\n")
+        sys.stderr.write(f"{program}: error: {terminal_text(message)}\n")  # it quotes what was typed
         raise SystemExit(EXIT_BAD_INPUT)
 
     def parse_known_args(self, args=None, namespace=None):

@@ -1,11 +1,22 @@
-"""The one Rich console class every command line (`rmq-inspect` and its Spark jobs) prints through: store text
-can never reach the terminal raw.
+"""The one Rich console class every command line (`rmq-inspect` and its Spark jobs) prints through, and the two
+helpers that make store text safe for it: store text can never reach the terminal raw, nor be read as markup.
 
-Every text segment a renderable produces (table cells, panels, titles, progress descriptions, warnings) passes
-``terminal_text`` on its way out, after layout and before styling: whatever a view forgot, an ESC, a BEL, a
-bidi override or an undecodable byte is shown escaped, never written. Rich's own control segments (cursor
-moves of a progress bar) carry ``control`` and pass untouched. Emoji codes are off, so ``:skull:`` in a store
-prints as written; store text inside markup is escaped where it is formatted (``cli.output.esc``).
+Store text is escaped where it is formatted, at the data level: ``plain(text)`` for a table cell, a title or a
+line (``\\x1b`` for an ESC, ``\\x07`` for a BEL), ``esc(text)`` for store text placed inside a markup string of
+our own (the same, then Rich's brackets escaped). It must happen before Rich sees the text: Rich's ``Text``
+drops BEL, BS, VT, FF and CR silently (a BEL would vanish instead of showing), and a table sized on the raw
+text would be misaligned once the net below escapes it.
+
+Markup is off on every SafeConsole: a plain string (a cell, a title, ``print``) is shown as written, so a store's
+``[link=file:///etc/passwd]x[/link]`` or ``[bold]`` prints literally even where a view forgot ``plain``. A styled
+line of our own opts in (``print(..., markup=True)``, ``Text.from_markup(..., emoji=False)``) and puts store
+text in it through ``esc``; a styled cell is simpler as ``Text(plain(x), style=...)``. (A Panel's title or
+subtitle string is always markup, emoji codes included, to Rich: give it a ``Text`` when it holds store text.)
+
+The net: every text segment a renderable produces passes ``terminal_text`` on its way out, after layout and
+before styling, so whatever a view forgot, an ESC, a bidi override or an undecodable byte is shown escaped,
+never written. Rich's own control segments (cursor moves of a progress bar) carry ``control`` and pass
+untouched. Emoji codes are off, so ``:skull:`` in a store prints as written.
 """
 
 from __future__ import annotations
@@ -14,13 +25,27 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.segment import Segment
 
 from inspector.engine import terminal_text
 
 
+def plain(text: object, *, multiline: bool = False) -> str:
+    """Store text for a place Rich shows as written (a cell, a title, a line printed without markup): every
+    control, bidi control and undecodable byte shown escaped (``multiline``: line feeds and tabs kept)."""
+    return terminal_text(str(text), multiline=multiline)
+
+
+def esc(text: object, *, multiline: bool = False) -> str:
+    """Store text inside a markup string of our own (``print(f"[red]{esc(x)}[/]", markup=True)``,
+    ``Text.from_markup(..., emoji=False)``): ``plain``, then Rich's brackets escaped."""
+    return escape(plain(text, multiline=multiline))
+
+
 class SafeConsole(Console):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("markup", False)
         kwargs.setdefault("emoji", False)
         kwargs.setdefault("highlight", False)
         super().__init__(*args, **kwargs)

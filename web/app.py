@@ -33,6 +33,7 @@ from inspector.engine import (
     has_undecodable,
     printable,
     survey_of,
+    terminal_text,
 )
 from web import data
 from web.data import Limits
@@ -226,7 +227,7 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
     if warning:
         print(warning, file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
-    print(f"rmq-inspect web: serving {store.root} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops)",
+    print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops)",
           flush=True)
     try:
         server.serve_forever()

@@ -28,14 +28,14 @@ def run(root: str, as_json: bool, broker_config: BrokerConfig | None = None, dle
         # fifth of the start-up this command is measured by (16,000 queue folders in under 1 s)
         sys.stdout.write(json.dumps(census_view(found), indent=2) + "\n")
     else:
-        from inspector.cli.output import console, esc, table, warn_problem
+        from inspector.cli.output import console, plain, table, warn_problem
 
         t = table("Census of the store root", "kind", "files", "folders", "apparent bytes", "allocated bytes", "what")
         for k in (*found.kinds, found.total):
-            t.add_row(k.kind, f"{k.files:,}", f"{k.folders:,}", f"{k.apparent_bytes:,}", f"{k.allocated_bytes:,}",
-                      esc(k.what))
+            t.add_row(plain(k.kind), f"{k.files:,}", f"{k.folders:,}", f"{k.apparent_bytes:,}", f"{k.allocated_bytes:,}",
+                      plain(k.what))
         console.print(t)
-        console.print(f"census: {esc(census_summary(found))}")
+        console.print(f"census: {plain(census_summary(found))}")
         for p in found.problems:
             warn_problem(p)
         if found.unlisted:

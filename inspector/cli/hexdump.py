@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspector.cli.output import console, print_json
+from inspector.cli.output import console, plain, print_json
 from inspector.engine import Store, region_view, regions
 
 MAX_LENGTH = 1 << 20
@@ -42,11 +42,11 @@ def run(store: Store, offset: int, length: int, as_json: bool) -> int:
             msg_n += 1
         for b in range(max(r["start"], offset), min(r["end"], offset + len(data))):
             style_at[b] = style
-        label = f"── {r['kind']} {r['label']} [{r['start']}..{r['end']})"
+        label = f"── {r['kind']} {plain(r['label'])} [{r['start']}..{r['end']})"  # a message's label: its topic
         starts.setdefault(max(r["start"], offset), []).append(label)
         for f in r["fields"]:
             if offset <= f["start"] < offset + len(data):
-                starts.setdefault(f["start"], []).append(f"{f['number']} {f['name']} = {f['value']}")
+                starts.setdefault(f["start"], []).append(f"{f['number']} {f['name']} = {plain(f['value'])}")
     for row in range(0, len(data), 16):
         base = offset + row
         line = hex_row(data, offset, row, style_at)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from inspector.cli.output import console, print_json, table, when
+from inspector.cli.output import console, plain, print_json, table, when
 from inspector.engine import Store, id_overview
 
 
@@ -14,7 +14,7 @@ def run(text: str, store: Store | None, as_json: bool) -> int:
         print_json(data)
     else:
         o, u = data["offset_msg_id"], data["unique_key"]
-        t = table(f"decode-id {data['id']}", "reading", "fields", "in store")
+        t = table(f"decode-id {plain(data['id'])}", "reading", "fields", "in store")
         t.add_row("offset msgId", f"store host {o['ip']}:{o['port']}, physical offset {o['offset']}", _found(o))
         t.add_row("unique key (UNIQ_KEY)",
                   f"producer {u['ip']}, pid {u['pid']}, class-loader hash {u['class_loader_hash'] & 0xFFFFFFFF:08X}, "
@@ -22,7 +22,7 @@ def run(text: str, store: Store | None, as_json: bool) -> int:
         console.print(t)
     if store is not None and not data["found_as"]:
         # exit 1 like every other "not found", with the same one-line error (the readings are still printed)
-        sys.stderr.write(f"rmq-inspect: not found: neither reading of {data['id']} finds a message in this store\n")
+        sys.stderr.write(f"rmq-inspect: not found: neither reading of {plain(data['id'])} finds a message in this store\n")
         return 1
     return 0
 

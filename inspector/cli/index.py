@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.cli.output import console, esc, print_json, table, warn_problem, when
+from rich.text import Text
+
+from inspector.cli.output import console, esc, plain, print_json, table, warn_problem, when
 from inspector.engine import MAX_TIME, NotFound, Store, chain_view, key_hit_view
 
 
@@ -13,12 +15,12 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
     if as_json:
         print_json({"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]})
     elif hits:  # no hit: only the not-found line, no empty table
-        t = table(f"Messages indexed under {esc(topic)}#{esc(key)}", "physical offset", "stored", "queue", "queue offset",
+        t = table(f"Messages indexed under {plain(topic)}#{plain(key)}", "physical offset", "stored", "queue", "queue offset",
                   "matched by", "index file", "item")
         for h in hits:
             m = h.message
-            t.add_row(str(m.physical_offset), when(m.store_timestamp), str(m.queue_id), str(m.queue_offset), h.matched_by,
-                      h.index_file, str(h.item_number))
+            t.add_row(str(m.physical_offset), when(m.store_timestamp), str(m.queue_id), str(m.queue_offset),
+                      plain(h.matched_by), plain(h.index_file), str(h.item_number))
         console.print(t)
     if not hits:
         raise NotFound(f"no message indexed under {topic}#{key}")
@@ -39,11 +41,11 @@ def run_key_index(keyindex_dir: str, store_path: str | None, topic: str, key: st
     if as_json:
         print_json({"topic": topic, "key": key, "keyindex": str(keyindex_dir), "messages": rows})
     elif rows:  # no hit: only the not-found line, no empty table
-        t = table(f"Messages indexed under {esc(topic)}#{esc(key)} (key index {esc(str(keyindex_dir))})",
+        t = table(f"Messages indexed under {plain(topic)}#{plain(key)} (key index {plain(keyindex_dir)})",
                   "store", "physical offset", "stored", "queue", "queue offset", "matched by", "msgId")
         for r in rows:
-            t.add_row(esc(r["store"]), str(r["physical_offset"]), when(r["store_timestamp"]), str(r["queue_id"]),
-                      str(r["queue_offset"]), r["kind"], r["msg_id"])
+            t.add_row(plain(r["store"]), str(r["physical_offset"]), when(r["store_timestamp"]), str(r["queue_id"]),
+                      str(r["queue_offset"]), plain(r["kind"]), plain(r["msg_id"]))
         console.print(t)
     if not rows:
         raise NotFound(f"no message indexed under {topic}#{key} in {keyindex_dir}")
@@ -60,23 +62,23 @@ def run_chain(store: Store, topic: str, key: str, as_json: bool) -> int:
         raise NotFound("the store has no index files", "index")
     w0 = walks[0]
     console.print(f"key string [bold]{esc(w0.key)}[/]  hashCode→keyHash {w0.key_hash}  "
-                  f"slot {w0.slot} (slot count per file below)")
+                  f"slot {w0.slot} (slot count per file below)", markup=True)
     for w in walks:
-        t = table(f"{w.file}: slot {w.slot} at byte {w.slot_position} holds {w.slot_value}",
+        t = table(f"{plain(w.file)}: slot {w.slot} at byte {w.slot_position} holds {w.slot_value}",
                   "step", "item", "stored hash", "phy offset", "time diff (s)", "time", "prev item", "match")
         for n, s in enumerate(w.steps, 1):
             if not s.hash_matches:
-                match = "[dim]other hash[/]"
+                match = Text("other hash", style="dim")
             elif s.key_matches:
-                match = "[green]key matches[/]"
+                match = Text("key matches", style="green")
             elif s.key_matches is None:
-                match = "[red]message unreadable[/]"
+                match = Text("message unreadable", style="red")
             else:
-                match = "[yellow]hash collision[/]"
+                match = Text("hash collision", style="yellow")
             t.add_row(str(n), str(s.item.number), str(s.item.key_hash), str(s.item.phy_offset), str(s.item.time_diff),
                       when(s.time_ms), str(s.item.prev_index), match)
         console.print(t)
-        console.print(f"  stopped: {esc(w.skipped_reason or w.stop_reason)}")
+        console.print(f"  stopped: {plain(w.skipped_reason or w.stop_reason)}")
         if w.note:
-            console.print(f"  [yellow]note:[/] {esc(w.note)}")
+            console.print(f"  [yellow]note:[/] {esc(w.note)}", markup=True)
     return 0

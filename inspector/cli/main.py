@@ -39,6 +39,7 @@ from inspector.engine import (
     BadInput,
     NotFound,
     StoreError,
+    terminal_text,
 )
 
 if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, which --help need not wait for
@@ -381,21 +382,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     try:
         return run(args)
+    # the one-line errors name store files and quote store text and arguments: escaped like every other line
     except NotFound as e:
-        sys.stderr.write(f"rmq-inspect: not found: {e}\n")
+        sys.stderr.write(f"rmq-inspect: not found: {terminal_text(str(e))}\n")
         return EXIT_NOT_FOUND
     except BadInput as e:
-        sys.stderr.write(f"rmq-inspect: {e}\n")
+        sys.stderr.write(f"rmq-inspect: {terminal_text(str(e))}\n")
         return EXIT_BAD_INPUT
     except StoreError as e:
-        sys.stderr.write(f"rmq-inspect: {e}\n")
+        sys.stderr.write(f"rmq-inspect: {terminal_text(str(e))}\n")
         return EXIT_STORE_ERROR
     except BrokenPipeError:  # `rmq-inspect messages ... | head`
         sys.stderr.close()
         return EXIT_OK
     except OSError as e:  # the last net: a file the engine did not wrap (one line naming it, never a traceback)
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        sys.stderr.write(f"rmq-inspect: {where}{e.strerror or e}\n")
+        sys.stderr.write(f"rmq-inspect: {terminal_text(f'{where}{e.strerror or e}')}\n")
         return EXIT_STORE_ERROR
     except KeyboardInterrupt:
         return 130

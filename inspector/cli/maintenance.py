@@ -6,7 +6,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from inspector.cli.output import console, esc, print_json, table, warn_problem
+from rich.text import Text
+
+from inspector.cli.output import console, esc, plain, print_json, table, warn_problem
 from inspector.cli.progress import byte_progress
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
 from inspector.engine import (
@@ -68,7 +70,7 @@ def run_write(args) -> int:
     if args.json:
         print_json(summary)
     else:
-        console.print(f"wrote {len(results)} message(s) to {esc(args.out)}")
+        console.print(f"wrote {len(results)} message(s) to {plain(args.out)}")
     return 0
 
 
@@ -131,12 +133,12 @@ def run_rebuild(store: Store, args) -> int:
         print_json(data)
         return 0
     r = data["recovery"]
-    console.print(f"recovery ({r['mode']}): the log ends at {r['end_offset']}: {esc(r['reason'])}")
+    console.print(f"recovery ({r['mode']}): the log ends at {r['end_offset']}: {plain(r['reason'])}")
     console.print(f"dispatched {data['messages']} record(s): {data['cq_units']} consume-queue unit(s) in "
                   f"{len(data['cq_files'])} file(s), {data['index_items']} index item(s) in {len(data['index_files'])} "
-                  f"file(s) -> {esc(data['out'])}")
+                  f"file(s) -> {plain(data['out'])}")
     if backup is not None:
-        console.print(f"replaced files kept in {esc(str(backup))}")
+        console.print(f"replaced files kept in {plain(backup)}")
     for p in result.skipped:
         warn_problem(p)
     return 0
@@ -167,17 +169,17 @@ def run_verify(store: Store, args) -> int:
             shown[p.code] += 1
             if shown[p.code] <= TABLE_ROWS_PER_CODE:
                 style = "red" if p.severity == "error" else "yellow"
-                t.add_row(esc(p.file), str(p.offset), f"[{style}]{p.code}[/]", esc(p.reason))
+                t.add_row(plain(p.file), str(p.offset), Text(plain(p.code), style=style), plain(p.reason))
         if report.problems:
             console.print(t)
         for code, n in sorted(shown.items()):
             if n > TABLE_ROWS_PER_CODE:
                 console.print(f"[yellow]... and {n - TABLE_ROWS_PER_CODE:,} more {esc(code)} finding(s) not shown "
-                              "(`--json` lists every one)[/]")
+                              "(`--json` lists every one)[/]", markup=True)
         if report.dledger_recovery:
-            console.print(f"recovery preview: {esc(report.dledger_recovery)}")
+            console.print(f"recovery preview: {plain(report.dledger_recovery)}")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
                       + ("[green]no problems[/]" if not report.problems else
-                         f"{len(errors)} error(s), {len(report.problems) - len(errors)} warning(s)"))
+                         f"{len(errors)} error(s), {len(report.problems) - len(errors)} warning(s)"), markup=True)
     return EXIT_PROBLEMS if errors else EXIT_OK

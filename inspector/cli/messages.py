@@ -12,6 +12,8 @@ from inspector.cli.output import (
     console,
     err_console,
     esc,
+    json_safe_bytes,
+    plain,
     print_json,
     table,
     warn_problem,
@@ -86,8 +88,8 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         if isinstance(item, Problem):
             warn_problem(item)
             if t is not None:
-                t.add_row(str(item.offset), f"[red]{esc(item.reason)}[/]", "", "", "", "", "", "",
-                          *(("",) if queue_order else ()), esc(item.file))
+                t.add_row(str(item.offset), Text(plain(item.reason), style="red"), "", "", "", "", "", "",
+                          *(("",) if queue_order else ()), plain(item.file))
             continue
         if shown >= limit:
             more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
@@ -95,9 +97,9 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         shown += 1
         # queue order: the unit's tagsCode (the tag's hashCode; a delivery time in SCHEDULE_TOPIC_XXXX)
         code = (str(unit[0].tags_code) if unit and unit[0] is not None else "-",) if queue_order else ()
-        t.add_row(str(item.physical_offset), esc(item.topic), str(item.queue_id), str(item.queue_offset),
-                  when(item.store_timestamp), esc(item.tags or ""), *code, esc(" ".join(item.keys)),
-                  str(item.total_size), esc(_body_preview(item)))
+        t.add_row(str(item.physical_offset), plain(item.topic), str(item.queue_id), str(item.queue_offset),
+                  when(item.store_timestamp), plain(item.tags or ""), *code, plain(" ".join(item.keys)),
+                  str(item.total_size), plain(_body_preview(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
     console.print(t)
@@ -112,10 +114,10 @@ def _inner_rows(t: Table, msg: Message) -> None:
         return
     inner, error = _inner(msg)
     for m in inner:
-        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", esc(m.tags or ""), esc(" ".join(m.keys)),
-                  str(len(m.body)), esc(_body_preview(m)))
+        t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", plain(m.tags or ""),
+                  plain(" ".join(m.keys)), str(len(m.body)), plain(_body_preview(m)))
     if error is not None:
-        t.add_row("  └", f"[red]inner messages: {esc(error)}[/]", "", "", "", "", "", "", "")
+        t.add_row("  └", Text(f"inner messages: {plain(error)}", style="red"), "", "", "", "", "", "", "")
 
 
 def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
@@ -136,9 +138,9 @@ def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_ord
         elif isinstance(chunk, MoreAfterLimit):
             err_console.print(f"note: {_more_note(chunk, queue_order)}", markup=False, soft_wrap=True)
         elif out is not None:
-            out.write(chunk)
+            out.write(json_safe_bytes(chunk))
         else:  # a text-only stdout (an embedding caller's StringIO)
-            sys.stdout.write(chunk.decode())
+            sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
     sys.stdout.flush()
     return 0
 
@@ -162,13 +164,13 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
         if topic is not None and item.topic != topic:
             continue
         if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
-            sys.stdout.write(record_line(item, decompress=decompress).decode())
+            sys.stdout.write(bytes(json_safe_bytes(record_line(item, decompress=decompress))).decode())
         else:
-            console.print(f"{item.physical_offset}  {esc(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
-                          f"{when(item.store_timestamp)}  {esc(_body_preview(item))}")
+            console.print(f"{item.physical_offset}  {plain(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
+                          f"{when(item.store_timestamp)}  {plain(_body_preview(item))}")
             for m in _inner(item)[0]:
-                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {esc(' '.join(m.keys))}  "
-                              f"{esc(_body_preview(m))}")
+                console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {plain(' '.join(m.keys))}  "
+                              f"{plain(_body_preview(m))}")
         sys.stdout.flush()
         shown += 1
         if limit is not None and shown >= limit:
@@ -204,15 +206,15 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str |
         return 0
     print_message(msg, body_limit=body_limit)
     if is_inner_batch(msg):
-        t = table(f"inner messages ({len(inner)}; INNER_NUM {msg.properties.get('INNER_NUM', '-')}, "
-                  f"INNER_BASE {msg.properties.get('INNER_BASE', '-')})",
+        t = table(f"inner messages ({len(inner)}; INNER_NUM {plain(msg.properties.get('INNER_NUM', '-'))}, "
+                  f"INNER_BASE {plain(msg.properties.get('INNER_BASE', '-'))})",
                   "#", "queue offset", "flag", "tags", "keys", "unique key", "size", "body")
         for m in inner:
-            t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), esc(m.tags or ""), esc(" ".join(m.keys)),
-                      esc(m.unique_key or ""), str(len(m.body)), esc(_body_preview(m)))
+            t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), plain(m.tags or ""),
+                      plain(" ".join(m.keys)), plain(m.unique_key or ""), str(len(m.body)), plain(_body_preview(m)))
         console.print(t)
         if inner_error is not None:
-            console.print(f"[red]inner messages: {esc(inner_error)}[/]")
+            console.print(f"[red]inner messages: {esc(inner_error)}[/]", markup=True)
     return 0
 
 
@@ -240,11 +242,11 @@ def print_message(msg: Message, body_limit: int = BODY_LIMIT) -> None:
         value = v[name]
         if name.endswith("timestamp"):
             value = f"{value} ({when(value)})"
-        t.add_row(name, esc(value))
+        t.add_row(name, plain(value))
     console.print(Panel(t, title=f"message @ {msg.physical_offset}", title_align="left"))
     props = table("properties", "name", "value")
     for k, val in msg.properties.items():
-        props.add_row(esc(k), esc(val))
+        props.add_row(plain(k), plain(val))
     console.print(props)
     print_body(msg, body_limit)
 

@@ -3,17 +3,49 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import orjson
 from rich.table import Table
 
-from inspector.engine import Problem, fmt_time, json_text, printable
-from inspector.terminal import SafeConsole
+from inspector.engine import Problem, fmt_time, json_text
+from inspector.terminal import SafeConsole, esc, plain
 
-# piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell
+__all__ = ["console", "err_console", "esc", "json_safe_bytes", "plain", "print_json", "print_json_line", "table",
+           "warn_problem", "when"]
+
+# Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
+# Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
+# stderr is not wrapped at all (a warning is one line for grep, whatever its length).
 console = SafeConsole(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-err_console = SafeConsole(stderr=True)
+err_console = SafeConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+
+# JSON escapes what it must (", \ and the controls below 0x20); orjson and the engine's bulk encoders write DEL,
+# the C1 controls (U+009B is CSI to a terminal that reads UTF-8 C1) and the bidi controls as they are. On a
+# terminal they are spelled \uXXXX: the same JSON value (json.loads gives the exact store text back), bytes no
+# terminal acts on. They stand only inside JSON strings, so the whole text is rewritten. Piped or redirected
+# (jq, a file, an export of gigabytes) the bytes are the encoder's own: no terminal reads them, and a regex pass
+# would cost ~25 ms a MB of non-ASCII JSON.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE_BYTES = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _json_for_terminal(text: str) -> str:
+    if not sys.stdout.isatty() or _JSON_UNSAFE.search(text) is None:
+        return text
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def json_safe_bytes(chunk: bytes | memoryview, *, to_terminal: bool | None = None) -> bytes | memoryview:
+    """UTF-8 JSON for stdout: on a terminal (``to_terminal``, default: whether stdout is one) DEL, the C1 and
+    the bidi controls written as \\uXXXX escapes (the same JSON value); else ``chunk`` itself."""
+    if not (sys.stdout.isatty() if to_terminal is None else to_terminal):
+        return chunk
+    data = bytes(chunk)
+    if _JSON_UNSAFE_BYTES.search(data) is None:
+        return chunk
+    return _JSON_UNSAFE_BYTES.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), data)
 
 
 def print_json(value: object) -> None:
@@ -24,7 +56,7 @@ def print_json(value: object) -> None:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, TypeError):
         text = json_text(json.dumps(value, ensure_ascii=False, indent=2))
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(_json_for_terminal(text) + "\n")
 
 
 def print_json_line(value: object) -> None:
@@ -32,11 +64,11 @@ def print_json_line(value: object) -> None:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, TypeError):
         text = json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(_json_for_terminal(text) + "\n")
 
 
 def warn_problem(p: Problem) -> None:
-    err_console.print(f"[yellow]{p.severity}[/]: {esc(p.file)} @ {p.offset}: {esc(p.reason)} [dim]({p.code})[/]",
+    err_console.print(f"[yellow]{p.severity}[/]: {esc(p.file)} @ {p.offset}: {esc(p.reason)} [dim]({esc(p.code)})[/]",
                       markup=True)
 
 
@@ -53,9 +85,3 @@ def when(ms: int) -> str:
     full = fmt_time(ms)
     return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
 
-
-def esc(text: object) -> str:
-    """Untrusted store text shown in rich markup: escape brackets."""
-    from rich.markup import escape
-
-    return escape(printable(str(text)))

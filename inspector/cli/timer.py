@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 
+from rich.text import Text
+
 from inspector.cli.output import (
     console,
     err_console,
-    esc,
+    json_safe_bytes,
+    plain,
     print_json,
     print_json_line,
     table,
@@ -68,9 +71,9 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
         out = getattr(sys.stdout, "buffer", None)
         for chunk in timer_unit_chunks(timer, first, limit):
             if out is not None:
-                out.write(chunk)
+                out.write(json_safe_bytes(chunk))
             else:  # a text-only stdout (an embedding caller's StringIO)
-                sys.stdout.write(bytes(chunk).decode())
+                sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
         sys.stdout.flush()
         _partial(shown, total - first, limit, "unit(s)", "timer-log offset", after)
         return 0
@@ -79,10 +82,10 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     for row in range(first, first + shown):
         v = timer_unit_view(timer, row)
         rec = v["record"]
-        record = _record_text(rec) if rec else f"[red]{esc(v['record_problem'])}[/]"
-        t.add_row(str(v["offset"]), "|".join(v["magic_names"]), when(v["write_time"]), str(v["delay_time"]),
+        record = _record_text(rec) if rec else Text(plain(v["record_problem"]), style="red")
+        t.add_row(str(v["offset"]), plain("|".join(v["magic_names"])), when(v["write_time"]), str(v["delay_time"]),
                   when(v["delivery_time"]), {True: "yes", False: "no", None: "?"}[v["pending"]],
-                  esc(v["topic"] if v["topic"] is not None else f"hash {v['topic_hash']}"),
+                  plain(v["topic"] if v["topic"] is not None else f"hash {v['topic_hash']}"),
                   str(v["commitlog_offset"]), str(v["size"]), str(v["prev_pos"]), record)
     console.print(t)
     pending = timer.pending_mask()
@@ -94,11 +97,11 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
 
 def _record_text(rec: dict) -> str:
     """A linked record in a table cell: its unique key (else msgId), TIMER_OUT_MS, the key a DELETE cancels
-    (store text: escaped for rich markup)."""
+    (store text: escaped for the terminal)."""
     text = f"{rec['unique_key'] or rec['msg_id']} TIMER_OUT_MS={rec['timer_out_ms']}"
     if rec["del_unique_key"]:
         text += f" cancels {rec['del_unique_key']}"
-    return esc(text)
+    return plain(text)
 
 
 def _wheel(timer, start: int, limit: int, as_json: bool) -> int:
@@ -132,24 +135,24 @@ def _slot(timer, slot: int, as_json: bool) -> int:
         print_json(view)
         return 0
     console.print(f"slot [bold]{slot}[/] at byte {slot * 32} of timerwheel: time {view['time']} ({view['date']}), "
-                  f"num {view['num']}")
+                  f"num {view['num']}", markup=True)
     t = table(f"Chain of slot {slot}: last_pos -> prev_pos ...", "hop", "offset", "magic", "delivery", "in slot",
               "topic", "commitlog offset", "record")
     for hop in view["chain"]:
         u = hop["unit"]
         if u is None:
-            t.add_row(str(hop["hop"]), str(hop["offset"]), "[red]no unit here[/]", "", "", "", "", "")
+            t.add_row(str(hop["hop"]), str(hop["offset"]), Text("no unit here", style="red"), "", "", "", "", "")
             continue
         rec = u["record"]
-        record = _record_text(rec) if rec else f"[red]{esc(u['record_problem'])}[/]"
-        t.add_row(str(hop["hop"]), str(hop["offset"]), "|".join(u["magic_names"]), when(u["delivery_time"]),
-                  "yes" if hop["in_slot"] else "[yellow]no[/]", esc(u["topic"] or f"hash {u['topic_hash']}"),
+        record = _record_text(rec) if rec else Text(plain(u["record_problem"]), style="red")
+        t.add_row(str(hop["hop"]), str(hop["offset"]), plain("|".join(u["magic_names"])), when(u["delivery_time"]),
+                  "yes" if hop["in_slot"] else Text("no", style="yellow"), plain(u["topic"] or f"hash {u['topic_hash']}"),
                   str(u["commitlog_offset"]), record)
     console.print(t)
     verdict = {True: "[green]matches[/]", False: "[red]does not match[/]", None: "[yellow]not known[/]"}[
         view["num_matches"]]
     console.print(f"{view['hops']} hop(s), counting +1 per unit and -1 per DELETE unit: {view['counted']}; num "
-                  f"{view['num']} {verdict}" + (" (walk truncated)" if view["truncated"] else ""))
+                  f"{view['num']} {verdict}" + (" (walk truncated)" if view["truncated"] else ""), markup=True)
     return 0
 
 
@@ -169,7 +172,7 @@ def _summary(timer, as_json: bool) -> int:
                       f"lastTimerLogFlushPos {check['last_timer_log_flush_pos']}, lastTimerQueueOffset "
                       f"{check['last_timer_queue_offset']}, masterTimerQueueOffset {check['master_timer_queue_offset']}")
     if summary["timermetrics"]:
-        console.print("timermetrics: " + ", ".join(f"{esc(k)} {v}" for k, v in sorted(summary["timermetrics"].items())))
+        console.print("timermetrics: " + ", ".join(f"{plain(k)} {plain(v)}" for k, v in sorted(summary["timermetrics"].items())))
     t = table("Pending timers by delivery time", "from", "to", "count", "")
     top = max((b["count"] for b in summary["histogram"]), default=0)
     for b in summary["histogram"]:

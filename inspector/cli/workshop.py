@@ -10,11 +10,11 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.markup import escape
 from rich.panel import Panel
 from rich.rule import Rule
+from rich.text import Text
 
-from inspector.cli.output import console, esc, print_json, table
+from inspector.cli.output import console, esc, plain, print_json, table
 from inspector.cli.workshop_args import DEFAULT_STORE, add_parsers  # noqa: F401 - add_parsers: re-exported
 from inspector.engine import BadInput, NotFound, Store, read_json
 
@@ -51,7 +51,7 @@ def run_templates(out: str, as_json: bool) -> int:
         print_json({"out": str(out), "files": [str(p) for p in written]})
         return 0
     for p in written:
-        console.print(esc(str(p)))
+        console.print(plain(p))
     console.print(f"{len(written)} template(s) written: open commitlog segments, consume-queue files, index files "
                   "and the checkpoint with Kaitai Struct (.ksy) or ImHex (.hexpat).")
     return 0
@@ -93,21 +93,21 @@ def run_tour(store: Store, step: int | None, show_all: bool, as_json: bool,
             if 1 <= int(cmd) <= len(steps):
                 i = int(cmd) - 1
             else:
-                console.print(f"[yellow]there are steps 1 to {len(steps)}[/]")
+                console.print(f"[yellow]there are steps 1 to {len(steps)}[/]", markup=True)
         elif cmd in ("", "n", "next"):
             if i == len(steps) - 1:
                 console.print("End of the tour. Try `rmq-inspect exercises` next.")
                 return 0
             i += 1
         else:
-            console.print("[yellow]Enter for the next step, b to go back, a number to jump, q to quit[/]")
+            console.print("[yellow]Enter for the next step, b to go back, a number to jump, q to quit[/]", markup=True)
 
 
 def print_step(store: Store, step, total: int) -> None:
-    console.print(Rule(f"Step {step.number}/{total}: {escape(step.title)}", align="left"))
-    console.print(esc(step.text))
+    console.print(Rule(f"Step {step.number}/{total}: {plain(step.title)}", align="left"))
+    console.print(plain(step.text, multiline=True))
     if not step.available:
-        console.print(f"[yellow]This store lacks this case:[/] {esc(step.missing_reason or '')}")
+        console.print(f"[yellow]This store lacks this case:[/] {esc(step.missing_reason or '', multiline=True)}", markup=True)
         return
     console.print()
     print_target(store, step.target)
@@ -116,7 +116,7 @@ def print_step(store: Store, step, total: int) -> None:
         print_target(store, extra)
     if step.commands:
         console.print()
-        console.print("[bold]Try:[/] " + "\n     ".join(esc(c) for c in step.commands))
+        console.print("[bold]Try:[/] " + "\n     ".join(esc(c) for c in step.commands), markup=True)
     console.print()
 
 
@@ -124,11 +124,11 @@ def print_target(store: Store, target) -> None:
     kind = getattr(target, "kind", None)
     caption = getattr(target, "caption", "")
     if caption:
-        console.print(f"[bold]{esc(caption)}[/]")
+        console.print(f"[bold]{esc(caption, multiline=True)}[/]", markup=True)
     if kind == "directory":
-        t = table(f"{target.root}/", "path", "files", "what it holds")
+        t = table(f"{plain(target.root)}/", "path", "files", "what it holds")
         for e in target.entries:
-            t.add_row(esc(e.path), "" if e.count is None else str(e.count), esc(e.role))
+            t.add_row(plain(e.path), "" if e.count is None else str(e.count), plain(e.role))
         console.print(t)
     elif kind == "hex":
         print_hex(store, target.start, target.end, target.highlights, target.focus)
@@ -148,7 +148,7 @@ def print_target(store: Store, target) -> None:
         for name, value in (("mode", target.mode), ("starts at segment", target.start_segment),
                             ("last good record", target.last_record_offset), ("log ends at", target.end_offset),
                             ("why", target.reason), ("torn tail", "yes" if target.torn else "no")):
-            t.add_row(name, esc(value))
+            t.add_row(name, plain(value))
         console.print(t)
         print_hex(store, target.start, target.end, target.highlights, None)
     elif kind == "rebuild":
@@ -157,7 +157,7 @@ def print_target(store: Store, target) -> None:
                             ("consume queues", target.queues), ("consume-queue units", target.cq_units),
                             ("index files", target.index_files), ("index items", target.index_items),
                             ("command", target.command)):
-            t.add_row(name, esc(value))
+            t.add_row(name, plain(value))
         console.print(t)
 
 
@@ -175,7 +175,7 @@ def print_hex(store: Store, start: int, end: int, highlights, focus: str | None)
         style = FOCUS_STYLE if is_focus else SPAN_STYLES[n % len(SPAN_STYLES)]
         for b in range(max(span.start, start), min(span.end, start + len(data))):
             style_at[b] = style
-        notes.setdefault(max(span.start, start), []).append(("→ " if is_focus else "") + span.label)
+        notes.setdefault(max(span.start, start), []).append(("→ " if is_focus else "") + plain(span.label))
     fields = {f["start"]: f for r in d["regions"] for f in r["fields"]}
     rows = range(0, len(data), 16)
     keep = {rows[0], rows[-1]} | {r for r in rows if any(b in notes for b in range(start + r, start + r + 16))}
@@ -183,7 +183,7 @@ def print_hex(store: Store, start: int, end: int, highlights, focus: str | None)
     for row in rows:
         if len(rows) > ELIDE_ABOVE and row not in keep:
             if not elided:
-                console.print(" " * 14 + "  [dim]…[/]")
+                console.print(" " * 14 + "  [dim]…[/]", markup=True)
             elided = True
             continue
         elided = False
@@ -193,42 +193,43 @@ def print_hex(store: Store, start: int, end: int, highlights, focus: str | None)
         for b in range(base, base + 16):
             for label in notes.get(b, []):
                 value = fields.get(b, {}).get("value")
-                row_notes.append(f"{label} = {value}" if value is not None and len(value) <= 60 else label)
+                row_notes.append(f"{label} = {plain(value)}" if value is not None and len(value) <= 60 else label)
         if row_notes:
             line.append("  " + "; ".join(row_notes), style="cyan")
         console.print(line, overflow="ignore", crop=False)
     if cut:
-        console.print(f"[dim]… {end - start - MAX_HEX} more bytes (rmq-inspect hex shows them all)[/]")
+        console.print(f"[dim]… {end - start - MAX_HEX} more bytes (rmq-inspect hex shows them all)[/]", markup=True)
 
 
 def _print_cq(store: Store, target) -> None:
-    t = table(f"{target.file} @ {target.position}: unit {target.queue_offset} of {target.topic} queue {target.queue_id}",
+    t = table(f"{plain(target.file)} @ {target.position}: unit {target.queue_offset} of {plain(target.topic)} queue "
+              f"{target.queue_id}",
               "bytes", "field", "value")
     raw = target.unit_hex
     t.add_row(raw[0:16], "physical offset (8)", str(target.physical_offset))
     t.add_row(raw[16:24], "size (4)", str(target.size))
-    t.add_row(raw[24:40], "tagsCode (8)", f"{target.tags_code}: {esc(target.tags_meaning)}")
+    t.add_row(raw[24:40], "tagsCode (8)", f"{target.tags_code}: {plain(target.tags_meaning)}")
     console.print(t)
 
 
 def _print_chain(store: Store, target) -> None:
     from inspector.cli import index
 
-    console.print(f"{esc(target.key_string)}: hashCode {target.hash_code} → keyHash {target.key_hash} → "
+    console.print(f"{plain(target.key_string)}: hashCode {target.hash_code} → keyHash {target.key_hash} → "
                   f"{target.key_hash} % {target.slot_count} = slot {target.slot} (byte {target.slot_position} of "
-                  f"{esc(target.file)})")
+                  f"{plain(target.file)})")
     if target.other_key:
         console.print(f"[yellow]collision:[/] {esc(target.topic)}#{esc(target.other_key)} has the same hash; "
-                      f"item(s) {', '.join(map(str, target.collision_items))} are its")
+                      f"item(s) {', '.join(map(str, target.collision_items))} are its", markup=True)
     index.run_chain(store, target.topic, target.key, False)
 
 
 def _print_index_header(target) -> None:
-    t = table(f"{target.file}: header (bytes 0-39)", "bytes", "field", "value")
+    t = table(f"{plain(target.file)}: header (bytes 0-39)", "bytes", "field", "value")
     for n, (name, value) in enumerate(target.values):
         cells = (f"{n * 8}-{n * 8 + 7}" if n < 4 else f"{32 + (n - 4) * 4}-{35 + (n - 4) * 4}", name, str(value))
         if name in target.fields:
-            cells = tuple(f"[{FOCUS_STYLE}]{c}[/]" for c in cells)
+            cells = tuple(Text(c, style=FOCUS_STYLE) for c in cells)
         t.add_row(*cells)
     console.print(t)
     console.print(f"slot table: {target.slot_count} slots (configuration), {target.used_slots} in use; "
@@ -253,7 +254,7 @@ def run_exercises(store: Store, seed: int, count: int, answers_path: str | None,
             return 0
         t = table(f"Answer key (seed {seed})", "#", "question", "answer", "how to find it")
         for e in exercises:
-            t.add_row(str(e.number), esc(e.question), esc(e.answer), esc(e.command))
+            t.add_row(str(e.number), plain(e.question, multiline=True), plain(e.answer), plain(e.command))
         console.print(t)
         return 0
     if answers_path is not None:
@@ -272,7 +273,7 @@ def run_exercises(store: Store, seed: int, count: int, answers_path: str | None,
     if answers_path is not None:
         for e, r in results:
             _print_result(e, r)
-    console.print(f"[bold]Score: {score}/{len(results)}[/] (seed {seed})")
+    console.print(f"[bold]Score: {score}/{len(results)}[/] (seed {seed})", markup=True)
     return 0
 
 
@@ -280,7 +281,7 @@ def _ask(exercises, input_fn, quiet: bool) -> dict[str, str]:
     answers: dict[str, str] = {}
     for e in exercises:
         if not quiet:
-            console.print(Panel(esc(e.question), title=f"{e.number}/{len(exercises)}", title_align="left",
+            console.print(Panel(plain(e.question, multiline=True), title=f"{e.number}/{len(exercises)}", title_align="left",
                                 subtitle=esc(e.format_hint), subtitle_align="left"))
         try:
             given = input_fn("answer (Enter to skip) > ")
@@ -295,8 +296,8 @@ def _ask(exercises, input_fn, quiet: bool) -> dict[str, str]:
 def _print_result(e, r, with_question: bool = True) -> None:
     mark = "[green]✓ right[/]" if r.correct else "[red]✗ wrong[/]"
     given = esc(r.given) if r.given else "[dim](no answer)[/]"
-    head = f"{e.number}. {esc(e.question)}\n" if with_question else ""
-    console.print(f"{head}   your answer: {given}  {mark}\n   {esc(r.explanation)}")
+    head = f"{e.number}. {esc(e.question, multiline=True)}\n" if with_question else ""
+    console.print(f"{head}   your answer: {given}  {mark}\n   {esc(r.explanation, multiline=True)}", markup=True)
 
 
 def load_answers(path: str, exercises) -> dict[str, str]:

@@ -14,7 +14,6 @@ from urllib.parse import urlparse
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
-from rich.markup import escape
 
 from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs' API too
     EXIT_BAD_INPUT,
@@ -30,14 +29,16 @@ from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session
 from inspector.spark.tasks import SegmentReport, SegmentTask, StoreRef, message_rows
-from inspector.terminal import SafeConsole
+from inspector.terminal import SafeConsole, esc, plain
 
 if TYPE_CHECKING:
     from inspector.spark.parts import Staging
 
-# tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80
+# tables are wide: outside a terminal (logs, pipes) print them 160 columns wide instead of rich's 80; lines on a
+# piped stderr are not wrapped at all. Markup is off (SafeConsole): store text goes through plain, or esc inside
+# a line of ours that says markup=True.
 console = SafeConsole(width=None if sys.stdout.isatty() else 160)
-err = SafeConsole(stderr=True, width=None if sys.stderr.isatty() else 160)
+err = SafeConsole(stderr=True, width=None if sys.stderr.isatty() else 160, soft_wrap=not sys.stderr.isatty())
 
 
 # --- command line -----------------------------------------------------------------------------------------------
@@ -116,10 +117,10 @@ def run_job(body: Callable[[], int]) -> int:
     try:
         return body()
     except BadInput as e:
-        err.print(f"rmq-inspect spark: {escape(str(e))}")
+        err.print(f"rmq-inspect spark: {plain(e)}")
         return EXIT_BAD_INPUT
     except StoreError as e:
-        err.print(f"rmq-inspect spark: {escape(str(e))}")
+        err.print(f"rmq-inspect spark: {plain(e)}")
         return EXIT_STORE_ERROR
 
 
@@ -307,10 +308,10 @@ def report_damage(reports: dict[str, list[SegmentReport]], *, quiet: bool = Fals
     failed = [(store, r) for store, rs in reports.items() for r in rs if r.error]
     damaged = sum(len(r.problems) for rs in reports.values() for r in rs)
     for store, r in failed:
-        err.print(f"[red]segment failed[/] {escape(store)}/{escape(r.file)}: {escape(r.error or '')}")
+        err.print(f"[red]segment failed[/] {esc(store)}/{esc(r.file)}: {esc(r.error or '')}", markup=True)
     if damaged and not quiet:
         err.print(f"[yellow]{damaged} problem(s) found in the commitlog[/] (the segments table lists them; "
-                  "`rmq-inspect spark verify` explains them)")
+                  "`rmq-inspect spark verify` explains them)", markup=True)
     return EXIT_STORE_ERROR if failed else EXIT_OK
 
 

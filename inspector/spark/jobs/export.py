@@ -120,7 +120,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     count = sum(r.messages for rs in reports.values() for r in rs)
     segments = sum(len(rs) for rs in reports.values())
     common.console.print(f"exported {count} message(s) from {segments} segment(s) of {len(reports)} store(s) "
-                         f"-> {args.out} ({', '.join(tables)})")
+                         f"-> {common.plain(args.out)} ({', '.join(tables)})")
     return common.report_damage(reports)
 
 

@@ -62,7 +62,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     reports = stage.reports()
     written = spark.read.parquet(args.out.rstrip("/")).count()
     common.console.print(f"indexed {written} key(s) of {sum(r.messages for rs in reports.values() for r in rs)} "
-                         f"message(s) from {len(reports)} store(s) -> {args.out}")
+                         f"message(s) from {len(reports)} store(s) -> {common.plain(args.out)}")
     return common.report_damage(reports)
 
 

@@ -130,13 +130,16 @@ def summarize(refs, targets, recoveries, reports, written, as_json: bool) -> int
         if as_json:
             sys.stdout.write(json.dumps(data) + "\n")
             continue
-        common.console.print(f"{ref.path}: recovery ({rec.mode}) ends the log at {rec.end_offset}: {rec.reason}")
+        plain, esc = common.plain, common.esc
+        common.console.print(f"{plain(ref.path)}: recovery ({rec.mode}) ends the log at {rec.end_offset}: "
+                             f"{plain(rec.reason)}")
         common.console.print(f"dispatched {data['messages']} record(s): {data['cq_units']} consume-queue unit(s) in "
-                             f"{len(data['cq_files'])} file(s) -> {data['out']}")
+                             f"{len(data['cq_files'])} file(s) -> {plain(data['out'])}")
         for p in skipped:
-            common.err.print(f"[yellow]skipped[/] {p.file} @ {p.offset}: {p.reason}")
+            common.err.print(f"[yellow]skipped[/] {esc(p.file)} @ {p.offset}: {esc(p.reason)}", markup=True)
         for e in data["errors"]:
-            common.err.print(f"[red]queue not written[/] {e['topic']}/{e['queue_id']}: {e['error']}")
+            common.err.print(f"[red]queue not written[/] {esc(e['topic'])}/{e['queue_id']}: {esc(e['error'])}",
+                             markup=True)
     return common.EXIT_STORE_ERROR if failed else common.EXIT_OK
 
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from inspector.spark import plan
 from inspector.spark.jobs import common
@@ -109,7 +109,7 @@ def _size(n: int) -> str:
 
 
 def _where(store: str, stores: int) -> list[str]:
-    return [escape(store)] if stores > 1 else []
+    return [common.plain(store)] if stores > 1 else []
 
 
 def print_tables(queues: list, segments: list, stores: int) -> None:
@@ -124,12 +124,12 @@ def print_tables(queues: list, segments: list, stores: int) -> None:
         k.add_column(name, overflow="fold")
     for q in queues:
         lat = "/".join("-" if v is None else str(v) for v in (q.latency_p50_ms, q.latency_p90_ms, q.latency_p99_ms))
-        t.add_row(*_where(q.store, stores), escape(q.topic), str(q.queue_id), str(q.messages), _size(q.bytes),
+        t.add_row(*_where(q.store, stores), common.plain(q.topic), str(q.queue_id), str(q.messages), _size(q.bytes),
                   f"{_when(q.first_store_timestamp)} .. {_when(q.last_store_timestamp)}", lat, str(q.distinct_tags),
                   str(q.distinct_keys), f"{q.compressed_share:.0%}")
         if q.top_keys:
-            k.add_row(*_where(q.store, stores), escape(q.topic), str(q.queue_id),
-                      escape(", ".join(f"{x['key']} ({x['count']})" for x in q.top_keys)))
+            k.add_row(*_where(q.store, stores), common.plain(q.topic), str(q.queue_id),
+                      common.plain(", ".join(f"{x['key']} ({x['count']})" for x in q.top_keys)))
     common.console.print(t)
     if k.row_count:
         common.console.print(k)
@@ -138,10 +138,10 @@ def print_tables(queues: list, segments: list, stores: int) -> None:
         s.add_column(name, overflow="fold")
     for r in segments:
         codes = sorted({p.code for p in r.problems})
-        s.add_row(*_where(r.store, stores), r.segment, str(r.messages), str(r.data_end),
+        s.add_row(*_where(r.store, stores), common.plain(r.segment), str(r.messages), str(r.data_end),
                   "-" if r.blank_size is None else _size(r.blank_size), _size(r.free_tail_bytes),
-                  f"[red]{r.problem_count}: {escape(', '.join(codes))}[/]" if r.problem_count else "0",
-                  f"[red]{escape(r.error)}[/]" if r.error else "")
+                  Text(f"{r.problem_count}: {common.plain(', '.join(codes))}", style="red") if r.problem_count else "0",
+                  Text(common.plain(r.error), style="red") if r.error else "")
     common.console.print(s)
 
 
@@ -167,7 +167,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     reports = stage.reports()
     print_tables(queue_rows, segment_rows, len(refs))
     if args.out:
-        common.console.print(f"tables queues, hourly, segments -> {args.out}")
+        common.console.print(f"tables queues, hourly, segments -> {common.plain(args.out)}")
     return common.report_damage(reports, quiet=True)
 
 

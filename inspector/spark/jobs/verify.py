@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from inspector.engine import (
     Problem,
@@ -203,19 +203,21 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
                               "reason": r.reason} for r in mine]}) + "\n")
             continue
         if mine:
-            t = Table(title=f"Problems in {escape(ref.path)}")
+            t = Table(title=f"Problems in {common.plain(ref.path)}")
             for name in ("file", "offset", "code", "reason"):
                 t.add_column(name, overflow="fold")
             for r in mine:
                 style = "red" if r.severity == "error" else "yellow"
-                t.add_row(escape(r.file), str(r.offset), f"[{style}]{r.code}[/]", escape(r.reason))
+                t.add_row(common.plain(r.file), str(r.offset), Text(common.plain(r.code), style=style),
+                          common.plain(r.reason))
             common.console.print(t)
         if c.get("dledger_recovery"):
-            common.console.print(f"recovery preview: {escape(c['dledger_recovery'])}")
+            common.console.print(f"recovery preview: {common.plain(c['dledger_recovery'])}")
         common.console.print(
-            f"{escape(ref.path)}: checked {c['messages']} message(s), {c['cq_units']} consume-queue unit(s), "
+            f"{common.esc(ref.path)}: checked {c['messages']} message(s), {c['cq_units']} consume-queue unit(s), "
             f"{c['index_items']} index item(s): "
-            + ("[green]no problems[/]" if not mine else f"{len(errors)} error(s), {len(mine) - len(errors)} warning(s)"))
+            + ("[green]no problems[/]" if not mine else f"{len(errors)} error(s), {len(mine) - len(errors)} warning(s)"),
+            markup=True)
     return common.EXIT_PROBLEMS if any_error else common.EXIT_OK
 
 

@@ -51,6 +51,17 @@ def _printable(value):
     return value
 
 
+def _shown(value):
+    """Every value a page shows (Jinja's finalize, after HTML escaping is decided): store text with its control
+    characters, bidi overrides and isolates, line separators and undecodable bytes visibly escaped, as on a
+    terminal (``terminal_text``): U+202E would reorder the page's text, a C1 control or NUL would vanish. Line
+    feeds and tabs stay (bodies in <pre>). Markup stays Markup: escaping a character creates no tag."""
+    if isinstance(value, str):
+        shown = terminal_text(value, multiline=True)
+        return value if shown is value else value.__class__(shown)
+    return value
+
+
 class _Flask(Flask):
     def url_for(self, endpoint: str, *args, **values) -> str:
         return super().url_for(endpoint, *args, **{k: _printable(v) for k, v in values.items()})
@@ -60,7 +71,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     """The web viewer on ``store_or_path`` (an open ``Store``, or a store directory opened here, read-only; a
     directory that is no store root is ``BadInput``)."""
     app = _Flask(__name__)
-    app.jinja_env.finalize = _printable
+    app.jinja_env.finalize = _shown
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
     # loopback names only until make_web_server knows the address and port (a test client says "localhost")
     app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None)

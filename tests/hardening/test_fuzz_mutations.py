@@ -52,7 +52,7 @@ def layout(tmp_path_factory) -> Layout:
 def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
     """Every pristine store a mutation may name (``Mutation.store``), read once."""
     base = tmp_path_factory.mktemp("mutations-pristine-new")
-    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq")}
+    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq", "batch")}
     return {"sample": layout, **found}
 
 
@@ -189,7 +189,7 @@ def test_every_new_structure_mutation_is_reported_and_harmless(layouts: dict[str
     _holds_every_promise(layouts[mutation.store], scratch, mutation)
 
 
-@pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq"])
+@pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq", "batch"])
 def test_the_pristine_copy_holds_every_promise(layouts: dict[str, Layout], scratch: Path, name: str) -> None:
     """The oracle itself: no mutation, no symptom (a finding on the pristine store would mask everything)."""
     layout = layouts[name]

@@ -106,7 +106,7 @@ def changed(before: dict[str, tuple], after: dict[str, tuple]) -> list[Symptom]:
 
 # -- one example in a process of its own -------------------------------------------------------------------------
 
-ISOLATED_DATA_BYTES = 1 << 30  # RLIMIT_DATA headroom of a forked example: /dev/zero read whole stops here
+ISOLATED_DATA_BYTES = 512 << 20  # RLIMIT_DATA headroom of a forked example: /dev/zero read whole stops here
 MEMORY_GROWTH_BYTES = 300 << 20  # issue 35: "under 300 MB" on the sample stores (peak RSS over the fork's start)
 
 

@@ -165,7 +165,7 @@ def test_every_mutation_is_reported_and_harmless(layout: Layout, scratch: Path, 
 
 # The same for the stores of issues 18 and 19 (new_store_mutations: DLedger entries, end markers, index units,
 # checkpoint and currterm; timer-log units and blank, wheel slots, timercheck, timermetrics; LMQ properties,
-# %LMQ% units, lmqConsumerOffset.json).
+# %LMQ% units, lmqConsumerOffset.json) and issue 35 (every field of a batch consume-queue unit).
 NEW_REGRESSIONS = [
     Mutation("dledger-index", "pos", 4096, (1 << 63) - 2, "dledger"),  # pos + 48 wrapped: a segfault in gather
     Mutation("timer-wheel", "firstPos", 0, 1, "timer"),  # a firstPos no chain ends at: verify exit 0
@@ -178,6 +178,7 @@ NEW_REGRESSIONS = [
     Mutation("timer-unit", "commitlogOffset", 7965, -(1 << 63) + 1, "timer"),  # taken for a cleaned-up record
     Mutation("timer-unit", "prevPos", 802, 0, "timer"),  # a broken link shows at its slot's firstPos and num
     Mutation("timer-wheel", "lastPos", 371, 0, "timer"),  # ... a lastPos into another slot's chain: at firstPos
+    Mutation("batch-cq", "msgBaseOffset", 1, (1 << 63) - 1, "batch"),  # issue 35.7: OverflowError in verify
 ]
 
 

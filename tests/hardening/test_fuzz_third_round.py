@@ -320,7 +320,8 @@ def _batch_base(pristine, scratch):
     root = fresh_copy(pristine, scratch, "batch")
     unit = sorted((root / "batchconsumequeue" / BATCH_TOPIC / "0").iterdir())[0]
     raw = bytearray(unit.read_bytes())
-    raw[28:36] = ((1 << 63) - 1).to_bytes(8, "big")  # msgBaseOffset of the first unit
+    raw[46 + 28 : 46 + 36] = ((1 << 63) - 1).to_bytes(8, "big")  # msgBaseOffset of the queue's last unit (the
+    # first one's is taken for the queue's start and fits; the next base is computed from this one)
     unit.write_bytes(bytes(raw))
     rel = unit.relative_to(root).as_posix()
     return _verify_names(root, "msgBaseOffset 2^63-1", re.escape(rel)) + _runs(

@@ -31,6 +31,7 @@ import pytest
 from fuzz_known_bugs import MET, triage
 from fuzz_support import HTTP_OK, CliRun, Symptom, changed, fingerprint, note_step, run_cli, run_isolated
 from hypothesis import example, given
+from hypothesis import strategies as st
 from store_mutations import BATCH_TOPIC, Layout, build_store, copy_store
 from test_fuzz_store import LONG_RUN, fuzz_settings
 from third_round_cases import (
@@ -546,3 +547,44 @@ def test_known_bug_summary() -> None:
     """Not a check: prints which known classes this run met (``-s`` to see it)."""
     print("\nknown classes met:", dict(MET) or "none")
 
+
+
+# -- the RocksDB consume queue's files ---------------------------------------------------------------------------
+
+ROCKS_KINDS = ("empty", "zeros", "fifo", "dev-zero", "directory", "outside")
+
+
+@pytest.fixture(scope="module")
+def rocks_store(tmp_path_factory):
+    """test_fuzz_rocksdb's pristine RocksDB store (its builder, called once here): root and database files."""
+    pytest.importorskip("rocksdict")
+    import test_fuzz_rocksdb
+
+    root, files, _ = test_fuzz_rocksdb.rocks.__wrapped__(tmp_path_factory)
+    return root, files
+
+
+@fuzz_settings(4, long_share=0.05)
+@given(kind=st.sampled_from(ROCKS_KINDS), pick=st.integers(0, 63))
+@example(kind="empty", pick=0)
+@example(kind="fifo", pick=1)
+def test_special_empty_and_zero_rocksdb_files(rocks_store, scratch: Path, kind: str, pick: int) -> None:
+    """A RocksDB file (CURRENT, MANIFEST, an .sst, OPTIONS, the log) empty, all zeros or a special file."""
+    pristine_root, files = rocks_store
+    root = scratch / "rocks"
+    if root.exists():
+        shutil.rmtree(root, onerror=_unblock)
+    shutil.copytree(pristine_root, root)
+    name = files[pick % len(files)]
+    path = root / "consumequeue" / name
+    if kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "zeros":
+        path.write_bytes(bytes(path.stat().st_size))
+    else:
+        make_special(path, kind)
+    s = str(root)
+    symptoms = _runs(root, [["verify", s, "--json"], ["info", s], ["census", s],
+                            ["messages", s, "--topic", "OrderEvents", "--queue", "3", "--limit", "5"]],
+                     f"rocksdb {name} {kind}")
+    _assert_known(f"rocksdb/{kind}:{name}", symptoms)

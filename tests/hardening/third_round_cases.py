@@ -6,8 +6,9 @@ a symlink out of the store, a dangling or looping link) in place of any file of 
 broker may leave (``abort``, ``lock``, ``config/timermetrics``); an empty or all-zero file of any kind; a file
 sparse-extended to 1 TiB or given a tail of written zeros; many empty files named as segments, queue files,
 timer-log or index files; a folder or file named with control characters (topic, queue, DLedger member,
-segment-like, index, config). The pristine stores are the sample, the DLedger sample, a timer store, an LMQ
-store (store_mutations.build_store), a batch-queue store and, when rocksdict is installed, the RocksDB store.
+segment-like, index, config). The pristine stores are store_mutations.build_store's: the sample, the DLedger
+sample, a timer, an LMQ and a batch-queue store (the RocksDB store's files get their own test in
+test_fuzz_third_round.py).
 """
 
 from __future__ import annotations

@@ -73,6 +73,7 @@ class Layout:
     lmq_props: list[tuple[str, int, int, tuple]] = field(default_factory=list)  # file, value start, length (of
     # an INNER_MULTI_* property value in a record), (file, position) of the record and of its units
     lmq_units: list[tuple[str, int]] = field(default_factory=list)  # the units of %LMQ% queues
+    batch_units: list[tuple[str, int]] = field(default_factory=list)  # batchconsumequeue/ units: file, position
 
     def __repr__(self) -> str:
         return f"Layout({self.root})"
@@ -109,7 +110,18 @@ def read_layout(root: Path) -> Layout:
     lay.lmq_props = [value for r in lay.records for value in _lmq_values(root, r, lay.units)]
     _read_dledger(root, lay)
     _read_timer(root, lay)
+    _read_batch_units(root, lay)
     return lay
+
+
+def _read_batch_units(root: Path, lay: Layout) -> None:
+    """Every written 46-byte unit of ``batchconsumequeue/`` (read from the files: a unit the writer wrote is never
+    all zeros, a preallocated tail always is)."""
+    for path in sorted((root / "batchconsumequeue").glob("*/*/*")):
+        raw = path.read_bytes()
+        rel = path.relative_to(root).as_posix()
+        lay.batch_units += [(rel, k) for k in range(0, len(raw) - BATCH_UNIT_SIZE + 1, BATCH_UNIT_SIZE)
+                            if any(raw[k : k + BATCH_UNIT_SIZE])]
 
 
 def _lmq_values(root: Path, rec: Record, units: list) -> list[tuple[str, int, int, tuple[tuple[str, int], ...]]]:
@@ -195,12 +207,14 @@ def _sparse_copy(source: str, target: str) -> None:
 SAMPLE_STORES = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000_500
 LMQ = "%LMQ%x"
+BATCH_TOPIC = "Bat"
 
 
 def build_store(name: str, target: Path) -> Path:
     """The pristine store ``name`` at ``target``: sample and dledger are the repository's samples; timer (a timer
-    log of two files, the first closed by its blank, pending and due timers) and lmq (records multi-dispatched to
-    two LMQ queues, lmqConsumerOffset.json) are written by our writer with small files."""
+    log of two files, the first closed by its blank, pending and due timers), lmq (records multi-dispatched to
+    two LMQ queues, lmqConsumerOffset.json) and batch (a 5.x BatchCQ topic with an inner batch, its units in
+    batchconsumequeue/) are written by our writer with small files."""
     if name in ("sample", "dledger"):
         source = SAMPLE_STORES / ("sample_store" if name == "sample" else "sample_store_dledger")
         return copy_store(Layout(source), target)
@@ -209,6 +223,15 @@ def build_store(name: str, target: Path) -> Path:
     from inspector.engine.model.geometry import Geometry
 
     small = Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)
+    if name == "batch":
+        with StoreWriter(target, small, clock=lambda: T0, topic_attributes={BATCH_TOPIC: {"queue.type": "BatchCQ"}}
+                         ) as w:
+            w.append(MessageSpec(BATCH_TOPIC, b"one", keys=["b1"], store_timestamp=T0))
+            w.append(MessageSpec(BATCH_TOPIC, b"", store_timestamp=T0 + 1,
+                                 batch=[MessageSpec(BATCH_TOPIC, b"in%d" % i) for i in range(3)]))
+            w.append(MessageSpec(BATCH_TOPIC, b"two", queue_id=1, store_timestamp=T0 + 2))
+            w.append(MessageSpec("Plain", b"plain", store_timestamp=T0 + 3))
+        return target
     if name == "timer":
         with StoreWriter(target, small, timer_file_size=52 * 3 + 16) as w:
             for i, delay in enumerate((3000, 60_000, 5000, 120_000, 7000)):
@@ -282,6 +305,12 @@ INDEX_HEADER = {"beginTimestamp": (0, 8), "endTimestamp": (8, 8), "beginPhyOffse
                 "hashSlotCount": (32, 4), "indexCount": (36, 4)}
 INDEX_ITEM = {"keyHash": (0, 4), "phyOffset": (4, 8), "timeDiff": (12, 4), "prevIndex": (16, 4)}
 CHECKPOINT_FIELDS = {"physicMsgTimestamp": 0, "logicsMsgTimestamp": 8, "indexMsgTimestamp": 16}
+# 5.x checkpoint offsets (HA): any value is only checked against the log by a broker that is a slave
+CHECKPOINT_OFFSETS = {"masterFlushedOffset": 24, "confirmPhyOffset": 32}
+# BatchConsumeQueue's 46-byte unit (spec §4.3)
+BATCH_UNIT_SIZE = 46
+BATCH_CQ = {"offset": (0, 8), "size": (8, 4), "tagsCode": (12, 8), "storeTimestamp": (20, 8),
+            "msgBaseOffset": (28, 8), "batchSize": (36, 2), "compactedOffset": (38, 4), "reserved": (42, 4)}
 CONFIG_SHAPES = ("huge-number-value", "huge-number-key", "deep-nesting", "top-level")
 TOP_LEVELS = ("[]", "null", "1", "true", '"x"', "[{}]")
 DLEDGER_ENTRY = {"magic": (0, 4), "size": (4, 4), "index": (8, 8), "term": (16, 8), "pos": (24, 8),
@@ -334,11 +363,11 @@ class Mutation:
 
     kind: str  # record | cq | index-header | index-slot | index-item | checkpoint | config | name | dledger-entry
     # | dledger-end | dledger-index | dledger-text | timer-unit | timer-blank | timer-wheel | timercheck
-    # | lmq-prop | lmq-cq | lmq-offset | special | file (FILE_TARGETS)
+    # | lmq-prop | lmq-cq | lmq-offset | special | file (FILE_TARGETS) | batch-cq
     target: str
     pick: int
     value: int | str
-    store: str = "sample"  # which pristine store is mutated: sample | dledger | timer | lmq (STORES)
+    store: str = "sample"  # which pristine store is mutated: sample | dledger | timer | lmq | batch
 
     def apply(self, root: Path, lay: Layout) -> Expect | None:
         return getattr(self, "_" + self.kind.replace("-", "_"))(root, lay)
@@ -420,9 +449,9 @@ class Mutation:
             raw = path.read_bytes()
             path.write_bytes((raw + bytes(CHECKPOINT_SIZE))[:size])
             return Expect("checkpoint", (0,)) if size != CHECKPOINT_SIZE else None
-        at = CHECKPOINT_FIELDS[self.target]
+        at = {**CHECKPOINT_FIELDS, **CHECKPOINT_OFFSETS}[self.target]
         value = int(self.value)
-        if not _patch(root, "checkpoint", at, _int(value, 8)):
+        if not _patch(root, "checkpoint", at, _int(value, 8)) or self.target in CHECKPOINT_OFFSETS:
             return None
         # a flush time after every stored message (or before the epoch) cannot be
         return Expect("checkpoint", (at,)) if value < 0 or value > 4_000_000_000_000 else None
@@ -571,6 +600,12 @@ class Mutation:
         where = self._picked_field(root, lay.lmq_units, CQ_FIELDS)
         return Expect(where[0], (where[1],)) if where and self.target != "tagsCode" else None
 
+    def _batch_cq(self, root: Path, lay: Layout) -> Expect | None:
+        """A field of a batch consume-queue unit: extreme values anywhere; the unit's own place, offset and
+        size must then be found (as a plain unit's), the others are not checked against anything."""
+        where = self._picked_field(root, lay.batch_units, BATCH_CQ)
+        return Expect(where[0], (where[1],)) if where and self.target in ("offset", "size") else None
+
     def _lmq_offset(self, root: Path, lay: Layout) -> Expect | None:
         rel = "config/lmqConsumerOffset.json"
         path = root / rel
@@ -692,8 +727,8 @@ def mutations() -> st.SearchStrategy[Mutation]:
         _fields("index-item", INDEX_ITEM))
     checkpoint = st.one_of(
         st.builds(Mutation, st.just("checkpoint"), st.just("size"), st.integers(0, 7), st.integers(0, 1 << 14)),
-        st.builds(Mutation, st.just("checkpoint"), st.sampled_from(sorted(CHECKPOINT_FIELDS)), st.just(0),
-                  _width_values(64)))
+        st.builds(Mutation, st.just("checkpoint"), st.sampled_from(sorted({**CHECKPOINT_FIELDS, **CHECKPOINT_OFFSETS})),
+                  st.just(0), _width_values(64)))
     config = st.builds(Mutation, st.just("config"), st.sampled_from(CONFIG_SHAPES), st.integers(0, 15),
                        st.integers(0, 1 << 20))
     name = st.builds(Mutation, st.just("name"), st.sampled_from(sorted(FOREIGN_NAMES)), st.integers(0, 63),
@@ -711,8 +746,9 @@ def _tagged(store: str, kind: str, table: dict[str, tuple[int, int]]) -> st.Sear
 
 
 def new_store_mutations() -> st.SearchStrategy[Mutation]:
-    """The structures of the DLedger sample, a writer-made timer store and an LMQ store (issues 18, 19), and the
-    commitlog records, queue units and config files of those stores."""
+    """The structures of the DLedger sample, a writer-made timer store, an LMQ store (issues 18, 19) and a batch
+    queue store (issue 35: extreme values in every field of its units), and the commitlog records, queue units and
+    config files of those stores."""
     dledger = st.one_of(
         _tagged("dledger", "dledger-entry", DLEDGER_ENTRY), _tagged("dledger", "dledger-end", DLEDGER_END),
         _tagged("dledger", "dledger-index", DLEDGER_UNIT),
@@ -738,4 +774,5 @@ def new_store_mutations() -> st.SearchStrategy[Mutation]:
                   st.integers(0, 1 << 20), st.just("lmq")))
     files = st.one_of(*(st.builds(Mutation, st.just("file"), st.sampled_from(targets), st.integers(0, 1 << 10),
                                   st.integers(0, 1 << 24), st.just(store)) for store, targets in FILE_TARGETS.items()))
-    return st.one_of(dledger, timer, lmq, files)
+    batch = st.one_of(_tagged("batch", "batch-cq", BATCH_CQ), _tagged("batch", "cq", CQ_FIELDS))
+    return st.one_of(dledger, timer, lmq, files, batch)

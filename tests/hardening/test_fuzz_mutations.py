@@ -52,7 +52,7 @@ def layout(tmp_path_factory) -> Layout:
 def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
     """Every pristine store a mutation may name (``Mutation.store``), read once."""
     base = tmp_path_factory.mktemp("mutations-pristine-new")
-    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq")}
+    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq", "batch")}
     return {"sample": layout, **found}
 
 
@@ -173,7 +173,7 @@ def test_every_mutation_is_reported_and_harmless(layout: Layout, scratch: Path, 
 
 # The same for the stores of issues 18 and 19 (new_store_mutations: DLedger entries, end markers, index units,
 # checkpoint and currterm; timer-log units and blank, wheel slots, timercheck, timermetrics; LMQ properties,
-# %LMQ% units, lmqConsumerOffset.json).
+# %LMQ% units, lmqConsumerOffset.json) and issue 35 (every field of a batch consume-queue unit).
 NEW_REGRESSIONS = [
     Mutation("dledger-index", "pos", 4096, (1 << 63) - 2, "dledger"),  # pos + 48 wrapped: a segfault in gather
     Mutation("timer-wheel", "firstPos", 0, 1, "timer"),  # a firstPos no chain ends at: verify exit 0
@@ -193,6 +193,7 @@ NEW_REGRESSIONS = [
     Mutation("file", "queue-type", 0, 0, "sample"),  # a plain topic marked BatchCQ: queueTypeShouldBe, exit 0
     Mutation("file", "lmq-gone", 0, 0, "lmq"),  # an %LMQ% queue deleted: verify exit 0
     Mutation("file", "lmq-last-zeroed", 1, 0, "lmq"),  # its last unit zeroed: verify exit 0
+    Mutation("batch-cq", "msgBaseOffset", 1, (1 << 63) - 1, "batch"),  # issue 35.7: OverflowError in verify
 ]
 
 
@@ -204,7 +205,7 @@ def test_every_new_structure_mutation_is_reported_and_harmless(layouts: dict[str
     _holds_every_promise(layouts[mutation.store], scratch, mutation)
 
 
-@pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq"])
+@pytest.mark.parametrize("name", ["sample", "dledger", "timer", "lmq", "batch"])
 def test_the_pristine_copy_holds_every_promise(layouts: dict[str, Layout], scratch: Path, name: str) -> None:
     """The oracle itself: no mutation, no symptom (a finding on the pristine store would mask everything)."""
     layout = layouts[name]

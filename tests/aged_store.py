@@ -19,7 +19,37 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.engine.maintain.messagespec import MessageSpec
+from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.model.geometry import Geometry
+
 CQ_UNIT = 20
+# small files so retention has something to clean: 64 KiB segments (~245 records each), 40-unit consume-queue
+# files, 400-item index files (each record has two index items: its unique key and its key)
+GEOMETRY = Geometry(segment_size=64 * 1024, cq_file_size=40 * CQ_UNIT, index_slots=100, index_items=400)
+
+
+@dataclass(frozen=True)
+class Written:
+    topic: str
+    queue_id: int
+    queue_offset: int
+    physical_offset: int
+
+
+def write_store(root: Path, messages: int = 1500) -> list[Written]:
+    """Records of ~270 bytes in three topics of two queues (seven segments for 1,500): where each one went."""
+    out = []
+    seen: dict[tuple[str, int], int] = {}
+    with StoreWriter(root, GEOMETRY) as w:
+        for i in range(messages):
+            topic, qid = f"T{i % 3}", i % 2
+            got = w.append(MessageSpec(topic=topic, queue_id=qid, body=b"m" * 100, keys=[f"k{i}"],
+                                       store_timestamp=1_758_272_400_000 + i))
+            q = seen.get((topic, qid), 0)
+            seen[(topic, qid)] = q + 1
+            out.append(Written(topic, qid, q, got.physical_offset))
+    return out
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from inspector.engine.model.records import Problem
 
-__all__ = ["ExpiredRange", "expired_reason", "first_offset", "is_expired"]
+__all__ = ["ExpiredRange", "expired_key_reason", "expired_reason", "first_offset", "is_expired"]
 
 
 def first_offset(store) -> int:
@@ -74,3 +74,19 @@ class ExpiredRange:
                        f"{self.count} {what} {which} point below the log's first offset "
                        f"{self.first_offset} (at {self.low_phy}..{self.high_phy}): expired by retention, "
                        f"skipped by the broker ({why})", code, "info")
+
+
+def expired_key_reason(store, topic: str, key: str) -> str | None:
+    """Why a key lookup found nothing when items of the key's hash point below the log's first offset (an index
+    file straddling it keeps them: ``IndexService.deleteExpiredFile``): "expired: ..."; None when none does.
+    Their records are gone, so their keys cannot be read: the items match by hash only, and the answer says so."""
+    floor = first_offset(store)
+    if not floor:
+        return None
+    gone = sorted({step.item.phy_offset for walk in store.chain(topic, key) for step in walk.steps
+                   if step.hash_matches and 0 <= step.item.phy_offset < floor})
+    if not gone:
+        return None
+    shown = ", ".join(str(o) for o in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return (f"expired: {len(gone)} index item(s) of {topic}#{key}'s hash point below the log's first offset "
+            f"{floor} (at {shown}): their records were removed by retention")

@@ -32,3 +32,17 @@ def test_verify_and_show_on_an_aged_store(tmp_path, capsys) -> None:
     assert code == 1 and f"expired: physical offset {gone} is below the log's first offset {aged.first_offset}" in err
     code, _, err = run(capsys, "show", str(root), str(10**9))
     assert code == 1 and "in no commitlog segment" in err and "expired" not in err
+
+
+def test_key_lookup_of_an_expired_record_says_so(tmp_path, capsys) -> None:
+    """Segments deleted, index files not yet cleaned: the key's item is still there, its record is not."""
+    root = tmp_path / "s"
+    written = write_store(root)
+    aged = age_store(root, 2, cleanup=False)
+    gone = written[100]  # k100 of T1, below the first offset
+    assert gone.physical_offset < aged.first_offset
+    code, _, err = run(capsys, "key", str(root), "T1", "k100")
+    assert code == 1 and f"expired: 1 index item(s) of T1#k100's hash point below the log's first offset " \
+        f"{aged.first_offset} (at {gone.physical_offset})" in " ".join(err.split())
+    code, _, err = run(capsys, "key", str(root), "T1", "no-such-key")
+    assert code == 1 and "no message indexed under T1#no-such-key" in err and "expired" not in err

@@ -358,7 +358,8 @@ class Store(QueueAccess, KeyLookups):
             for queue_id, offset in sorted(queues.items()):
                 try:
                     info = self.queue(topic, queue_id).info()
-                    max_offset, lag = info.max_offset, max(0, info.max_offset - offset)
+                    # from the effective min: below it the broker moves the consumer to it (OFFSET_TOO_SMALL)
+                    max_offset, lag = info.max_offset, max(0, info.max_offset - max(offset, info.min_offset))
                 except NotFound:
                     max_offset, lag = None, None
                 rows.append(dict(group=group, topic=topic, queue_id=queue_id, consumer_offset=offset,

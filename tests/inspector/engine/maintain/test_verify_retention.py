@@ -82,3 +82,23 @@ def test_lookups_tell_expired_from_absent(tmp_path: Path) -> None:
         absent_id = kept.msg_id[:16] + f"{10**9:016X}"
         with pytest.raises(NotFound, match="no message with id"):
             store.find(absent_id)
+
+
+def test_a_consumer_offset_below_the_queue_min_is_corrected_by_the_broker(tmp_path: Path) -> None:
+    written = write_store(tmp_path / "s")
+    aged = age_store(tmp_path / "s", 2)
+    (tmp_path / "s" / "config").mkdir(exist_ok=True)
+    (tmp_path / "s" / "config" / "consumerOffset.json").write_text(
+        '{"offsetTable": {"T0@g": {"0": 5, "1": 200}}}')
+    # the effective min (ConsumeQueue.correctMinOffset): the first unit whose record is still in the log
+    want_min = min(w.queue_offset for w in written
+                   if (w.topic, w.queue_id) == ("T0", 0) and w.physical_offset >= aged.first_offset)
+    with Store(tmp_path / "s") as store:
+        report = verify(store)
+        rows = {r["queue_id"]: r for r in store.consumer_lag()}
+    assert report.errors == []
+    said = [p for p in report.problems if p.code == "consumer-offset-expired"]
+    assert len(said) == 1 and said[0].severity == "info"
+    assert f"offset 5 is below the queue's min offset {want_min}" in said[0].reason
+    assert "will be corrected by the broker" in said[0].reason
+    assert rows[0]["lag"] == 250 - want_min and rows[1]["lag"] == 250 - 200  # 250 units a queue

@@ -102,3 +102,23 @@ def test_a_consumer_offset_below_the_queue_min_is_corrected_by_the_broker(tmp_pa
     assert f"offset 5 is below the queue's min offset {want_min}" in said[0].reason
     assert "will be corrected by the broker" in said[0].reason
     assert rows[0]["lag"] == 250 - want_min and rows[1]["lag"] == 250 - 200  # 250 units a queue
+
+
+def test_batch_queue_units_below_the_first_offset_are_expired(tmp_path: Path) -> None:
+    from inspector.engine.maintain.messagespec import MessageSpec
+    from inspector.engine.maintain.writer import StoreWriter
+    from tests.aged_store import GEOMETRY
+
+    root = tmp_path / "s"
+    offsets = []
+    with StoreWriter(root, GEOMETRY, topic_attributes={"B": {"queue.type": "BatchCQ"}}) as w:
+        for i in range(600):
+            offsets.append(w.append(MessageSpec("B", b"b" * 200, keys=[f"k{i}"],
+                                                store_timestamp=1_758_272_400_000 + i)).physical_offset)
+    aged = age_store(root, 1, cleanup=False)
+    with Store(root) as store:
+        report = verify(store)
+    assert report.errors == []
+    said = [p for p in report.problems if p.code == "bcq-expired"]
+    assert len(said) == 1 and said[0].severity == "info"
+    assert int(said[0].reason.split()[0]) == sum(o < aged.first_offset for o in offsets) > 0

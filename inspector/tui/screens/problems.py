@@ -17,6 +17,9 @@ from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.navbar import NavBar
 
+# info findings (retention's expired leftovers) are normal: neither red nor a warning's yellow
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
 
 class ProblemsScreen(ViewScreen):
     BINDINGS = [
@@ -63,7 +66,7 @@ class ProblemsScreen(ViewScreen):
             key = f"p{i}"
             self._rows[key] = p
             phy = commitlog_offset(p)
-            sev = Text(p.severity, style="bold red" if p.severity == "error" else "yellow")
+            sev = Text(p.severity, style=_STYLE.get(p.severity, "yellow"))
             table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(p.reason, 60), f"{p.file} @ {num(p.offset)}",
                           key=key)
         if problems:
@@ -79,7 +82,7 @@ class ProblemsScreen(ViewScreen):
         if p is None:
             return
         t = Text()
-        t.append(f"{p.severity} {p.code}", style="bold red" if p.severity == "error" else "bold yellow")
+        t.append(f"{p.severity} {p.code}", style="bold " + _STYLE.get(p.severity, "yellow").removeprefix("bold "))
         t.append(f"  {p.file} @ {num(p.offset)}\n", style="bold")
         t.append(p.reason)
         phy = commitlog_offset(p)

@@ -122,3 +122,16 @@ def test_batch_queue_units_below_the_first_offset_are_expired(tmp_path: Path) ->
     said = [p for p in report.problems if p.code == "bcq-expired"]
     assert len(said) == 1 and said[0].severity == "info"
     assert int(said[0].reason.split()[0]) == sum(o < aged.first_offset for o in offsets) > 0
+
+
+def test_a_queue_offset_below_the_effective_min_is_expired(tmp_path: Path) -> None:
+    write_store(tmp_path / "s")
+    age_store(tmp_path / "s", 2)
+    with Store(tmp_path / "s") as store:
+        low = store.queue("T0", 0).info().min_offset
+        assert low > 80  # the two deleted files held 0..79; the kept one's first units point below too
+        assert store.message_by_queue_offset("T0", 0, low).queue_offset == low
+        with pytest.raises(NotFound, match=f"queue offset 5: expired: below the queue's min offset {low}"):
+            store.message_by_queue_offset("T0", 0, 5)
+        with pytest.raises(NotFound, match="is outside"):
+            store.message_by_queue_offset("T0", 0, 10_000)

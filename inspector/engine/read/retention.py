@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Problem
+from parsers.msgid import MsgIdError, decode_offset_msg_id
 
-__all__ = ["ExpiredRange", "expired_key_reason", "expired_reason", "first_offset", "is_expired"]
+__all__ = ["ExpiredRange", "expired_id_reason", "expired_key_reason", "expired_reason", "first_offset", "is_expired"]
 
 
 def first_offset(store) -> int:
@@ -33,6 +34,18 @@ def is_expired(store, offset: int) -> bool:
 def expired_reason(offset: int, first: int) -> str:
     """The answer for a lookup of an offset retention removed (distinct from "no such message")."""
     return f"expired: physical offset {offset} is below the log's first offset {first} (removed by retention)"
+
+
+def expired_id_reason(store, text: str) -> str | None:
+    """For an id no message answered: "expired: ..." when, read as an offset msgId, its offset is below the log's
+    first offset (retention removed its record); None otherwise (no such message, or not an offset msgId)."""
+    try:
+        offset = decode_offset_msg_id(text.strip().upper()).offset
+    except MsgIdError:
+        return None
+    if not is_expired(store, offset):
+        return None
+    return f"message id {text.strip()}: {expired_reason(offset, first_offset(store))}"
 
 
 @dataclass

@@ -37,7 +37,7 @@ from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.offsets import ConsumerOffsets, load_consumer_offsets
-from inspector.engine.read.retention import expired_reason, first_offset, is_expired
+from inspector.engine.read.retention import expired_id_reason
 from inspector.engine.read.rocksdb_config import apply_topic_database
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
 from inspector.engine.read.settings import (
@@ -325,16 +325,12 @@ class Store(QueueAccess, KeyLookups):
         if number is not None and len(ref) not in (32, 56):
             return self.message_at(OFFSET.parse(ref, "offset"))  # -1 or 2**64: the range message
         if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
-            readings = decode_id(ref, self)
-            for reading in readings:
+            for reading in decode_id(ref, self):
                 if reading.found and reading.physical_offset is not None:
                     return self.message_at(reading.physical_offset)
             if number is not None and OFFSET.fits(number):
                 return self.message_at(number)
-            expired = readings[0].fields["offset"]  # the offset msgId's offset: below the first, retention took it
-            if is_expired(self, expired):
-                raise NotFound(f"message id {ref}: {expired_reason(expired, first_offset(self))}")
-            raise NotFound(f"no message with id {ref} in this store")
+            raise NotFound(expired_id_reason(self, ref) or f"no message with id {ref} in this store")
         raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consumers ----------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify
 
+from inspector.engine import expired_id_reason
 from web import data, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -102,6 +103,7 @@ def resolve():
     text = text_arg("id", required=True)
     d = data.resolve_data(get_store(), text)
     if not d["found_as"]:
-        return send(d | {"status": 404, "error": "Not Found", "message": f"no message with id {d['id']} in this store"},
-                    404)
+        # an offset msgId whose record retention removed: "expired", not a typo's "no message"
+        why = expired_id_reason(get_store(), d["id"]) or f"no message with id {d['id']} in this store"
+        return send(d | {"status": 404, "error": "Not Found", "message": why}, 404)
     return send(d)

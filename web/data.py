@@ -315,7 +315,7 @@ def hex_page(store: Store, offset: int, length: int) -> dict:
     """
     seg = store.commitlog.segment_for(offset)
     if seg is None:
-        raise NotFound(f"physical offset {offset} is in no commitlog segment", store.commitlog.directory, offset)
+        raise store.commitlog.no_segment_error(offset)  # names an expired offset, or an entry that is no file
     seg_end = seg.start_offset + seg.file_size
     start = max(seg.start_offset, min((offset - length // 4) // 16 * 16, seg_end - length))
     end = min(seg_end, start + length)

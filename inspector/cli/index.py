@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, esc, plain, print_json, table, warn_problem, when
-from inspector.engine import MAX_TIME, NotFound, Store, chain_view, key_hit_view
+from inspector.engine import MAX_TIME, NotFound, Store, chain_view, expired_key_reason, key_hit_view
 
 
 def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:
@@ -23,7 +23,8 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
                       plain(h.matched_by), plain(h.index_file), str(h.item_number))
         console.print(t)
     if not hits:
-        raise NotFound(f"no message indexed under {topic}#{key}")
+        # items of the key's hash into the part retention removed: "expired", not a typo's "no message"
+        raise NotFound(expired_key_reason(store, topic, key) or f"no message indexed under {topic}#{key}")
     return 0
 
 

@@ -154,10 +154,13 @@ def run_verify(store: Store, args) -> int:
         report = verify(store, _geometry(args, store_geometry(store)),
                         progress=lambda phase, done, total: update(done, total))
     errors = report.errors
+    # info findings (retention's leftovers: expired units and items) are neither errors nor warnings
+    infos = sum(p.severity == "info" for p in report.problems)
+    warnings = len(report.problems) - len(errors) - infos
     if args.json:
         print_json({"ok": not errors, "messages": report.messages, "cq_units": report.cq_units,
                     "index_items": report.index_items, "errors": len(errors),
-                    "warnings": len(report.problems) - len(errors),
+                    "warnings": warnings, "info": infos,
                     "problems": [problem_view(p) for p in report.problems],
                     **({"dledger_recovery": report.dledger_recovery} if report.dledger_recovery else {})})
     else:
@@ -168,7 +171,7 @@ def run_verify(store: Store, args) -> int:
         for p in report.problems:
             shown[p.code] += 1
             if shown[p.code] <= TABLE_ROWS_PER_CODE:
-                style = "red" if p.severity == "error" else "yellow"
+                style = {"error": "red", "info": "cyan"}.get(p.severity, "yellow")
                 t.add_row(plain(p.file), str(p.offset), Text(plain(p.code), style=style), plain(p.reason))
         if report.problems:
             console.print(t)
@@ -180,6 +183,7 @@ def run_verify(store: Store, args) -> int:
             console.print(f"recovery preview: {plain(report.dledger_recovery)}")
         console.print(f"checked {report.messages} message(s), {report.cq_units} consume-queue unit(s), "
                       f"{report.index_items} index item(s): "
-                      + ("[green]no problems[/]" if not report.problems else
-                         f"{len(errors)} error(s), {len(report.problems) - len(errors)} warning(s)"), markup=True)
+                      + ("[green]no problems[/]" if len(report.problems) == infos else
+                         f"{len(errors)} error(s), {warnings} warning(s)")
+                      + (f", {infos} info finding(s)" if infos else ""), markup=True)
     return EXIT_PROBLEMS if errors else EXIT_OK

@@ -54,6 +54,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.mapped": ('is_all_zero',),
     "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
     "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
+    "read.retention": ('expired_id_reason', 'expired_key_reason'),
     "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.settings": ('DelayTable', 'Setting'),
     "read.store": ('decode_id', 'MAX_TIME', 'Store'),
@@ -227,6 +228,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         unique_key_time,
     )
     from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
+    from inspector.engine.read.retention import expired_id_reason, expired_key_reason
     from inspector.engine.read.settings import DelayTable, Setting
     from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.store import MAX_TIME, Store, decode_id

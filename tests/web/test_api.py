@@ -196,3 +196,23 @@ def test_paging_visits_every_message_once(sample_store, sample_messages):
     t, q = sample_messages[0].topic, sample_messages[0].queue_id
     assert _walk_pages(client, f"/api/messages?topic={t}&queue={q}&limit=6") == [
         str(m.physical_offset) for _, m in sample_store.queue_messages(t, q)]
+
+
+def test_resolve_of_an_id_retention_removed_says_expired(tmp_path):
+    """An offset msgId below the log's first offset of an aged store (tests/aged_store.py): a 404 that says
+    "expired", and one above the log: "no message"."""
+    from aged_store import age_store, write_store
+
+    from inspector.engine import Store
+    from web.app import create_app
+
+    written = write_store(tmp_path / "s")
+    aged = age_store(tmp_path / "s", 2)
+    with Store(tmp_path / "s") as store:
+        head = store.message_at(aged.first_offset).msg_id[:16]
+        client = create_app(store, {"TESTING": True}).test_client()
+        gone = client.get(f"/api/resolve?id={head}{written[0].physical_offset:016X}")
+        absent = client.get(f"/api/resolve?id={head}{10**9:016X}")
+    assert gone.status_code == absent.status_code == 404
+    assert f"below the log's first offset {aged.first_offset}" in gone.get_json()["message"]
+    assert absent.get_json()["message"].startswith("no message with id")

@@ -48,6 +48,7 @@ from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import JOURNAL, STAGING_MARK
 from inspector.engine.read.recovery import Recovery, recover
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
+from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
 
 MAX_JOURNAL_BYTES = 1 << 20  # the journal names a few folders; anything larger is no journal of ours
 
@@ -137,12 +138,23 @@ def rebuild(store, out: str | Path, geometry: Geometry | None = None, *, progres
     return result
 
 
+def _batch_file_size(store) -> int:
+    """The batch consume queue's file size as the store's own files say (as ``store_geometry`` infers the plain
+    queue's), else the broker's default (a store with no batch queue, or files of no multiple of 46 bytes)."""
+    for topic, qid in store.batch_queue_ids():
+        q = store.batch_queue(topic, qid)
+        if q.files:
+            size = q.file_size
+            return size if size > 0 and size % BCQ_UNIT_SIZE == 0 else BCQ_DEFAULT_FILE_SIZE
+    return BCQ_DEFAULT_FILE_SIZE
+
+
 def _build(store, out: Path, geometry: Geometry | None, progress: Progress | None, mode: str | None) -> RebuildResult:
     geometry = geometry or store_geometry(store)
     recovery = recover(store, mode)
     result = RebuildResult(out, geometry, recovery)
     cq = ConsumeQueueBuilder(out, geometry)
-    bcq = BatchConsumeQueueBuilder(out)
+    bcq = BatchConsumeQueueBuilder(out, _batch_file_size(store))
     batch_topics = store.batch_topics()  # queue.type=BatchCQ: their units go to batchconsumequeue/ (spec §4.3)
     logics_ts = 0
     index = IndexBuilder(out, geometry, clock=_original_index_clock(store.index_files()), tz=dt.UTC)

@@ -250,7 +250,14 @@ def check_consumer_offsets(store) -> list[Problem]:
             continue
         info = store.queue(row["topic"], row["queue_id"]).info()
         off = row["consumer_offset"]
-        if not info.min_offset <= off <= info.max_offset:
+        if 0 <= off < info.min_offset:
+            # DefaultMessageStore.getMessage answers OFFSET_TOO_SMALL with nextBeginOffset = the queue's min
+            # (nextOffsetCorrection) and the broker moves the consumer there (4.9.8 and 5.3.1): normal past retention
+            found.append(Problem(source, 0,
+                                 f"{row['topic']}@{row['group']} queue {row['queue_id']}: offset {off} is below the "
+                                 f"queue's min offset {info.min_offset} (its units expired): will be corrected by the "
+                                 "broker", "consumer-offset-expired", "info"))
+        elif not info.min_offset <= off <= info.max_offset:
             found.append(Problem(source, 0,
                                  f"{row['topic']}@{row['group']} queue {row['queue_id']}: offset {off} is outside "
                                  f"[{info.min_offset}, {info.max_offset}]", "consumer-offset-range", "warning"))

@@ -17,6 +17,7 @@ from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.meaning import gets_queue_unit
 from inspector.engine.model.records import BatchUnit, Message, Problem
 from inspector.engine.read.batchconsumequeue import inner_messages, is_inner_batch
+from inspector.engine.read.retention import ExpiredRange, first_offset
 
 __all__ = ["check_batch_queue"]
 
@@ -30,6 +31,8 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
     units = 0
     prev_phy = -1
     prev: BatchUnit | None = None
+    floor = first_offset(store)
+    expired = ExpiredRange(floor)  # units below the log's first offset: retention's, skipped by the broker
     for unit in bcq.units(0):
         if isinstance(unit, Problem):
             problems.append(unit)
@@ -45,6 +48,9 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
         if unit.compacted_offset != INVALID_POS or unit.reserved != 0:
             problems.append(Problem(*where, f"compactedOffset {unit.compacted_offset} and reserved {unit.reserved}: "
                                     f"a broker writes {INVALID_POS} and 0", "bcq-unit-fields", "warning"))
+        if unit.physical_offset < floor:
+            expired.add(unit.file, unit.position, unit.msg_base_offset, unit.physical_offset)
+            continue
         found, prev_phy, msg = unit_record(store, unit, log_end, prev_phy,
                                            f"unit of queue offset {unit.msg_base_offset}")
         problems.extend(found)
@@ -54,7 +60,8 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
         if mismatches:
             problems.append(Problem(*where, f"unit of queue offset {unit.msg_base_offset} -> message at "
                                     f"{unit.physical_offset} has " + ", ".join(mismatches), "bcq-mismatch"))
-    return problems, units
+    info = expired.problem("unit(s)", "bcq-expired", "BatchConsumeQueue.correctMinOffset")
+    return ([info] if info is not None else []) + problems, units
 
 
 def _mismatches(msg: Message, unit: BatchUnit, topic: str, qid: int, geometry: Geometry) -> list[str]:

@@ -14,6 +14,7 @@ from inspector.engine.model.records import IndexItem, Message, Problem
 from inspector.engine.read.index_range import header_range_problems
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.mapped import first_nonzero
+from inspector.engine.read.retention import ExpiredRange, first_offset
 from inspector.engine.scan.verify_kernels import index_chains
 from parsers.java import index_key, index_key_hash
 
@@ -81,6 +82,18 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     base = 40 + reader.slot_count * 4
     items = np.frombuffer(reader.mf.buf, dtype=ITEM_DTYPE, count=written, offset=base + 20)
     marks = cross.indexes.get(rel) if cross is not None else None
+    # items below the log's first offset are retention's leftovers in a file straddling it (IndexService.deleteExpiredFile
+    # deletes only files wholly below): one info finding, not checked one by one
+    floor = first_offset(store)
+    gone = items["phy_offset"] < floor if floor else None
+    expired = ExpiredRange(floor)
+    if gone is not None and gone.any():
+        at = np.flatnonzero(gone)
+        phys = items["phy_offset"][at]
+        expired.add_many(rel, base + (int(at[0]) + 1) * 20, int(at[0]) + 1, int(at[-1]) + 1, len(at),
+                         int(phys.min()), int(phys.max()))
+    else:
+        gone = None
     # item -> message key hashes; items the commitlog walk vouched for need nothing more
     cache: dict[int, set[int] | str] = {}  # phy offset -> its key hashes, or why it is unreadable
     min_ts = max_ts = None
@@ -91,11 +104,17 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
         # an index file from another store, or a zeroed commitlog under a full index: millions of items no record
         # vouches for, each a Python look at its record (~8 us): the first RECHECKED are looked at and named one by
         # one, the rest are counted in one finding (a full file took 158 s of CPU before)
-        unvouched, total = _first_unset(marks.ok, written, RECHECKED + 1)
+        bits = marks.ok
+        if gone is not None:  # expired items count as vouched for: they are named in the info finding
+            bits = np.array(bits, dtype=np.uint8, copy=True)
+            packed = np.packbits(gone, bitorder="little")
+            n = min(len(bits), len(packed))
+            bits[:n] |= packed[:n]
+        unvouched, total = _first_unset(bits, written, RECHECKED + 1)
         todo = unvouched[:RECHECKED]
         unchecked = total - len(todo)
     else:
-        todo = range(written)
+        todo = range(written) if gone is None else np.flatnonzero(~gone).tolist()
     # the highest offset an earlier item points at: for the items no record vouched for (at most RECHECKED), or
     # kept as the loop goes when every item is looked at (no walk tables)
     highest = _highest_before(items, todo) if marks is not None else None
@@ -138,6 +157,9 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     # oldest and newest the walk saw when those records cannot be read)
     bounds = (min_ts, max_ts) if min_ts is not None and max_ts is not None else None
     problems.extend(header_range_problems(reader, store.stored_at, bounds))
+    info = expired.problem("item(s)", "index-expired", "IndexService.deleteExpiredFile")
+    if info is not None:
+        problems.insert(0, info)
     # slots: chains, counters, items reachable from the right slot
     chains = None
     if cross is not None and reader.slot_count:

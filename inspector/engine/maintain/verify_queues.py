@@ -21,6 +21,7 @@ from inspector.engine.model.multidispatch import (
     lmq_targets,
 )
 from inspector.engine.model.records import Message, Problem
+from inspector.engine.read.retention import ExpiredRange, first_offset
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 if TYPE_CHECKING:
@@ -34,10 +35,13 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
     """(problems, units checked) of one queue: every unit against the record it points at.
 
     Units the commitlog walk vouched for (see CrossChecks) need only the log-end and order checks, done
-    here on arrays; every other unit goes through :func:`_check_unit`.
+    here on arrays; every other unit goes through :func:`_check_unit`. Units below the log's first offset are
+    retention's leftovers: counted into one info finding, not checked (see read/retention.py).
     """
     cq = store.queue(topic, qid)
     problems: list[Problem] = []
+    floor = first_offset(store)
+    expired = ExpiredRange(floor)
     units = 0
     prev_phy = -1
     marks = cross.queues.get((topic, qid)) if cross is not None else None
@@ -50,9 +54,12 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
             if unit.is_pre_blank:
                 continue
             units += 1
+            if unit.physical_offset < floor:  # ConsumeQueue.correctMinOffset skips it
+                expired.add(unit.file, unit.position, unit.queue_offset, unit.physical_offset)
+                continue
             found, prev_phy = _check_unit(store, unit, topic, qid, geometry, log_end, prev_phy)
             problems.extend(found)
-        return problems, units
+        return _with_expired(problems, expired), units
     for run in cq.unit_runs(0):
         if isinstance(run, Problem):
             problems.append(run)
@@ -62,8 +69,14 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
         sizes = run.column("size")
         tags = run.column("tags_code")
         real = ~((phys == 0) & (sizes == PRE_BLANK_SIZE) & (tags == 0))
-        index = np.flatnonzero(real)
-        units += index.size
+        units += int(np.count_nonzero(real))
+        gone = real & (phys < floor)  # below the log's first offset: ConsumeQueue.correctMinOffset skips them
+        at = np.flatnonzero(gone) if floor else ()
+        if len(at):
+            first_unit, last_unit = run.unit(int(at[0])), run.unit(int(at[-1]))
+            expired.add_many(first_unit.file, first_unit.position, first_unit.queue_offset, last_unit.queue_offset,
+                             len(at), int(phys[at].min()), int(phys[at].max()))
+        index = np.flatnonzero(real & ~gone)
         if not index.size:
             continue
         phys, sizes = phys[index], sizes[index]
@@ -90,7 +103,13 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
             cq._map(start).release(0, cq.file_sizes.get(start, 0))
         except StoreError:
             pass
-    return problems, units
+    return _with_expired(problems, expired), units
+
+
+def _with_expired(problems: list[Problem], expired: ExpiredRange) -> list[Problem]:
+    """The queue's findings, with its one info line for the units retention left (first, in file order)."""
+    info = expired.problem("unit(s)", "cq-expired", "ConsumeQueue.correctMinOffset")
+    return problems if info is None else [info, *problems]
 
 
 def unit_record(store, unit, log_end: int, prev_phy: int, label: str) -> tuple[list[Problem], int, Message | None]:

@@ -33,7 +33,7 @@ class Problem:
     offset: int
     reason: str
     code: str
-    severity: str = "error"  # "error" or "warning"
+    severity: str = "error"  # "error", "warning" or "info" (normal, e.g. retention's leftovers: never fails verify)
 
     def __str__(self) -> str:
         return f"{self.file} @ {self.offset}: {self.reason}"

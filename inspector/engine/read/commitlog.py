@@ -26,6 +26,7 @@ from inspector.engine.read.mapped import (
     offset_named_entries,
 )
 from inspector.engine.read.parallel import Vouch, vouched_run
+from inspector.engine.read.retention import expired_reason
 from inspector.engine.read.segment_files import entry_kind, infer_segment_size, layout_problems
 from inspector.engine.read.segment_summary import Item, SegmentScan, SegmentSummary, _flags, summarise
 from inspector.engine.read.tail import IN_PROGRESS, RecordInProgress, tail_unfinished
@@ -124,6 +125,13 @@ class CommitLog:
     def min_offset(self) -> int:
         return self.segments[0].start_offset if self.segments else 0
 
+    @property
+    def retention_floor(self) -> int:
+        """The log's first offset as retention left it: the first segment's, or an earlier entry's that is no
+        file (below a broken entry nothing is expired: retention deletes whole files, it leaves no directory)."""
+        starts = [int(path.name) for _, path in self._not_files]
+        return min([self.min_offset, *starts]) if self.segments else 0
+
     def segment_for(self, offset: int) -> Segment | None:
         i = bisect.bisect_right(self._starts, offset) - 1
         if i < 0:
@@ -146,6 +154,8 @@ class CommitLog:
             if start <= offset < start + max(self.segment_size, 1):
                 return StoreError(f"{entry_kind(path)} where a segment file should be",
                                   f"{label}/{path.name}", offset - start)
+        if 0 <= offset < self.retention_floor:  # removed by retention, not a typo: its own answer (read/retention.py)
+            return NotFound(expired_reason(offset, self.retention_floor), self.directory, offset)
         return NotFound(f"physical offset {offset} is in no commitlog segment", self.directory, offset)
 
     def data_bytes(self, enough: int | None = None) -> int:

@@ -37,6 +37,7 @@ from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
 from inspector.engine.read.mapped import MappedFile
 from inspector.engine.read.offsets import ConsumerOffsets, load_consumer_offsets
+from inspector.engine.read.retention import expired_id_reason
 from inspector.engine.read.rocksdb_config import apply_topic_database
 from inspector.engine.read.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
 from inspector.engine.read.settings import (
@@ -339,7 +340,7 @@ class Store(QueueAccess, KeyLookups):
                     return self.message_at(reading.physical_offset)
             if number is not None and OFFSET.fits(number):
                 return self.message_at(number)
-            raise NotFound(f"no message with id {ref} in this store")
+            raise NotFound(expired_id_reason(self, ref) or f"no message with id {ref} in this store")
         raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consumers ----------------------------------------------------------------------------------------------
@@ -363,7 +364,8 @@ class Store(QueueAccess, KeyLookups):
             for queue_id, offset in sorted(queues.items()):
                 try:
                     info = self.queue(topic, queue_id).info()
-                    max_offset, lag = info.max_offset, max(0, info.max_offset - offset)
+                    # from the effective min: below it the broker moves the consumer to it (OFFSET_TOO_SMALL)
+                    max_offset, lag = info.max_offset, max(0, info.max_offset - max(offset, info.min_offset))
                 except NotFound:
                     max_offset, lag = None, None
                 rows.append(dict(group=group, topic=topic, queue_id=queue_id, consumer_offset=offset,

@@ -162,6 +162,11 @@ class QueueAccess:
     def message_by_queue_offset(self, topic: str, queue_id: int, queue_offset: int) -> Message:
         cq = self.queue(topic, queue_id)
         info = cq.info()
+        if 0 <= queue_offset < info.min_offset and self.commitlog.retention_floor:
+            # below the effective min (ConsumeQueue.correctMinOffset): removed by retention, not a typo
+            raise NotFound(f"queue offset {queue_offset}: expired: below the queue's min offset {info.min_offset} "
+                           f"(the log's first offset is {self.commitlog.retention_floor}: removed by retention)",
+                           cq.rel_dir)
         if not info.min_offset <= queue_offset < info.max_offset:
             raise NotFound(f"queue offset {queue_offset} is outside [{info.min_offset}, {info.max_offset})", cq.rel_dir)
         unit = cq.unit(queue_offset)

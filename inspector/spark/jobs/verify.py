@@ -194,11 +194,14 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     for ref in refs:
         mine = [r for r in rows if r.store == ref.path]
         errors = [r for r in mine if r.severity == "error"]
+        infos = sum(r.severity == "info" for r in mine)  # retention's expired leftovers: neither errors nor warnings
+        warnings = len(mine) - len(errors) - infos
         any_error = any_error or bool(errors)
         c = counts[ref.path]
         if args.json:
             sys.stdout.write(json.dumps({
-                "store": ref.path, "ok": not errors, **c, "errors": len(errors), "warnings": len(mine) - len(errors),
+                "store": ref.path, "ok": not errors, **c, "errors": len(errors), "warnings": warnings,
+                "info": infos,
                 "problems": [{"file": r.file, "offset": r.offset, "code": r.code, "severity": r.severity,
                               "reason": r.reason} for r in mine]}) + "\n")
             continue
@@ -207,7 +210,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
             for name in ("file", "offset", "code", "reason"):
                 t.add_column(name, overflow="fold")
             for r in mine:
-                style = "red" if r.severity == "error" else "yellow"
+                style = {"error": "red", "info": "cyan"}.get(r.severity, "yellow")
                 t.add_row(common.plain(r.file), str(r.offset), Text(common.plain(r.code), style=style),
                           common.plain(r.reason))
             common.console.print(t)
@@ -216,7 +219,8 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
         common.console.print(
             f"{common.esc(ref.path)}: checked {c['messages']} message(s), {c['cq_units']} consume-queue unit(s), "
             f"{c['index_items']} index item(s): "
-            + ("[green]no problems[/]" if not mine else f"{len(errors)} error(s), {len(mine) - len(errors)} warning(s)"),
+            + ("[green]no problems[/]" if len(mine) == infos else f"{len(errors)} error(s), {warnings} warning(s)")
+            + (f", {infos} info finding(s)" if infos else ""),
             markup=True)
     return common.EXIT_PROBLEMS if any_error else common.EXIT_OK
 

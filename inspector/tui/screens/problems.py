@@ -18,6 +18,9 @@ from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
+# info findings (retention's expired leftovers) are normal: neither red nor a warning's yellow
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
 
 class ProblemsScreen(ViewScreen):
     BINDINGS = [
@@ -64,7 +67,7 @@ class ProblemsScreen(ViewScreen):
             key = f"p{i}"
             self._rows[key] = p
             phy = commitlog_offset(p)
-            sev = Text(p.severity, style="bold red" if p.severity == "error" else "yellow")
+            sev = Text(p.severity, style=_STYLE.get(p.severity, "yellow"))
             # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
             table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(esc(p.reason), 60),
                           f"{esc(p.file)} @ {num(p.offset)}",
@@ -84,7 +87,7 @@ class ProblemsScreen(ViewScreen):
         if p is None:
             return
         t = Text()
-        t.append(f"{p.severity} {p.code}", style="bold red" if p.severity == "error" else "bold yellow")
+        t.append(f"{p.severity} {p.code}", style="bold " + _STYLE.get(p.severity, "yellow").removeprefix("bold "))
         t.append(f"  {esc(p.file)} @ {num(p.offset)}\n", style="bold")
         t.append(esc(p.reason))
         phy = commitlog_offset(p)

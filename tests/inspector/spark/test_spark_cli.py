@@ -92,3 +92,17 @@ def test_a_folder_that_is_no_store_fails_before_a_session_starts(tmp_path, sampl
     assert cli.main(["stats", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "no RocketMQ store here" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_spark_verify_of_an_aged_store_is_clean_with_its_info_findings(spark, tmp_path, capsys):
+    """Retention's leftovers (tests/aged_store.py) are info findings in the Spark job too: exit 0, counted apart."""
+    import json
+
+    from aged_store import age_store, write_store
+
+    write_store(tmp_path / "s")
+    age_store(tmp_path / "s", 2)
+    assert rmq_inspect(["spark", "verify", str(tmp_path / "s"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (doc["errors"], doc["warnings"], doc["info"]) == (0, 0, 7)
+    assert {p["code"] for p in doc["problems"]} == {"cq-expired", "index-expired"}

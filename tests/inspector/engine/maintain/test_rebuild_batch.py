@@ -4,6 +4,7 @@ wrote, no consumequeue/ for the batch topic (spec §4.3, §7.2)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -71,3 +72,18 @@ def test_in_place_rebuild_restores_a_damaged_batch_queue(tmp_path) -> None:
     assert _files(root, "batchconsumequeue") == expected
     with Store(root) as store:
         assert verify(store).problems == ()
+
+
+def test_rebuild_keeps_the_batch_queue_file_size_of_the_store(tmp_path) -> None:
+    """A broker with a small batch consume-queue file size (368 bytes: 8 units): the rebuilt file is the store's
+    size, not the default 13,800,000 bytes (inferred from the files, as the plain queue's size is)."""
+    root = tmp_path / "s"
+    write_batch_store(root)
+    expected = _files(root, "batchconsumequeue")
+    rel = f"batchconsumequeue/{BATCH_TOPIC}/0/00000000000000000000"
+    os.truncate(root / rel, 368)  # its 5 units (230 bytes) fit in 368
+    expected[rel] = expected[rel][:368]
+    with Store(root) as store:
+        rebuild(store, tmp_path / "out")
+    assert (tmp_path / "out" / rel).stat().st_size == 368
+    assert _files(tmp_path / "out", "batchconsumequeue") == expected

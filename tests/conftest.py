@@ -190,8 +190,9 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 @pytest.fixture(scope="session")
-def compiled_kernels() -> str:
-    """numba, when the engine's compiled kernels are in use; else a skip naming it (see external_tools.NUMBA)."""
+def numba_in_use() -> str:
+    """numba, when the engine's compiled kernels are in use; else a skip naming it (see external_tools.NUMBA).
+    (tests/hardening has a compiled_kernels fixture of its own: it compiles them all before a watchdog counts.)"""
     return external_tools.need(external_tools.NUMBA)
 
 

@@ -49,7 +49,7 @@ from parsers.java import index_key, index_key_hash, java_string_hash, rocketmq_c
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 FIXTURE_OK = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
-needs_numba = pytest.mark.usefixtures("compiled_kernels")
+needs_numba = pytest.mark.usefixtures("numba_in_use")
 BOTH = pytest.mark.parametrize("python", [False, True], ids=["numba", "python"])
 
 

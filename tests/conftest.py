@@ -30,7 +30,7 @@ from external_tools import pytest_terminal_summary  # noqa: E402, F401 - the mis
 from parsers import commitlog as cl  # noqa: E402
 from parsers.java import rocketmq_crc32  # noqa: E402
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+REALDATA = external_tools.realdata_dir()  # ../shared/realdata, or $RMQ_INSPECT_REALDATA
 REAL_COMMITLOG_STORES = {
     "apache": REALDATA / "apache_rocketmq/4e25b97910b143ad43d56a8392116183eba3244d/store",
     "shaoxubao": REALDATA / "Shaoxubao_rocketmq-study/c4dcaab0cdafbf7a2e984e1997730955f21da476/store/unit_test_store",
@@ -150,10 +150,9 @@ def write_commitlog():
 
 @pytest.fixture(scope="session")
 def realdata() -> Path:
-    """Root of /work/shared/realdata (files real brokers wrote); skips when absent."""
-    if not REALDATA.is_dir():
-        pytest.skip(f"no real data under {REALDATA}")
-    return REALDATA
+    """Root of ../shared/realdata (files real brokers wrote); when absent, a skip naming it (a failure under
+    RMQ_INSPECT_REQUIRE_TOOLS=1), like a missing tool's."""
+    return Path(external_tools.need(external_tools.REALDATA))
 
 
 @pytest.fixture(scope="session")
@@ -188,6 +187,13 @@ def pytest_collection_modifyitems(config, items) -> None:
             names.add("slow")
         for name in sorted(names):
             item.add_marker(name)
+
+
+@pytest.fixture(scope="session")
+def numba_in_use() -> str:
+    """numba, when the engine's compiled kernels are in use; else a skip naming it (see external_tools.NUMBA).
+    (tests/hardening has a compiled_kernels fixture of its own: it compiles them all before a watchdog counts.)"""
+    return external_tools.need(external_tools.NUMBA)
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,11 @@
 """The one rule for every tool outside Python the suite uses (Chromium, Java, node and the Kaitai Struct
-compiler, setpriv, the installed `rmq-inspect` command).
+compiler, setpriv, the installed `rmq-inspect` command), for the Python packages of ``pip install -e '.[all]'``
+and for the real broker files beside the checkout (``../shared/realdata``).
 
 A test that needs a tool calls ``need(TOOL)`` (usually through a fixture: ``browser``, ``spark``,
 ``kaitai_compiler``). When the tool is there it gets its location; when it is not, the test is skipped with one
-line naming the tool and the command that installs it, and the end of the run repeats that line once per tool.
+line naming the tool and the command that installs it (or, for data, where it comes from), and the end of the run
+repeats that line once per tool.
 A missing optional tool is never an error or a failure, except under ``RMQ_INSPECT_REQUIRE_TOOLS=1`` (what
 ``.ci/run`` sets): then the same line is a failure, so a broken install step cannot hide behind a skip.
 
@@ -15,6 +17,7 @@ This module is also a pytest plugin (``pytest_terminal_summary``): tests/conftes
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import shutil
@@ -23,10 +26,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 REQUIRE_ENV = "RMQ_INSPECT_REQUIRE_TOOLS"
+REALDATA_ENV = "RMQ_INSPECT_REALDATA"  # another copy of ../shared/realdata
 REPO = Path(__file__).resolve().parents[1]
 PIP_INSTALL = "pip install -e '.[all]'"
 
@@ -38,16 +43,18 @@ class Tool:
     debian: str  # the command that installs it on Debian/Ubuntu
     macos: str  # ... and on macOS (Homebrew)
     find: Callable[[], str | None]  # its location, or None
+    kind: str = "TOOL"  # the end-of-run line says MISSING TOOL or MISSING DATA
+    line: str = "{name} is not installed, needed by {needed_by}: install it with `{install}`"
 
     def install_command(self) -> str:
         return self.macos if sys.platform == "darwin" else self.debian
 
     def missing_line(self) -> str:
-        return f"{self.name} is not installed, needed by {self.needed_by}: install it with `{self.install_command()}`"
+        return self.line.format(name=self.name, needed_by=self.needed_by, install=self.install_command())
 
 
 _found: dict[str, str | None] = {}
-_lines: dict[str, str] = {}  # tool name -> its missing line, for the tools found missing in this run
+_lines: dict[str, tuple[str, str]] = {}  # tool name -> (kind, missing line), for the tools missing in this run
 
 
 def require_all() -> bool:
@@ -62,10 +69,11 @@ def need(tool: Tool) -> str:
     where = _found[tool.name]
     if where is not None:
         return where
-    line = _lines[tool.name] = tool.missing_line()
+    line = tool.missing_line()
+    _lines[tool.name] = (tool.kind, line)
     if require_all():
         pytest.fail(f"{REQUIRE_ENV}=1 and {line}", pytrace=False)
-    pytest.skip(line)
+    pytest.skip(line, allow_module_level=True)  # also from a test module's top (a package it imports)
 
 
 def _reason(report) -> str:
@@ -79,9 +87,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
     the reports: a fixture that skipped once skips every test using it without calling need() again."""
     reports = [r for key in ("skipped", "failed", "error") for r in terminalreporter.stats.get(key, [])]
     what = f"failed ({REQUIRE_ENV}=1)" if require_all() else "skipped"
-    for line in _lines.values():
+    for kind, line in _lines.values():
         count = sum(line in _reason(r) for r in reports)
-        terminalreporter.write_line(f"MISSING TOOL: {count} test(s) {what}: {line}", yellow=True, bold=True)
+        terminalreporter.write_line(f"MISSING {kind}: {count} test(s) {what}: {line}", yellow=True, bold=True)
 
 
 # -- where each tool is looked for ------------------------------------------------------------------------------------
@@ -115,10 +123,37 @@ def _node() -> str | None:
 
 def _module(name: str) -> Callable[[], str | None]:
     def find() -> str | None:
-        spec = importlib.util.find_spec(name)
+        try:  # a dotted name imports its parent first, which may itself be missing
+            spec = importlib.util.find_spec(name)
+        except ImportError:
+            return None
         return spec.origin if spec is not None else None
 
     return find
+
+
+def _compiled_kernels() -> str | None:
+    """numba, when the engine's compiled kernels load (outside ``python_only``, which no caller of need() is in).
+    Imported here, not at the top: this module is a plugin, loaded before any test."""
+    from inspector.engine.scan import kernels
+
+    return "numba" if kernels.numba_enabled() else None
+
+
+def _sample_store() -> str | None:
+    where = REPO / "sample_store"
+    return str(where) if (where / "commitlog").is_dir() else None
+
+
+def realdata_dir() -> Path:
+    """Where the real broker files are looked for: $RMQ_INSPECT_REALDATA, else ``shared/realdata`` beside the
+    checkout (the project's shared directory; not in the repository: other projects' files)."""
+    return Path(os.environ.get(REALDATA_ENV) or REPO.parent / "shared" / "realdata")
+
+
+def _realdata() -> str | None:
+    where = realdata_dir()
+    return str(where) if where.is_dir() else None
 
 
 CHROMIUM = Tool("Chromium", "the browser tests", "sudo apt-get install chromium",
@@ -130,6 +165,18 @@ JAVA = Tool("Java 17+", "the Spark tests", "sudo apt-get install openjdk-17-jre-
             "brew install openjdk@17", _java)
 NODE = Tool("node (with npm)", "the Kaitai Struct round trip", "sudo apt-get install nodejs npm", "brew install node",
             _node)
+NUMBA = Tool("the compiled kernels (numba)", "the comparisons of the compiled and the Python paths",
+             f"{PIP_INSTALL} (numba; and RMQ_INSPECT_NO_NUMBA unset)",
+             f"{PIP_INSTALL} (numba; and RMQ_INSPECT_NO_NUMBA unset)", _compiled_kernels,
+             line="{name} are not in use, needed by {needed_by}: {install}")
+_REALDATA_HOW = (f"put the project's shared directory beside the checkout (../shared/realdata: store files real "
+                 f"brokers wrote, copied from public GitHub repositories, each listed in its README.md), or set "
+                 f"{REALDATA_ENV} to a copy")
+REALDATA = Tool(f"the real broker files ({realdata_dir()})", "the real-data tests", _REALDATA_HOW, _REALDATA_HOW,
+                _realdata, kind="DATA", line="{name} are not there, needed by {needed_by}: {install}")
+SAMPLE_STORE = Tool("the committed sample store (sample_store/)", "the sample-store tests",
+                    "git checkout -- sample_store", "git checkout -- sample_store", _sample_store, kind="DATA",
+                    line="{name} is not in this checkout, needed by {needed_by}: restore it with `{install}`")
 KAITAI_RUNTIME = Tool("the kaitaistruct package", "the Kaitai Struct round trip", PIP_INSTALL, PIP_INSTALL,
                       _module("kaitaistruct"))
 SETPRIV = Tool("setpriv (util-linux)", "the no-read-permission tests run as root", "sudo apt-get install util-linux",
@@ -166,6 +213,14 @@ def _ksc() -> str | None:
 KAITAI_COMPILER = Tool("the Kaitai Struct compiler", "the Kaitai Struct round trip",
                        f"{KSC_INSTALL} (in the repository; or set {KSC_ENV} to a directory holding it)",
                        f"{KSC_INSTALL} (in the repository; or set {KSC_ENV} to a directory holding it)", _ksc)
+
+
+def import_or_skip(module: str, needed_by: str = "these tests") -> ModuleType:
+    """``pytest.importorskip`` by this module's rule: the skip (or, under RMQ_INSPECT_REQUIRE_TOOLS=1, the failure)
+    names the package and ``pip install -e '.[all]'``, which brings every Python package the suite uses."""
+    package = module.split(".")[0]
+    need(Tool(f"the {package} package", needed_by, PIP_INSTALL, PIP_INSTALL, _module(module)))
+    return importlib.import_module(module)
 
 
 def kaitai_compiler() -> Path:

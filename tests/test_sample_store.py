@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 
 from inspector.engine import Message, Store
 from inspector.engine.maintain.encode import compress_body
@@ -90,8 +91,8 @@ def test_committed_store_has_the_recorded_hash():
 
 
 def test_regenerating_gives_identical_bytes(tmp_path, messages):
-    pytest.importorskip("lz4.frame")
-    pytest.importorskip("zstandard")
+    import_or_skip("lz4.frame")
+    import_or_skip("zstandard")
     reason = _codecs_reproduce(messages)
     if reason:
         pytest.skip(reason)
@@ -105,8 +106,8 @@ def test_regenerating_gives_identical_bytes(tmp_path, messages):
 
 
 def test_regenerating_keeps_the_readme_and_foreign_files(tmp_path):
-    pytest.importorskip("lz4.frame")
-    pytest.importorskip("zstandard")
+    import_or_skip("lz4.frame")
+    import_or_skip("zstandard")
     out = tmp_path / "store"
     out.mkdir()
     (out / "README.md").write_text(f"# mine\n\nintro\n\n{BEGIN_MARK}\nstale\n{END_MARK}\n\noutro\n", encoding="utf-8")
@@ -248,7 +249,7 @@ def test_compressed_bodies(messages):
     assert len(body) >= 4096 and len(zlib_msg.body) < len(body)
     json.loads(body)
     for codec, module in (("LZ4", "lz4.frame"), ("ZSTD", "zstandard")):
-        pytest.importorskip(module)
+        import_or_skip(module)
         assert len(decompress_body(by_codec[codec])) >= 4096
 
 

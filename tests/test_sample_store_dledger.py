@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from external_tools import import_or_skip
 from test_sample_store import _files, _store_digest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,8 +24,8 @@ def test_committed_store_has_the_recorded_hash() -> None:
 
 
 def test_regenerating_gives_identical_bytes(tmp_path: Path) -> None:
-    pytest.importorskip("lz4.frame")
-    pytest.importorskip("zstandard")
+    import_or_skip("lz4.frame")
+    import_or_skip("zstandard")
     out = tmp_path / "regenerated"
     subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)], check=True, capture_output=True, timeout=120)
     committed, fresh = _files(SAMPLE), _files(out)

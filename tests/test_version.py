@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib.metadata import version as installed
 from pathlib import Path
 
-import pytest
+from external_tools import SAMPLE_STORE, need
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_store"
 
@@ -21,8 +21,7 @@ def test_every_web_page_footer_names_the_version():
     from inspector.engine import Store
     from web.app import create_app
 
-    if not (SAMPLE / "commitlog").is_dir():
-        pytest.skip("the sample store is missing")
+    need(SAMPLE_STORE)
     footer = f"<footer>rmq-inspect {installed('rmq-inspect')}</footer>"
     with Store(SAMPLE) as store:
         client = create_app(store, {"TESTING": True}).test_client()

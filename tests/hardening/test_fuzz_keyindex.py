@@ -9,13 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 from fuzz_support import changed, fingerprint, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
-pyarrow = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+pyarrow = import_or_skip("pyarrow")
+pq = import_or_skip("pyarrow.parquet")
 
 pytestmark = pytest.mark.timeout(0 if LONG_RUN else 300)
 

@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 from fuzz_support import changed, fingerprint, run_cli
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -28,7 +29,7 @@ from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
 from inspector.engine import Store
 
-rocksdict = pytest.importorskip("rocksdict")
+rocksdict = import_or_skip("rocksdict")
 
 pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 300), pytest.mark.usefixtures("compiled_kernels")]
 DAMAGES = ("flip", "zero", "garbage", "truncate")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from damage_scenarios import SAMPLE, SCENARIOS, UNKNOWN_ENTRIES, WARNING_SCENARIOS, make
+from external_tools import import_or_skip
 
 from inspector.cli.main import main
 from inspector.engine import Store
@@ -80,7 +81,7 @@ def test_a_segment_name_past_int64_is_skipped_with_a_finding(tmp_path, capsys):
 
 
 def test_key_keyindex_on_a_folder_that_is_no_key_table(tmp_path, capsys):
-    pytest.importorskip("pyarrow")
+    import_or_skip("pyarrow")
     root = _damaged("extra_preallocated_segment", tmp_path)  # any store folder: not a Parquet table
     (root / "README.md").write_text("not parquet\n")
     code, _, err = _run(capsys, "key", "--keyindex", str(root), "OrderEvents", "order-1108")

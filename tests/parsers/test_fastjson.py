@@ -7,21 +7,22 @@ import pickle
 from pathlib import Path
 
 import pytest
+from external_tools import realdata_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers.fastjson import FastjsonError, dumps, loads, split_topic_group
 
-# /work/main/tests/parsers/this_file -> /work/shared/realdata
-REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
+REALDATA = realdata_dir()  # ../shared/realdata, or $RMQ_INSPECT_REALDATA
 REAL_FILES = sorted(REALDATA.glob("*/*/store/config/*"))
+# Without the real files, one case each that the realdata fixture skips with its one line naming them (an empty
+# parameter set would skip with pytest's own reason, which names nothing).
+REAL_FILE_CASES = REAL_FILES or [pytest.param(None, id="no-realdata")]
 SHAOXUBAO = REALDATA / "Shaoxubao_rocketmq-study/c4dcaab0cdafbf7a2e984e1997730955f21da476/store/config"
 LIUSHANGQING = (
     REALDATA / "liushangqing9803_rocketmq-tech/dc2815847989bdc77fe879d88ae4c84d2ba283e2/store/config"
 )
 GXSTAX = REALDATA / "gxstax_rocketmq/2fd17baccb32c12e12e8168ccf645183789b80f4/store/config"
-
-needs_realdata = pytest.mark.skipif(not REAL_FILES, reason=f"no real config files under {REALDATA}")
 
 
 def _id(path: Path) -> str:
@@ -35,13 +36,12 @@ def _real(path: Path) -> object:
 # --- real files -------------------------------------------------------------------------------------------
 
 
-@needs_realdata
-def test_all_real_files_found() -> None:
+def test_all_real_files_found(realdata: Path) -> None:
     assert len(REAL_FILES) >= 20
 
 
-@pytest.mark.parametrize("path", REAL_FILES, ids=_id)
-def test_real_file_parses_and_has_the_expected_shape(path: Path) -> None:
+@pytest.mark.parametrize("path", REAL_FILE_CASES, ids=_id)
+def test_real_file_parses_and_has_the_expected_shape(path: Path, realdata: Path) -> None:
     doc = _real(path)
     assert isinstance(doc, dict)
     name = path.name.removesuffix(".bak")
@@ -66,16 +66,15 @@ def test_real_file_parses_and_has_the_expected_shape(path: Path) -> None:
         pytest.fail(f"unexpected config file {path}")
 
 
-@pytest.mark.parametrize("path", REAL_FILES, ids=_id)
-def test_real_file_round_trips_byte_for_byte(path: Path) -> None:
+@pytest.mark.parametrize("path", REAL_FILE_CASES, ids=_id)
+def test_real_file_round_trips_byte_for_byte(path: Path, realdata: Path) -> None:
     # All real files (4.x brokers) end with '}' and no newline, like MixAll.string2File writes them, and
     # every one of them round-trips exactly: no whitespace variant had to be tolerated.
     text = path.read_text(encoding="utf-8")
     assert dumps(loads(text)) == text
 
 
-@needs_realdata
-def test_concrete_facts_from_real_files() -> None:
+def test_concrete_facts_from_real_files(realdata: Path) -> None:
     offsets = _real(SHAOXUBAO / "consumerOffset.json")["offsetTable"]
     table = offsets["TopicTest@please_rename_unique_group_name_4"]
     assert table == {0: 250, 1: 250, 2: 250, 3: 250}
@@ -106,8 +105,7 @@ def test_concrete_facts_from_real_files() -> None:
     ] == {0: 1043, 1: 1043, 2: 1043, 3: 1043}
 
 
-@needs_realdata
-def test_every_truncation_of_a_real_file_raises() -> None:
+def test_every_truncation_of_a_real_file_raises(realdata: Path) -> None:
     # A file cut short (crash mid-write) must never come back as partial data.
     for path in REAL_FILES:
         text = path.read_text(encoding="utf-8")

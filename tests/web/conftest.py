@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from external_tools import CHROMIUM, PLAYWRIGHT, need
+from external_tools import CHROMIUM, PLAYWRIGHT, SAMPLE_STORE, need
 from web_support import CHROMIUM_ARGS, write_hostile_store
 
 from inspector.engine import Message, Store
@@ -20,8 +20,7 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 @pytest.fixture(scope="session")
 def sample_store():
-    if not (SAMPLE / "commitlog").is_dir():
-        pytest.skip(f"the sample store is missing ({SAMPLE})")
+    need(SAMPLE_STORE)
     store = Store(SAMPLE)
     yield store
     store.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from external_tools import SAMPLE_STORE, need
 
 from web.app import exposure_warning, is_loopback, serve
 
@@ -67,8 +68,7 @@ def _rss_kb(pid: int) -> int:
 def server(tmp_path_factory):
     """`rmq-inspect web sample_store --port 0` in its own process, as a user starts it; its stderr (werkzeug's
     access log) goes to a file, so a full pipe cannot stall it."""
-    if not (SAMPLE / "commitlog").is_dir():
-        pytest.skip("the sample store is missing")
+    need(SAMPLE_STORE)
     log = tmp_path_factory.mktemp("server") / "stderr.log"
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "inspector.cli.main", "web", str(SAMPLE), "--port", "0"],

@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import external_tools
 import pytest
 from external_tools import JAVA, need
 
@@ -90,8 +91,7 @@ def spark():
 
 @pytest.fixture(scope="session")
 def sample_store() -> Path:
-    if not (SAMPLE_STORE / "commitlog").is_dir():
-        pytest.skip("sample_store/ is not there")
+    need(external_tools.SAMPLE_STORE)
     return SAMPLE_STORE
 
 

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 
 from inspector.engine import Message, Store
 from inspector.engine.maintain.rebuild import rebuild
@@ -271,7 +272,7 @@ def _engine_hits(root: Path, topic: str, key: str) -> set:
 
 
 def test_keyindex_lookups_equal_the_index_files(key_index, sample_store, multi_store):
-    pyarrow = pytest.importorskip("pyarrow.parquet")
+    pyarrow = import_or_skip("pyarrow.parquet")
     table = pyarrow.read_table(str(key_index)).to_pylist()
     grouped: dict[tuple, dict] = {}
     for r in table:
@@ -293,7 +294,7 @@ def test_keyindex_lookups_equal_the_index_files(key_index, sample_store, multi_s
 @pytest.mark.parametrize("engine", ["pyarrow", "spark"])
 def test_lookup_function(engine, spark, key_index, sample_store):
     if engine == "pyarrow":
-        pytest.importorskip("pyarrow.dataset")
+        import_or_skip("pyarrow.dataset")
     store = str(sample_store.resolve())
     for topic, key in [("OrderEvents", "coupon-WELCOME10"), ("PaymentEvents", "order-1147"), ("OrderEvents", "nope")]:
         rows = [r for r in lookup(key_index, topic, key, engine=engine) if r["store"] == store]

@@ -5,6 +5,7 @@ interpreter from $PYSPARK_PYTHON only)."""
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -22,10 +23,28 @@ sys.exit(main())
 """
 
 
+def _outer_site_dirs() -> list[str]:
+    """The site directories this interpreter imports the project's dependencies from: its environment's
+    site-packages (a venv's own, or the system's), and the user site when it is on."""
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [d for d in dirs if os.path.isdir(d)]
+
+
 def _venv_command(tmp_path: Path) -> Path:
+    """A new venv whose Python sees this interpreter's packages, and its own ``rmq-inspect`` script.
+
+    Not ``--system-site-packages``: from inside a venv that gives the *base* interpreter's packages, not the
+    venv's. A ``.pth`` line that adds this interpreter's site directories (their own .pth files included: editable
+    installs live there) works the same from a venv, from pipx or from the system Python, and needs no network."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
-                   timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    inner = subprocess.run([str(venv / "bin" / "python"), "-c", purelib], capture_output=True, text=True, check=True,
+                           timeout=60).stdout.strip()
+    adds = "; ".join(f"site.addsitedir({d!r})" for d in _outer_site_dirs())
+    (Path(inner) / "_rmq_inspect_outer_site.pth").write_text(f"import site; {adds}\n")
     script = venv / "bin" / "rmq-inspect"
     script.write_text(_CONSOLE_SCRIPT.format(python=venv / "bin" / "python"))
     script.chmod(0o755)

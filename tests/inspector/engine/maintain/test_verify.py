@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from external_tools import NUMBA, need
 
 from inspector.cli.main import main
 from inspector.engine import Store
@@ -206,10 +207,8 @@ def test_compressed_bodies_stay_in_the_fast_walk_and_a_bad_one_is_still_reported
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.geometry import Geometry
     from inspector.engine.read import commitlog, segment_summary
-    from inspector.engine.scan.kernels import numba_enabled
 
-    if not numba_enabled():
-        pytest.skip("the fast walk needs the compiled kernels")
+    need(NUMBA)  # the fast walk is the compiled kernels
     root = tmp_path / "s"
     with StoreWriter(root, Geometry(segment_size=1 << 20, cq_file_size=6000, index_slots=1000, index_items=4000)) as w:
         for i in range(300):

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.read.body import decompress_body
@@ -23,8 +24,8 @@ def _compress(codec: str, data: bytes) -> bytes:
     if codec == "ZLIB":
         return zlib.compress(data)
     if codec == "LZ4":
-        return pytest.importorskip("lz4.frame").compress(data)
-    return pytest.importorskip("zstandard").ZstdCompressor().compress(data)
+        return import_or_skip("lz4.frame").compress(data)
+    return import_or_skip("zstandard").ZstdCompressor().compress(data)
 
 
 @pytest.fixture(scope="module")

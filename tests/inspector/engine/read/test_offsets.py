@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from external_tools import import_or_skip
 
 from inspector.engine import Store, store_overview
 from inspector.engine.model.broker_config import parse_broker_config
 from tests.offsets_support import offsets_store, v1_offsets_db, v2_offset_key, write_rocksdb
 
-pytest.importorskip("rocksdict")
+import_or_skip("rocksdict")
 REPO = Path(__file__).resolve().parents[4]
 
 
@@ -106,7 +107,7 @@ def test_unreadable_rocksdb_is_one_line_exit_3_and_nothing_written(tmp_path, dam
             p.unlink()
     else:
         if os.geteuid() == 0:
-            pytest.skip("root reads any file")
+            pytest.skip("needs a user other than root: root reads a file chmod 0 forbids")
         (db / "CURRENT").chmod(0)
     before = _tree(root) if damage != "unreadable" else None
     env = {**os.environ, "PYTHONPATH": str(REPO)}

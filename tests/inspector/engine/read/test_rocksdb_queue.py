@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from external_tools import import_or_skip
 
 from inspector.engine import Store
 from parsers.java import tags_code
 from parsers.rocksdb_cq import CHECKPOINT_TOPIC, CqValue, cq_key, offset_key
 
-rocksdict = pytest.importorskip("rocksdict")
+rocksdict = import_or_skip("rocksdict")
 
 
 def _make_rocksdb_cq(path, units, bounds, checkpoint=None):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from external_tools import NUMBA, need
 
 from inspector.engine.read.store import Store
 from inspector.engine.read.timerlinks import open_timer
@@ -151,10 +152,9 @@ def test_the_compiled_lines_equal_the_python_ones(tmp_path) -> None:
     import json
 
     from inspector.engine.read import timerviews
-    from inspector.engine.scan.kernels import numba_enabled, python_only
+    from inspector.engine.scan.kernels import python_only
 
-    if not numba_enabled():
-        pytest.skip("numba is not in use")
+    need(NUMBA)
     root = make_store(tmp_path / "s")
     with Store(root) as store:
         timer = open_timer(store)

@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from external_tools import NUMBA, need
 
 from inspector.cli.main import main
 from inspector.engine.read import views_bulk
@@ -65,8 +66,7 @@ def _run(capsysbinary, root: Path, argv: list[str]) -> bytes:
 @pytest.mark.parametrize("argv", [[], ["--decompress"], ["--topic", "TopicTest"], ["--topic", "OrderEvents"],
                                   ["--limit", "7"]])
 def test_the_kernel_writes_what_the_python_path_writes(capsysbinary, monkeypatch, tricky, where, argv):
-    if not kernels.numba_enabled():
-        pytest.skip("numba is not in use")
+    need(NUMBA)
     root = {"sample": SAMPLE, "tricky": tricky, "dledger": DLEDGER}[where]
     with kernels.python_only():
         expected = _run(capsysbinary, root, argv)
@@ -81,8 +81,7 @@ def test_the_kernel_writes_what_the_python_path_writes(capsysbinary, monkeypatch
 
 def test_the_tricky_store_reaches_every_fallback(capsysbinary, tricky):
     """The records above do hit the Python fallback where they should, and the kernel elsewhere."""
-    if not kernels.numba_enabled():
-        pytest.skip("numba is not in use")
+    need(NUMBA)
     out = _run(capsysbinary, tricky, []).decode()
     assert '"A":"z","B":"y"' in out  # repeated name
     assert "\\udcff" in out  # bad UTF-8, escaped

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from external_tools import NUMBA, need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +49,7 @@ from parsers.java import index_key, index_key_hash, java_string_hash, rocketmq_c
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 FIXTURE_OK = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
-needs_numba = pytest.mark.skipif(not numba_enabled(), reason="numba is not installed")
+needs_numba = pytest.mark.usefixtures("numba_in_use")
 BOTH = pytest.mark.parametrize("python", [False, True], ids=["numba", "python"])
 
 
@@ -56,8 +57,8 @@ BOTH = pytest.mark.parametrize("python", [False, True], ids=["numba", "python"])
 def _path(request):
     """Tests parametrized with ``python`` run inside python_only() when it is True."""
     python = request.node.callspec.params.get("python") if hasattr(request.node, "callspec") else None
-    if python is False and not numba_enabled():
-        pytest.skip("numba is not installed")
+    if python is False:
+        need(NUMBA)
     if python:
         with python_only():
             yield

@@ -7,10 +7,11 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
+from external_tools import NUMBA, need
 
 from inspector.engine.model.records import Message
 from inspector.engine.read.store import Store
-from inspector.engine.scan.kernels import numba_enabled, python_only
+from inspector.engine.scan.kernels import python_only
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED
 from inspector.engine.scan.walk import check_run, find_clean
 
@@ -19,8 +20,8 @@ SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 
 @pytest.mark.parametrize("python", [False, True])
 def test_runs_stop_at_each_compressed_record(python: bool) -> None:
-    if not python and not numba_enabled():
-        pytest.skip("numba is not installed")
+    if not python:
+        need(NUMBA)
     seen = 0
     with Store(SAMPLE) as store:
         for seg in store.segments:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from external_tools import import_or_skip
 
 REPO = Path(__file__).resolve().parents[4]
 
@@ -42,7 +42,7 @@ def _child(no_numba: bool) -> list[str]:
 
 
 def test_kernels_load_without_scipy_linalg_same_answer():
-    pytest.importorskip("numba")
+    import_or_skip("numba")
     fast, slow = _child(False), _child(True)
     enabled, linalg_loaded, *counts = fast[0].split()
     assert enabled == "True" and linalg_loaded == "False"
@@ -65,7 +65,7 @@ print(report.messages, "numba.typed.typedlist" in sys.modules)
 def test_cached_kernels_load_without_the_compile_registries():
     """A kernel loaded from numba's cache skips numba's target-context refresh (its typing registries, ~0.1 s):
     the second run (the first may compile) imports none of them and answers the same."""
-    pytest.importorskip("numba")
+    import_or_skip("numba")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("RMQ_INSPECT_NO_NUMBA", None)
     runs = [subprocess.run([sys.executable, "-c", WARM, str(REPO / "sample_store")], capture_output=True, text=True,

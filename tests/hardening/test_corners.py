@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from store_mutations import _sparse_copy
 from test_read_only import snapshot
 
 from inspector.cli.main import main
@@ -55,7 +56,9 @@ def timer_store(tmp_path_factory) -> Path:
 
 def _copy(source: Path, tmp_path: Path, damage: Callable[[Path], None]) -> tuple[Path, dict]:
     root = tmp_path / "store"
-    shutil.copytree(source, root)
+    # extent by extent: the writer's stores hold sparse 1 GiB segments and index files, which a plain copytree
+    # writes out in full (seconds a test, and a different store: a zero tail instead of a hole)
+    shutil.copytree(source, root, copy_function=_sparse_copy)
     damage(root)
     return root, snapshot(root)
 

@@ -21,6 +21,7 @@ from inspector.engine.model.arguments import INT32_MAX, INT64_MAX
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.files import bounded_lines, open_regular
 from parsers.fastjson import MAX_DEPTH, MAX_NUMBER_LENGTH
+from parsers.java import INT32_MIN
 
 __all__ = ["MAX_LINE_BYTES", "TRANSACTIONS", "AppendResult", "MessageSpec", "message_lines", "parse_message_line"]
 
@@ -28,7 +29,6 @@ TRANSACTIONS = ("half", "commit", "rollback", "raw_prepared", "raw_commit", "raw
 # One JSON Lines message is at most the broker's largest (maxMessageSize, 4 MiB by default), base64-encoded or
 # escaped (\u0000: 6 characters a byte) with room to spare; a longer line (or /dev/zero: no newline) is refused
 MAX_LINE_BYTES = 32 << 20
-INT32_MIN = -(1 << 31)
 # The range of every integer field: what the broker's own types hold (MessageExtBrokerInner: queueId, flag and
 # reconsumeTimes are Java ints, the timestamps and preparedTransactionOffset Java longs) and what it ever writes
 # (a time from System.currentTimeMillis() is never negative, a queue id never either).

@@ -44,6 +44,7 @@ from inspector.engine.model.files import open_regular, read_regular, refusal
 from inspector.engine.model.geometry import Geometry, store_geometry
 from inspector.engine.model.multidispatch import MultiDispatchError
 from inspector.engine.model.records import Message, Problem
+from inspector.engine.read.consumequeue import queue_file_size
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import JOURNAL, STAGING_MARK
 from inspector.engine.read.recovery import Recovery, recover
@@ -143,9 +144,8 @@ def _batch_file_size(store) -> int:
     queue's), else the broker's default (a store with no batch queue, or files of no multiple of 46 bytes)."""
     for topic, qid in store.batch_queue_ids():
         q = store.batch_queue(topic, qid)
-        if q.files:
-            size = q.file_size
-            return size if size > 0 and size % BCQ_UNIT_SIZE == 0 else BCQ_DEFAULT_FILE_SIZE
+        if q.files:  # the one size rule of consume queues (read/consumequeue.queue_file_size)
+            return queue_file_size([q.file_size], unit=BCQ_UNIT_SIZE, default=BCQ_DEFAULT_FILE_SIZE)
     return BCQ_DEFAULT_FILE_SIZE
 
 

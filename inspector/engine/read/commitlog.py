@@ -23,6 +23,7 @@ from inspector.engine.read.mapped import (
     PageReleaser,
     allocated_end,
     data_end,
+    is_all_zero,
     offset_named_entries,
 )
 from inspector.engine.read.parallel import Vouch, vouched_run
@@ -278,10 +279,10 @@ class CommitLog:
         header = header_before(mf.buf, pos, mf.size, seg.start_offset) if seg.entry_header else None
         return msg if header is None else with_entry(msg, header)
 
-    def past_the_data(self, offset: int, chunk: int = 8 << 20) -> bool:
+    def past_the_data(self, offset: int) -> bool:
         """True when ``offset`` is in the last segment holding data and only zeros follow it: the log's end
-        offset or beyond (where the broker writes next), not damage. Looks at the allocated bytes only (a sparse
-        segment's hole is zeros), releasing each chunk behind it."""
+        offset or beyond (where the broker writes next), not damage. The mapped file's zero scan
+        (``mapped.is_all_zero``): holes unread, written zeros in bulk, a scanned tail remembered."""
         seg = self.segment_for(offset)
         if seg is None or not self.is_last_data_segment(seg):
             return False
@@ -289,18 +290,7 @@ class CommitLog:
             mf = self.map(seg)
         except StoreError:  # no file to look at: the caller's own error stands
             return False
-        pos = offset - seg.start_offset
-        end = allocated_end(self.root / seg.file)
-        end = mf.size if end is None else min(end, mf.size)
-        at = pos
-        while at < end:
-            stop = min(end, at + chunk)
-            zeros = not mf.buf[at:stop].strip(b"\0")
-            mf.release(at, stop)
-            if not zeros:
-                return False
-            at = stop
-        return True
+        return is_all_zero(mf.buf, offset - seg.start_offset, mf.size)
 
     def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
         """Messages, BLANKs and Problems in commitlog order from ``from_offset`` (default: the start).

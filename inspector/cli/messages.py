@@ -67,8 +67,6 @@ def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, uni
 def run_messages(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
                  as_json: bool, decompress: bool) -> int:
     if queue_id is not None and topic is None:
-        from inspector.engine import BadInput
-
         raise BadInput("--queue needs --topic")
     unit: list = []  # queue order: the unit of the message just given (the table shows its tagsCode)
     if topic is not None and queue_id is not None:

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine.maintain.index_builder import index_file_name
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.rebuild.index_builder import index_file_name
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.scan.decode import decode_message
 from parsers import commitlog as cl
@@ -513,7 +513,7 @@ def make_timer_store(root: Path, *, units: int = 1_000_000) -> dict:
     timerwheel (one slot per second over a day, units spread over them), timercheck, timermetrics, a checkpoint
     and an empty commitlog/. The units point at commitlog offsets no record holds: this measures the timer
     log itself (a linked record costs a record read of its own)."""
-    from inspector.engine.read.timerstore import SLOT_DTYPE, UNIT_DTYPE
+    from inspector.engine.read.timer.timerstore import SLOT_DTYPE, UNIT_DTYPE
     from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE, TIMER_WHEEL_FILE_SIZE, TIMER_WHEEL_SLOTS
 
     if root.exists():

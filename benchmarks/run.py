@@ -37,7 +37,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import datagen  # noqa: E402
 
 from inspector.engine import Store  # noqa: E402
-from inspector.engine.maintain.verify import verify  # noqa: E402
+from inspector.engine.maintain.verify.verify import verify  # noqa: E402
 from inspector.engine.model.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.model.records import Message, Problem  # noqa: E402
 from inspector.engine.scan.batch import MessageBatch  # noqa: E402
@@ -267,7 +267,7 @@ def bench_verify_dledger(plain: Path, dledger: Path, repeat: int) -> list[Row]:
 
 def _verify_dledger_peak(plain: Path, dledger: Path) -> list[Row]:
     """Peak RSS of `rmq-inspect verify` on the DLedger data file and on the plain segment: the index is compared
-    with the walk as it goes (maintain/dledger_stream.py), so the DLedger store holds what the plain one does;
+    with the walk as it goes (maintain/write/dledger_stream.py), so the DLedger store holds what the plain one does;
     before, ~64 bytes an entry (304 MB for 1 GiB). Goal: within 10% of the plain segment's."""
     argv = ["inspector.cli.main", "verify"]
     _child_run(*argv, str(dledger), ok=(0, 4))  # warm-up: page cache, numba's kernel cache
@@ -473,7 +473,7 @@ from inspector.engine.scan.batch import MessageBatch
 from inspector.engine.model.crc import CRC_BACKEND
 from inspector.engine.scan.kernels import numba_enabled
 from inspector.engine.scan.walk import walk_boundaries
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 root, what = sys.argv[2], sys.argv[3]
 def rss(key):
     for line in open("/proc/self/status"):
@@ -1022,10 +1022,10 @@ def misplaced_wheel_store(root: Path) -> Path:
     """A small timer store whose 1,209,600 wheel slots each hold the time of the next slot (issue 35)."""
     import numpy as np
 
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
-    from inspector.engine.read.timerstore import SLOT_DTYPE
+    from inspector.engine.read.timer.timerstore import SLOT_DTYPE
     from parsers.timer import TIMER_WHEEL_SLOTS
 
     if (root / "timerwheel").is_file():

@@ -33,7 +33,7 @@ from make_sample_store import (  # noqa: E402
 )
 from sample_store_day import Scenario  # noqa: E402
 
-from inspector.engine.maintain.dledger_log import DLedgerOptions  # noqa: E402
+from inspector.engine.maintain.write.dledger_log import DLedgerOptions  # noqa: E402
 
 PRE_DLEDGER = 100
 TERMS = {0: 1, 120: 2, 230: 4}

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # the engine, in one block: it is being split into more modules, and one block is one place to follow it
-from inspector.engine.maintain.messagespec import AppendResult, MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import AppendResult, MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC
 from parsers.java import index_key, index_key_hash, java_string_hash

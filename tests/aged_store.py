@@ -19,8 +19,8 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 CQ_UNIT = 20

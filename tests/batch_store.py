@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.engine.maintain.messagespec import AppendResult, MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import AppendResult, MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 
 BATCH_TOPIC = "Direct5BatchCQ"
 T0 = 1_758_272_400_000

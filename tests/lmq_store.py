@@ -6,8 +6,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 
 T0 = 1_700_000_000_000
 LMQ = "%LMQ%x"

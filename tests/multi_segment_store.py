@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 GEOMETRY = Geometry(segment_size=64 * 1024, cq_file_size=1000 * 20, index_slots=64, index_items=4000)

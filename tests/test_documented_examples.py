@@ -299,8 +299,8 @@ def _delay_store(root: Path) -> None:
     """Two delayed messages at each of levels 2, 5, 13 and 18 under :data:`DELAY_TABLE` (8 units of
     SCHEDULE_TOPIC_XXXX), between ordinary ones."""
     from inspector.engine import Geometry
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
 
     t0 = 1_760_000_000_000
     with StoreWriter(root, Geometry(8192, 400, 64, 256, DELAY_TABLE), clock=lambda: t0 + 10_000_000) as w:

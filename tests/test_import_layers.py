@@ -33,8 +33,8 @@ UI_AND_CLUSTER = {"textual", "flask", "pyspark", "rich", "werkzeug", "jinja2"}
 FRONT_ENDS = {"inspector.cli": "inspector/cli", "inspector.tui": "inspector/tui", "inspector.spark": "inspector/spark",
               "web": "web"}
 # the engine's rooms, lowest first: a room may import the rooms before it, never one after it
-ROOMS = ("model", "scan", "read", "maintain", "workshop")
-READ_SIDE = ("model", "scan", "read")  # never writes
+ROOMS = ("model", "scan", "read", "present", "maintain", "workshop")
+READ_SIDE = ("model", "scan", "read", "present")  # never writes
 FACE = "inspector.engine"
 
 
@@ -106,7 +106,7 @@ def within(name: str, package: str) -> bool:
 
 
 def room_of(module: str) -> str | None:
-    """``inspector.engine.read.store`` -> ``read``; the face itself -> None."""
+    """``inspector.engine.read.store.store`` -> ``read``; the face itself -> None."""
     parts = module.split(".")
     return parts[2] if len(parts) > 2 and parts[:2] == ["inspector", "engine"] else None
 
@@ -123,8 +123,8 @@ WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "ACCESS_W
 # The one place the read side writes, and why it may: the RocksDB consume queue is opened through a private
 # snapshot in a fresh temporary directory, because RocksDB writes into any database it opens (even
 # read-only); the store itself is never written (tests/hardening/test_read_only.py audits every open).
-READ_SIDE_WRITERS = {("inspector.engine.read.rocksdb_queue", "_snapshot"),
-                     ("inspector.engine.read.rocksdb_queue", "_drop_snapshot")}
+READ_SIDE_WRITERS = {("inspector.engine.read.queues.rocksdb_queue", "_snapshot"),
+                     ("inspector.engine.read.queues.rocksdb_queue", "_drop_snapshot")}
 # The Kaitai/ImHex templates are generated from the construct schemas themselves, so that one package reads
 # construct's classes; every other engine module sees only what parsers give it.
 CONSTRUCT_READERS = "inspector.engine.workshop.templates"
@@ -222,12 +222,25 @@ def breaches(root: Path = REPO) -> list[str]:
 def test_the_rooms_exist() -> None:
     for room in ROOMS:
         assert len(modules_under(f"inspector/engine/{room}")) >= 2, room
-    assert module_name(REPO / "inspector" / "engine" / "read" / "store.py") == "inspector.engine.read.store"
+    assert module_name(REPO / "inspector" / "engine" / "read" / "store" / "store.py") == "inspector.engine.read.store.store"
+
+
+def test_each_room_says_its_job_and_no_folder_is_crowded() -> None:
+    """Every engine package (a room or a subroom such as ``read/commitlog``) has a docstring naming its job and
+    what it may import, and holds at most about 15 modules side by side (issue 28)."""
+    crowded, silent = [], []
+    for init in sorted((REPO / "inspector" / "engine").rglob("__init__.py")):
+        folder = init.parent
+        if len([p for p in folder.glob("*.py") if p.name != "__init__.py"]) > 15:
+            crowded.append(str(folder.relative_to(REPO)))
+        if folder.name != "engine" and "import" not in (ast.get_docstring(ast.parse(init.read_text())) or "").lower():
+            silent.append(str(init.relative_to(REPO)))
+    assert crowded == [] and silent == []
 
 
 def test_the_walker_sees_the_store_imports() -> None:
-    names = {i.module for i in imports_of(REPO / "inspector" / "engine" / "read" / "store.py")}
-    assert "inspector.engine.read.commitlog" in names and "parsers.commitlog" in names
+    names = {i.module for i in imports_of(REPO / "inspector" / "engine" / "read" / "store" / "store.py")}
+    assert "inspector.engine.read.commitlog.commitlog" in names and "parsers.commitlog" in names
 
 
 def test_the_repository_keeps_its_layers() -> None:
@@ -251,27 +264,27 @@ def test_every_breach_is_found_in_a_copy_with_deliberate_ones(tmp_path: Path) ->
     (tmp_path / "parsers" / "evil.py").write_text("from inspector.engine import Store\n")
     (tmp_path / "inspector" / "engine" / "read" / "evil.py").write_text(
         "import os\n"
-        "from inspector.engine.maintain.writer import StoreWriter\n"
+        "from inspector.engine.maintain.write.writer import StoreWriter\n"
         "def f(p):\n"
         "    open(p, 'wb').close()\n"
         "    os.replace(p, p)\n"
         "    fd = os.open(p, os.O_RDWR)\n")
-    (tmp_path / "inspector" / "engine" / "model" / "evil.py").write_text("from inspector.engine.read.store import Store\n")
+    (tmp_path / "inspector" / "engine" / "model" / "evil.py").write_text("from inspector.engine.read.store.store import Store\n")
     (tmp_path / "web" / "evil.py").write_text(
         "from parsers.java import index_key\n"
-        "from inspector.engine.read.store import Store\n"
+        "from inspector.engine.read.store.store import Store\n"
         "from inspector.tui.app import InspectorApp\n")
     found = breaches(tmp_path)
     assert found == [
         "parsers/evil.py:1: parsers import inspector.engine",
-        "inspector/engine/model/evil.py:1: engine.model imports engine.read (inspector.engine.read.store), a room above it",
-        "inspector/engine/read/evil.py:2: engine.read imports engine.maintain (inspector.engine.maintain.writer), "
+        "inspector/engine/model/evil.py:1: engine.model imports engine.read (inspector.engine.read.store.store), a room above it",
+        "inspector/engine/read/evil.py:2: engine.read imports engine.maintain (inspector.engine.maintain.write.writer), "
         "a room above it",
         "inspector/engine/read/evil.py:4: engine.read (read side) writes: open(mode='wb')",
         "inspector/engine/read/evil.py:5: engine.read (read side) writes: os.replace",
         "inspector/engine/read/evil.py:6: engine.read (read side) writes: os.O_RDWR",
         "web/evil.py:1: web imports parsers.java: front ends never parse bytes",
-        "web/evil.py:2: web imports inspector.engine.read.store: front ends import only inspector.engine",
+        "web/evil.py:2: web imports inspector.engine.read.store.store: front ends import only inspector.engine",
         "web/evil.py:3: web imports another front end, inspector.tui.app",
     ]
 

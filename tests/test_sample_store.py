@@ -22,8 +22,8 @@ import pytest
 from external_tools import import_or_skip
 
 from inspector.engine import Message, Store
-from inspector.engine.maintain.encode import compress_body
-from inspector.engine.read.body import decompress_body
+from inspector.engine.maintain.write.encode import compress_body
+from inspector.engine.read.commitlog.body import decompress_body
 from parsers.java import index_key, index_key_hash, java_string_hash
 
 REPO = Path(__file__).resolve().parents[1]
@@ -331,8 +331,8 @@ def test_verify_is_clean_and_rebuild_reproduces_it(tmp_path, capsys):
     """Issue 3's promise on the committed store: `verify` clean; `rebuild` gives its consume queues byte for
     byte and its index files item for item (same slots, chains and header counters)."""
     from inspector.cli.main import main
-    from inspector.engine.maintain.rebuild import rebuild
-    from inspector.engine.maintain.verify import verify
+    from inspector.engine.maintain.rebuild.rebuild import rebuild
+    from inspector.engine.maintain.verify.verify import verify
 
     with Store(SAMPLE) as s:
         report = verify(s)

@@ -51,8 +51,8 @@ WRITER_T = 1_700_000_000_500
 def write_timer_store(root: Path) -> list:
     """A small 5.x store written by our writer: a delivered timer, two pending ones sharing a slot, a plain
     message; small files (64 KiB segment, a tiny index, a 1,056-byte timer log)."""
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
 
     small = Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)

@@ -1,7 +1,7 @@
 """What each page shows, as plain dicts built from engine results (shared by the HTML pages and the JSON API).
 
 No Flask here and no byte parsing: every value comes from an engine method or an engine view
-(``inspector.engine.read.views``), so the field names are the CLI's ``--json`` names. Integers stay integers;
+(``inspector.engine.present.views``), so the field names are the CLI's ``--json`` names. Integers stay integers;
 ``web.api`` turns the 64-bit offsets into strings on the way to the browser.
 """
 

@@ -1,11 +1,14 @@
 """The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, and nothing else.
 
-Inside, the engine is five rooms, each a subpackage whose name says its job::
+Inside, the engine is six rooms, each a subpackage whose name says its job (a room imports only those above it
+in this list; tests/test_import_layers.py holds that)::
 
     model/     the vocabulary every room shares: frozen records, errors, budgets, store geometry
     scan/      fast paths over commitlog bytes (struct decode, numpy/numba bulk kernels), checked against parsers
-    read/      a store opened read-only over mmap and everything read from it; never writes
-    maintain/  the only room that writes: writer, dispatch, rebuild, staging, verify
+    read/      a store opened read-only over mmap, one subroom per format: commitlog/ queues/ index/ dledger/
+               timer/ config/ store/; never writes
+    present/   answers shaped for the front ends from what read/ gives: JSON views, overview, hex layout, survey
+    maintain/  the only room that writes, one subroom per job: write/ rebuild/ (dispatch and rebuild) verify/
     workshop/  teaching: tour, exercises, the index-building stepper, Kaitai/ImHex templates
 
 Front ends write ``from inspector.engine import Store, verify`` and never import a room's module or a parser
@@ -41,48 +44,48 @@ _FACE: dict[str, tuple[str, ...]] = {
         'Segment'),
     "scan.batch": ('MessageBatch',),
     "scan.record_layout": ('CHECK_BODY_CRC',),
-    "read.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
-    "read.body": ('BODY_VIEWS', 'body_line', 'body_preview', 'BodyPreview', 'decompress_body', 'HexRow'),
-    "read.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
-    "read.commitlog": ('Entry', 'SegmentScan'),
-    "read.dledger": ('dledger_view',),
-    "read.follow": ('follow',),
-    "read.indexfile": ('IndexFileReader',),
-    "read.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
-    "read.layout": ('FieldSpan', 'Region', 'regions'),
-    "read.load_checks": ('store_load_problems',),
-    "read.mapped": ('is_all_zero',),
-    "read.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
-    "read.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
-    "read.retention": ('expired_id_reason', 'expired_key_reason'),
-    "read.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
-    "read.settings": ('DelayTable', 'Setting'),
-    "read.store": ('decode_id', 'MAX_TIME', 'Store'),
-    "read.storeroot": ('check_store_root', 'not_a_store'),
-    "read.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
-    "read.timerlinks": ('open_timer', 'TimerStore'),
-    "read.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
+    "read.queues.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
+    "read.commitlog.body": ('BODY_VIEWS', 'body_line', 'body_preview', 'BodyPreview', 'decompress_body', 'HexRow'),
+    "read.store.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
+    "read.commitlog.commitlog": ('Entry', 'SegmentScan'),
+    "read.dledger.dledger": ('dledger_view',),
+    "read.commitlog.follow": ('follow',),
+    "read.index.indexfile": ('IndexFileReader',),
+    "read.index.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
+    "present.layout": ('FieldSpan', 'Region', 'regions'),
+    "read.store.load_checks": ('store_load_problems',),
+    "read.commitlog.mapped": ('is_all_zero',),
+    "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
+    "read.store.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
+    "read.store.retention": ('expired_id_reason', 'expired_key_reason'),
+    "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
+    "read.config.settings": ('DelayTable', 'Setting'),
+    "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
+    "read.config.storeroot": ('check_store_root', 'not_a_store'),
+    "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
+    "read.timer.timerlinks": ('open_timer', 'TimerStore'),
+    "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
-    "read.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
+    "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
-    "read.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
-    "maintain.bcq_builder": ('BatchConsumeQueueBuilder',),
-    "maintain.cq_builder": ('ConsumeQueueBuilder',),
-    "maintain.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
-    "maintain.dledger_log": ('DLedgerOptions',),
-    "maintain.dledger_stream": ('MatchedEntries',),
-    "maintain.messagespec": ('message_lines',),
-    "maintain.newstore": ('write_store',),
-    "maintain.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
+    "present.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
+    "maintain.rebuild.bcq_builder": ('BatchConsumeQueueBuilder',),
+    "maintain.rebuild.cq_builder": ('ConsumeQueueBuilder',),
+    "maintain.rebuild.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
+    "maintain.write.dledger_log": ('DLedgerOptions',),
+    "maintain.write.dledger_stream": ('MatchedEntries',),
+    "maintain.write.messagespec": ('message_lines',),
+    "maintain.write.newstore": ('write_store',),
+    "maintain.rebuild.rebuild": ('rebuild', 'rebuild_in_place'),
+    "maintain.verify.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
         'record_problems', 'verify'),
-    "maintain.verify_batch_queues": ('check_batch_queue',),
-    "maintain.verify_coverage": ('QueueCoverage', 'queue_ends'),
-    "maintain.verify_dledger": ('check_dledger', 'dledger_segment_heads'),
-    "maintain.verify_index": ('check_index',),
-    "maintain.verify_lmq": ('segment_lmq_problems',),
-    "maintain.verify_queues": ('check_queue',),
-    "maintain.verify_timer": ('check_timer',),
+    "maintain.verify.batch_queues": ('check_batch_queue',),
+    "maintain.verify.coverage": ('QueueCoverage', 'queue_ends'),
+    "maintain.verify.dledger": ('check_dledger', 'dledger_segment_heads'),
+    "maintain.verify.index": ('check_index',),
+    "maintain.verify.lmq": ('segment_lmq_problems',),
+    "maintain.verify.queues": ('check_queue',),
+    "maintain.verify.timer": ('check_timer',),
     "workshop.exercise_model": ('exercise_view', 'result_view'),
     "workshop.exercises": ('generate',),
     "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
@@ -108,33 +111,33 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
-    from inspector.engine.maintain.bcq_builder import BatchConsumeQueueBuilder
-    from inspector.engine.maintain.cq_builder import ConsumeQueueBuilder
-    from inspector.engine.maintain.dispatch import (
+    from inspector.engine.maintain.rebuild.bcq_builder import BatchConsumeQueueBuilder
+    from inspector.engine.maintain.rebuild.cq_builder import ConsumeQueueBuilder
+    from inspector.engine.maintain.rebuild.dispatch import (
         DispatchRequest,
         check_path_component,
         dispatch_request,
         lmq_requests,
     )
-    from inspector.engine.maintain.dledger_log import DLedgerOptions
-    from inspector.engine.maintain.dledger_stream import MatchedEntries
-    from inspector.engine.maintain.messagespec import message_lines
-    from inspector.engine.maintain.newstore import write_store
-    from inspector.engine.maintain.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.verify import (
+    from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
+    from inspector.engine.maintain.verify.batch_queues import check_batch_queue
+    from inspector.engine.maintain.verify.coverage import QueueCoverage, queue_ends
+    from inspector.engine.maintain.verify.dledger import check_dledger, dledger_segment_heads
+    from inspector.engine.maintain.verify.index import check_index
+    from inspector.engine.maintain.verify.lmq import segment_lmq_problems
+    from inspector.engine.maintain.verify.queues import check_queue
+    from inspector.engine.maintain.verify.timer import check_timer
+    from inspector.engine.maintain.verify.verify import (
         check_checkpoint,
         check_consumer_offsets,
         crc_property_problems,
         record_problems,
         verify,
     )
-    from inspector.engine.maintain.verify_batch_queues import check_batch_queue
-    from inspector.engine.maintain.verify_coverage import QueueCoverage, queue_ends
-    from inspector.engine.maintain.verify_dledger import check_dledger, dledger_segment_heads
-    from inspector.engine.maintain.verify_index import check_index
-    from inspector.engine.maintain.verify_lmq import segment_lmq_problems
-    from inspector.engine.maintain.verify_queues import check_queue
-    from inspector.engine.maintain.verify_timer import check_timer
+    from inspector.engine.maintain.write.dledger_log import DLedgerOptions
+    from inspector.engine.maintain.write.dledger_stream import MatchedEntries
+    from inspector.engine.maintain.write.messagespec import message_lines
+    from inspector.engine.maintain.write.newstore import write_store
     from inspector.engine.model.arguments import (
         COUNT,
         CQ_FILE_SIZE,
@@ -203,39 +206,15 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
-    from inspector.engine.read.batchconsumequeue import BatchConsumeQueue, inner_messages, is_inner_batch
-    from inspector.engine.read.body import (
-        BODY_VIEWS,
-        BodyPreview,
-        HexRow,
-        body_line,
-        body_preview,
-        decompress_body,
-    )
-    from inspector.engine.read.census import Census, KindCount, census, census_summary, census_view
-    from inspector.engine.read.commitlog import Entry, SegmentScan
-    from inspector.engine.read.dledger import dledger_view
-    from inspector.engine.read.follow import follow
-    from inspector.engine.read.indexfile import IndexFileReader
-    from inspector.engine.read.keys import IndexedKey, indexed_key, item_key_text
-    from inspector.engine.read.layout import FieldSpan, Region, regions
-    from inspector.engine.read.load_checks import store_load_problems
-    from inspector.engine.read.mapped import is_all_zero
-    from inspector.engine.read.overview import (
+    from inspector.engine.present.layout import FieldSpan, Region, regions
+    from inspector.engine.present.overview import (
         approximate_unique_key_time,
         id_overview,
         store_overview,
         unique_key_time,
     )
-    from inspector.engine.read.recovery import NOT_FATAL, Recovery, recovery_start
-    from inspector.engine.read.retention import expired_id_reason, expired_key_reason
-    from inspector.engine.read.settings import DelayTable, Setting
-    from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
-    from inspector.engine.read.store import MAX_TIME, Store, decode_id
-    from inspector.engine.read.storeroot import check_store_root, not_a_store
-    from inspector.engine.read.survey import StoreSurvey, SurveyState, survey_of
-    from inspector.engine.read.timerlinks import TimerStore, open_timer
-    from inspector.engine.read.timerviews import (
+    from inspector.engine.present.survey import StoreSurvey, SurveyState, survey_of
+    from inspector.engine.present.timerviews import (
         ms_date,
         timer_chain_view,
         timer_line,
@@ -246,7 +225,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         timer_unit_lines,
         timer_unit_view,
     )
-    from inspector.engine.read.views import (
+    from inspector.engine.present.views import (
         chain_view,
         has_undecodable,
         index_file_view,
@@ -257,7 +236,41 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.read.views_bulk import json_line, json_lines, json_text, message_line, record_line
+    from inspector.engine.present.views_bulk import (
+        json_line,
+        json_lines,
+        json_text,
+        message_line,
+        record_line,
+    )
+    from inspector.engine.read.commitlog.body import (
+        BODY_VIEWS,
+        BodyPreview,
+        HexRow,
+        body_line,
+        body_preview,
+        decompress_body,
+    )
+    from inspector.engine.read.commitlog.commitlog import Entry, SegmentScan
+    from inspector.engine.read.commitlog.follow import follow
+    from inspector.engine.read.commitlog.mapped import is_all_zero
+    from inspector.engine.read.config.settings import DelayTable, Setting
+    from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.dledger.dledger import dledger_view
+    from inspector.engine.read.index.indexfile import IndexFileReader
+    from inspector.engine.read.index.keys import IndexedKey, indexed_key, item_key_text
+    from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot
+    from inspector.engine.read.queues.batchconsumequeue import (
+        BatchConsumeQueue,
+        inner_messages,
+        is_inner_batch,
+    )
+    from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
+    from inspector.engine.read.store.load_checks import store_load_problems
+    from inspector.engine.read.store.recovery import NOT_FATAL, Recovery, recovery_start
+    from inspector.engine.read.store.retention import expired_id_reason, expired_key_reason
+    from inspector.engine.read.store.store import MAX_TIME, Store, decode_id
+    from inspector.engine.read.timer.timerlinks import TimerStore, open_timer
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

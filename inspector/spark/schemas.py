@@ -1,6 +1,6 @@
 """Every Spark schema of the pipeline, in one place.
 
-Column names are the JSON field names of :func:`inspector.engine.read.views.message_view` (what ``rmq-inspect
+Column names are the JSON field names of :func:`inspector.engine.present.views.message_view` (what ``rmq-inspect
 messages --json`` and the web API print) wherever a column is one of those fields; ``body`` holds the raw
 bytes (JSON Lines output carries ``body_base64`` instead, as the views do). Columns added by the pipeline:
 ``store`` (the store root as the executors opened it) and ``segment`` (the commitlog file name).
@@ -98,7 +98,7 @@ PART_FILE = _fields(
     ("bytes", L, False),
 )
 
-# inspector.engine.read.views.problem_view plus the store
+# inspector.engine.present.views.problem_view plus the store
 PROBLEM = _fields(("file", S, False), ("offset", L, False), ("code", S, False), ("severity", S, False),
                   ("reason", S, False))
 

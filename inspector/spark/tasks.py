@@ -125,7 +125,7 @@ class SegmentReport:
     problems: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)  # job-specific findings (e.g. records not dispatched)
     error: str | None = None
-    # recovery (inspector.engine.read.recovery.recover): entries before the first fatal problem
+    # recovery (inspector.engine.read.store.recovery.recover): entries before the first fatal problem
     fatal: Problem | None = None
     last_record_offset: int | None = None
     last_record_end: int | None = None

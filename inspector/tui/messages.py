@@ -88,7 +88,7 @@ class ChainReady(Message):
 class SlotReady(Message):
     file: str
     slot: int
-    chain: object  # inspector.engine.read.slots.SlotChain
+    chain: object  # inspector.engine.read.index.slots.SlotChain
     begin_timestamp: int
     keys_by_item: dict[int, str] = field(default_factory=dict)
 

@@ -4,7 +4,7 @@ Each function damages a fresh copy of ``sample_store/`` (``root``) and returns a
 findings the engine must report as (file relative to the store root, byte offset, problem code), the exact
 knock-on findings (consume-queue units and index items that point at a record the damage destroyed), and
 what the commands should be pointed at. Every offset is read from the undamaged copy through the engine
-(its walk, the field layout of ``inspector.engine.read.layout``, the queue and index readers), never typed in.
+(its walk, the field layout of ``inspector.engine.present.layout``, the queue and index readers), never typed in.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from inspector.engine import Message, Store
 from inspector.engine.model.records import Segment
-from inspector.engine.read.layout import regions
+from inspector.engine.present.layout import regions
 from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.indexfile import item_position, slot_position
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.cli.main import main as cli_main
-from inspector.engine.read.mapped import data_extents
+from inspector.engine.read.commitlog.mapped import data_extents
 
 EXIT_CODES = {0, 1, 2, 3, 4}  # README "Never a traceback": the documented table
 HTTP_OK = {200, 400, 404}

@@ -27,9 +27,9 @@ import sys
 import time
 from pathlib import Path
 
-from inspector.engine.maintain.dispatch import dispatch_request, file_name_for_offset
-from inspector.engine.maintain.encode import encode_record
-from inspector.engine.maintain.index_builder import _IndexFile, index_file_name
+from inspector.engine.maintain.rebuild.dispatch import dispatch_request, file_name_for_offset
+from inspector.engine.maintain.rebuild.index_builder import _IndexFile, index_file_name
+from inspector.engine.maintain.write.encode import encode_record
 from inspector.engine.model.geometry import Geometry
 from parsers.java import index_key
 

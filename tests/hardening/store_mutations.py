@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from inspector.engine import Message, Store
 from inspector.engine.model.multidispatch import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET
-from inspector.engine.read.dledger import DLedgerMember, homes
-from inspector.engine.read.layout import regions
-from inspector.engine.read.mapped import data_extents
-from inspector.engine.read.timerstore import CHECK_FILE, TimerLog, read_wheel
+from inspector.engine.present.layout import regions
+from inspector.engine.read.commitlog.mapped import data_extents
+from inspector.engine.read.dledger.dledger import DLedgerMember, homes
+from inspector.engine.read.timer.timerstore import CHECK_FILE, TimerLog, read_wheel
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE as CHECKPOINT_SIZE
 from parsers.dledger import INDEX_UNIT_SIZE
 from parsers.indexfile import item_position, slot_position
@@ -218,8 +218,8 @@ def build_store(name: str, target: Path) -> Path:
     if name in ("sample", "dledger"):
         source = SAMPLE_STORES / ("sample_store" if name == "sample" else "sample_store_dledger")
         return copy_store(Layout(source), target)
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
 
     small = Geometry(segment_size=64 << 10, cq_file_size=20 * 64, index_slots=64, index_items=256)

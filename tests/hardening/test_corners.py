@@ -17,10 +17,10 @@ from store_mutations import _sparse_copy
 from test_read_only import snapshot
 
 from inspector.cli.main import main
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.read.timerstore import SLOT_DTYPE
+from inspector.engine.read.timer.timerstore import SLOT_DTYPE
 from parsers.timer import TIMER_WHEEL_SLOTS
 from tests.batch_store import write_batch_store
 from tests.lmq_store import write_lmq_store

@@ -8,7 +8,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.engine import Store
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 
 pytestmark = pytest.mark.timeout(120)
 

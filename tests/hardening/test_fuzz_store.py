@@ -34,11 +34,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.cli.main import main as cli_main
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Message, Problem
-from inspector.engine.read.slots import busiest_slots, slot_occupancy, walk_slot
-from inspector.engine.read.store import Store
+from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot
+from inspector.engine.read.store.store import Store
 from parsers import commitlog as cl
 from parsers import fastjson
 from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE, index_file_size

@@ -1,7 +1,7 @@
 """Crash-safe writers (issue 7): `write`, `rebuild --out` and `rebuild --in-place` killed with SIGKILL at every step.
 
 Each run is a forked child running the real CLI; ``RMQ_INSPECT_CRASH_AT`` (the documented test hook in
-``inspector/engine/maintain/staging.py``) makes it SIGKILL itself at a chosen step, and a few runs are killed at random
+``inspector/engine/maintain/write/staging.py``) makes it SIGKILL itself at a chosen step, and a few runs are killed at random
 times instead. Afterwards the target is either absent/old or complete and byte-identical to an uninterrupted
 run, never a mix; an interrupted in-place rebuild is reported by readers (without being touched) and finished
 by the next ``rebuild --in-place``.
@@ -24,11 +24,11 @@ import pytest
 
 from inspector.cli.main import main as cli_main
 from inspector.engine import Store
-from inspector.engine.maintain import staging as staging_mod
-from inspector.engine.maintain.rebuild import finish_interrupted
-from inspector.engine.maintain.staging import CRASH_ENV
-from inspector.engine.maintain.verify import verify
-from inspector.engine.read.journal import JOURNAL, STAGING_MARK
+from inspector.engine.maintain.rebuild.rebuild import finish_interrupted
+from inspector.engine.maintain.verify.verify import verify
+from inspector.engine.maintain.write import staging as staging_mod
+from inspector.engine.maintain.write.staging import CRASH_ENV
+from inspector.engine.read.commitlog.journal import JOURNAL, STAGING_MARK
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_store"

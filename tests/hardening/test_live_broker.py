@@ -23,10 +23,10 @@ import pytest
 
 from inspector.cli.main import main as cli_main
 from inspector.engine import Message, Problem, Store, StoreError
-from inspector.engine.maintain.rebuild import broker_holds_lock
-from inspector.engine.read.follow import Follower
-from inspector.engine.read.recovery import recover
-from inspector.engine.read.tail import IN_PROGRESS
+from inspector.engine.maintain.rebuild.rebuild import broker_holds_lock
+from inspector.engine.read.commitlog.follow import Follower
+from inspector.engine.read.commitlog.tail import IN_PROGRESS
+from inspector.engine.read.store.recovery import recover
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).with_name("live_broker_sim.py")

@@ -12,7 +12,7 @@ from external_tools import import_or_skip
 
 from inspector.cli.main import main
 from inspector.engine import Store
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 
 pytestmark = pytest.mark.timeout(120)
 BY_NAME = {s.name: s for s in SCENARIOS + WARNING_SCENARIOS}

@@ -15,8 +15,8 @@ import pytest
 from test_read_only import snapshot
 
 from inspector.cli.main import main
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 T = 1_700_000_000_500

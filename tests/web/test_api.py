@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from inspector.engine.read.views import chain_view, message_view
+from inspector.engine.present.views import chain_view, message_view
 from inspector.engine.workshop.teaching import build_steps
 from web.offsets import is_offset_field
 
@@ -38,7 +38,7 @@ def test_overview_has_the_info_fields(client, sample_store):
     d = get_json(client, "/api/")
     assert {"store", "segment_size", "segments", "min_physical_offset", "max_physical_offset", "topics", "index_files",
             "checkpoint", "abort_file", "lock_file", "clean_shutdown", "recovery", "consumer_groups", "problems"} <= set(d)
-    from inspector.engine.read.overview import store_overview
+    from inspector.engine.present.overview import store_overview
 
     assert set(store_overview(sample_store)) <= set(d)  # the engine's one definition, same names as info --json
     assert d["max_physical_offset"] == str(sample_store.max_offset())

@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from inspector.engine import Message
-from inspector.engine.read.layout import regions
+from inspector.engine.present.layout import regions
 from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
 
 pytestmark = pytest.mark.timeout(60)
@@ -31,7 +31,7 @@ def test_overview_lists_segments_queues_index_files_checkpoint_consumers(client,
     assert "clean (no abort file)" in html if sample_store.clean_shutdown else "unclean" in html
     cp = sample_store.checkpoint()
     assert str(cp.physic_msg_timestamp) in html
-    from inspector.engine.read.recovery import recover
+    from inspector.engine.read.store.recovery import recover
 
     assert f'/hex?offset={recover(sample_store).end_offset}">{recover(sample_store).end_offset}</a>' in html
     lagging = [row for row in sample_store.consumer_lag() if row["lag"]]
@@ -162,7 +162,7 @@ def test_slot_pages(client, sample_store):
     reader = sample_store.index_files()[0]
     html = text_of(client.get(f"/slot?file={reader.name}"))
     assert html.count('class="heat h') == min(128, reader.slot_count)
-    from inspector.engine.read.slots import busiest_slots, walk_slot
+    from inspector.engine.read.index.slots import busiest_slots, walk_slot
 
     slot, count = busiest_slots(reader, 1)[0]
     html = text_of(client.get(f"/slot?file={reader.name}&slot={slot}"))

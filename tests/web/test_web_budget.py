@@ -9,13 +9,13 @@ import time
 import pytest
 
 from inspector.engine import Store
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BudgetExceeded
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.read.overview import store_overview
-from inspector.engine.read.recovery import recover
+from inspector.engine.present.overview import store_overview
+from inspector.engine.read.store.recovery import recover
 from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import STEP_IDS, tour_steps
 from inspector.engine.workshop.tour_targets import step_view

@@ -64,8 +64,8 @@ def test_a_store_without_a_timer_store(client):
 
 
 def test_a_long_chain_is_cut_and_says_so(tmp_path):
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
 
     t = 1_700_000_000_500
@@ -82,8 +82,8 @@ def test_a_long_chain_is_cut_and_says_so(tmp_path):
 
 
 def test_store_text_on_the_timer_page_is_escaped(tmp_path):
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
 
     topic, key = "<img src=x onerror=alert(1)>", "<svg onload=alert(2)>"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 # Chromium is Debian's package (external_tools.CHROMIUM finds it), driven by Playwright: its own browser download

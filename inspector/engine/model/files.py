@@ -2,7 +2,7 @@
 
 What a user names (``--broker-config``, ``write``'s input, an answers file) and the small files of a store
 (config JSON, DLedger's checkpoint, the in-place rebuild journal) are read here; store data is mapped by
-``read.mapped.MappedFile``, which asks :func:`refusal` the same question. Three promises:
+``read.commitlog.mapped.MappedFile``, which asks :func:`refusal` the same question. Three promises:
 
 * no open blocks: a FIFO opened for reading waits for a writer forever, so every open is ``O_NONBLOCK`` and
   the file's kind is checked with ``fstat`` on the open descriptor (no race between a check and the open);

@@ -1,7 +1,7 @@
 """The kernels behind verify's cross-checks: tabling clean records, CRCs of many slices, index and queue matches.
 
 :func:`verify_run` is :func:`~inspector.engine.scan.walk.check_run` that also fills a :class:`VerifyTable`
-with what the consume-queue and index checks of :mod:`inspector.engine.maintain.verify` need of each
+with what the consume-queue and index checks of :mod:`inspector.engine.maintain.verify.verify` need of each
 record; :func:`index_match`, :func:`mark_queues` and :func:`index_chains` check index items and queue
 units against such tables in one compiled pass (they need numba: callers ask ``numba_enabled()`` first).
 """

@@ -3,7 +3,7 @@
 A *clean* record is one ``decode_message`` accepts whose PHYSICALOFFSET equals its position (and, when
 asked, whose body CRC and ``__CRC32#`` property check out). The walks here only ever consume runs of
 clean records and stop at the first record that is anything else (a BLANK, the zero tail, damage, a CRC
-mismatch): the caller's record-by-record path (:mod:`inspector.engine.read.careful`) handles that record,
+mismatch): the caller's record-by-record path (:mod:`inspector.engine.read.commitlog.careful`) handles that record,
 reports whatever is wrong with it and hands back. So the fast path decides nothing the slow path would
 decide differently; it only skips the Python work for records with nothing to report.
 

@@ -1,5 +1,5 @@
 """The teaching side: the guided tour, the exercises, the index-building stepper and the Kaitai/ImHex templates.
-Built on the read side; writes only the template files a user asks for.
+Built on the read side (may import every room below it); writes only the template files a user asks for.
 
     tour_steps        the tour in order: STEP_IDS, TITLES, tour_steps()
     tour_targets      the step model: what a step points at, TourStep, step_view, cursor_offset

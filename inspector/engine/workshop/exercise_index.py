@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from inspector.engine.read.collisions import find_collisions
-from inspector.engine.read.store import decode_id
+from inspector.engine.read.index.collisions import find_collisions
+from inspector.engine.read.store.store import decode_id
 from inspector.engine.workshop.exercise_facts import Facts, Unavailable, variant
 from inspector.engine.workshop.exercise_model import INT_HINT, draft
 from inspector.engine.workshop.tour import is_system

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from inspector.engine.maintain.cq_builder import cq_unit_bytes
+from inspector.engine.maintain.rebuild.cq_builder import cq_unit_bytes
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.model.systopics import HALF_TOPIC, OP_TOPIC, SCHEDULE_TOPIC

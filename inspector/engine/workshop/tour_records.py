@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank
-from inspector.engine.read.census import census
-from inspector.engine.read.layout import blank_fields, entry_fields, message_fields
+from inspector.engine.present.layout import blank_fields, entry_fields, message_fields
+from inspector.engine.read.store.census import census
 from inspector.engine.workshop.tour import HEX_CONTEXT, SEARCH_SEGMENTS, Context, Missing
 from inspector.engine.workshop.tour_targets import (
     DirectoryTarget,

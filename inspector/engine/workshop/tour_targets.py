@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from inspector.engine.model.records import Message
-from inspector.engine.read.layout import message_fields
+from inspector.engine.present.layout import message_fields
 
 # -- what a step points at -------------------------------------------------------------------------------------
 

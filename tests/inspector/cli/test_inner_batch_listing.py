@@ -12,8 +12,8 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.engine import Message, MessageBatch, Store, message_view
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 from batch_store import ATTRIBUTES, BATCH_TOPIC, T0, inner, write_batch_store  # noqa: E402

@@ -52,8 +52,8 @@ def test_help_loads_neither_numpy_nor_rich():
 def test_info_of_a_broker_sized_store_holding_little_loads_no_kernels(tmp_path):
     """A broker's preallocated 1 GiB active segment (a hole past a few records) and 6,000,000-byte queue files:
     what is walked is the data, not the file's size, so a few records need no compiled kernels."""
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
 
     root = tmp_path / "store"
     with StoreWriter(root) as w:  # the broker's geometry: 1 GiB segments, 6,000,000-byte queue files

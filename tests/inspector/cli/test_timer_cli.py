@@ -73,8 +73,8 @@ def test_exit_codes(root, tmp_path, capsys) -> None:
 
 
 def test_a_writer_store_with_records(tmp_path, capsys) -> None:
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
 
     t = T0 + 500
     with StoreWriter(tmp_path / "s", timer_file_size=52 * 20 + 16) as w:

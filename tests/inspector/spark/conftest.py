@@ -20,8 +20,8 @@ import external_tools
 import pytest
 from external_tools import JAVA, need
 
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 REPO = Path(__file__).resolve().parents[3]

@@ -16,7 +16,7 @@ import pytest
 from external_tools import JAVA, need
 
 from inspector.engine import Message, Store
-from inspector.engine.read.views import message_view
+from inspector.engine.present.views import message_view
 from inspector.spark.jobs.export import read_messages
 
 pytestmark = pytest.mark.spark_cluster

@@ -13,9 +13,9 @@ import pytest
 from external_tools import import_or_skip
 
 from inspector.engine import Message, Store
-from inspector.engine.maintain.rebuild import rebuild
-from inspector.engine.maintain.verify import verify
-from inspector.engine.read.views import message_view
+from inspector.engine.maintain.rebuild.rebuild import rebuild
+from inspector.engine.maintain.verify.verify import verify
+from inspector.engine.present.views import message_view
 from inspector.spark import plan
 from inspector.spark.jobs import common, export, keyindex, rebuild_cq, stats
 from inspector.spark.jobs import verify as verify_job

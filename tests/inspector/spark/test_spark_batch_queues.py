@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from inspector.engine import Store
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.jobs import verify as verify_job

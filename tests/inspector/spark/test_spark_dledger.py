@@ -9,7 +9,7 @@ from pathlib import Path
 
 from inspector.cli.main import main as rmq_inspect
 from inspector.engine import Message, Store
-from inspector.engine.maintain.rebuild import rebuild
+from inspector.engine.maintain.rebuild.rebuild import rebuild
 from inspector.spark.jobs import keyindex, rebuild_cq, stats
 
 SAMPLE = Path(__file__).resolve().parents[3] / "sample_store_dledger"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from inspector.engine import Message, Store
-from inspector.engine.read.recovery import recover
-from inspector.engine.read.views import message_view
+from inspector.engine.present.views import message_view
+from inspector.engine.read.store.recovery import recover
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE_COLUMNS, SYS_FLAG_PARTS
 from inspector.spark.tasks import (
@@ -158,7 +158,7 @@ def test_the_project_zip_alone_is_enough_to_read_a_store(sample_store, tmp_path)
     path = project_zip(tmp_path)
     assert project_zip(tmp_path) == path  # content-addressed: built once
     names = set(zipfile.ZipFile(path).namelist())
-    assert {"parsers/commitlog.py", "inspector/engine/read/store.py", "inspector/spark/tasks.py",
+    assert {"parsers/commitlog.py", "inspector/engine/read/store/store.py", "inspector/spark/tasks.py",
             "construct/__init__.py"} <= names
     assert not any("__pycache__" in n for n in names)
     # -S: no site (so no editable install of ours); numpy, a compiled engine dependency the workers must have,

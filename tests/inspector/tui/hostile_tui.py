@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.engine import has_terminal_controls
-from inspector.engine.maintain.dledger_log import DLedgerOptions
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.dledger_log import DLedgerOptions
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 
 T0 = 1_758_272_400_000

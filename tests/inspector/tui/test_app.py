@@ -9,9 +9,9 @@ from tui_helpers import SAMPLE, drive, screen_text, settle, static_text
 
 from inspector.engine import Store
 from inspector.engine.model.records import Message
-from inspector.engine.read.body import decompress_body
-from inspector.engine.read.layout import message_fields
-from inspector.engine.read.slots import busiest_slots, walk_slot
+from inspector.engine.present.layout import message_fields
+from inspector.engine.read.commitlog.body import decompress_body
+from inspector.engine.read.index.slots import busiest_slots, walk_slot
 from inspector.tui.app import create_app
 from inspector.tui.fmt import num, when
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.engine import Store
-from inspector.engine.read.layout import Region, regions
+from inspector.engine.present.layout import Region, regions
 from inspector.tui.hexmodel import FOLD_MIN_ROWS, ROW, RegionMap, SegmentLines, field_at
 
 

@@ -12,10 +12,10 @@ from textual.widgets import Tree
 from tui_helpers import settle
 
 from inspector.engine import Store
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.read.consumequeue import ConsumeQueue
+from inspector.engine.read.queues.consumequeue import ConsumeQueue
 from inspector.tui.app import create_app
 
 TOPICS, QUEUES = 300, 8

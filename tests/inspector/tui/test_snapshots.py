@@ -11,7 +11,7 @@ import re
 from tui_helpers import REPO, SIZE, settle
 
 from inspector.engine.model.records import Message
-from inspector.engine.read.layout import message_fields
+from inspector.engine.present.layout import message_fields
 from inspector.tui.app import create_app
 
 SNAPSHOTS = REPO / "tests" / "inspector" / "tui" / "__snapshots__" / "test_snapshots"

@@ -276,8 +276,8 @@ def test_the_net_escapes_what_a_screen_forgot_and_counts_it(hostile):
 def test_bytes_that_are_no_utf8_in_a_record_and_a_folder_name(tmp_path):
     """Names and properties that are no UTF-8 reach the views as lone surrogates (the engine decodes with
     surrogateescape): written raw, the terminal's encoder would fail; shown as \\xNN."""
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.engine.model.geometry import Geometry
 
     root = tmp_path / "store"

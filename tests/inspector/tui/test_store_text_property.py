@@ -20,8 +20,8 @@ from textual.widgets import Static
 from tui_helpers import settle, static_text
 
 from inspector.engine import Store, has_terminal_controls
-from inspector.engine.maintain.messagespec import MessageSpec
-from inspector.engine.maintain.writer import StoreWriter
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 from inspector.tui.app import create_app
 from inspector.tui.fmt import esc

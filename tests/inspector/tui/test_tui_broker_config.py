@@ -47,8 +47,8 @@ def test_the_overview_shows_each_setting_and_where_it_came_from(tmp_path, monkey
     """A broker.conf's sizes with their line, the delay table inferred level by level from SCHEDULE_TOPIC_XXXX
     (levels without units: default), and the node's help line."""
     from inspector.engine import Geometry
-    from inspector.engine.maintain.messagespec import MessageSpec
-    from inspector.engine.maintain.writer import StoreWriter
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
     from inspector.tui.screens.dialogs import HELP
 
     root, t0 = tmp_path / "store", 1_760_000_000_000

@@ -69,7 +69,7 @@ def test_a_timeline_past_its_cap_says_how_many_more(tmp_path, monkeypatch) -> No
     sys.path.insert(0, str(REPO / "tests"))
     from dledger_terms import TERM_CHANGES, flipping_terms
 
-    from inspector.engine.read import dledger
+    from inspector.engine.read.dledger import dledger
 
     monkeypatch.setattr(dledger, "TERMS_SHOWN", 5)
     with Store(flipping_terms(tmp_path / "store")) as store:

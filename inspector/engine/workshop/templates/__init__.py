@@ -3,6 +3,7 @@
 ``write_templates(out_dir)`` writes both families for the commitlog segment (message and BLANK records), the
 consume-queue file (20-byte units), the index file (header, slots, items) and the checkpoint. The layouts are
 read off the schemas by :mod:`inspector.engine.workshop.templates.walker`; nothing is described by hand a second time.
+The one engine package that may import construct itself (tests/test_import_layers.py).
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def commitlog_hexpat() -> str:
     lines = _header("Apache RocketMQ commitlog segment (commitlog/<20-digit start offset>)")
     lines.append("\n\n".join(em.structs()))
     # Special case: a segment is records until a BLANK record or the zero tail; the engine walks it in Python
-    # (inspector/engine/read/commitlog.py), here we peek at each record's magic before placing it.
+    # (inspector/engine/read/commitlog/commitlog.py), here we peek at each record's magic before placing it.
     lines += [
         "",
         "fn magic_at(u128 pos) {",

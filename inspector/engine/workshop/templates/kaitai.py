@@ -150,7 +150,7 @@ def commitlog_ksy() -> dict:
                           "doc": "field 8 SYSFLAG again, as named bits (parsers.commitlog.SysFlag)"},
     }
     # Special case: a segment is a sequence of records that ends at a BLANK record or at the zero tail of the
-    # active segment. The engine does this walk in Python (inspector/engine/read/commitlog.py); Kaitai peeks at the
+    # active segment. The engine does this walk in Python (inspector/engine/read/commitlog/commitlog.py); Kaitai peeks at the
     # first 8 bytes of each record to choose between MessageRecord and BlankRecord.
     magic_cases = {m: "message_record" for m in MESSAGE_MAGICS}
     magic_cases[BLANK_MAGIC] = "blank_record"

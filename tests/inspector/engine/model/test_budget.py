@@ -14,7 +14,7 @@ import pytest
 from inspector.engine import Store
 from inspector.engine.model.budget import NO_BUDGET, Budget, Partial
 from inspector.engine.model.errors import BudgetExceeded, StoreError
-from inspector.engine.read.overview import store_overview
+from inspector.engine.present.overview import store_overview
 from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import NOT_COMPUTED, STEP_IDS, tour_steps
 from inspector.engine.workshop.tour_targets import step_view

@@ -21,14 +21,14 @@ from external_tools import NUMBA, need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine.maintain.verify import verify
-from inspector.engine.maintain.verify_index import ITEM_DTYPE
+from inspector.engine.maintain.verify.index import ITEM_DTYPE
+from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.model import crc
 from inspector.engine.model.records import Host, Message, Problem
-from inspector.engine.read.careful import careful_step
-from inspector.engine.read.commitlog import CommitLog
-from inspector.engine.read.consumequeue import UNIT_DTYPE
-from inspector.engine.read.store import Store
+from inspector.engine.read.commitlog.careful import careful_step
+from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.queues.consumequeue import UNIT_DTYPE
+from inspector.engine.read.store.store import Store
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import decode_message
 from inspector.engine.scan.kernels import numba_enabled, python_only

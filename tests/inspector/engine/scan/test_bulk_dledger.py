@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from test_bulk import BOTH, _path, careful_entries, needs_numba  # noqa: F401 - _path: the autouse fixture
 
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.commitlog import CommitLog
-from inspector.engine.read.store import Store
+from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.store.store import Store
 from inspector.engine.scan.batch import MessageBatch
 from inspector.engine.scan.kernels import need_compiled, numba_enabled
 from inspector.engine.scan.walk import check_run, find_clean
@@ -92,7 +92,7 @@ def test_entry_units_flags_each_check() -> None:
     """The compiled pass verify uses when the walk tabled every entry (verify_kernels.entry_units)."""
     import numpy as np
 
-    from inspector.engine.read.dledger import UNIT_DTYPE
+    from inspector.engine.read.dledger.dledger import UNIT_DTYPE
     from inspector.engine.scan.verify_kernels import entry_units
 
     # three entries at pos 0, 148, 296 (records of 100 bytes), Raft index 5, 6, 7, terms 1, 2, 2

@@ -10,7 +10,7 @@ import pytest
 from external_tools import NUMBA, need
 
 from inspector.engine.model.records import Message
-from inspector.engine.read.store import Store
+from inspector.engine.read.store.store import Store
 from inspector.engine.scan.kernels import python_only
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_COMPRESSED
 from inspector.engine.scan.walk import check_run, find_clean

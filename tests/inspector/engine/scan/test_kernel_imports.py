@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[4]
 CHILD = """
 import sys
 from inspector.engine import Store
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.scan.kernels import numba_enabled
 enabled = numba_enabled()  # loaded first: a store this small alone would not load them (kernels.small_job)
 with Store(sys.argv[1]) as store:
@@ -53,7 +53,7 @@ def test_kernels_load_without_scipy_linalg_same_answer():
 WARM = """
 import sys
 from inspector.engine import Store
-from inspector.engine.maintain.verify import verify
+from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.scan.kernels import numba_enabled
 numba_enabled()  # loaded first: a store this small alone would not load them (kernels.small_job)
 with Store(sys.argv[1]) as store:

@@ -1,0 +1,194 @@
+"""``Store``'s consume queues: discovery, plain and batch queues, their messages in queue order, lookups by queue offset and time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+from inspector.engine.model.errors import NotFound, StoreError
+from inspector.engine.model.records import (
+    BatchUnit,
+    CqUnit,
+    Message,
+    Problem,
+    QueueInfo,
+)
+from inspector.engine.read.commitlog.tail import RecordInProgress
+from inspector.engine.read.queues.batchconsumequeue import (
+    BATCH_DIR,
+    BatchConsumeQueue,
+    inner_messages,
+    is_inner_batch,
+)
+from inspector.engine.read.queues.consumequeue import ConsumeQueue
+from inspector.engine.read.queues.lmq import through_queue
+from inspector.engine.read.queues.rocksdb_queue import RocksDBQueue
+
+BATCH_CQ = "BatchCQ"  # CQType.BatchCQ, the value of the queue.type topic attribute
+
+
+class QueueAccess:
+    """The consume-queue half of :class:`~inspector.engine.read.store.store.Store` (a mixin: it uses the store's root, lock, commitlog and config)."""
+
+    # -- consume queues ---------------------------------------------------------------------------------------
+
+    def queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``consumequeue/`` (file or RocksDB); batch queues: :meth:`batch_queue_ids`."""
+        return list(self._queue_ids)
+
+    def batch_queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``batchconsumequeue/`` (5.x topics with ``queue.type=BatchCQ``)."""
+        return list(self._batch_ids)
+
+    def topics(self) -> list[str]:
+        names = {t for t, _ in self._queue_ids} | {t for t, _ in self._batch_ids} | set(self.config.topics)
+        return sorted(names)
+
+    def batch_topics(self) -> set[str]:
+        """Topics whose queues are batch consume queues: ``topics.json`` attributes say ``queue.type=BatchCQ``
+        (spec §7.2, §4.3; a ``+queue.type`` key as the admin API spells it is read too), or a
+        ``batchconsumequeue/`` directory exists for them."""
+        found = {t for t, _ in self._batch_ids}
+        for topic, config in self.config.topics.items():
+            attributes = config.get("attributes") if isinstance(config, dict) else None
+            if isinstance(attributes, dict) and BATCH_CQ in (attributes.get("queue.type"),
+                                                             attributes.get("+queue.type")):
+                found.add(topic)
+        return found
+
+    def batch_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
+        key = (topic, queue_id)
+        if key not in self._batch_id_set:
+            raise NotFound(f"no batch consume queue for topic {topic!r} queue {queue_id}", BATCH_DIR)
+        with self._lock:
+            q = self._batch_queues.get(key)
+            if q is None:
+                q = self._batch_queues[key] = BatchConsumeQueue(self.root, topic, queue_id,
+                                                                log_min_offset=self.commitlog.min_offset)
+        return q
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue | BatchConsumeQueue:
+        """The queue of (topic, queue id): from ``consumequeue/``, else from ``batchconsumequeue/``."""
+        key = (topic, queue_id)
+        if key not in self._queue_id_set:
+            if key in self._batch_id_set:
+                return self.batch_queue(topic, queue_id)
+            raise NotFound(f"no consume queue for topic {topic!r} queue {queue_id}", "consumequeue")
+        q = self._queues.get(key)
+        if q is None:
+            if self.rocksdb_cq is not None and not (self.root / "consumequeue" / topic / str(queue_id)).is_dir():
+                return self.rocksdb_cq.queue(topic, queue_id)
+            with self._lock:
+                q = self._queues.get(key)
+                if q is None:
+                    q = ConsumeQueue(self.root, topic, queue_id, self.cq_file_size,
+                                     log_min_offset=self.commitlog.min_offset, live=self._live())
+                    self._queues[key] = q
+        return q
+
+    def _live(self) -> bool:
+        """``abort_exists``, looked at once a second at most: opening 16,000 queues stat'ed it 16,000 times."""
+        now = time.monotonic()
+        seen = getattr(self, "_live_seen", None)
+        if seen is None or now - seen[0] > 1.0:
+            seen = self._live_seen = (now, self.abort_exists)
+        return seen[1]
+
+    def queue_infos(self) -> list[QueueInfo]:
+        """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""
+        return [*(self.queue(t, q).info() for t, q in self._queue_ids),
+                *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
+
+    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0
+                       ) -> Iterator[tuple[CqUnit | BatchUnit, Message | Problem]]:
+        """Units of one queue with the message each points at (or a Problem saying why it could not be read).
+
+        A batch queue yields one row per message: each inner message of an inner-batch record with its unit
+        (``queue_offset`` = base + i), from the message at ``from_offset`` on."""
+        cq = self.queue(topic, queue_id)
+        start = max(from_offset, cq.info().min_offset)
+        if isinstance(cq, BatchConsumeQueue):
+            yield from self._batch_queue_messages(cq, start)
+            return
+        for unit in cq.units(start):
+            if isinstance(unit, Problem):
+                yield None, unit  # type: ignore[misc]
+                continue
+            if unit.is_pre_blank:
+                continue
+            try:
+                yield unit, through_queue(self.message_at(unit.physical_offset), topic)
+            except StoreError as e:
+                if isinstance(e, RecordInProgress) or (self.abort_exists and unit.physical_offset >= self._log_end()):
+                    # a running (or crashed) broker: the queue runs ahead of the log's complete records
+                    yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at "
+                                        f"{unit.physical_offset}, past the complete records: {e}", "cq-ahead-of-log",
+                                        "warning")
+                    continue
+                yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
+                                    "cq-dangling")
+
+    def _batch_queue_messages(self, bcq: BatchConsumeQueue, start: int
+                              ) -> Iterator[tuple[BatchUnit | None, Message | Problem]]:
+        for unit in bcq.units(start):
+            if isinstance(unit, Problem):
+                yield None, unit
+                continue
+            try:
+                msg = self.message_at(unit.physical_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset} "
+                                    f"points at {unit.physical_offset}: {e}", "cq-dangling")
+                continue
+            if not is_inner_batch(msg):
+                yield unit, msg
+                continue
+            try:
+                inner = inner_messages(msg, unit.msg_base_offset)
+            except StoreError as e:
+                yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset}: "
+                                    f"record at {unit.physical_offset}: {e.reason}", "bad-inner-batch")
+                continue
+            for m in inner:
+                if m.queue_offset >= start:
+                    yield replace(unit, queue_offset=m.queue_offset), m
+
+    def _log_end(self) -> int:
+        """End of the last commitlog segment this Store knows (a live broker may have added one since)."""
+        segs = self.commitlog.segments
+        return segs[-1].start_offset + max(segs[-1].file_size, self.commitlog.segment_size) if segs else 0
+
+    def message_by_queue_offset(self, topic: str, queue_id: int, queue_offset: int) -> Message:
+        cq = self.queue(topic, queue_id)
+        info = cq.info()
+        if 0 <= queue_offset < info.min_offset and self.commitlog.retention_floor:
+            # below the effective min (ConsumeQueue.correctMinOffset): removed by retention, not a typo
+            raise NotFound(f"queue offset {queue_offset}: expired: below the queue's min offset {info.min_offset} "
+                           f"(the log's first offset is {self.commitlog.retention_floor}: removed by retention)",
+                           cq.rel_dir)
+        if not info.min_offset <= queue_offset < info.max_offset:
+            raise NotFound(f"queue offset {queue_offset} is outside [{info.min_offset}, {info.max_offset})", cq.rel_dir)
+        unit = cq.unit(queue_offset)
+        msg = self.message_at(unit.physical_offset)
+        if isinstance(unit, BatchUnit) and is_inner_batch(msg):
+            inner = inner_messages(msg, unit.msg_base_offset)
+            if queue_offset - unit.msg_base_offset >= len(inner):
+                raise StoreError(f"the unit says {unit.batch_size} messages from {unit.msg_base_offset}, the record "
+                                 f"at {unit.physical_offset} holds {len(inner)}", unit.file, unit.position)
+            return inner[queue_offset - unit.msg_base_offset]
+        return through_queue(msg, topic)
+
+    def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""
+        cq = self.queue(topic, queue_id)
+        info = cq.info()
+        lo, hi = info.min_offset, info.max_offset
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.store_timestamp_at(cq.unit(mid).physical_offset) < timestamp:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+

@@ -1,0 +1,419 @@
+"""``Store``: a store root opened read-only, with discovery and every lookup the front ends need."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from inspector.engine.model.arguments import (
+    CQ_FILE_SIZE,
+    INDEX_ITEMS,
+    INDEX_SLOTS,
+    OFFSET,
+    SEGMENT_SIZE,
+    parse_integer,
+)
+from inspector.engine.model.broker_config import BrokerConfig
+from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.geometry import parse_delay_levels
+from inspector.engine.model.records import (
+    CheckpointInfo,
+    IdReading,
+    Message,
+    Problem,
+)
+from inspector.engine.read.commitlog.commitlog import CommitLog, Entry, SegmentScan
+from inspector.engine.read.commitlog.journal import interrupted_rebuild_problems
+from inspector.engine.read.commitlog.mapped import MappedFile
+from inspector.engine.read.commitlog.tail import RecordInProgress
+from inspector.engine.read.config.config import ConfigSet, load_config
+from inspector.engine.read.config.offsets import ConsumerOffsets, load_consumer_offsets
+from inspector.engine.read.config.rocksdb_config import apply_topic_database
+from inspector.engine.read.config.settings import (
+    DelayTable,
+    Setting,
+    commitlog_folders,
+    delay_setting,
+    given_delay_table,
+    infer_delay_levels,
+    other_settings,
+    path_settings,
+    size_settings,
+)
+from inspector.engine.read.config.storeroot import unopenable
+from inspector.engine.read.dledger.dledger import dledger_folders, member_root, opened_member
+from inspector.engine.read.dledger.members import MemberChoice
+from inspector.engine.read.index.indexfile import IndexFileReader
+from inspector.engine.read.index.store_keys import MAX_TIME, KeyLookups  # noqa: F401 - MAX_TIME: this module's face (engine._FACE)
+from inspector.engine.read.queues.batchconsumequeue import (
+    BATCH_DIR,
+    BatchConsumeQueue,
+)
+from inspector.engine.read.queues.consumequeue import ConsumeQueue, discover_queues
+from inspector.engine.read.queues.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
+from inspector.engine.read.queues.store_queues import QueueAccess
+from inspector.engine.read.store.retention import expired_id_reason
+from inspector.engine.read.store.strays import unknown_entries
+from parsers import commitlog as cl
+from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
+from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
+
+
+class Store(QueueAccess, KeyLookups):
+    """A RocketMQ store directory, read-only.
+
+    Never creates, locks or modifies a file: every data file is read through a
+    read-only mmap. Geometry that is broker configuration (segment size, CQ file
+    size, index slots/items) is inferred from the files unless given.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        segment_size: int | None = None,
+        cq_file_size: int | None = None,
+        index_slots: int | None = None,
+        index_items: int | None = None,
+        broker_config: BrokerConfig | None = None,
+        delay_levels: str | None = None,
+        dledger_member: str | None = None,
+    ):
+        """Sizes given here are flags: they win over ``broker_config`` (a parsed broker.conf), which wins over
+        what the files show. ``delay_levels``: messageDelayLevel from a flag; without it and without one in
+        ``broker_config`` the table is inferred from the store (:meth:`delay_table`)."""
+        self.root = Path(root)
+        reason = unopenable(self.root)  # not whether it is a store: check_store_root, for the front ends
+        if reason is not None:
+            raise BadInput(reason, str(root))
+        resolved = self.root.resolve()
+        self.root = member_root(resolved) or self.root  # dledger-n0/ or its data/: the store root
+        opened = opened_member(resolved)  # dledger-n1/ given: that member is the one read
+        # the same ranges as the command line's options: a wrong size would invent findings, 0 would be ignored
+        self.broker_config = broker_config
+        self._flags = {"segment_size": SEGMENT_SIZE.check(segment_size, "segment_size"),
+                       "cq_file_size": CQ_FILE_SIZE.check(cq_file_size, "cq_file_size"),
+                       "index_slots": INDEX_SLOTS.check(index_slots, "index_slots"),
+                       "index_items": INDEX_ITEMS.check(index_items, "index_items")}
+        if delay_levels is not None:
+            try:  # checked once here: a bad level would otherwise fail in the dispatch of every record
+                parse_delay_levels(delay_levels)
+            except ValueError as e:
+                raise BadInput(f"--delay-levels: {e}") from None
+        self._delay_flag = delay_levels
+        self._delay_table: DelayTable | None = None
+        given = {**(broker_config.geometry_values() if broker_config else {}),
+                 **{k: v for k, v in self._flags.items() if v is not None}}
+        self.cq_file_size = given.get("cq_file_size")
+        self.index_slots = given.get("index_slots")
+        self.index_items = given.get("index_items")
+        folders = commitlog_folders(self.root, broker_config)
+        dledger = dledger_folders(self.root, dledger_member, broker_config, opened) if folders is None else None
+        self.dledger_data: str | None = dledger[1] if dledger else None  # e.g. "dledger-n0/data"
+        # several members under the root: which one is read, which are not (a warning in problems())
+        self.dledger_choice: MemberChoice | None = dledger[2] if dledger else None
+        self.commitlog = CommitLog(self.root, given.get("segment_size"),
+                                   directories=dledger[0] if dledger else folders,
+                                   entry_folders=frozenset({dledger[1]} if dledger else ()))
+        self._queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self._queue_ids = discover_queues(self.root)
+        self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
+        rocks = next((d for d in ("consumequeue", "consumequeue_rocksdb") if is_rocksdb_dir(self.root / d)), None)
+        if rocks is not None:  # consumequeue/ itself (5.2.0+), else a separate consumequeue_rocksdb/ (spec part 2 §19)
+            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root, rocks)
+            known = set(self._queue_ids)
+            self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
+        self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
+        self._batch_ids = discover_queues(self.root, BATCH_DIR)  # 5.x BatchCQ topics (spec §4.3)
+        self._batch_id_set = set(self._batch_ids)
+        self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
+        self._index_readers: list[IndexFileReader] | None = None
+        self._index_problems: list[Problem] = []
+        self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
+        self._config: ConfigSet | None = None
+        self._offsets: ConsumerOffsets | None = None
+        self._unknown: list[Problem] | None = None
+        self._scans: dict[int, SegmentScan] = {}
+        # a Store is shared by threads (the web viewer's requests, its background survey): the lazily built
+        # readers are made under this lock, so each exists once (and is closed once)
+        self._lock = threading.RLock()
+        self._closers: list[Callable[[], None]] = []
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` first thing in :meth:`close` (e.g. to stop a background walk of the mappings)."""
+        with self._lock:
+            self._closers.append(callback)
+
+    def close(self) -> None:
+        with self._lock:
+            closers, self._closers = self._closers, []
+        for callback in closers:
+            callback()
+        self.commitlog.close()
+        for q in self._queues.values():
+            q.close()
+        for bq in self._batch_queues.values():
+            bq.close()
+        for r in self._index_readers or []:
+            r.close()
+        if self.rocksdb_cq is not None:
+            self.rocksdb_cq.close()
+            self.rocksdb_cq = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- root files ------------------------------------------------------------------------------------------
+
+    @property
+    def abort_exists(self) -> bool:
+        return (self.root / "abort").exists()
+
+    @property
+    def lock_exists(self) -> bool:
+        return (self.root / "lock").exists()
+
+    @property
+    def clean_shutdown(self) -> bool:
+        """RocketMQ decides normal vs abnormal recovery by the existence of ``abort`` alone (spec §3.2)."""
+        return not self.abort_exists
+
+    def checkpoint(self) -> CheckpointInfo | None:
+        path = self.root / "checkpoint"
+        if not path.exists():
+            return None
+        with MappedFile(path, "checkpoint") as mf:
+            raw = mf.read(0, CHECKPOINT_FILE_SIZE)
+        if len(raw) < 24:
+            raise StoreError(f"checkpoint is {len(raw)} bytes; it needs at least 24", "checkpoint", 0)
+        padded = raw.ljust(CHECKPOINT_FILE_SIZE, b"\0")
+        c = Checkpoint.parse(padded)
+        return CheckpointInfo(
+            "checkpoint",
+            mf.size,
+            c.physic_msg_timestamp,
+            c.logics_msg_timestamp,
+            c.index_msg_timestamp,
+            c.master_flushed_offset if len(raw) >= 32 else 0,
+            c.confirm_phy_offset if len(raw) >= 40 else 0,
+        )
+
+    def checkpoint_problems(self) -> list[Problem]:
+        path = self.root / "checkpoint"
+        if not path.exists():
+            return []
+        try:
+            size = path.stat().st_size
+            self.checkpoint()
+        except StoreError as e:
+            return [Problem("checkpoint", e.offset or 0, e.reason, "bad-checkpoint")]
+        except OSError as e:
+            return [Problem("checkpoint", 0, f"cannot read: {e.strerror}", "unreadable-file")]
+        if size != CHECKPOINT_FILE_SIZE:
+            return [Problem("checkpoint", 0, f"checkpoint is {size} bytes, expected {CHECKPOINT_FILE_SIZE}", "bad-checkpoint")]
+        return []
+
+    @property
+    def config(self) -> ConfigSet:
+        if self._config is None:
+            config = load_config(self.root)
+            apply_topic_database(config, self.root, self.broker_config)  # storeType=defaultRocksDB, v2
+            self._config = config
+        return self._config
+
+    # -- the broker's settings ------------------------------------------------------------------------------
+
+    def delay_table(self) -> DelayTable:
+        """messageDelayLevel as used here: the flag, else the broker.conf's, else inferred from the store's
+        SCHEDULE_TOPIC_XXXX units (levels it has no unit of keep the default). Computed once."""
+        if self._delay_table is None:
+            config = self.broker_config
+            if self._delay_flag is not None:
+                table = given_delay_table(self._delay_flag, "flag", "--delay-levels")
+            elif config is not None and config.messageDelayLevel is not None:
+                table = given_delay_table(config.messageDelayLevel, "broker.conf",
+                                          f"{config.file} line {config.lines.get('messageDelayLevel')}")
+            else:
+                table = infer_delay_levels(self)
+            self._delay_table = table
+        return self._delay_table
+
+    def settings(self) -> list[Setting]:
+        """Each broker setting the engine reads this store with, and where it came from (see settings.py)."""
+        from inspector.engine.model.geometry import store_geometry
+
+        geometry = store_geometry(self)
+        values = {k: getattr(geometry, k) for k in ("segment_size", "cq_file_size", "index_slots", "index_items")}
+        inferred = {}
+        if self.commitlog.segments:
+            inferred["segment_size"] = self.commitlog.segment_size
+        if any(getattr(self.queue(t, q), "files", None) for t, q in self._queue_ids):  # as store_geometry
+            inferred["cq_file_size"] = geometry.cq_file_size
+        readers = self.index_files()
+        if readers and readers[0].slot_count:
+            inferred["index_slots"], inferred["index_items"] = readers[0].slot_count, readers[0].item_count
+        return [*path_settings(self, self.broker_config),
+                *size_settings(self, self._flags, self.broker_config, inferred, values),
+                delay_setting(self.delay_table()), *other_settings(self.broker_config)]
+
+    # -- commitlog -------------------------------------------------------------------------------------------
+
+    @property
+    def segments(self):
+        return self.commitlog.segments
+
+    def scan_segment(self, index: int) -> SegmentScan:
+        """Walk segment ``index`` once (cached)."""
+        if index not in self._scans:
+            self._scans[index] = self.commitlog.scan_segment(self.commitlog.segments[index])
+        return self._scans[index]
+
+    def scans(self) -> list[SegmentScan]:
+        return [self.scan_segment(i) for i in range(len(self.commitlog.segments))]
+
+    @property
+    def min_offset(self) -> int:
+        return self.commitlog.min_offset
+
+    def max_offset(self) -> int:
+        """End of the last good record of the log (what RocketMQ's recovery would set as the write position)."""
+        last = 0
+        for scan in self.scans():
+            if scan.messages or scan.blank_position is not None:
+                last = scan.valid_end_offset
+        return last or self.min_offset
+
+    def message_at(self, offset: int) -> Message:
+        return self.commitlog.message_at(offset)
+
+    def stored_at(self, offset: int) -> int | None:
+        """STORETIMESTAMP of the readable record at ``offset``; None when none is there."""
+        try:
+            return self.message_at(offset).store_timestamp
+        except StoreError:
+            return None
+
+    def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
+        return self.commitlog.entries(from_offset, check_crc=check_crc)
+
+    def store_timestamp_at(self, offset: int) -> int:
+        """STORETIMESTAMP of the record at ``offset`` without decoding the rest (position depends on born host)."""
+        head = self.commitlog.read(offset, 80)
+        if len(head) < 64:
+            raise StoreError("record header runs past the segment", None, offset)
+        sys_flag = struct.unpack_from(">i", head, 36)[0]
+        pos = 68 if sys_flag & cl.BORNHOST_V6_FLAG else 56
+        if len(head) < pos + 8:
+            raise StoreError("record header runs past the segment", None, offset)
+        return struct.unpack_from(">q", head, pos)[0]
+
+    # -- ids and references -------------------------------------------------------------------------------------
+
+    def resolve_id(self, text: str) -> list[IdReading]:
+        return decode_id(text, self)
+
+    def find(self, ref: str) -> Message:
+        """A message by physical offset (decimal), offset msgId or unique key."""
+        ref = ref.strip()
+        number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
+        if number is not None and len(ref) not in (32, 56):
+            offset = OFFSET.parse(ref, "offset")  # -1 or 2**64: the range message
+            try:
+                return self.message_at(offset)
+            except (NotFound, RecordInProgress):
+                raise
+            except StoreError as e:  # the log's end offset or past it names nothing (exit 1), it is no damage
+                if self.commitlog.past_the_data(offset):
+                    raise NotFound(f"physical offset {offset} is past the end of the log (only zeros from here to "
+                                   "the end of its last segment)", e.file, e.offset) from None
+                raise
+        if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
+            for reading in decode_id(ref, self):
+                if reading.found and reading.physical_offset is not None:
+                    return self.message_at(reading.physical_offset)
+            if number is not None and OFFSET.fits(number):
+                return self.message_at(number)
+            raise NotFound(expired_id_reason(self, ref) or f"no message with id {ref} in this store")
+        raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
+
+    # -- consumers ----------------------------------------------------------------------------------------------
+
+    def consumer_offsets(self) -> ConsumerOffsets:
+        """The consumer offsets from where the broker keeps them (``offsets.py``: consumerOffset.json,
+        lmqConsumerOffset.json or a RocksDB config database), with the source named. Read once."""
+        with self._lock:
+            if self._offsets is None:
+                self._offsets = load_consumer_offsets(self)
+            return self._offsets
+
+    def consumer_lag(self) -> list[dict]:
+        """Each (group, topic, queue) of the offsets' source (:meth:`consumer_offsets` names it) with its committed
+        offset and lag against the queue; StoreError (naming the database) when that source cannot be read."""
+        offsets = self.consumer_offsets()
+        if offsets.error is not None:
+            raise offsets.error
+        rows = []
+        for (topic, group), queues in sorted(offsets.table.items()):
+            for queue_id, offset in sorted(queues.items()):
+                try:
+                    info = self.queue(topic, queue_id).info()
+                    # from the effective min: below it the broker moves the consumer to it (OFFSET_TOO_SMALL)
+                    max_offset, lag = info.max_offset, max(0, info.max_offset - max(offset, info.min_offset))
+                except NotFound:
+                    max_offset, lag = None, None
+                rows.append(dict(group=group, topic=topic, queue_id=queue_id, consumer_offset=offset,
+                                 max_offset=max_offset, lag=lag))
+        return rows
+
+    def unknown_files(self) -> list[Problem]:
+        """Entries of commitlog/, index/ and consumequeue/ no reader reads (see strays.py); listed once."""
+        if self._unknown is None:
+            self._unknown = unknown_entries(self.root)
+        return list(self._unknown)
+
+    def problems(self) -> list[Problem]:
+        """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
+        return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
+                *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root),
+                *self.dledger_member_problems()]
+
+    def dledger_member_problems(self) -> list[Problem]:
+        """A warning when the root holds DLedger members that are not read (info and verify give it)."""
+        found = self.dledger_choice.problem() if self.dledger_choice is not None else None
+        return [found] if found is not None else []
+
+
+def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
+    """Both readings of a message id (offset msgId first), each checked against the store when one is given."""
+    text = text.strip().upper()
+    try:
+        off = decode_offset_msg_id(text)
+        uk = decode_uniq_key(text)
+    except MsgIdError as e:
+        raise BadInput(str(e)) from None
+    offset_reading = IdReading("offset_msg_id", {"ip": off.ip, "port": off.port, "offset": off.offset})
+    uniq_reading = IdReading(
+        "unique_key",
+        {"ip": uk.ip, "pid": uk.pid, "class_loader_hash": uk.class_loader_hash,
+         "time_since_month_start": uk.time_since_month_start, "counter": uk.counter},
+    )
+    if store is None:
+        return [offset_reading, uniq_reading]
+    found_off = False
+    try:
+        msg = store.message_at(off.offset)
+        found_off = msg.msg_id == text
+    except StoreError:
+        pass
+    offset_reading = IdReading(offset_reading.kind, offset_reading.fields, found_off, off.offset if found_off else None)
+    hits = store.lookup_unique_key(text)
+    uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
+                             hits[0].message.physical_offset if hits else None)
+    return [offset_reading, uniq_reading]

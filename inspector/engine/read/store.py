@@ -31,7 +31,7 @@ from inspector.engine.read.batchconsumequeue import (
 from inspector.engine.read.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.config import ConfigSet, load_config
 from inspector.engine.read.consumequeue import ConsumeQueue, discover_queues
-from inspector.engine.read.dledger import dledger_folders, member_root, opened_member
+from inspector.engine.read.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger_members import MemberChoice
 from inspector.engine.read.indexfile import IndexFileReader
 from inspector.engine.read.journal import interrupted_rebuild_problems
@@ -56,6 +56,7 @@ from inspector.engine.read.store_queues import QueueAccess
 from inspector.engine.read.storeroot import unopenable
 from inspector.engine.read.strays import unknown_entries
 from inspector.engine.read.tail import RecordInProgress
+from inspector.engine.read.timerstore import timer_log_not_files
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
@@ -382,7 +383,14 @@ class Store(QueueAccess, KeyLookups):
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
                 *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root),
-                *self.dledger_member_problems()]
+                *self.dledger_member_problems(), *self.not_file_problems()]
+
+    def not_file_problems(self) -> list[Problem]:
+        """Entries named like a timer-log or DLedger index file that are no regular file (a FIFO, a device, a
+        folder): skipped unopened by their readers, named here (info) as the commitlog's and the queues' are
+        (verify's walks of those files name them themselves). A listing of two folders, no file opened."""
+        member = member_of(self.root, self.dledger_data)
+        return [*timer_log_not_files(self.root), *(member.not_index_files() if member is not None else ())]
 
     def dledger_member_problems(self) -> list[Problem]:
         """A warning when the root holds DLedger members that are not read (info and verify give it)."""

@@ -154,6 +154,17 @@ def _unit_segments(root: Path) -> tuple[list[tuple[int, Path]], list[Path]]:
     return offset_named_entries(root / TIMERLOG_DIR)
 
 
+def not_timer_files(not_files: list[Path]) -> list[Problem]:
+    """An error for each entry of ``timerlog/`` named like a timer log file that is no regular file (never opened):
+    the timer log's walk reports them, and ``Store.problems`` (info) from :func:`timer_log_not_files`."""
+    return not_file_problems(TIMERLOG_DIR, not_files, "a timer log file", "not-a-timer-file")
+
+
+def timer_log_not_files(root: str | Path) -> list[Problem]:
+    """:func:`not_timer_files` of the store at ``root`` (a listing of ``timerlog/``, no file opened)."""
+    return not_timer_files(_unit_segments(Path(root))[1])
+
+
 class TimerLog:
     """``timerlog/``: its segments and units."""
 
@@ -182,8 +193,7 @@ class TimerLog:
     def _scan(self) -> TimerUnits:
         offsets: list[np.ndarray] = []
         parts: list[np.ndarray] = []
-        problems: list[Problem] = not_file_problems(TIMERLOG_DIR, self.not_files, "a timer log file",
-                                                    "not-a-timer-file")
+        problems: list[Problem] = not_timer_files(self.not_files)
         end = self.files[0][0] if self.files else 0
         for n, (start, path) in enumerate(self.files):
             rel = f"{TIMERLOG_DIR}/{path.name}"

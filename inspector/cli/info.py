@@ -79,8 +79,9 @@ def run(store: Store, as_json: bool) -> int:
                       markup=True)
     console.print(f"problems: {len(data['problems'])}")
     timer_problems = open_timer(store).problems() if timer is not None else []
-    for p in store.problems() + [p for s in store.scans() for p in s.problems] + list(store.delay_table().problems) \
-            + timer_problems:
+    # dict.fromkeys: a timer-log entry that is no file is among the store's problems and the timer store's, once
+    for p in dict.fromkeys(store.problems() + [p for s in store.scans() for p in s.problems]
+                           + list(store.delay_table().problems) + timer_problems):
         warn_problem(p)
     return _offsets_unreadable(store)
 

@@ -313,3 +313,28 @@ def test_a_zero_delay_level_is_the_brokers_own(store):
     run = run_cli(["info", str(root), "--delay-levels", "0s 5s", "--json"])
     assert run.code == 0, run.err
     assert not changed(pristine, fingerprint(root))
+
+
+@pytest.mark.parametrize("kind", ("fifo", "directory"))
+@pytest.mark.parametrize(("source", "rel"), [("timer", None), ("dledger", "dledger-n0/index/00000000000000000000")])
+def test_info_names_a_special_file_where_a_timer_log_or_dledger_index_file_belongs(tmp_path, source, rel, kind):
+    """info lists such an entry as verify does (one rule: the same finding, file, code and reason), once in the
+    table; the other kinds (commitlog, consume queues) were already named by both."""
+    root = tmp_path / "store"
+    if source == "timer":
+        build_store("timer", root)
+        rel = sorted((root / "timerlog").iterdir())[-1].relative_to(root).as_posix()
+    else:
+        shutil.copytree(SAMPLE.parent / "sample_store_dledger", root, ignore=shutil.ignore_patterns("README.md"))
+    (root / rel).unlink()
+    _special(kind, root / rel)
+    before = fingerprint(root)
+    verify = json.loads(run_cli(["verify", str(root), "--json"]).out)["problems"]
+    said = [p for p in verify if p["file"] == rel]
+    assert len(said) == 1, verify
+    info = run_cli(["info", str(root), "--json"])
+    assert info.code == 0, info.err[-400:]
+    assert [p for p in json.loads(info.out)["problems"] if p["file"] == rel] == said
+    table = run_cli(["info", str(root)])
+    assert table.code == 0 and (table.out + table.err).count(f"{rel} @ 0: ") == 1, table.err[-400:]
+    assert not changed(before, fingerprint(root))

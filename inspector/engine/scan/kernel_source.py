@@ -506,6 +506,8 @@ def _kn_verify_run(b, pos, limit, stop_at, soft, seg_start, flags, names, offs, 
             info |= 2
         if vpos[2] >= 0:
             info |= 8
+        if vpos[5] >= 0:
+            info |= 16
         k0 = nk
         good = True
         ht = topics[topic, 3]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.engine.model.crc import rocketmq_crc32
+from inspector.engine.model.multidispatch import INNER_MULTI_DISPATCH
 from inspector.engine.scan.batch import INTERN_SLOTS, _topic_text
 from inspector.engine.scan.kernels import compiled, compiled_for, need_compiled
 from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CHECK_CRC_PROPERTY, CRC_PROPERTY, as_array
@@ -71,10 +72,12 @@ VERIFY_COLUMNS = ("physical_offset", "total_size", "queue_id", "queue_offset", "
 """Columns of a :class:`VerifyTable`. ``info`` bits: INFO_TAGS (tags_code is the TAGS hashCode, or 0 without
 TAGS; unset when TAGS is not ASCII), INFO_UNITS (NOT_TYPE/COMMIT: the record gets a unit), INFO_KEYS
 (keys[keys_start : keys_start + keys_count] are the index hashes of topic#UNIQ_KEY and topic#each KEYS
-piece; unset when they are not ASCII), INFO_DELAY (a DELAY property). ``raft_index``/``raft_term``: a DLedger
-data file's record: its entry's (the walk checked the rest of the header); 0 in a plain segment."""
-INFO_TAGS, INFO_UNITS, INFO_KEYS, INFO_DELAY = 1, 2, 4, 8
-_VERIFY_NAMES = [CRC_PROPERTY, b"TAGS", b"DELAY", b"UNIQ_KEY", b"KEYS"]
+piece; unset when they are not ASCII), INFO_DELAY (a DELAY property), INFO_MULTI (an INNER_MULTI_DISPATCH
+property: the record names LMQ queues; a store that shows no other sign of LMQ is searched for them then).
+``raft_index``/``raft_term``: a DLedger data file's record: its entry's (the walk checked the rest of the header);
+0 in a plain segment."""
+INFO_TAGS, INFO_UNITS, INFO_KEYS, INFO_DELAY, INFO_MULTI = 1, 2, 4, 8, 16
+_VERIFY_NAMES = [CRC_PROPERTY, b"TAGS", b"DELAY", b"UNIQ_KEY", b"KEYS", INNER_MULTI_DISPATCH.encode()]
 _VERIFY_FLAT = np.frombuffer(b"".join(_VERIFY_NAMES), dtype=np.uint8)
 _VERIFY_OFFS = np.cumsum([0] + [len(n) for n in _VERIFY_NAMES]).astype(np.int64)
 

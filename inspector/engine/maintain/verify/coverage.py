@@ -38,7 +38,7 @@ from inspector.engine.model.multidispatch import (
 )
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.scan.kernels import numba_enabled
-from inspector.engine.scan.verify_kernels import INFO_UNITS, VerifyTable
+from inspector.engine.scan.verify_kernels import INFO_MULTI, INFO_UNITS, VerifyTable
 
 __all__ = ["QueueCoverage", "queue_ends"]
 
@@ -66,6 +66,10 @@ class QueueCoverage:
         self.ends = queue_ends(store) if ends is None else ends  # (topic, queue) -> max queue offset (exclusive)
         self.uncovered: dict[tuple[str, int], _Uncovered] = {}
         self.multi_dispatched: set[tuple[str, int]] = set()  # uncovered queues that records multi-dispatch to
+        # a record walked holds INNER_MULTI_DISPATCH (the walk's own property parse: no extra pass): verify_lmq
+        # searches the log for such records even in a store with no other sign of LMQ (its only %LMQ% queue
+        # folder deleted, no lmq offsets file, no broker.conf)
+        self.saw_multi_dispatch = False
         # the ends as one flat array, topic number * width + queue id (a table's rows looked up at once;
         # -1: no such queue); queue ids past _FLAT_QUEUES are looked up one by one
         topics = sorted({t for t, _ in self.ends})
@@ -81,6 +85,9 @@ class QueueCoverage:
         on a sound store) are looked at one queue at a time."""
         if not len(table):
             return
+        info = table.column("info")
+        if not self.saw_multi_dispatch and (info & INFO_MULTI).any():
+            self.saw_multi_dispatch = True
         topics, queues = table.column("topic"), table.column("queue_id")
         qoffs = table.column("queue_offset")
         top = max(table.topics, default=0)
@@ -92,7 +99,7 @@ class QueueCoverage:
         flat = (number >= 0) & (queues >= 0) & (queues < self._width)
         at = np.where(flat, number * self._width + np.where(flat, queues, 0), len(self._flat) - 1)
         ends = self._flat[at]  # -1 (the last slot) for a queue not in the flat array
-        past = ((table.column("info") & INFO_UNITS) != 0) & (qoffs >= ends)
+        past = ((info & INFO_UNITS) != 0) & (qoffs >= ends)
         if not past.any():
             return
         rows = np.flatnonzero(past)
@@ -142,6 +149,8 @@ class QueueCoverage:
             u.newest_ts, u.oldest_ts = max(u.newest_ts, other.newest_ts), min(u.oldest_ts, other.oldest_ts)
 
     def add_message(self, msg: Message) -> None:
+        if INNER_MULTI_DISPATCH in msg.properties:
+            self.saw_multi_dispatch = True
         if not gets_queue_unit(msg.transaction):
             return
         end = self.ends.get((msg.topic, msg.queue_id))

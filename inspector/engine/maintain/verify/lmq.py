@@ -14,8 +14,9 @@ unit, when ``MultiDispatchUtils.checkMultiDispatchQueue`` holds; see ``model/mul
   that offset, a plain topic's queue written behind its own broker's back (``lmq-not-lmq``, a warning);
 * a name holding ``/``: skipped (``lmq-skipped-name``, a warning).
 
-Cost: only a store that can hold multi-dispatched records (``may_multi_dispatch``) is searched; its
-segments are searched for the property name (the C library's ``memmem``, else ``mmap.find``);
+Cost: only a store that can hold multi-dispatched records (``may_multi_dispatch``), or whose walk met a record
+holding ``INNER_MULTI_DISPATCH`` (``QueueCoverage.saw_multi_dispatch``: the walk's kernels parse each record's
+properties anyway, so noticing one more name costs nothing), is searched; its segments are searched for the property name (the C library's ``memmem``, else ``mmap.find``);
 only a segment holding it is walked again, in columnar batches, and only the records whose properties hold it
 are decoded. A store without multi-dispatched records pays one search per segment: 0.02 s of CPU per 64 MiB
 (``mmap.find``: 0.04 s), against 0.7 s for the rest of verify.
@@ -96,8 +97,8 @@ def may_multi_dispatch(store) -> bool:
 
 def lmq_record_problems(store, coverage=None) -> Iterator[Problem]:
     """``multi_dispatch_problems`` of every record whose properties hold ``INNER_MULTI_DISPATCH``, in log order
-    (nothing searched in a store that cannot hold such records: :func:`may_multi_dispatch`); each such record
-    also goes to ``coverage`` (a QueueCoverage: its LMQ units must be there, as a record's own unit must)."""
+    (nothing searched in a store that cannot hold such records, :func:`may_multi_dispatch`, unless ``coverage``
+    saw such a record in the walk); each such record also goes to ``coverage`` (a QueueCoverage: its LMQ units must be there, as a record's own unit must)."""
     for seg in store.commitlog.segments:
         yield from segment_lmq_problems(store, seg, coverage)
 
@@ -105,7 +106,7 @@ def lmq_record_problems(store, coverage=None) -> Iterator[Problem]:
 def segment_lmq_problems(store, seg, coverage=None) -> list[Problem]:
     """``multi_dispatch_problems`` of the records of one segment whose properties hold ``INNER_MULTI_DISPATCH``
     (the Spark verify job checks segment by segment), each record also given to ``coverage`` when one is."""
-    if not may_multi_dispatch(store):
+    if not may_multi_dispatch(store) and not (coverage is not None and coverage.saw_multi_dispatch):
         return []
     commitlog = store.commitlog
     try:

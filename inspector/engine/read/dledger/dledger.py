@@ -18,14 +18,14 @@ import numpy as np
 
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Message
+from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import (
     MappedFile,
     allocated_end,
     offset_named_entries,
     read_small_file,
 )
-from inspector.engine.read.commitlog.segment_files import entry_kind
+from inspector.engine.read.commitlog.segment_files import not_file_problems
 from inspector.engine.read.dledger.members import MemberChoice, choose_member
 from inspector.engine.read.store.census import DLEDGER_PREFIX
 from parsers.dledger import (
@@ -203,6 +203,13 @@ class DLedgerMember:
     def index_files(self) -> tuple[list[tuple[int, Path]], list[Path]]:
         return offset_named_entries(self.home / "index")
 
+    def not_index_files(self, not_files: list[Path] | None = None) -> list[Problem]:
+        """An error for each entry of ``index/`` named like an index file that is no regular file (a FIFO, a device,
+        a folder: never opened), the rule the timer log's and the commitlog's folders follow; verify reports them as
+        files it cannot read, info among the store's problems."""
+        found = self.index_files()[1] if not_files is None else not_files
+        return not_file_problems(f"{self.label}/index", found, "an index file", "unreadable-file")
+
     def index_runs(self) -> tuple[list[IndexRun], list[tuple[str, str]]]:
         """The used units of each index file, in name order, and (file, reason) of each file not readable. A
         copy of every unit (32 bytes an entry): for the checks that must look at all of them at once; a pass
@@ -227,8 +234,7 @@ class DLedgerMember:
         (= Raft index: DLedger writes entry i's unit at i * 32), skipping the files before it."""
         files, not_files = self.index_files()
         if unreadable is not None and not start_unit:  # a FIFO, device or folder named like one: never opened
-            unreadable += [(f"{self.label}/index/{path.name}", f"{entry_kind(path)} where an index file should be: "
-                            "skipped") for path in not_files]
+            unreadable += [(p.file, p.reason) for p in self.not_index_files(not_files)]
         for start, path in files:
             rel = f"{self.label}/index/{path.name}"
             if start_unit and _file_size(path) // UNIT_SIZE + start // UNIT_SIZE <= start_unit:

@@ -43,7 +43,7 @@ from inspector.engine.read.config.settings import (
     size_settings,
 )
 from inspector.engine.read.config.storeroot import unopenable
-from inspector.engine.read.dledger.dledger import dledger_folders, member_root, opened_member
+from inspector.engine.read.dledger.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger.members import MemberChoice
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.store_keys import MAX_TIME, KeyLookups  # noqa: F401 - MAX_TIME: this module's face (engine._FACE)
@@ -56,6 +56,7 @@ from inspector.engine.read.queues.rocksdb_queue import RocksDBConsumeQueueStore,
 from inspector.engine.read.queues.store_queues import QueueAccess
 from inspector.engine.read.store.retention import expired_id_reason
 from inspector.engine.read.store.strays import unknown_entries
+from inspector.engine.read.timer.timerstore import timer_log_not_files
 from parsers import commitlog as cl
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
@@ -382,7 +383,14 @@ class Store(QueueAccess, KeyLookups):
         """Problems found without walking the data: layout, unknown files, index headers, checkpoint, config."""
         return [*self.commitlog.problems, *self.unknown_files(), *self.index_problems(), *self.checkpoint_problems(),
                 *self.config.findings(), *self.consumer_offsets().problems, *interrupted_rebuild_problems(self.root),
-                *self.dledger_member_problems()]
+                *self.dledger_member_problems(), *self.not_file_problems()]
+
+    def not_file_problems(self) -> list[Problem]:
+        """Entries named like a timer-log or DLedger index file that are no regular file (a FIFO, a device, a
+        folder): skipped unopened by their readers, named here (info) as the commitlog's and the queues' are
+        (verify's walks of those files name them themselves). A listing of two folders, no file opened."""
+        member = member_of(self.root, self.dledger_data)
+        return [*timer_log_not_files(self.root), *(member.not_index_files() if member is not None else ())]
 
     def dledger_member_problems(self) -> list[Problem]:
         """A warning when the root holds DLedger members that are not read (info and verify give it)."""

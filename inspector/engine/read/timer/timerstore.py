@@ -20,7 +20,7 @@ import numpy as np
 from inspector.engine.model.bounds import misalignment, usable_size, whole_units
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem, listed_then_counted
-from inspector.engine.read.commitlog.mapped import MappedFile, data_extents, offset_named_entries
+from inspector.engine.read.commitlog.mapped import MappedFile, data_extents, is_all_zero, offset_named_entries
 from inspector.engine.read.commitlog.segment_files import not_file_problems
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.timer import (
@@ -154,6 +154,17 @@ def _unit_segments(root: Path) -> tuple[list[tuple[int, Path]], list[Path]]:
     return offset_named_entries(root / TIMERLOG_DIR)
 
 
+def not_timer_files(not_files: list[Path]) -> list[Problem]:
+    """An error for each entry of ``timerlog/`` named like a timer log file that is no regular file (never opened):
+    the timer log's walk reports them, and ``Store.problems`` (info) from :func:`timer_log_not_files`."""
+    return not_file_problems(TIMERLOG_DIR, not_files, "a timer log file", "not-a-timer-file")
+
+
+def timer_log_not_files(root: str | Path) -> list[Problem]:
+    """:func:`not_timer_files` of the store at ``root`` (a listing of ``timerlog/``, no file opened)."""
+    return not_timer_files(_unit_segments(Path(root))[1])
+
+
 class TimerLog:
     """``timerlog/``: its segments and units."""
 
@@ -182,8 +193,7 @@ class TimerLog:
     def _scan(self) -> TimerUnits:
         offsets: list[np.ndarray] = []
         parts: list[np.ndarray] = []
-        problems: list[Problem] = not_file_problems(TIMERLOG_DIR, self.not_files, "a timer log file",
-                                                    "not-a-timer-file")
+        problems: list[Problem] = not_timer_files(self.not_files)
         end = self.files[0][0] if self.files else 0
         for n, (start, path) in enumerate(self.files):
             rel = f"{TIMERLOG_DIR}/{path.name}"
@@ -225,11 +235,18 @@ class TimerLog:
 def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int, list[Problem], bool]:
     """(units kept, stop position, findings, ended at a blank) of one segment, as recoverAndRevise walks it."""
     n = whole_units(mf.size, TIMER_LOG_UNIT_SIZE)
-    arr = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=n) if n else np.zeros(0, UNIT_DTYPE)
-    # the blank is read at a unit step: its magic sits where a unit's does (offset 12)
-    blank = arr["magic"] == _BLANK
-    good = (arr["size"] == TIMER_LOG_UNIT_SIZE) & ((arr["magic"] | 0xF) == 0xF)
-    stops = np.flatnonzero(blank | ~good)
+    # a unit wholly inside a hole is zeros (size 0: where recovery stops), so the units up to and including the
+    # first such one decide as all of them would: a sparse 100 MiB file holding a few units is not read whole
+    looked = min(n, _units_before_hole(mf) + 1)
+    while True:
+        arr = np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=looked) if n else np.zeros(0, UNIT_DTYPE)
+        # the blank is read at a unit step: its magic sits where a unit's does (offset 12)
+        blank = arr["magic"] == _BLANK
+        good = (arr["size"] == TIMER_LOG_UNIT_SIZE) & ((arr["magic"] | 0xF) == 0xF)
+        stops = np.flatnonzero(blank | ~good)
+        if len(stops) or looked == n:
+            break
+        looked = n  # a broker wrote into the hole since it was looked up: every unit, then
     found: list[Problem] = []
     if not len(stops):
         found += _torn_units(arr, rel)
@@ -256,7 +273,7 @@ def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int
     if blank[i]:
         return rows, position, found + _blank_problems(int(arr["size"][i]), mf.size - position, rel, position), True
     rest = mf.size - position
-    if not _all_zero(mf, position, mf.size):
+    if not is_all_zero(mf.buf, position, mf.size):
         size, magic = int(arr["size"][i]), int(arr["magic"][i])
         why = (f"magic {magic:#x} has bits outside 0xF" if not magic_ok(magic)
                else f"size {size} is not {TIMER_LOG_UNIT_SIZE}")
@@ -271,8 +288,8 @@ def _scan_segment(mf: MappedFile, rel: str, last: bool) -> tuple[np.ndarray, int
 def _being_written(p: Problem, mf: MappedFile) -> Problem:
     """A torn or bad unit at the live end of the log (zeros from its end to the file's) is the unit a running
     broker is writing; anything else stays what it is."""
-    if p.code not in ("timer-torn-unit", "timer-bad-unit") or not _all_zero(mf, p.offset + TIMER_LOG_UNIT_SIZE,
-                                                                             mf.size):
+    if p.code not in ("timer-torn-unit", "timer-bad-unit") or not is_all_zero(mf.buf, p.offset + TIMER_LOG_UNIT_SIZE,
+                                                                               mf.size):
         return p
     return Problem(p.file, p.offset, "the end of the timer log: a unit being written (abort present: a broker is "
                    "running or crashed while writing it)", "timer-unit-being-written", "warning")
@@ -299,13 +316,18 @@ def _torn_units(rows: np.ndarray, rel: str) -> list[Problem]:
                                        f"{LISTED:,} are listed)", "timer-torn-units-more"))
 
 
-def _all_zero(mf: MappedFile, start: int, end: int) -> bool:
-    arr = mf.array
-    step = 1 << 20
-    for at in range(start, end, step):
-        if arr[at:min(end, at + step)].any():
-            return False
-    return True
+def _units_before_hole(mf: MappedFile) -> int:
+    """How many whole units come before the file's first hole (SEEK_HOLE through ``data_extents``; all of them
+    when the file system cannot tell). The broker sizes a timer log file with setLength: a hole past its units."""
+    extents = data_extents(mf.path)
+    if extents is None:
+        return whole_units(mf.size, TIMER_LOG_UNIT_SIZE)
+    end = 0
+    for start, stop in extents:
+        if start > end:
+            break
+        end = stop
+    return -(-end // TIMER_LOG_UNIT_SIZE)  # the first unit starting at or after the hole lies in it (or past it)
 
 
 def _slot_ranges(path: Path, n: int) -> list[tuple[int, int]]:

@@ -86,3 +86,25 @@ def test_a_store_that_cannot_hold_lmq_records_is_not_searched_again(tmp_path: Pa
         assert verify_lmq.may_multi_dispatch(store)
         verify(store)
     assert searched == [SEG]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["kernels", "python"])
+def test_a_store_whose_only_lmq_signs_were_deleted_is_searched_from_its_records(tmp_path: Path, compiled) -> None:
+    """Both %LMQ% queue folders deleted and the LMQ offsets file gone: no sign of LMQ is left but the records'
+    INNER_MULTI_DISPATCH, which verify's walk notices as it parses each record's properties; the missing LMQ
+    queues are then ``cq-missing`` errors, as for an ordinary queue (it verified clean)."""
+    import contextlib
+    import shutil
+
+    from inspector.engine.maintain.verify import lmq as verify_lmq
+    from inspector.engine.scan.kernels import python_only
+
+    root = write_lmq_store(tmp_path / "s")
+    for name in ("%LMQ%x", "%LMQ%y"):
+        shutil.rmtree(root / "consumequeue" / name)
+    (root / "config" / "lmqConsumerOffset.json").unlink()
+    with python_only() if not compiled else contextlib.nullcontext(), Store(root) as store:
+        assert not verify_lmq.may_multi_dispatch(store)
+        found = [(p.code, p.severity, p.reason.split(" (")[0]) for p in verify(store).problems]
+    assert found == [("cq-missing", "error", "3 record(s) multi-dispatched to %LMQ%x queue 0"),
+                     ("cq-missing", "error", "1 record(s) multi-dispatched to %LMQ%y queue 0")], found

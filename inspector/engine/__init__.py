@@ -56,13 +56,13 @@ _FACE: dict[str, tuple[str, ...]] = {
     "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
     "read.store.recovery": ('NOT_FATAL', 'Recovery'),
     "read.store.answers": ('dledger_view', 'expired_id_reason', 'expired_key_reason', 'item_key_text',
-        'recovery_start', 'store_geometry', 'store_load_problems'),
+        'open_timer', 'recovery_start', 'store_geometry', 'store_load_problems'),
     "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.config.settings": ('DelayTable', 'Setting'),
     "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.config.storeroot": ('check_store_root', 'not_a_store'),
     "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
-    "read.timer.timerlinks": ('open_timer', 'TimerStore'),
+    "read.timer.timerlinks": ('TimerStore',),
     "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
@@ -268,6 +268,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         expired_id_reason,
         expired_key_reason,
         item_key_text,
+        open_timer,
         recovery_start,
         store_geometry,
         store_load_problems,
@@ -275,7 +276,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery
     from inspector.engine.read.store.store import MAX_TIME, Store, decode_id
-    from inspector.engine.read.timer.timerlinks import TimerStore, open_timer
+    from inspector.engine.read.timer.timerlinks import TimerStore
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

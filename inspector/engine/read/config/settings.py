@@ -77,11 +77,11 @@ def _sample_offsets(low: int, high: int) -> list[int]:
     return sorted({*range(low, min(high, low + SAMPLE_UNITS)), *range(max(low, high - SAMPLE_UNITS), high)})
 
 
-def _queue_samples(store: ScheduleQueues, queue_id: int) -> list[tuple[int, str, int]]:
+def _queue_samples(queues: ScheduleQueues, queue_id: int) -> list[tuple[int, str, int]]:
     """(delay ms, unit file, unit position) of the sampled units of one level's queue."""
     samples = []
     try:
-        queue = store.queue(SCHEDULE_TOPIC, queue_id)
+        queue = queues.queue(SCHEDULE_TOPIC, queue_id)
         info = queue.info()
     except StoreError:
         return []
@@ -90,7 +90,7 @@ def _queue_samples(store: ScheduleQueues, queue_id: int) -> list[tuple[int, str,
             unit = queue.unit(queue_offset)
             if unit.is_pre_blank:
                 continue
-            msg = store.message_at(unit.physical_offset)
+            msg = queues.message_at(unit.physical_offset)
         except StoreError:
             continue  # an unreadable unit or record is verify's finding, not the inference's
         if msg.topic != SCHEDULE_TOPIC or msg.queue_id != queue_id:
@@ -99,8 +99,8 @@ def _queue_samples(store: ScheduleQueues, queue_id: int) -> list[tuple[int, str,
     return samples
 
 
-def infer_delay_levels(store: ScheduleQueues, base: str = DEFAULT_DELAY_LEVELS) -> DelayTable:
-    """The delay table the store's ``SCHEDULE_TOPIC_XXXX`` units show, levels without units taken from ``base``.
+def infer_delay_levels(queues: ScheduleQueues, base: str = DEFAULT_DELAY_LEVELS) -> DelayTable:
+    """The delay table the ``SCHEDULE_TOPIC_XXXX`` units of ``queues`` show, levels without units taken from ``base``.
 
     The table's length cannot be seen (the broker rewrites a DELAY past the last level to the last level, so no
     record asks for more than its queue): it is ``base``'s, longer when a queue of a higher level exists. Only
@@ -108,7 +108,7 @@ def infer_delay_levels(store: ScheduleQueues, base: str = DEFAULT_DELAY_LEVELS) 
     table = parse_delay_levels(base)
     sources = ["default"] * len(table)
     problems: list[Problem] = []
-    levels = sorted(q for t, q in store.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
+    levels = sorted(q for t, q in queues.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
     units = 0
     for queue_id in levels:
         level = queue_id + 1
@@ -117,7 +117,7 @@ def infer_delay_levels(store: ScheduleQueues, base: str = DEFAULT_DELAY_LEVELS) 
                                     f"level {level}, past any delay table ({MAX_LEVEL} levels at most here): not "
                                     "inferred", "delay-level-unlikely", "warning"))
             continue
-        samples = _queue_samples(store, queue_id)
+        samples = _queue_samples(queues, queue_id)
         if not samples:
             continue
         delays = sorted({d for d, _, _ in samples})

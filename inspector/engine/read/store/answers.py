@@ -18,6 +18,7 @@ from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
+from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
 
 
 def store_geometry(store: Store, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
@@ -78,3 +79,15 @@ def store_load_problems(store: Store) -> list[Problem]:
     except Exception:  # noqa: BLE001 - an unreadable topics.json is its own finding (ConfigSet.findings)
         topics = None
     return store.queues.load_problems(topics)
+
+
+def open_timer(store: Store) -> TimerStore:
+    """The timer store of ``store``, kept on it while its files stay as they were: a TUI or web session on a
+    live broker sees the units, slots and timercheck written since (a few stat calls a request)."""
+    signature = timer_files(store.root)
+    cached = store.__dict__.get("_timer_store")
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    timer = read_timer(store.root, store.config, store.broker_config, store.commitlog, store.max_offset)
+    store.__dict__["_timer_store"] = (signature, timer)
+    return timer

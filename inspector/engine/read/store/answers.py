@@ -88,6 +88,6 @@ def open_timer(store: Store) -> TimerStore:
     cached = store.__dict__.get("_timer_store")
     if cached is not None and cached[0] == signature:
         return cached[1]
-    timer = read_timer(store.root, store.config, store.broker_config, store.commitlog, store.max_offset)
+    timer = read_timer(store.root, store.config, store.broker_config, store.commitlog, store.log_scans.max_offset)
     store.__dict__["_timer_store"] = (signature, timer)
     return timer

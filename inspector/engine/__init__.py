@@ -32,7 +32,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.crc": ('rocketmq_crc32',),
     "model.errors": ('BadInput', 'NotFound', 'StoreError'),
     "model.files": ('open_regular', 'read_json', 'read_regular', 'UnfitFile'),
-    "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
+    "model.geometry": ('Geometry', 'parse_delay_levels'),
     "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
         'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
         'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
@@ -48,22 +48,21 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.commitlog.body": ('BODY_VIEWS', 'body_line', 'body_preview', 'BodyPreview', 'decompress_body', 'HexRow'),
     "read.store.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
     "read.commitlog.commitlog": ('Entry', 'SegmentScan'),
-    "read.dledger.dledger": ('dledger_view',),
     "read.commitlog.follow": ('follow',),
     "read.index.indexfile": ('IndexFileReader',),
-    "read.index.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
+    "read.index.keys": ('indexed_key', 'IndexedKey'),
     "present.layout": ('FieldSpan', 'Region', 'regions'),
-    "read.store.load_checks": ('store_load_problems',),
     "read.commitlog.mapped": ('is_all_zero',),
     "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
-    "read.store.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
-    "read.store.retention": ('expired_id_reason', 'expired_key_reason'),
+    "read.store.recovery": ('NOT_FATAL', 'Recovery'),
+    "read.store.answers": ('dledger_view', 'expired_id_reason', 'expired_key_reason', 'item_key_text',
+        'open_timer', 'recovery_start', 'store_geometry', 'store_load_problems'),
     "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
     "read.config.settings": ('DelayTable', 'Setting'),
     "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.config.storeroot": ('check_store_root', 'not_a_store'),
     "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
-    "read.timer.timerlinks": ('open_timer', 'TimerStore'),
+    "read.timer.timerlinks": ('TimerStore',),
     "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
     "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
@@ -169,7 +168,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
     from inspector.engine.model.files import UnfitFile, open_regular, read_json, read_regular
-    from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
+    from inspector.engine.model.geometry import Geometry, parse_delay_levels
     from inspector.engine.model.meaning import (
         NAME_VALUE_SEPARATOR,
         PROPERTY_SEPARATOR,
@@ -256,21 +255,28 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.read.commitlog.mapped import is_all_zero
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
-    from inspector.engine.read.dledger.dledger import dledger_view
     from inspector.engine.read.index.indexfile import IndexFileReader
-    from inspector.engine.read.index.keys import IndexedKey, indexed_key, item_key_text
+    from inspector.engine.read.index.keys import IndexedKey, indexed_key
     from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.queues.batchconsumequeue import (
         BatchConsumeQueue,
         inner_messages,
         is_inner_batch,
     )
+    from inspector.engine.read.store.answers import (
+        dledger_view,
+        expired_id_reason,
+        expired_key_reason,
+        item_key_text,
+        open_timer,
+        recovery_start,
+        store_geometry,
+        store_load_problems,
+    )
     from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
-    from inspector.engine.read.store.load_checks import store_load_problems
-    from inspector.engine.read.store.recovery import NOT_FATAL, Recovery, recovery_start
-    from inspector.engine.read.store.retention import expired_id_reason, expired_key_reason
+    from inspector.engine.read.store.recovery import NOT_FATAL, Recovery
     from inspector.engine.read.store.store import MAX_TIME, Store, decode_id
-    from inspector.engine.read.timer.timerlinks import TimerStore, open_timer
+    from inspector.engine.read.timer.timerlinks import TimerStore
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

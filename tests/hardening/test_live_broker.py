@@ -26,7 +26,7 @@ from inspector.engine import Message, Problem, Store, StoreError
 from inspector.engine.maintain.rebuild.rebuild import broker_holds_lock
 from inspector.engine.read.commitlog.follow import Follower
 from inspector.engine.read.commitlog.tail import IN_PROGRESS
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).with_name("live_broker_sim.py")

@@ -31,7 +31,7 @@ def test_overview_lists_segments_queues_index_files_checkpoint_consumers(client,
     assert "clean (no abort file)" in html if sample_store.clean_shutdown else "unclean" in html
     cp = sample_store.checkpoint()
     assert str(cp.physic_msg_timestamp) in html
-    from inspector.engine.read.store.recovery import recover
+    from inspector.engine.read.store.answers import recover
 
     assert f'/hex?offset={recover(sample_store).end_offset}">{recover(sample_store).end_offset}</a>' in html
     lagging = [row for row in sample_store.consumer_lag() if row["lag"]]

@@ -15,7 +15,7 @@ from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BudgetExceeded
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.present.overview import store_overview
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import STEP_IDS, tour_steps
 from inspector.engine.workshop.tour_targets import step_view

@@ -73,27 +73,12 @@ def parse_delay_levels(text: str) -> list[int]:
     return result
 
 
-def store_geometry(store, base: Geometry | None = None, **overrides) -> Geometry:
-    """Geometry from the store's own files first, then options, then the broker defaults. Without ``base``, the
-    delay levels are the store's own (``Store.delay_table``: a flag, its broker.conf, or inferred)."""
-    if base is None:
-        table = getattr(store, "delay_table", None)
-        base = Geometry(delay_levels=table().text) if table is not None else Geometry()
-    values = {
-        "segment_size": store.commitlog.segment_size or base.segment_size,
-        "cq_file_size": base.cq_file_size,
-        "index_slots": base.index_slots,
-        "index_items": base.index_items,
-        "delay_levels": base.delay_levels,
-    }
-    queues = store.queue_ids()
-    for topic, qid in queues:
-        q = store.queue(topic, qid)
-        if getattr(q, "files", None):
-            values["cq_file_size"] = q.file_size
-            break
-    readers = store.index_files()
-    if readers and readers[0].slot_count:
-        values["index_slots"], values["index_items"] = readers[0].slot_count, readers[0].item_count
+def files_geometry(base: Geometry, found: dict[str, int | None], overrides: dict[str, int | str | None]) -> Geometry:
+    """``base`` with what a store's own files show (``found``: segment_size, cq_file_size, index_slots, index_items;
+    None where the files do not show it), then ``overrides`` (None: not given). Values only: the reader that
+    looked at the files (``Store.geometry``) gathers them."""
+    values = {"segment_size": base.segment_size, "cq_file_size": base.cq_file_size, "index_slots": base.index_slots,
+              "index_items": base.index_items, "delay_levels": base.delay_levels}
+    values.update({k: v for k, v in found.items() if v is not None})
     values.update({k: v for k, v in overrides.items() if v is not None})
     return Geometry(**values)

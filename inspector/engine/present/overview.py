@@ -19,8 +19,7 @@ from inspector.engine.present.views import (
 )
 from inspector.engine.read.config.rocksdb_config import summarize
 from inspector.engine.read.config.settings import settings_view
-from inspector.engine.read.dledger.dledger import dledger_view
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import dledger_view, recover
 from inspector.engine.read.store.store import Store, decode_id
 from parsers.msgid import uniq_key_nearly_time
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 from inspector.engine.model.budget import Budget
 from inspector.engine.present.overview import store_overview
-from inspector.engine.read.store.recovery import recovery_start
+from inspector.engine.read.store.answers import recovery_start
 from inspector.engine.read.store.store import Store
 
 STAGES = {"scan": "walking segment", "recovery": "recovery: walking segment", "queues": "reading consume queues",

@@ -187,7 +187,7 @@ def _columns(timer: TimerStore, whole: _Whole, at: int, end: int
     }
     strings["pending"] = (["null"], np.zeros(n, np.int64)) if whole.pending is None else \
         (["false", "true"], whole.pending[lo:hi].astype(np.int64))
-    expired = (ints["commitlog_offset"] < timer.store.min_offset).astype(np.int64)
+    expired = (ints["commitlog_offset"] < timer.commitlog.min_offset).astype(np.int64)
     records, problems = (["null"], np.zeros(n, np.int64)), ([_OUTSIDE, _EXPIRED], expired)
     topic_texts, topic_index = strings["topic"]
     for i in np.flatnonzero(whole.linkable[lo:hi]).tolist():  # a record to read: texts of its own
@@ -311,7 +311,7 @@ def timer_summary(timer: TimerStore) -> dict:
 def timer_line(store) -> str | None:
     """The timer store in one line for an overview (units, pending, non-empty slots, problems); None when the
     store has none."""
-    from inspector.engine.read.timer.timerlinks import open_timer
+    from inspector.engine.read.store.answers import open_timer
 
     timer = open_timer(store)
     if not timer.present:

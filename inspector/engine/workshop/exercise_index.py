@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from inspector.engine.read.index.collisions import find_collisions
+from inspector.engine.read.store.answers import find_collisions
 from inspector.engine.read.store.store import decode_id
 from inspector.engine.workshop.exercise_facts import Facts, Unavailable, variant
 from inspector.engine.workshop.exercise_model import INT_HINT, draft

@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.records import Message
 from inspector.engine.model.systopics import SYSTEM_PREFIXES
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 from parsers import commitlog as cl
 
 # Every search reads a bounded sample of the store (never time proportional to its size); the sample store fits

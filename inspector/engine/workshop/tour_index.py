@@ -9,8 +9,9 @@ import numpy as np
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
 from inspector.engine.model.systopics import SYSTEM_PREFIXES
-from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, find_collisions
+from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES
 from inspector.engine.read.index.slots import busiest_slots, walk_slot
+from inspector.engine.read.store.answers import find_collisions
 from inspector.engine.workshop.tour import SEARCH_INDEX_FILES, Context, Missing
 from inspector.engine.workshop.tour_targets import ChainTarget, IndexHeaderTarget, Span
 from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_SLOT_SIZE

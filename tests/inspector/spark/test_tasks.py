@@ -13,7 +13,7 @@ import pytest
 
 from inspector.engine import Message, Store
 from inspector.engine.present.views import message_view
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE_COLUMNS, SYS_FLAG_PARTS
 from inspector.spark.tasks import (

@@ -41,13 +41,14 @@ from inspector.engine.maintain.write.staging import (
 )
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.files import open_regular, read_regular, refusal
-from inspector.engine.model.geometry import Geometry, store_geometry
+from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.multidispatch import MultiDispatchError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.journal import JOURNAL, STAGING_MARK
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.queues.consumequeue import queue_file_size
-from inspector.engine.read.store.recovery import Recovery, recover
+from inspector.engine.read.store.answers import recover, store_geometry
+from inspector.engine.read.store.recovery import Recovery
 from parsers.checkpoint import CHECKPOINT_FILE_SIZE
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
 

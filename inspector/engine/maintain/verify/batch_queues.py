@@ -17,7 +17,8 @@ from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.meaning import gets_queue_unit
 from inspector.engine.model.records import BatchUnit, Message, Problem
 from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
-from inspector.engine.read.store.retention import ExpiredRange, first_offset
+from inspector.engine.read.store.answers import first_offset
+from inspector.engine.read.store.retention import ExpiredRange
 
 __all__ = ["check_batch_queue"]
 

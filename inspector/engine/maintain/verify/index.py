@@ -14,7 +14,8 @@ from inspector.engine.model.records import IndexItem, Message, Problem
 from inspector.engine.read.commitlog.mapped import first_nonzero
 from inspector.engine.read.index.index_range import header_range_problems
 from inspector.engine.read.index.indexfile import IndexFileReader
-from inspector.engine.read.store.retention import ExpiredRange, first_offset
+from inspector.engine.read.store.answers import first_offset
+from inspector.engine.read.store.retention import ExpiredRange
 from inspector.engine.scan.verify_kernels import index_chains
 from parsers.java import index_key, index_key_hash
 

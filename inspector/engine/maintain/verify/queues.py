@@ -21,7 +21,8 @@ from inspector.engine.model.multidispatch import (
     lmq_targets,
 )
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.store.retention import ExpiredRange, first_offset
+from inspector.engine.read.store.answers import first_offset
+from inspector.engine.read.store.retention import ExpiredRange
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 if TYPE_CHECKING:

@@ -19,13 +19,13 @@ from __future__ import annotations
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Problem
 from inspector.engine.model.systopics import TIMER_TOPIC
+from inspector.engine.read.store.answers import open_timer
 from inspector.engine.read.timer.timerlinks import (
     P_DEL_UNIQKEY,
     P_REAL_TOPIC,
     P_TIMER_OUT_MS,
     P_UNIQ_KEY,
     TimerStore,
-    open_timer,
 )
 from parsers.java import java_string_hash
 from parsers.timer import MAGIC_DELETE, MAGIC_ROLL
@@ -110,15 +110,15 @@ def _unit_problems(timer: TimerStore, uniq_by_slot: dict[int, set[str]],
         file, position = _where(timer, row)
         offset, size, magic = int(u["commitlog_offset"]), int(u["record_size"]), int(u["magic"])
         # the cleanup deleted the record: a delivered timer, or a lost one (a negative offset is no record's: below)
-        if 0 <= offset < timer.store.min_offset:
+        if 0 <= offset < timer.commitlog.min_offset:
             if pending is not None and pending[row]:
                 found.append(Problem(file, position, f"a pending timer whose record (commitlog offset {offset}) is "
-                                     f"before the commitlog's first offset {timer.store.min_offset}: deleted, it "
+                                     f"before the commitlog's first offset {timer.commitlog.min_offset}: deleted, it "
                                      "will not be delivered", "timer-record-expired", "warning"))
             continue
         if not inside[row]:
             found.append(Problem(file, position, f"unit points at commitlog offset {offset} (size {size}), outside "
-                                 f"the commitlog [{timer.store.min_offset}, {log_end}): the broker would look for a "
+                                 f"the commitlog [{timer.commitlog.min_offset}, {log_end}): the broker would look for a "
                                  "record that is not there (apache/rocketmq#10668)", "timer-past-commitlog"))
             continue
         link = timer.record(offset, size)

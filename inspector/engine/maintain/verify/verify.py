@@ -36,7 +36,7 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.body import CodecMissing, decompress_body
 from inspector.engine.read.commitlog.journal import interrupted_rebuild_problems
 from inspector.engine.read.commitlog.parallel import default_workers
-from inspector.engine.read.store.load_checks import store_load_problems
+from inspector.engine.read.store.answers import store_load_problems
 from inspector.engine.scan.kernels import LAZY_BYTES, numba_enabled, small_job
 from parsers.java import (
     CRC_PROPERTY_NAME,
@@ -79,7 +79,7 @@ def verify(store, geometry: Geometry | None = None, *, progress: Progress | None
 
 def _verify(store, geometry: Geometry | None, progress: Progress | None, workers: int | None,
             fast: bool) -> VerifyReport:
-    from inspector.engine.model.geometry import store_geometry
+    from inspector.engine.read.store.answers import store_geometry
 
     geometry = geometry or store_geometry(store)
     workers = default_workers() if workers is None else max(1, workers)

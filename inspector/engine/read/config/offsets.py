@@ -12,10 +12,12 @@ files present decide, in the same order. The other sources present are compared 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
+from inspector.engine.read.config.config import ConfigSet
 from inspector.engine.read.config.rocksdb_config import (
     V2_DATABASE,
     Offsets,
@@ -24,9 +26,6 @@ from inspector.engine.read.config.rocksdb_config import (
     v2_offsets,
 )
 from inspector.engine.read.queues.rocksdb_queue import is_rocksdb_dir
-
-if TYPE_CHECKING:
-    from inspector.engine.read.store.store import Store
 
 JSON = "config/consumerOffset.json"
 LMQ_JSON = "config/lmqConsumerOffset.json"
@@ -49,16 +48,26 @@ class ConsumerOffsets:
         return f"offsets from {self.source}"
 
 
-def _present(store: Store) -> dict[str, bool]:
-    root, files = store.root, store.config.files
+@dataclass(frozen=True)
+class OffsetPlaces:
+    """What the choice of a source reads: the store root, its config files (read once by the store) and the
+    broker's configuration when one was given."""
+
+    root: Path
+    config: ConfigSet
+    broker_config: BrokerConfig | None
+
+
+def _present(places: OffsetPlaces) -> dict[str, bool]:
+    root, files = places.root, places.config.files
     return {JSON: "consumerOffset.json" in files, LMQ_JSON: "lmqConsumerOffset.json" in files,
             V1: (root / V1).is_dir(), V2: (root / V2).is_dir()}
 
 
-def choose(store: Store) -> tuple[str, str]:
+def choose(places: OffsetPlaces) -> tuple[str, str]:
     """(source, why): the broker's choice from its configuration, else from the files present."""
-    config = store.broker_config
-    present = _present(store)
+    config = places.broker_config
+    present = _present(places)
     if config is not None:
         where = f"{config.file}"
         if config.properties.get("configManagerVersion", "").strip().lower() == "v2":
@@ -77,30 +86,30 @@ def choose(store: Store) -> tuple[str, str]:
     return JSON, "the default (no LMQ or RocksDB offsets in the store)"
 
 
-def read_source(store: Store, source: str) -> tuple[Offsets, list[Problem]]:
+def read_source(places: OffsetPlaces, source: str) -> tuple[Offsets, list[Problem]]:
     """The table of one source; StoreError when a RocksDB database cannot be read."""
     if source == JSON:
-        return store.config.consumer_offsets, []
+        return places.config.consumer_offsets, []
     if source == LMQ_JSON:
-        return store.config.lmq_consumer_offsets, []
-    path = store.root / source
+        return places.config.lmq_consumer_offsets, []
+    path = places.root / source
     if not is_rocksdb_dir(path):
         raise StoreError("not a RocksDB database (no CURRENT file)", source)
     families = read_database(path, source)
     return v1_offsets(families, source) if source == V1 else v2_offsets(families, source)
 
 
-def load_consumer_offsets(store: Store) -> ConsumerOffsets:
-    source, reason = choose(store)
-    present = _present(store)
+def load_consumer_offsets(places: OffsetPlaces) -> ConsumerOffsets:
+    source, reason = choose(places)
+    present = _present(places)
     result = ConsumerOffsets(source, reason)
     if not present[source]:
-        if source != JSON or store.broker_config is not None:  # no consumerOffset.json at all: a new broker
+        if source != JSON or places.broker_config is not None:  # no consumerOffset.json at all: a new broker
                 result.problems.append(Problem(source, 0, f"{reason}, but {source} is missing: no consumer offsets, "
                                            "no lag", "offsets-source-missing", "warning"))
     else:
         try:
-            result.table, result.problems = read_source(store, source)
+            result.table, result.problems = read_source(places, source)
         except StoreError as e:
             result.error = e
             result.problems.append(Problem(e.file or source, 0, f"consumer offsets unreadable: {e.reason}",
@@ -109,7 +118,7 @@ def load_consumer_offsets(store: Store) -> ConsumerOffsets:
         if other == source or not present[other] or result.error is not None:
             continue
         try:
-            table, _ = read_source(store, other)
+            table, _ = read_source(places, other)
         except StoreError as e:
             result.problems.append(Problem(e.file or other, 0, f"{e.reason} (not the source used)",
                                            "unreadable-offsets", "warning"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import BadInput, StoreError
@@ -21,14 +21,22 @@ from inspector.engine.model.geometry import DEFAULT_DELAY_LEVELS, MAX_DELAY_MS, 
 from inspector.engine.model.records import Problem
 from inspector.engine.model.systopics import SCHEDULE_TOPIC
 
-if TYPE_CHECKING:
-    from inspector.engine.read.store.store import Store
-
 SAMPLE_UNITS = 3  # units read at each end of a level's queue
 # a queue id past this is no delay level (the broker's tables have tens): not stretched into a table of millions
 MAX_LEVEL = 1000
 SOURCES = ("flag", "broker.conf", "inferred", "default")
 _UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
+
+
+class ScheduleQueues(Protocol):
+    """What the delay-level inference reads: the queue ids, a queue, and the record a unit points at (the store's
+    queues give all three)."""
+
+    def queue_ids(self) -> list[tuple[str, int]]: ...
+
+    def queue(self, topic: str, queue_id: int): ...
+
+    def message_at(self, offset: int): ...
 
 
 @dataclass(frozen=True)
@@ -69,11 +77,11 @@ def _sample_offsets(low: int, high: int) -> list[int]:
     return sorted({*range(low, min(high, low + SAMPLE_UNITS)), *range(max(low, high - SAMPLE_UNITS), high)})
 
 
-def _queue_samples(store: Store, queue_id: int) -> list[tuple[int, str, int]]:
+def _queue_samples(queues: ScheduleQueues, queue_id: int) -> list[tuple[int, str, int]]:
     """(delay ms, unit file, unit position) of the sampled units of one level's queue."""
     samples = []
     try:
-        queue = store.queue(SCHEDULE_TOPIC, queue_id)
+        queue = queues.queue(SCHEDULE_TOPIC, queue_id)
         info = queue.info()
     except StoreError:
         return []
@@ -82,7 +90,7 @@ def _queue_samples(store: Store, queue_id: int) -> list[tuple[int, str, int]]:
             unit = queue.unit(queue_offset)
             if unit.is_pre_blank:
                 continue
-            msg = store.message_at(unit.physical_offset)
+            msg = queues.message_at(unit.physical_offset)
         except StoreError:
             continue  # an unreadable unit or record is verify's finding, not the inference's
         if msg.topic != SCHEDULE_TOPIC or msg.queue_id != queue_id:
@@ -91,8 +99,8 @@ def _queue_samples(store: Store, queue_id: int) -> list[tuple[int, str, int]]:
     return samples
 
 
-def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayTable:
-    """The delay table the store's ``SCHEDULE_TOPIC_XXXX`` units show, levels without units taken from ``base``.
+def infer_delay_levels(queues: ScheduleQueues, base: str = DEFAULT_DELAY_LEVELS) -> DelayTable:
+    """The delay table the ``SCHEDULE_TOPIC_XXXX`` units of ``queues`` show, levels without units taken from ``base``.
 
     The table's length cannot be seen (the broker rewrites a DELAY past the last level to the last level, so no
     record asks for more than its queue): it is ``base``'s, longer when a queue of a higher level exists. Only
@@ -100,7 +108,7 @@ def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayT
     table = parse_delay_levels(base)
     sources = ["default"] * len(table)
     problems: list[Problem] = []
-    levels = sorted(q for t, q in store.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
+    levels = sorted(q for t, q in queues.queue_ids() if t == SCHEDULE_TOPIC and q >= 0)
     units = 0
     for queue_id in levels:
         level = queue_id + 1
@@ -109,7 +117,7 @@ def infer_delay_levels(store: Store, base: str = DEFAULT_DELAY_LEVELS) -> DelayT
                                     f"level {level}, past any delay table ({MAX_LEVEL} levels at most here): not "
                                     "inferred", "delay-level-unlikely", "warning"))
             continue
-        samples = _queue_samples(store, queue_id)
+        samples = _queue_samples(queues, queue_id)
         if not samples:
             continue
         delays = sorted({d for d, _, _ in samples})
@@ -178,7 +186,7 @@ def commitlog_key(config: BrokerConfig) -> str:
     return "storePathCommitLog" if config.storePathCommitLog else "readOnlyCommitLogStorePaths"
 
 
-def size_settings(store: Store, flags: dict[str, int | None], config: BrokerConfig | None,
+def size_settings(flags: dict[str, int | None], config: BrokerConfig | None,
                   inferred: dict[str, int], values: dict[str, int]) -> list[Setting]:
     """A Setting for each geometry size: ``values`` (name -> value used), given by a flag, the file, the files
     of the store (``inferred``), or the default."""
@@ -198,15 +206,14 @@ def size_settings(store: Store, flags: dict[str, int | None], config: BrokerConf
     return rows
 
 
-def path_settings(store: Store, config: BrokerConfig | None) -> list[Setting]:
-    """storePathRootDir and storePathCommitLog as opened."""
-    folders = store.commitlog.directory
+def path_settings(root: Path, folders: str, config: BrokerConfig | None) -> list[Setting]:
+    """storePathRootDir and storePathCommitLog as opened (``folders``: the commitlog's directory label)."""
     if config is not None and config.commitlog_paths():
         key = commitlog_key(config)
         commitlog = Setting("storePathCommitLog", folders, "broker.conf", f"{config.file} line {config.lines.get(key)}")
     else:
         commitlog = Setting("storePathCommitLog", folders, "default", "<root>/commitlog")
-    return [Setting("storePathRootDir", str(store.root), "flag", "the STORE argument"), commitlog]
+    return [Setting("storePathRootDir", str(root), "flag", "the STORE argument"), commitlog]
 
 
 def other_settings(config: BrokerConfig | None) -> list[Setting]:

@@ -10,7 +10,7 @@ step over. The record offsets (pos + 48) are what the consume queues, index file
 from __future__ import annotations
 
 import struct
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Message, Problem
+from inspector.engine.model.records import Message, Problem, Segment
 from inspector.engine.read.commitlog.mapped import (
     MappedFile,
     allocated_end,
@@ -320,20 +320,22 @@ def member_of(root: Path, data_label: str | None) -> DLedgerMember | None:
     return DLedgerMember(root, root / data_label.split("/")[0])
 
 
-def dledger_view(store) -> dict | None:
-    """A DLedger store's own facts for the overviews (info, TUI, web; None for a plain store): the member, where
-    DLedger positions begin, the entries the index holds, ``checkpoint`` and ``currterm``, and the term timeline
-    (each leader change: term, first Raft index, first pos, its record's offset and store time), read from
-    the index units (one pass, no walk of the data)."""
-    member = member_of(store.root, getattr(store, "dledger_data", None))
+def member_view(root: Path, data_label: str | None, segments: Sequence[Segment],
+                message_at: Callable[[int], Message]) -> dict | None:
+    """A DLedger store's own facts for the overviews (info, TUI, web; None for a plain store): the member whose
+    ``data_label`` folder is read, where DLedger positions begin, the entries the index holds, ``checkpoint`` and
+    ``currterm``, and the term timeline (each leader change: term, first Raft index, first pos, its record's
+    offset and store time from ``message_at``), read from the index units (one pass, no walk of the data).
+    ``segments``: the commitlog's (those with an entry header are the member's data files)."""
+    member = member_of(root, data_label)
     if member is None:
         return None
-    data = [s for s in store.commitlog.segments if s.entry_header]
+    data = [s for s in segments if s.entry_header]
     entries, first_index, last_index, changes, more = _index_timeline(member, terms_shown=TERMS_SHOWN)
     terms = []
     for term_, index, pos in changes:
         try:
-            stored = store.commitlog.message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
+            stored = message_at(pos + ENTRY_HEADER_SIZE).store_timestamp
         except StoreError:
             stored = None
         terms.append({"term": term_, "first_index": index, "first_pos": pos,

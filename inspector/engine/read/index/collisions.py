@@ -13,6 +13,8 @@ import numpy as np
 from inspector.engine.model.budget import Budget, budget_or_none
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message
+from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.slots import items_array
 from parsers.java import index_key, index_key_hash
 
@@ -27,9 +29,10 @@ class Collision:
     keys: tuple[tuple[str, int, int], ...]  # (index key string, item number, physical offset), oldest first
 
 
-def find_collisions(store, limit: int = 1, budget: int = MAX_MESSAGES, *, max_items: int = MAX_ITEMS,
-                    time_budget: Budget | None = None) -> list[Collision]:
-    """Index items whose hashes are equal but whose key strings differ (real collisions), per index file.
+def index_collisions(readers: list[IndexFileReader], log: CommitLog, limit: int = 1, budget: int = MAX_MESSAGES, *,
+                     max_items: int = MAX_ITEMS, time_budget: Budget | None = None) -> list[Collision]:
+    """Index items of ``readers`` whose hashes are equal but whose key strings differ (real collisions), per
+    index file; the keys are read from the records in ``log``.
 
     Reads at most ``max_items`` index items (the first ones, file by file; their hashes in one numpy pass) and
     the messages of items that share a hash, at most ``budget`` of them; ``time_budget`` raises
@@ -40,7 +43,7 @@ def find_collisions(store, limit: int = 1, budget: int = MAX_MESSAGES, *, max_it
     cache: dict[int, Message | None] = {}
     reads = 0
     left = max_items
-    for reader in store.index_files():
+    for reader in readers:
         if left <= 0:
             break
         stop.check("reading index files")
@@ -57,7 +60,7 @@ def find_collisions(store, limit: int = 1, budget: int = MAX_MESSAGES, *, max_it
                     if reads % 256 == 0:
                         stop.check("reading messages of index items")
                     try:
-                        cache[item.phy_offset] = store.message_at(item.phy_offset)
+                        cache[item.phy_offset] = log.message_at(item.phy_offset)
                     except StoreError:
                         cache[item.phy_offset] = None
                 msg = cache[item.phy_offset]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import IndexItem
+from inspector.engine.read.commitlog.commitlog import CommitLog
 from parsers.java import index_key, index_key_hash, index_slot, java_string_hash
 
 
@@ -29,10 +30,10 @@ def indexed_key(topic: str, key: str) -> IndexedKey:
     return IndexedKey(text, java_string_hash(text), index_key_hash(text))
 
 
-def item_key_text(store, item: IndexItem) -> str:
-    """Which key string of the message at the item's offset has the item's hash (what was indexed)."""
+def indexed_key_text(log: CommitLog, item: IndexItem) -> str:
+    """Which key string of the message at the item's offset in ``log`` has the item's hash (what was indexed)."""
     try:
-        msg = store.message_at(item.phy_offset)
+        msg = log.message_at(item.phy_offset)
     except StoreError:
         return "(message unreadable)"
     candidates = ([msg.unique_key] if msg.unique_key else []) + msg.keys

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from inspector.engine.model.records import Message
+from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.index.indexfile import IndexFileReader
 
 
@@ -27,12 +28,12 @@ def covered_range(reader: IndexFileReader, newer: IndexFileReader | None, older:
     return start, max(start, min(end, log_end))
 
 
-def scan_for_key(store, topic: str | None, key: str, begin: int, end: int, start: int, stop: int) -> Iterator[Message]:
+def scan_for_key(log: CommitLog, topic: str | None, key: str, begin: int, end: int, start: int, stop: int) -> Iterator[Message]:
     """Messages of ``topic`` (None: of any topic) with ``key`` (a KEYS piece or the UNIQ_KEY) stored in [begin, end] (ms) whose
     record starts in [start, stop] of the log. Walks from the start of the segment holding ``start``, so
     ``start`` need not be a record boundary."""
-    seg = store.commitlog.segment_for(start)
-    for entry in store.entries(seg.start_offset if seg is not None else start, check_crc=False):
+    seg = log.segment_for(start)
+    for entry in log.entries(seg.start_offset if seg is not None else start, check_crc=False):
         if not isinstance(entry, Message):
             continue
         if entry.physical_offset > stop:

@@ -1,9 +1,10 @@
-"""``Store``'s index files and key lookups: the hash-slot chains, hits past index files that cannot be trusted, unique keys."""
+"""A store's index files and key lookups: the hash-slot chains, hits past index files that cannot be trusted, unique keys."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from inspector.engine.model.records import (
     Problem,
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
+from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.index.index_range import header_range_problems
 from inspector.engine.read.index.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.index.keyscan import covered_range, scan_for_key
@@ -23,6 +25,7 @@ from inspector.engine.read.queues.batchconsumequeue import (
     inner_messages,
     is_inner_batch,
 )
+from inspector.engine.read.queues.store_queues import StoreQueues
 from inspector.engine.read.store.strays import INDEX_NAME_WIDTH
 from parsers.indexfile import infer_geometry
 from parsers.java import index_key
@@ -30,8 +33,35 @@ from parsers.java import index_key
 MAX_TIME = (1 << 63) - 1
 
 
-class KeyLookups:
-    """The index half of :class:`~inspector.engine.read.store.store.Store` (a mixin: it uses the store's root, commitlog, queues and geometry)."""
+class KeyIndex:
+    """The index files under ``root`` (opened on first use, closed with :meth:`close`) and the key lookups over
+    them: the records are read from ``log``, the batch consume queues of ``queues`` give the inner messages the
+    broker does not index, ``log_end`` the end of the log's good records (asked only when an index file cannot
+    be trusted). ``index_slots``/``index_items``: the broker's settings when given (None: from the files)."""
+
+    def __init__(self, root: Path, log: CommitLog, queues: StoreQueues, log_end: Callable[[], int],
+                 index_slots: int | None, index_items: int | None):
+        self.root = root
+        self.log = log
+        self.queues = queues
+        self.log_end = log_end
+        self.index_slots = index_slots
+        self.index_items = index_items
+        self._index_readers: list[IndexFileReader] | None = None
+        self._index_problems: list[Problem] = []
+        self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
+        self._lock = threading.RLock()  # shared by threads: the readers are opened once (and closed once)
+
+    def close(self) -> None:
+        for r in self._index_readers or []:
+            r.close()
+
+    def stored_at(self, offset: int) -> int | None:
+        """STORETIMESTAMP of the readable record at ``offset``; None when none is there."""
+        try:
+            return self.log.message_at(offset).store_timestamp
+        except StoreError:
+            return None
 
     # -- index files ------------------------------------------------------------------------------------------
 
@@ -85,7 +115,7 @@ class KeyLookups:
     def _key_checker(self, topic: str, key: str):
         def check(phy_offset: int) -> bool | None:
             try:
-                msg = self.message_at(phy_offset)
+                msg = self.log.message_at(phy_offset)
             except StoreError:
                 return None
             return msg.topic == topic and (key == msg.unique_key or key in msg.keys)
@@ -152,7 +182,7 @@ class KeyLookups:
                 off = step.item.phy_offset
                 if off in seen:
                     continue
-                msg = self.message_at(off)
+                msg = self.log.message_at(off)
                 if walk.note and not begin <= msg.store_timestamp <= end:
                     continue
                 seen.add(off)
@@ -170,7 +200,7 @@ class KeyLookups:
                 continue
             note = (f"{reader.rel} cannot be trusted ({reader.header_problems[0].reason}): found by scanning the "
                     f"commitlog range it covered, {start}..{stop}")
-            for msg in scan_for_key(self, topic, key, begin, end, start, stop):
+            for msg in scan_for_key(self.log, topic, key, begin, end, start, stop):
                 if msg.physical_offset not in seen:
                     seen.add(msg.physical_offset)
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
@@ -180,15 +210,15 @@ class KeyLookups:
                         ) -> Iterator[KeyHit]:
         """Inner messages of ``topic``'s batch queues whose KEYS or UNIQ_KEY is ``key``: the broker indexes only
         the batch record (its UNIQ_KEY), so these are found by reading the topic's inner-batch records."""
-        for t, qid in self._batch_ids:
+        for t, qid in self.queues.batch_queue_ids():
             if t != topic:
                 continue
-            bcq = self.batch_queue(t, qid)
+            bcq = self.queues.batch_queue(t, qid)
             for unit in bcq.units(0):
                 if isinstance(unit, Problem) or not begin <= unit.store_timestamp <= end:
                     continue
                 try:
-                    msg = self.message_at(unit.physical_offset)
+                    msg = self.log.message_at(unit.physical_offset)
                     inner = inner_messages(msg, unit.msg_base_offset) if is_inner_batch(msg) else []
                 except StoreError:
                     continue  # verify reports it
@@ -205,7 +235,7 @@ class KeyLookups:
         readers = self.index_files()
         if all(r.trusted for r in readers):
             return []
-        log_start, log_end = self.min_offset, self.max_offset()
+        log_start, log_end = self.log.min_offset, self.log_end()
         return [(r, *covered_range(r, readers[i + 1] if i + 1 < len(readers) else None,
                                    readers[i - 1] if i else None, log_start, log_end))
                 for i, r in enumerate(readers) if not r.trusted]
@@ -216,10 +246,11 @@ class KeyLookups:
         return [p for r in self.index_files()
                 for p in (r.header_problems if not r.trusted else []) + self.index_range_problems(r)]
 
-    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
-        """Messages whose UNIQ_KEY is ``unique_key``; the index key needs the topic, so every known topic's chain
-        is followed, and the ranges of untrusted index files are scanned once for all of them."""
-        candidates = topics or sorted(set(self.topics()) | set(SYSTEM_TOPICS))
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None, known: Sequence[str]) -> list[KeyHit]:
+        """Messages whose UNIQ_KEY is ``unique_key`` in ``topics`` (None: every topic ``known``, and the system
+        ones); the index key needs the topic, so each topic's chain is followed, and the ranges of untrusted index
+        files are scanned once for all of them."""
+        candidates = topics or sorted(set(known) | set(SYSTEM_TOPICS))
         hits: list[KeyHit] = []
         for topic in candidates:
             hits.extend(h for h in self._indexed_hits(topic, unique_key, 0, MAX_TIME)
@@ -229,7 +260,7 @@ class KeyLookups:
         wanted = set(candidates)
         hits.extend(h for h in scanned if h.message.unique_key == unique_key
                     and (topics is None or h.message.topic in wanted))
-        for topic in sorted({t for t, _ in self._batch_ids} & wanted):  # inner messages: not indexed
+        for topic in sorted({t for t, _ in self.queues.batch_queue_ids()} & wanted):  # inner messages: not indexed
             hits.extend(h for h in self._inner_key_hits(topic, unique_key, 0, MAX_TIME, set())
                         if h.message.unique_key == unique_key)
         hits.sort(key=lambda h: h.message.physical_offset)

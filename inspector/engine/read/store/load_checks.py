@@ -1,6 +1,6 @@
 """What a broker checks of the queue folders when it loads them, and will not start over (rocketmq-all-5.3.1).
 
-One rule each, applied alike by verify (over an open store: :func:`store_load_problems`) and by the census (over
+One rule each, applied alike by verify (over a store's open queues: ``StoreQueues.load_problems``) and by the census (over
 its own listing), so the two give one verdict:
 
 * every file of a consume queue has the one configured length (``MappedFileQueue.doLoad``: "length not matched
@@ -23,10 +23,8 @@ from inspector.engine.model.records import Problem
 from inspector.engine.read.config.config import load_config
 from inspector.engine.read.config.rocksdb_config import apply_topic_database
 from inspector.engine.read.queues.batchconsumequeue import BATCH_DIR
-from inspector.engine.read.queues.consumequeue import queue_files_problems
-from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE
 
-__all__ = ["configured_topics", "queue_type_problems", "store_load_problems", "topic_queue_type"]
+__all__ = ["configured_topics", "queue_type_problems", "topic_queue_type"]
 
 QUEUE_TYPE = "queue.type"  # TopicAttributes.QUEUE_TYPE_ATTRIBUTE
 SIMPLE_CQ, BATCH_CQ = "SimpleCQ", "BatchCQ"
@@ -74,32 +72,3 @@ def configured_topics(root: Path, broker_config: BrokerConfig | None = None) -> 
     config = load_config(root)
     apply_topic_database(config, root, broker_config)
     return config.topics or None
-
-
-def store_load_problems(store) -> list[Problem]:
-    """The two load checks over an open store: every consume-queue (and batch consume-queue) file against the
-    store's one file size, every topic folder against its queue type."""
-    if getattr(store, "rocksdb_cq", None) is not None:
-        simple: dict[str, list] = {}
-    else:
-        simple = _queue_files(store, store.queue_ids(), store.queue)
-    batch = _queue_files(store, store.batch_queue_ids(), store.batch_queue)
-    found = queue_files_problems(simple.values(), store.cq_file_size)
-    found += queue_files_problems(batch.values(), None, None, BCQ_DEFAULT_FILE_SIZE)
-    try:
-        topics = store.config.topics or None  # none listed: no config to hold the folders to
-    except Exception:  # noqa: BLE001 - an unreadable topics.json is its own finding (ConfigSet.findings)
-        topics = None
-    folders = {"consumequeue": {t for t, _ in simple}, BATCH_DIR: {t for t, _ in batch}}
-    return found + queue_type_problems(topics, folders)
-
-
-def _queue_files(store, ids, open_queue) -> dict[tuple[str, int], list[tuple[str, int]]]:
-    out = {}
-    for topic, qid in ids:
-        q = open_queue(topic, qid)
-        sizes = getattr(q, "file_sizes", None)
-        if sizes is None:  # a RocksDB queue
-            continue
-        out[(topic, qid)] = [(f"{q.rel_dir}/{start:020d}", sizes[start]) for start, _ in q.files]
-    return out

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.config.checkpoint import read_checkpoint
 from inspector.engine.scan.batch import MessageBatch
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
@@ -37,22 +40,23 @@ class Recovery:
         }
 
 
-def recover(store, mode: str | None = None, *, budget=None,
-            progress: Callable[[int], None] | None = None) -> Recovery:
-    """Scan as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file says.
+def recover_log(log: CommitLog, root: Path, mode: str | None = None, *, budget=None,
+                progress: Callable[[int], None] | None = None) -> Recovery:
+    """Scan ``log`` as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file
+    under ``root`` says (the checkpoint there bounds an abnormal start).
 
     Runs of clean records are taken whole, as columnar batches (the bulk kernels): only their last record
     matters here. ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked before every batch and
     every 1024 other records: the walk covers whole segments, so a caller that must answer in time can stop it
     (``BudgetExceeded``). ``progress`` is called with the physical offset the walk has reached."""
-    mode, start_index = recovery_start(store, mode)
+    mode, start_index = recovery_start_of(log, root, mode)
     if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
-    start = store.commitlog.segments[start_index]
+    start = log.segments[start_index]
     end = start.start_offset
     last = None
     n = 0
-    for item in store.commitlog.batches(start.start_offset, check_crc=True):
+    for item in log.batches(start.start_offset, check_crc=True):
         if isinstance(item, MessageBatch):
             if budget is not None:
                 budget.check(f"walking {n} records for recovery")
@@ -71,7 +75,7 @@ def recover(store, mode: str | None = None, *, budget=None,
             end = item.end_offset
         elif isinstance(item, Blank):
             seg_start = item.physical_offset - item.position
-            nxt = store.commitlog.segment_for(seg_start + (store.commitlog.segment_size or 1))
+            nxt = log.segment_for(seg_start + (log.segment_size or 1))
             end = nxt.start_offset if nxt is not None else item.physical_offset
             if progress is not None:
                 progress(end)
@@ -80,13 +84,14 @@ def recover(store, mode: str | None = None, *, budget=None,
     return Recovery(mode, start.file, end, last, "end of data (zero bytes follow)", None)
 
 
-def recovery_start(store, mode: str | None = None) -> tuple[str, int | None]:
-    """(mode, index of the segment recovery starts in); the mode defaults to what the abort file says."""
-    mode = mode or ("normal" if store.clean_shutdown else "abnormal")
-    segments = store.commitlog.segments
+def recovery_start_of(log: CommitLog, root: Path, mode: str | None = None) -> tuple[str, int | None]:
+    """(mode, index of the segment recovery starts in); the mode defaults to what the abort file says (the
+    broker decides by its existence alone, spec §3.2)."""
+    mode = mode or ("abnormal" if (root / "abort").exists() else "normal")
+    segments = log.segments
     if not segments:
         return mode, None
-    return mode, normal_start(segments) if mode == "normal" else abnormal_start(store)
+    return mode, normal_start(segments) if mode == "normal" else abnormal_start(log, root)
 
 
 def normal_start(segments) -> int:
@@ -94,19 +99,19 @@ def normal_start(segments) -> int:
     return max(0, len(segments) - 3)
 
 
-def abnormal_start(store) -> int:
+def abnormal_start(log: CommitLog, root: Path) -> int:
     """Newest segment whose first record is a message stored no later than the checkpoint's bound."""
     try:
-        cp = store.checkpoint()
+        cp = read_checkpoint(root)
     except Exception:  # noqa: BLE001 - a bad checkpoint: fall back to the first segment, as the broker would
         cp = None
     bound = 0
     if cp is not None:
         bound = max(0, min(cp.physic_msg_timestamp, cp.logics_msg_timestamp) - CHECKPOINT_SLACK_MS)
-    for i in range(len(store.commitlog.segments) - 1, -1, -1):
-        seg = store.commitlog.segments[i]
+    for i in range(len(log.segments) - 1, -1, -1):
+        seg = log.segments[i]
         try:
-            msg = store.commitlog.message_at(seg.start_offset)
+            msg = log.message_at(seg.start_offset)
         except Exception:  # noqa: BLE001 - not a message: try an older segment
             continue
         if msg.store_timestamp != 0 and msg.store_timestamp <= bound:

@@ -13,22 +13,19 @@ retention never deletes a segment in the middle, and such a hole stays an error.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from inspector.engine.model.records import Problem
+from inspector.engine.model.records import ChainWalk, Problem
 from parsers.msgid import MsgIdError, decode_offset_msg_id
 
-__all__ = ["ExpiredRange", "expired_id_reason", "expired_key_reason", "expired_reason", "first_offset", "is_expired"]
+__all__ = ["ExpiredRange", "expired_reason", "id_expired_reason", "is_expired", "key_expired_reason"]
 
 
-def first_offset(store) -> int:
-    """The log's first offset: below it every record was removed by retention (0: nothing was)."""
-    return store.commitlog.retention_floor
-
-
-def is_expired(store, offset: int) -> bool:
-    """Whether ``offset`` is below the log's first offset: its record was removed by retention."""
-    return 0 <= offset < first_offset(store)
+def is_expired(floor: int, offset: int) -> bool:
+    """Whether ``offset`` is below the log's first offset ``floor`` (``CommitLog.retention_floor``, 0: nothing was
+    removed): its record was removed by retention."""
+    return 0 <= offset < floor
 
 
 def expired_reason(offset: int, first: int) -> str:
@@ -36,16 +33,16 @@ def expired_reason(offset: int, first: int) -> str:
     return f"expired: physical offset {offset} is below the log's first offset {first} (removed by retention)"
 
 
-def expired_id_reason(store, text: str) -> str | None:
+def id_expired_reason(floor: int, text: str) -> str | None:
     """For an id no message answered: "expired: ..." when, read as an offset msgId, its offset is below the log's
-    first offset (retention removed its record); None otherwise (no such message, or not an offset msgId)."""
+    first offset ``floor`` (retention removed its record); None otherwise (no such message, or not an offset msgId)."""
     try:
         offset = decode_offset_msg_id(text.strip().upper()).offset
     except MsgIdError:
         return None
-    if not is_expired(store, offset):
+    if not is_expired(floor, offset):
         return None
-    return f"message id {text.strip()}: {expired_reason(offset, first_offset(store))}"
+    return f"message id {text.strip()}: {expired_reason(offset, floor)}"
 
 
 @dataclass
@@ -89,14 +86,14 @@ class ExpiredRange:
                        f"skipped by the broker ({why})", code, "info")
 
 
-def expired_key_reason(store, topic: str, key: str) -> str | None:
-    """Why a key lookup found nothing when items of the key's hash point below the log's first offset (an index
-    file straddling it keeps them: ``IndexService.deleteExpiredFile``): "expired: ..."; None when none does.
-    Their records are gone, so their keys cannot be read: the items match by hash only, and the answer says so."""
-    floor = first_offset(store)
+def key_expired_reason(floor: int, walks: Iterable[ChainWalk], topic: str, key: str) -> str | None:
+    """Why a key lookup found nothing when items of the key's hash (``walks``: topic#key's chains) point below the
+    log's first offset ``floor`` (an index file straddling it keeps them: ``IndexService.deleteExpiredFile``):
+    "expired: ..."; None when none does. Their records are gone, so their keys cannot be read: the items match
+    by hash only, and the answer says so."""
     if not floor:
         return None
-    gone = sorted({step.item.phy_offset for walk in store.chain(topic, key) for step in walk.steps
+    gone = sorted({step.item.phy_offset for walk in walks for step in walk.steps
                    if step.hash_matches and 0 <= step.item.phy_offset < floor})
     if not gone:
         return None

@@ -1,4 +1,6 @@
-"""``Store``: a store root opened read-only, with discovery and every lookup the front ends need."""
+"""``Store``: a store root opened read-only. It opens and owns the files (commitlog, consume queues, index, config,
+DLedger member) and hands each helper what it needs (a CommitLog, the queues, paths, values): nothing below it
+takes a Store."""
 
 from __future__ import annotations
 
@@ -16,20 +18,27 @@ from inspector.engine.model.arguments import (
     parse_integer,
 )
 from inspector.engine.model.broker_config import BrokerConfig
+from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
-from inspector.engine.model.geometry import parse_delay_levels
+from inspector.engine.model.geometry import Geometry, files_geometry, parse_delay_levels
 from inspector.engine.model.records import (
+    BatchUnit,
+    ChainWalk,
     CheckpointInfo,
+    CqUnit,
     IdReading,
+    KeyHit,
     Message,
     Problem,
+    QueueInfo,
 )
 from inspector.engine.read.commitlog.commitlog import CommitLog, Entry, SegmentScan
 from inspector.engine.read.commitlog.journal import interrupted_rebuild_problems
-from inspector.engine.read.commitlog.mapped import MappedFile
+from inspector.engine.read.commitlog.scans import LogScans
 from inspector.engine.read.commitlog.tail import RecordInProgress
+from inspector.engine.read.config.checkpoint import checkpoint_problems, read_checkpoint
 from inspector.engine.read.config.config import ConfigSet, load_config
-from inspector.engine.read.config.offsets import ConsumerOffsets, load_consumer_offsets
+from inspector.engine.read.config.offsets import ConsumerOffsets, OffsetPlaces, load_consumer_offsets
 from inspector.engine.read.config.rocksdb_config import apply_topic_database
 from inspector.engine.read.config.settings import (
     DelayTable,
@@ -46,23 +55,19 @@ from inspector.engine.read.config.storeroot import unopenable
 from inspector.engine.read.dledger.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger.members import MemberChoice
 from inspector.engine.read.index.indexfile import IndexFileReader
-from inspector.engine.read.index.store_keys import MAX_TIME, KeyLookups  # noqa: F401 - MAX_TIME: this module's face (engine._FACE)
-from inspector.engine.read.queues.batchconsumequeue import (
-    BATCH_DIR,
-    BatchConsumeQueue,
-)
-from inspector.engine.read.queues.consumequeue import ConsumeQueue, discover_queues
-from inspector.engine.read.queues.rocksdb_queue import RocksDBConsumeQueueStore, is_rocksdb_dir
-from inspector.engine.read.queues.store_queues import QueueAccess
-from inspector.engine.read.store.retention import expired_id_reason
+from inspector.engine.read.index.store_keys import MAX_TIME, KeyIndex
+from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
+from inspector.engine.read.queues.consumequeue import ConsumeQueue
+from inspector.engine.read.queues.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue
+from inspector.engine.read.queues.store_queues import StoreQueues
+from inspector.engine.read.store.retention import id_expired_reason
 from inspector.engine.read.store.strays import unknown_entries
 from inspector.engine.read.timer.timerstore import timer_log_not_files
 from parsers import commitlog as cl
-from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.msgid import MsgIdError, decode_offset_msg_id, decode_uniq_key
 
 
-class Store(QueueAccess, KeyLookups):
+class Store:
     """A RocketMQ store directory, read-only.
 
     Never creates, locks or modifies a file: every data file is read through a
@@ -118,25 +123,14 @@ class Store(QueueAccess, KeyLookups):
         self.commitlog = CommitLog(self.root, given.get("segment_size"),
                                    directories=dledger[0] if dledger else folders,
                                    entry_folders=frozenset({dledger[1]} if dledger else ()))
-        self._queues: dict[tuple[str, int], ConsumeQueue] = {}
-        self._queue_ids = discover_queues(self.root)
-        self.rocksdb_cq = None  # RocksDBConsumeQueueStore when consumequeue/ is a RocksDB database (5.2.0+)
-        rocks = next((d for d in ("consumequeue", "consumequeue_rocksdb") if is_rocksdb_dir(self.root / d)), None)
-        if rocks is not None:  # consumequeue/ itself (5.2.0+), else a separate consumequeue_rocksdb/ (spec part 2 §19)
-            self.rocksdb_cq = RocksDBConsumeQueueStore(self.root, rocks)
-            known = set(self._queue_ids)
-            self._queue_ids = sorted(known | set(self.rocksdb_cq.queue_ids()))
-        self._queue_id_set = set(self._queue_ids)  # queue() is called per queue: no list scan each time
-        self._batch_ids = discover_queues(self.root, BATCH_DIR)  # 5.x BatchCQ topics (spec §4.3)
-        self._batch_id_set = set(self._batch_ids)
-        self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
-        self._index_readers: list[IndexFileReader] | None = None
-        self._index_problems: list[Problem] = []
-        self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
+        # the files of each format, owned here; each object is given the parts it reads, never the Store
+        self.queues = StoreQueues(self.root, self.commitlog, self.cq_file_size)
+        self.log_scans = LogScans(self.commitlog)
+        self.key_index = KeyIndex(self.root, self.commitlog, self.queues, self.log_scans.max_offset,
+                                  self.index_slots, self.index_items)
         self._config: ConfigSet | None = None
         self._offsets: ConsumerOffsets | None = None
         self._unknown: list[Problem] | None = None
-        self._scans: dict[int, SegmentScan] = {}
         # a Store is shared by threads (the web viewer's requests, its background survey): the lazily built
         # readers are made under this lock, so each exists once (and is closed once)
         self._lock = threading.RLock()
@@ -155,15 +149,8 @@ class Store(QueueAccess, KeyLookups):
         for callback in closers:
             callback()
         self.commitlog.close()
-        for q in self._queues.values():
-            q.close()
-        for bq in self._batch_queues.values():
-            bq.close()
-        for r in self._index_readers or []:
-            r.close()
-        if self.rocksdb_cq is not None:
-            self.rocksdb_cq.close()
-            self.rocksdb_cq = None
+        self.queues.close()
+        self.key_index.close()
 
     def __enter__(self) -> Store:
         return self
@@ -187,39 +174,10 @@ class Store(QueueAccess, KeyLookups):
         return not self.abort_exists
 
     def checkpoint(self) -> CheckpointInfo | None:
-        path = self.root / "checkpoint"
-        if not path.exists():
-            return None
-        with MappedFile(path, "checkpoint") as mf:
-            raw = mf.read(0, CHECKPOINT_FILE_SIZE)
-        if len(raw) < 24:
-            raise StoreError(f"checkpoint is {len(raw)} bytes; it needs at least 24", "checkpoint", 0)
-        padded = raw.ljust(CHECKPOINT_FILE_SIZE, b"\0")
-        c = Checkpoint.parse(padded)
-        return CheckpointInfo(
-            "checkpoint",
-            mf.size,
-            c.physic_msg_timestamp,
-            c.logics_msg_timestamp,
-            c.index_msg_timestamp,
-            c.master_flushed_offset if len(raw) >= 32 else 0,
-            c.confirm_phy_offset if len(raw) >= 40 else 0,
-        )
+        return read_checkpoint(self.root)
 
     def checkpoint_problems(self) -> list[Problem]:
-        path = self.root / "checkpoint"
-        if not path.exists():
-            return []
-        try:
-            size = path.stat().st_size
-            self.checkpoint()
-        except StoreError as e:
-            return [Problem("checkpoint", e.offset or 0, e.reason, "bad-checkpoint")]
-        except OSError as e:
-            return [Problem("checkpoint", 0, f"cannot read: {e.strerror}", "unreadable-file")]
-        if size != CHECKPOINT_FILE_SIZE:
-            return [Problem("checkpoint", 0, f"checkpoint is {size} bytes, expected {CHECKPOINT_FILE_SIZE}", "bad-checkpoint")]
-        return []
+        return checkpoint_problems(self.root)
 
     @property
     def config(self) -> ConfigSet:
@@ -242,26 +200,40 @@ class Store(QueueAccess, KeyLookups):
                 table = given_delay_table(config.messageDelayLevel, "broker.conf",
                                           f"{config.file} line {config.lines.get('messageDelayLevel')}")
             else:
-                table = infer_delay_levels(self)
+                table = infer_delay_levels(self.queues)
             self._delay_table = table
         return self._delay_table
 
-    def settings(self) -> list[Setting]:
-        """Each broker setting the engine reads this store with, and where it came from (see settings.py)."""
-        from inspector.engine.model.geometry import store_geometry
+    def geometry(self, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
+        """Geometry from the store's own files first, then ``overrides``, then ``base`` (without it the broker
+        defaults with this store's delay levels, :meth:`delay_table`)."""
+        if base is None:
+            base = Geometry(delay_levels=self.delay_table().text)
+        return files_geometry(base, self._file_sizes(), overrides)
 
-        geometry = store_geometry(self)
-        values = {k: getattr(geometry, k) for k in ("segment_size", "cq_file_size", "index_slots", "index_items")}
-        inferred = {}
-        if self.commitlog.segments:
-            inferred["segment_size"] = self.commitlog.segment_size
-        if any(getattr(self.queue(t, q), "files", None) for t, q in self._queue_ids):  # as store_geometry
-            inferred["cq_file_size"] = geometry.cq_file_size
+    def _file_sizes(self) -> dict[str, int | None]:
+        """The sizes the files show: the log's segment size, the first file-backed queue's file size, the first
+        index file's slots and items (None where no file shows one)."""
+        found: dict[str, int | None] = {"segment_size": self.commitlog.segment_size or None}
+        for topic, qid in self.queues.queue_ids():
+            q = self.queues.queue(topic, qid)
+            if getattr(q, "files", None):
+                found["cq_file_size"] = q.file_size
+                break
         readers = self.index_files()
         if readers and readers[0].slot_count:
-            inferred["index_slots"], inferred["index_items"] = readers[0].slot_count, readers[0].item_count
-        return [*path_settings(self, self.broker_config),
-                *size_settings(self, self._flags, self.broker_config, inferred, values),
+            found["index_slots"], found["index_items"] = readers[0].slot_count, readers[0].item_count
+        return found
+
+    def settings(self) -> list[Setting]:
+        """Each broker setting the engine reads this store with, and where it came from (see settings.py)."""
+        geometry = self.geometry()
+        values = {k: getattr(geometry, k) for k in ("segment_size", "cq_file_size", "index_slots", "index_items")}
+        inferred = {k: v for k, v in self._file_sizes().items() if k != "segment_size" and v is not None}
+        if self.commitlog.segments:
+            inferred["segment_size"] = self.commitlog.segment_size
+        return [*path_settings(self.root, self.commitlog.directory, self.broker_config),
+                *size_settings(self._flags, self.broker_config, inferred, values),
                 delay_setting(self.delay_table()), *other_settings(self.broker_config)]
 
     # -- commitlog -------------------------------------------------------------------------------------------
@@ -272,12 +244,10 @@ class Store(QueueAccess, KeyLookups):
 
     def scan_segment(self, index: int) -> SegmentScan:
         """Walk segment ``index`` once (cached)."""
-        if index not in self._scans:
-            self._scans[index] = self.commitlog.scan_segment(self.commitlog.segments[index])
-        return self._scans[index]
+        return self.log_scans.scan_segment(index)
 
     def scans(self) -> list[SegmentScan]:
-        return [self.scan_segment(i) for i in range(len(self.commitlog.segments))]
+        return self.log_scans.scans()
 
     @property
     def min_offset(self) -> int:
@@ -285,11 +255,7 @@ class Store(QueueAccess, KeyLookups):
 
     def max_offset(self) -> int:
         """End of the last good record of the log (what RocketMQ's recovery would set as the write position)."""
-        last = 0
-        for scan in self.scans():
-            if scan.messages or scan.blank_position is not None:
-                last = scan.valid_end_offset
-        return last or self.min_offset
+        return self.log_scans.max_offset()
 
     def message_at(self, offset: int) -> Message:
         return self.commitlog.message_at(offset)
@@ -341,8 +307,88 @@ class Store(QueueAccess, KeyLookups):
                     return self.message_at(reading.physical_offset)
             if number is not None and OFFSET.fits(number):
                 return self.message_at(number)
-            raise NotFound(expired_id_reason(self, ref) or f"no message with id {ref} in this store")
+            raise NotFound(id_expired_reason(self.commitlog.retention_floor, ref) or f"no message with id {ref} in this store")
         raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
+
+    # -- consume queues (StoreQueues) ----------------------------------------------------------------------------
+
+    @property
+    def rocksdb_cq(self) -> RocksDBConsumeQueueStore | None:
+        """The RocksDB consume queue when consumequeue/ is a RocksDB database (5.2.0+); None otherwise."""
+        return self.queues.rocksdb_cq
+
+    def queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``consumequeue/`` (file or RocksDB); batch queues: :meth:`batch_queue_ids`."""
+        return self.queues.queue_ids()
+
+    def batch_queue_ids(self) -> list[tuple[str, int]]:
+        """The (topic, queue id) pairs of ``batchconsumequeue/`` (5.x topics with ``queue.type=BatchCQ``)."""
+        return self.queues.batch_queue_ids()
+
+    def topics(self) -> list[str]:
+        return self.queues.topics(self.config.topics)
+
+    def batch_topics(self) -> set[str]:
+        """Topics whose queues are batch consume queues (topics.json says so, or a batchconsumequeue/ exists)."""
+        return self.queues.batch_topics(self.config.topics)
+
+    def batch_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
+        return self.queues.batch_queue(topic, queue_id)
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue | RocksDBQueue | BatchConsumeQueue:
+        """The queue of (topic, queue id): from ``consumequeue/``, else from ``batchconsumequeue/``."""
+        return self.queues.queue(topic, queue_id)
+
+    def queue_infos(self) -> list[QueueInfo]:
+        return self.queues.queue_infos()
+
+    def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0
+                       ) -> Iterator[tuple[CqUnit | BatchUnit, Message | Problem]]:
+        """Units of one queue with the message each points at (or a Problem saying why it could not be read)."""
+        return self.queues.queue_messages(topic, queue_id, from_offset)
+
+    def message_by_queue_offset(self, topic: str, queue_id: int, queue_offset: int) -> Message:
+        return self.queues.message_by_queue_offset(topic, queue_id, queue_offset)
+
+    def queue_offset_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """First queue offset whose message was stored at or after ``timestamp`` (binary search, as the broker)."""
+        cq = self.queue(topic, queue_id)
+        info = cq.info()
+        lo, hi = info.min_offset, info.max_offset
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.store_timestamp_at(cq.unit(mid).physical_offset) < timestamp:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    # -- index files and keys (KeyIndex) ---------------------------------------------------------------------
+
+    def index_files(self) -> list[IndexFileReader]:
+        """Index files in name (creation) order; unreadable ones are reported in index_problems()."""
+        return self.key_index.index_files()
+
+    def index_problems(self) -> list[Problem]:
+        return self.key_index.index_problems()
+
+    def index_range_problems(self, reader: IndexFileReader) -> list[Problem]:
+        return self.key_index.index_range_problems(reader)
+
+    def index_trust_problems(self) -> list[Problem]:
+        return self.key_index.index_trust_problems()
+
+    def chain(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, limit: int | None = None,
+              budget: Budget | None = None) -> list[ChainWalk]:
+        """The hash-slot walk for topic#key in every index file, newest first (see ``KeyIndex.chain``)."""
+        return self.key_index.chain(topic, key, begin, end, limit, budget)
+
+    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
+        return self.key_index.lookup_key(topic, key, begin, end)
+
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
+        """Messages whose UNIQ_KEY is ``unique_key`` (in ``topics``, else in every topic this store knows)."""
+        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics())
 
     # -- consumers ----------------------------------------------------------------------------------------------
 
@@ -351,7 +397,7 @@ class Store(QueueAccess, KeyLookups):
         lmqConsumerOffset.json or a RocksDB config database), with the source named. Read once."""
         with self._lock:
             if self._offsets is None:
-                self._offsets = load_consumer_offsets(self)
+                self._offsets = load_consumer_offsets(OffsetPlaces(self.root, self.config, self.broker_config))
             return self._offsets
 
     def consumer_lag(self) -> list[dict]:

@@ -1,4 +1,4 @@
-"""The timer store of an opened :class:`~inspector.engine.read.store.store.Store`: settings from the broker's
+"""The timer store of a store root: settings from the broker's
 configuration, the units named (real topic by its Java hash, the linked ``rmq_sys_wheel_timer`` record), slot
 chains walked like index chains, the pending-timer histogram.
 
@@ -14,15 +14,18 @@ moves on: slots before it are done).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.model.systopics import TIMER_TOPIC
+from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.config.config import ConfigSet
 from inspector.engine.read.timer.timerstore import (
     CHECK_FILE,
     METRICS_NAME,
@@ -45,10 +48,9 @@ P_TIMER_OUT_MS, P_REAL_TOPIC, P_REAL_QID = "TIMER_OUT_MS", "REAL_TOPIC", "REAL_Q
 P_DEL_UNIQKEY, P_UNIQ_KEY = "TIMER_DEL_UNIQKEY", "UNIQ_KEY"
 
 
-def timer_settings(store) -> TimerSettings:
+def timer_settings(config: BrokerConfig | None) -> TimerSettings:
     """timerPrecisionMs and mappedFileSizeTimerLog from the broker.conf given, else the defaults (the file size
     is then inferred from the timer log's files)."""
-    config = store.broker_config
     precision = getattr(config, "timerPrecisionMs", None) if config is not None else None
     size = getattr(config, "mappedFileSizeTimerLog", None) if config is not None else None
     defaults = TimerSettings()
@@ -92,9 +94,12 @@ class SlotChain:
 
 @dataclass
 class TimerStore:
-    """The timer files of a store, read once."""
+    """The timer files of a store, read once; the records its units point at are read from ``commitlog``, and
+    ``find_log_end`` gives the end of its good records (a walk of the log: asked once, when needed)."""
 
-    store: object
+    config: ConfigSet
+    commitlog: CommitLog
+    find_log_end: Callable[[], int]
     settings: TimerSettings
     log: TimerLog
     wheel: WheelSlots | None
@@ -112,14 +117,14 @@ class TimerStore:
 
     def metrics(self) -> dict[str, int]:
         """``config/timermetrics`` timingCount: real topic -> pending count (as the broker last saved it)."""
-        table = self.store.config.value(METRICS_NAME).get("timingCount", {})
+        table = self.config.value(METRICS_NAME).get("timingCount", {})
         if not isinstance(table, dict):
             return {}
         return {k: v.get("count") for k, v in table.items() if isinstance(k, str) and isinstance(v, dict)
                 and isinstance(v.get("count"), int)}
 
     def metrics_data_version(self) -> dict:
-        version = self.store.config.value(METRICS_NAME).get("dataVersion", {})
+        version = self.config.value(METRICS_NAME).get("dataVersion", {})
         return version if isinstance(version, dict) else {}
 
     def problems(self) -> list[Problem]:
@@ -133,7 +138,7 @@ class TimerStore:
     def topic_names(self) -> dict[int, list[str]]:
         """Java hashCode -> topic names of topics.json and timermetrics (several: a hash collision)."""
         if self._topics is None:
-            names = set(self.store.config.topics) | set(self.metrics())
+            names = set(self.config.topics) | set(self.metrics())
             table: dict[int, list[str]] = {}
             for name in sorted(names):
                 table.setdefault(java_string_hash(name), []).append(name)
@@ -157,14 +162,14 @@ class TimerStore:
         log_end = self.log_end()
         if commitlog_offset < 0:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is negative: no record is there")
-        if commitlog_offset < self.store.min_offset:
+        if commitlog_offset < self.commitlog.min_offset:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is before the commitlog's first offset "
-                                    f"{self.store.min_offset}: the broker's cleanup deleted its record")
+                                    f"{self.commitlog.min_offset}: the broker's cleanup deleted its record")
         if commitlog_offset >= log_end:
             return RecordLink(None, f"commitlog offset {commitlog_offset} is outside the commitlog "
-                                    f"[{self.store.min_offset}, {log_end})")
+                                    f"[{self.commitlog.min_offset}, {log_end})")
         try:
-            msg = self.store.message_at(commitlog_offset)
+            msg = self.commitlog.message_at(commitlog_offset)
         except StoreError as e:
             return RecordLink(None, f"no record at commitlog offset {commitlog_offset}: {e.reason}")
         if msg.total_size != size:
@@ -176,14 +181,14 @@ class TimerStore:
     def log_end(self) -> int:
         """The commitlog's end (its max offset), found once: every unit is held against it."""
         if self._log_end is None:
-            self._log_end = self.store.max_offset()
+            self._log_end = self.find_log_end()
         return self._log_end
 
     def linkable(self) -> np.ndarray:
         """Per unit: does its commitlog offset lie inside the log (worth a record read)?"""
         units = self.units().units
         end = self.log_end()
-        return (units["commitlog_offset"] >= self.store.min_offset) & (units["commitlog_offset"] < end)
+        return (units["commitlog_offset"] >= self.commitlog.min_offset) & (units["commitlog_offset"] < end)
 
     # -- time ---------------------------------------------------------------------------------------------
 
@@ -291,31 +296,26 @@ def unit_row(timer: TimerStore, row: int) -> dict:
             "roll": bool(int(u["magic"]) & MAGIC_ROLL), "delete": bool(int(u["magic"]) & MAGIC_DELETE)}
 
 
-def open_timer(store) -> TimerStore:
-    """The timer store of ``store``, kept on it while its files stay as they were: a TUI or web session on a
-    live broker sees the units, slots and timercheck written since (a few stat calls a request)."""
-    signature = _timer_files(store.root)
-    cached = store.__dict__.get("_timer_store")
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    settings = timer_settings(store)
-    log = TimerLog(store.root, settings.file_size if settings.file_size_source == "broker.conf" else None,
-                   live=store.abort_exists)
+def read_timer(root: Path, config: ConfigSet, broker_config: BrokerConfig | None, commitlog: CommitLog,
+               find_log_end: Callable[[], int]) -> TimerStore:
+    """The timer store under ``root`` (timerlog/, timerwheel, config/timercheck), with the settings of
+    ``broker_config`` (else the defaults, the file size and precision inferred from the files)."""
+    settings = timer_settings(broker_config)
+    log = TimerLog(root, settings.file_size if settings.file_size_source == "broker.conf" else None,
+                   live=(root / "abort").exists())
     if settings.file_size_source != "broker.conf":
         settings = TimerSettings(settings.precision_ms, log.file_size, settings.roll_window_slots,
                                  settings.precision_source, "inferred" if log.files else "default")
-    check, check_problems = read_timer_check(store.root)
-    wheel = read_wheel(store.root)
+    check, check_problems = read_timer_check(root)
+    wheel = read_wheel(root)
     if settings.precision_source != "broker.conf":
         inferred = infer_precision(wheel, log)
         if inferred is not None:
             settings = replace(settings, precision_ms=inferred, precision_source="inferred")
-    timer = TimerStore(store, settings, log, wheel, check, check_problems)
-    store.__dict__["_timer_store"] = (signature, timer)
-    return timer
+    return TimerStore(config, commitlog, find_log_end, settings, log, wheel, check, check_problems)
 
 
-def _timer_files(root: Path) -> tuple:
+def timer_files(root: Path) -> tuple:
     """(name, size, mtime) of every file the timer store is read from: timerlog/*, timerwheel, config/timercheck
     and config/timermetrics. The broker writes through mmaps, whose pages reach the file's mtime when written
     back; the log's size and the files' names change as it rolls."""

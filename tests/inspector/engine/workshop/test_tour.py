@@ -16,8 +16,7 @@ import pytest
 
 from inspector.engine import Store
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.read.index.collisions import find_collisions
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import find_collisions, recover
 from inspector.engine.workshop.tour_steps import STEP_IDS, tour_steps
 from inspector.engine.workshop.tour_targets import (
     ChainTarget,

@@ -10,7 +10,7 @@ import pytest
 
 from inspector.engine import BadInput, Store
 from inspector.engine.maintain.rebuild.rebuild import broker_holds_lock, rebuild, rebuild_in_place
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 
 
 def _files(root: Path, sub: str) -> dict[str, bytes]:

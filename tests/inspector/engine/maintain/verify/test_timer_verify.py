@@ -97,7 +97,7 @@ def test_delivered_timers_of_a_cleaned_store_are_no_finding(good, tmp_path) -> N
     (root / LOG).unlink()  # pretend the first 52 bytes were a file of their own, deleted by the cleanup
     (root / "timerlog" / f"{52:020d}").write_bytes(log[52:])
     with Store(root) as store:
-        from inspector.engine.read.timer.timerlinks import open_timer
+        from inspector.engine.read.store.answers import open_timer
 
         timer = open_timer(store)
         assert timer.units().start == 52 and timer.units().offset.tolist() == [52, 104]
@@ -110,7 +110,7 @@ def test_a_first_pos_no_chain_ends_at(good, tmp_path) -> None:
     """Found by the mutation fuzzer: a slot's firstPos is where its chain ends (putSlot keeps it); the broker
     never reads it, so a warning at the field."""
     with Store(good) as store:
-        from inspector.engine.read.timer.timerlinks import open_timer
+        from inspector.engine.read.store.answers import open_timer
         slot = next(open_timer(store).slot_numbers())
     root = damaged(good, tmp_path, "timerwheel", slot * 32 + 8, struct.pack(">q", 1))
     assert ("timerwheel", slot * 32 + 8, "timer-first-pos", "warning") in findings(root)

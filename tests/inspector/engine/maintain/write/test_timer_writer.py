@@ -13,8 +13,8 @@ from inspector.engine.maintain.verify.verify import verify
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.errors import BadInput
+from inspector.engine.read.store.answers import open_timer
 from inspector.engine.read.store.store import Store
-from inspector.engine.read.timer.timerlinks import open_timer
 
 T = 1_700_000_000_500
 ORDERS_HASH = -1924903163  # "Orders".hashCode() in Java

@@ -15,7 +15,7 @@ from dledger_newer import CONFIG_BODY, LAST_FILE, newer_entries_store
 
 from inspector.cli.main import main
 from inspector.engine import Message, Problem, Store
-from inspector.engine.read.store.recovery import recover
+from inspector.engine.read.store.answers import recover
 
 
 @pytest.fixture

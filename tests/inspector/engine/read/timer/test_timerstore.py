@@ -17,8 +17,8 @@ from inspector.engine.present.timerviews import (
     timer_unit_lines,
     timer_unit_view,
 )
+from inspector.engine.read.store.answers import open_timer
 from inspector.engine.read.store.store import Store
-from inspector.engine.read.timer.timerlinks import open_timer
 from inspector.engine.read.timer.timerstore import (
     SLOT_DTYPE,
     UNIT_DTYPE,

@@ -1,0 +1,93 @@
+"""Questions over a whole opened ``Store``: each takes the Store, picks the parts the question reads (its CommitLog,
+queues, index files, root, settings) and hands them to the format's helper, which never sees the Store.
+
+These are the face's store-level verbs (``recover(store)``, ``store_geometry(store)``, ...): the one place, beside
+``store.py``, where a module of ``read/`` takes a Store (``tests/inspector/engine/read/test_store_owns.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspector.engine.model.budget import Budget
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.records import IndexItem, Problem
+from inspector.engine.read.dledger.dledger import member_view
+from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
+from inspector.engine.read.index.keys import indexed_key_text
+from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
+from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
+from inspector.engine.read.store.store import Store
+from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
+
+
+def store_geometry(store: Store, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
+    """Geometry from the store's own files first, then options, then the broker defaults. Without ``base``, the
+    delay levels are the store's own (``Store.delay_table``: a flag, its broker.conf, or inferred)."""
+    return store.geometry(base, **overrides)
+
+
+def recover(store: Store, mode: str | None = None, *, budget: Budget | None = None,
+            progress: Callable[[int], None] | None = None) -> Recovery:
+    """Where the store's log ends, as the broker's recovery finds it (``recovery.recover_log``)."""
+    return recover_log(store.commitlog, store.root, mode, budget=budget, progress=progress)
+
+
+def recovery_start(store: Store, mode: str | None = None) -> tuple[str, int | None]:
+    """(mode, index of the segment recovery starts in); the mode defaults to what the abort file says."""
+    return recovery_start_of(store.commitlog, store.root, mode)
+
+
+def first_offset(store: Store) -> int:
+    """The log's first offset: below it every record was removed by retention (0: nothing was)."""
+    return store.commitlog.retention_floor
+
+
+def expired_id_reason(store: Store, text: str) -> str | None:
+    """"expired: ..." for an offset msgId whose offset retention removed; None otherwise."""
+    return id_expired_reason(store.commitlog.retention_floor, text)
+
+
+def expired_key_reason(store: Store, topic: str, key: str) -> str | None:
+    """"expired: ..." when items of topic#key's hash point below the log's first offset; None otherwise."""
+    floor = store.commitlog.retention_floor
+    return key_expired_reason(floor, store.chain(topic, key) if floor else (), topic, key)
+
+
+def item_key_text(store: Store, item: IndexItem) -> str:
+    """Which key string of the message at the item's offset has the item's hash (what was indexed)."""
+    return indexed_key_text(store.commitlog, item)
+
+
+def find_collisions(store: Store, limit: int = 1, budget: int = MAX_MESSAGES, *, max_items: int = MAX_ITEMS,
+                    time_budget: Budget | None = None) -> list[Collision]:
+    """Real hash collisions in the store's index files (``collisions.index_collisions``)."""
+    return index_collisions(store.index_files(), store.commitlog, limit, budget, max_items=max_items,
+                            time_budget=time_budget)
+
+
+def dledger_view(store: Store) -> dict | None:
+    """A DLedger store's own facts for the overviews; None for a plain store (``dledger.member_view``)."""
+    return member_view(store.root, store.dledger_data, store.commitlog.segments, store.commitlog.message_at)
+
+
+def store_load_problems(store: Store) -> list[Problem]:
+    """The two load checks over an open store: every consume-queue (and batch consume-queue) file against the
+    store's one file size, every topic folder against its queue type."""
+    try:
+        topics = store.config.topics or None  # none listed: no config to hold the folders to
+    except Exception:  # noqa: BLE001 - an unreadable topics.json is its own finding (ConfigSet.findings)
+        topics = None
+    return store.queues.load_problems(topics)
+
+
+def open_timer(store: Store) -> TimerStore:
+    """The timer store of ``store``, kept on it while its files stay as they were: a TUI or web session on a
+    live broker sees the units, slots and timercheck written since (a few stat calls a request)."""
+    signature = timer_files(store.root)
+    cached = store.__dict__.get("_timer_store")
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    timer = read_timer(store.root, store.config, store.broker_config, store.commitlog, store.log_scans.max_offset)
+    store.__dict__["_timer_store"] = (signature, timer)
+    return timer

@@ -35,7 +35,7 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.commitlog.mapped import MappedFile
+from inspector.engine.read.commitlog.mapped import MappedFile, data_end
 from inspector.engine.read.index.keys import item_key_text
 from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.store.census import census
@@ -86,10 +86,12 @@ class IndexCut:
     items: int
     lost_keys: int  # items whose key cannot be found again (the record is not dispatched again)
     sample: tuple[str, ...]
+    counted: bool = True  # False: the file's geometry is unknown, its items unread (a loss assumed, and said)
 
     def as_dict(self) -> dict:
         return {"file": self.file, "end_timestamp": self.end_timestamp, "items": self.items,
-                "lost_keys": self.lost_keys, "keys": list(self.sample), "keys_listed": len(self.sample)}
+                "lost_keys": self.lost_keys, "keys": list(self.sample), "keys_listed": len(self.sample),
+                "counted": self.counted}
 
 
 @dataclass
@@ -107,7 +109,7 @@ class Preflight:
     @property
     def loses_data(self) -> bool:
         return bool(self.discarded.count or self.discarded.unreadable or any(c.units for c in self.queue_cuts)
-                    or any(c.lost_keys for c in self.index_cuts)
+                    or any(c.lost_keys or not c.counted for c in self.index_cuts)
                     or (self.dledger is not None and "truncate the data" in self.dledger))
 
     @property
@@ -165,7 +167,7 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
                      "from there again (queue units and index items are rewritten)")
     discarded = _discarded(store, end, sample)
     queue_cuts, empty_last = _queue_cuts(store, end)
-    index_cuts = _index_cuts(store, cp, rec, end, sample) if abnormal else []
+    index_cuts = _index_cuts(store, cp, rec, end, sample, notes) if abnormal else []
     for rel in empty_last:
         if abnormal:
             notes.append(f"{rel}: the queue's last file holds no unit; 5.3.1's correctMinOffset would throw unless "
@@ -185,7 +187,7 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
 def _discarded(store, end: int, sample: int) -> Discarded:
     """Every readable record at or past ``end`` (truncateDirtyFiles cuts them), walked as ``entries`` reads."""
     out = Discarded()
-    out.bytes = max(0, store.max_offset() - end)
+    out.bytes = max(0, _data_end(store) - end)
     if not out.bytes:
         return out
     for item in store.entries(end, check_crc=False):
@@ -201,6 +203,16 @@ def _discarded(store, end: int, sample: int) -> Discarded:
         elif isinstance(item, Problem):
             out.unreadable += 1
     return out
+
+
+def _data_end(store) -> int:
+    """One past the last non-zero byte of the log (a torn record's first half counts: it is cut too)."""
+    log = store.commitlog
+    for seg in reversed(log.segments):
+        end = data_end(log.map(seg), 0, seg.file_size)
+        if end:
+            return seg.start_offset + end
+    return 0
 
 
 def _units(root, rel: str) -> np.ndarray:
@@ -284,7 +296,7 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
     return cuts, empty_last
 
 
-def _index_cuts(store, cp, rec: Recovery, end: int, sample: int) -> list[IndexCut]:
+def _index_cuts(store, cp, rec: Recovery, end: int, sample: int, notes: list[str]) -> list[IndexCut]:
     """Step 3 on an abnormal start: IndexService.load destroys each index file whose endTimestamp is past the
     checkpoint's indexMsgTimestamp. Its keys come back only for records the recovery dispatches again: from its
     start segment on, past the last kept index file's endPhyOffset (IndexService.buildIndex), before the end."""
@@ -296,8 +308,11 @@ def _index_cuts(store, cp, rec: Recovery, end: int, sample: int) -> list[IndexCu
     floor = max(seg.start_offset if seg is not None else 0, kept[-1].header.end_phy_offset if kept else 0)
     cuts = []
     for r in doomed:
+        if not r.item_count:  # the geometry could not be told: no item is read, so no key is counted
+            notes.append(f"{r.rel}: its slot and item counts are unknown (give --index-slots/--index-items): "
+                         "the keys it loses are not counted")
         items = r.items()
         lost = [it for it in items if not floor <= it.phy_offset < end]
         keys = tuple(item_key_text(store, it) for it in lost[:sample])
-        cuts.append(IndexCut(r.rel, r.header.end_timestamp, len(items), len(lost), keys))
+        cuts.append(IndexCut(r.rel, r.header.end_timestamp, len(items), len(lost), keys, bool(r.item_count)))
     return cuts

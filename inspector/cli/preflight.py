@@ -20,7 +20,7 @@ def run(store, as_json: bool) -> int:
     if rec is not None:
         console.print(f"log end: {rec.end_offset:,} (recovery from {plain(rec.start_segment)}; {plain(rec.reason)})")
     d = plan.discarded
-    if d.count or d.unreadable or d.bytes:
+    if d.count or d.unreadable:
         topics = ", ".join(f"{plain(t)} {n}" for t, n in sorted(d.topics.items())) or "-"
         rng = f"{d.first_offset:,}..{d.last_offset:,}" if d.count else "-"
         console.print(f"discarded: {d.count:,} readable record(s) at {rng} ({d.bytes:,} bytes past the end"
@@ -29,7 +29,8 @@ def run(store, as_json: bool) -> int:
             more = f" (first {len(d.keys)} of {d.keys_total:,})" if d.keys_total > len(d.keys) else ""
             console.print(f"discarded keys{more}: {', '.join(plain(k) for k in d.keys)}")
     else:
-        console.print("discarded: nothing past the log's end")
+        console.print("discarded: nothing past the log's end" + (f" ({d.bytes:,} bytes of BLANK end-of-file record, "
+                                                                  "no message)" if d.bytes else ""))
     if plan.queue_cuts:
         t = table("Consume-queue files cut", "file", "action", "units", "first queue offset", "why")
         for c in plan.queue_cuts:

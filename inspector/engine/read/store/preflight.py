@@ -216,8 +216,10 @@ def _data_end(store) -> int:
 
 
 def _units(root, rel: str) -> np.ndarray:
+    """The file's units up to its last non-zero byte: the zero tail (a preallocated file's hole) is not read."""
     with MappedFile(root / rel, rel) as mf:
-        count = mf.size // CQ_UNIT_SIZE
+        count = -(-data_end(mf, 0, mf.size) // CQ_UNIT_SIZE)
+        count = min(count, mf.size // CQ_UNIT_SIZE)
         return np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count).copy() if count else np.zeros(0, UNIT_DTYPE)
 
 

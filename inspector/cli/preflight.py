@@ -28,7 +28,7 @@ def run(store, as_json: bool) -> int:
         if d.keys:
             more = f" (first {len(d.keys)} of {d.keys_total:,})" if d.keys_total > len(d.keys) else ""
             console.print(f"discarded keys{more}: {', '.join(plain(k) for k in d.keys)}")
-    else:
+    elif rec is not None:
         console.print("discarded: nothing past the log's end" + (f" ({d.bytes:,} bytes of BLANK end-of-file record, "
                                                                   "no message)" if d.bytes else ""))
     if plan.queue_cuts:

@@ -149,6 +149,12 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
            "lastExitOK = !isTempFileExist())" if abnormal else
            "no abort file: the last shutdown was clean (DefaultMessageStore.load: lastExitOK = !isTempFileExist())")
     refusals = [p for p in census(store.root, getattr(store, "broker_config", None)).errors]
+    if refusals:
+        # DefaultMessageStore.load: commitLog.load / consumeQueueStore.load returned false, so no checkpoint, no
+        # index load and no recovery follow: the start stops there and changes nothing
+        notes.append("the load stops before recovery (DefaultMessageStore.load: result false): nothing is truncated "
+                     "or destroyed; fix what stops it and run preflight again")
+        return Preflight(mode, why, None, Discarded(), [], [], refusals, notes, dledger)
     if dledger is not None:
         notes.append("a DLedger store: DLedgerMmapFileStore.recover decides where the log ends (the preview above); "
                      "queue and index steps are not modelled for it")

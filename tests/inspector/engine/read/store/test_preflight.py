@@ -118,6 +118,8 @@ def test_a_stray_empty_file_in_commitlog_stops_the_start(tmp_path: Path) -> None
     plan = _plan(tmp_path)
     assert [(p.file, p.code) for p in plan.refusals] == [("commitlog/00000000000000000001", "empty-segment")]
     assert plan.exit_code == 4 and plan.as_dict()["starts"] is False
+    # DefaultMessageStore.load returns false before recover(): nothing is truncated, no index file destroyed
+    assert plan.recovery is None and plan.queue_cuts == [] and plan.index_cuts == [] and not plan.loses_data
 
 
 def test_a_queue_whose_last_file_lost_its_units_stops_a_5_3_1_start(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ bytes we changed), and each names the broker rule (rocketmq-all-4.9.8 / 5.3.1) i
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from inspector.engine import Geometry, Store, preflight
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
-from tests.aged_store import Written, age_store, write_store
+from tests.aged_store import Written, age_store, tree_digest, write_store
 
 BASE_MS = 1_758_272_400_000
 # index files of exactly 400 items (IndexFile.putKey: indexCount starts at 1, < indexNum = 401): 200 records each,
@@ -21,19 +20,11 @@ BASE_MS = 1_758_272_400_000
 SPACED = Geometry(segment_size=64 * 1024, cq_file_size=40 * 20, index_slots=100, index_items=401)
 
 
-def _digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
-
-
 def _plan(root: Path, **geometry):
-    before = _digest(root)
+    before = tree_digest(root)
     with Store(root, **geometry) as store:
         plan = preflight(store)
-    assert _digest(root) == before  # read-only: nothing written, nothing deleted
+    assert tree_digest(root) == before  # read-only: nothing written, nothing deleted
     return plan
 
 

@@ -121,6 +121,27 @@ class Preflight:
         return f"{self.mode} start, nothing lost"
 
     @property
+    def banner(self) -> str:
+        """The verdict in one line for an overview (TUI, web): what stops the start, else what it cuts."""
+        if self.refusals:
+            first = self.refusals[0]
+            more = f" and {len(self.refusals) - 1} more" if len(self.refusals) > 1 else ""
+            return f"next start: refused ({first.file}: {first.code}{more})"
+        lost = []
+        if self.discarded.count or self.discarded.unreadable:
+            lost.append(f"{self.discarded.count:,} record(s) past {self.recovery.end_offset:,}"
+                        if self.recovery is not None else f"{self.discarded.count:,} record(s)")
+        units = sum(c.units for c in self.queue_cuts)
+        if units:
+            lost.append(f"{units:,} queue unit(s)")
+        keys = sum(c.lost_keys for c in self.index_cuts)
+        if keys or not all(c.counted for c in self.index_cuts):
+            lost.append(f"{len(self.index_cuts)} index file(s) destroyed, {keys:,} key(s) unfindable")
+        if self.dledger is not None and "truncate the data" in self.dledger:
+            lost.append("DLedger truncates the data")
+        return f"next start: {self.mode}, " + ("loses " + "; ".join(lost) if lost else "nothing lost")
+
+    @property
     def exit_code(self) -> int:
         return 4 if self.refusals or self.loses_data else 0
 

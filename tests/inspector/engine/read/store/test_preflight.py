@@ -188,3 +188,15 @@ def test_a_queue_file_of_another_size_stops_the_start(tmp_path: Path) -> None:
     plan = _plan(tmp_path)
     assert ("wrong-cq-file-size", f"consumequeue/T0/0/{first.name}") in {(p.code, p.file) for p in plan.refusals}
     assert plan.exit_code == 4
+
+
+def test_the_banner_says_the_verdict_in_one_line(tmp_path: Path) -> None:
+    """The overviews' one line (TUI, web): the engine's, not recomputed in a view."""
+    written = write_store(tmp_path, 300)
+    assert _plan(tmp_path).banner == "next start: normal, nothing lost"
+    seg, pos = _segment_of(tmp_path, written[-1].physical_offset)
+    _patch(seg, pos + 120, bytes([seg.read_bytes()[pos + 120] ^ 0xFF]))
+    banner = _plan(tmp_path).banner
+    assert banner == f"next start: normal, loses 1 record(s) past {written[-1].physical_offset:,}; 1 queue unit(s)"
+    (tmp_path / "commitlog" / "00000000000000000001").write_bytes(b"")
+    assert _plan(tmp_path).banner == "next start: refused (commitlog/00000000000000000001: empty-segment)"

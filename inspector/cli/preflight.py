@@ -18,7 +18,8 @@ def run(store, as_json: bool) -> int:
         console.print(f"DLedger: {plain(plan.dledger)}")
     rec = plan.recovery
     if rec is not None:
-        console.print(f"log end: {rec.end_offset:,} (recovery from {plain(rec.start_segment)}; {plain(rec.reason)})")
+        start = f"recovery from {plain(rec.start_segment)}; " if rec.start_segment is not None else ""
+        console.print(f"log end: {rec.end_offset:,} ({start}{plain(rec.reason)})")
     d = plan.discarded
     if d.count or d.unreadable:
         topics = ", ".join(f"{plain(t)} {n}" for t, n in sorted(d.topics.items())) or "-"

@@ -193,6 +193,13 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
                      "older than the checkpoint: CommitLog.isMappedFileMatchedRecover) and dispatches every record "
                      "from there again (queue units and index items are rewritten)")
     discarded = _discarded(store, end, sample)
+    if rec.start_segment is None:
+        # CommitLog.recoverNormally / recoverAbnormally with no mapped file: "The commitlog files are deleted, and
+        # delete the consume queue files" (getQueueStore().destroy()): every queue file goes
+        queue_cuts = [QueueCut(f, "deleted", n, first, "no commitlog segment: the recovery destroys every consume "
+                               "queue (CommitLog.recoverNormally/recoverAbnormally -> getQueueStore().destroy())")
+                      for f, n, first in _all_queue_files(store)]
+        return Preflight(mode, why, rec, discarded, queue_cuts, [], refusals, notes)
     queue_cuts, empty_last = _queue_cuts(store, end)
     index_cuts = _index_cuts(store, cp, rec, end, sample, notes) if abnormal else []
     for rel in empty_last:
@@ -257,6 +264,18 @@ def _valid_prefix(units: np.ndarray) -> int:
 
 def _real(units: np.ndarray) -> int:
     return int(((units["physical_offset"] >= 0) & (units["size"] > 0)).sum())
+
+
+def _all_queue_files(store) -> list[tuple[str, int, int]]:
+    """(file, real units, first queue offset) of every file consume queue."""
+    out = []
+    for topic, qid in store.queue_ids():
+        q = store.queue(topic, qid)
+        if isinstance(q, ConsumeQueue):
+            for start, _ in q.files:
+                rel = f"{q.rel_dir}/{start:020d}"
+                out.append((rel, _real(_units(store.root, rel)), start // CQ_UNIT_SIZE))
+    return out
 
 
 def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:

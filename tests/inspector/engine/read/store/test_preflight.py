@@ -200,3 +200,27 @@ def test_the_banner_says_the_verdict_in_one_line(tmp_path: Path) -> None:
     assert banner == f"next start: normal, loses 1 record(s) past {written[-1].physical_offset:,}; 1 queue unit(s)"
     (tmp_path / "commitlog" / "00000000000000000001").write_bytes(b"")
     assert _plan(tmp_path).banner == "next start: refused (commitlog/00000000000000000001: empty-segment)"
+
+
+def test_no_segment_left_destroys_every_consume_queue(tmp_path: Path) -> None:
+    """CommitLog.recoverNormally with no mapped file: 'The commitlog files are deleted, and delete the consume queue
+    files' (getQueueStore().destroy()): every queue file and unit the writer made is cut."""
+    written = write_store(tmp_path, 300)
+    for seg in (tmp_path / "commitlog").iterdir():
+        seg.unlink()
+    plan = _plan(tmp_path)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "consumequeue").rglob("*") if p.is_file())
+    assert sorted(c.file for c in plan.queue_cuts) == files and {c.action for c in plan.queue_cuts} == {"deleted"}
+    assert sum(c.units for c in plan.queue_cuts) == len(written) and plan.exit_code == 4
+
+
+def test_a_short_checkpoint_is_said_and_read_as_zeros(tmp_path: Path) -> None:
+    """StoreCheckpoint maps a page: a 10-byte file reads as zeros past its end, so indexMsgTimestamp is 0 and an
+    abnormal start destroys every index file, then re-indexes from the first segment (nothing unfindable)."""
+    write_store(tmp_path, 300)
+    (tmp_path / "checkpoint").write_bytes((tmp_path / "checkpoint").read_bytes()[:10])
+    (tmp_path / "abort").write_bytes(b"")
+    plan = _plan(tmp_path)
+    assert any("checkpoint unreadable" in n for n in plan.notes)
+    assert len(plan.index_cuts) == len(list((tmp_path / "index").iterdir()))
+    assert sum(c.lost_keys for c in plan.index_cuts) == 0 and plan.exit_code == 0

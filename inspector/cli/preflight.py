@@ -32,6 +32,8 @@ def run(store, as_json: bool) -> int:
     elif rec is not None:
         console.print("discarded: nothing past the log's end" + (f" ({d.bytes:,} bytes of BLANK end-of-file record, "
                                                                   "no message)" if d.bytes else ""))
+    if plan.deleted_segments:
+        console.print(f"commitlog segments deleted (past the end): {', '.join(plain(f) for f in plan.deleted_segments)}")
     if plan.queue_cuts:
         t = table("Consume-queue files cut", "file", "action", "units", "first queue offset", "why")
         for c in plan.queue_cuts:

@@ -105,6 +105,7 @@ class Preflight:
     refusals: list[Problem]  # what stops the start
     notes: list[str]
     dledger: str | None = None  # DLedger's recovery preview (a DLedger store)
+    deleted_segments: list[str] = field(default_factory=list)  # MappedFileQueue.truncateDirtyFiles: past the end
 
     @property
     def loses_data(self) -> bool:
@@ -152,6 +153,7 @@ class Preflight:
             "recovery": None if self.recovery is None else self.recovery.as_dict(),
             "dledger_recovery": self.dledger,
             "discarded": self.discarded.as_dict(),
+            "deleted_segments": self.deleted_segments,
             "queue_cuts": [c.as_dict() for c in self.queue_cuts],
             "index_cuts": [c.as_dict() for c in self.index_cuts],
             "refusals": [{"file": p.file, "offset": p.offset, "code": p.code, "reason": p.reason}
@@ -215,7 +217,10 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
         notes.append("the RocksDB consume queue is not modelled: its truncation is not listed")
     if store.batch_queue_ids():
         notes.append("batch consume queues (batchconsumequeue/) are not modelled: their truncation is not listed")
-    return Preflight(mode, why, rec, discarded, queue_cuts, index_cuts, refusals, notes)
+    # MappedFileQueue.truncateDirtyFiles(processOffset): a segment starting past the end is destroyed (one
+    # starting at it is kept, empty)
+    deleted = [seg.file for seg in store.commitlog.segments if seg.start_offset > end]
+    return Preflight(mode, why, rec, discarded, queue_cuts, index_cuts, refusals, notes, None, deleted)
 
 
 def _discarded(store, end: int, sample: int) -> Discarded:

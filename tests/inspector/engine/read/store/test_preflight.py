@@ -81,9 +81,27 @@ def test_an_abnormal_start_cuts_the_records_after_a_bad_crc(tmp_path: Path) -> N
     assert (d.count, d.first_offset, d.last_offset) == (3, written[1497].physical_offset, written[1499].physical_offset)
     assert dict(d.topics) == {"T0": 1, "T1": 1, "T2": 1}
     assert {"T0#k1497", "T1#k1498", "T2#k1499"} <= set(d.keys) and d.keys_total == 6
+    assert plan.deleted_segments == []  # the end is inside the last segment: truncateDirtyFiles deletes none
     cut = {(c.file, c.action, c.units, c.first_queue_offset) for c in plan.queue_cuts}
     assert cut == {(f"consumequeue/{w.topic}/{w.queue_id}/{w.queue_offset // 40 * 800:020d}", "truncated", 1,
                     w.queue_offset) for w in written[1497:]}
+
+
+def test_segments_past_the_end_are_deleted(tmp_path: Path) -> None:
+    """The first record of segment 5 of 7 damaged (its magic code zeroed), a normal start: recoverNormally starts
+    at the third-last segment (5) and stops at once; truncateDirtyFiles keeps segment 5 (it starts at the end) and
+    destroys 6 and 7, cutting every record from there."""
+    written = write_store(tmp_path)
+    segs = sorted((tmp_path / "commitlog").iterdir())
+    assert len(segs) == 7
+    _patch(segs[4], 4, bytes(4))
+    plan = _plan(tmp_path)
+    start = int(segs[4].name)
+    assert plan.recovery.end_offset == start
+    assert plan.deleted_segments == [f"commitlog/{s.name}" for s in segs[5:]]
+    after = [w for w in written if w.physical_offset > start]  # the damaged first record is no readable record
+    assert plan.discarded.count == len(after) and plan.discarded.unreadable >= 1
+    assert sum(c.units for c in plan.queue_cuts) == len(after) + 1 and plan.exit_code == 4
 
 
 def test_a_torn_tail_is_cut_with_its_queue_unit(tmp_path: Path) -> None:

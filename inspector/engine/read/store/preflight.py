@@ -37,6 +37,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import MappedFile, data_end
 from inspector.engine.read.index.keys import item_key_text
+from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.store.census import census
 from inspector.engine.read.store.recovery import Recovery, recover
@@ -364,8 +365,9 @@ def _index_cuts(store, cp, rec: Recovery, end: int, sample: int, notes: list[str
         if not r.item_count:  # the geometry could not be told: no item is read, so no key is counted
             notes.append(f"{r.rel}: its slot and item counts are unknown (give --index-slots/--index-items): "
                          "the keys it loses are not counted")
-        items = r.items()
-        lost = [it for it in items if not floor <= it.phy_offset < end]
-        keys = tuple(item_key_text(store, it) for it in lost[:sample])
+        items = items_array(r)  # over the mapping: millions of items, no object each
+        phy = items["phy_offset"].astype(np.int64)
+        lost = np.flatnonzero((phy < floor) | (phy >= end))
+        keys = tuple(item_key_text(store, r.item(int(i) + 1)) for i in lost[:sample])
         cuts.append(IndexCut(r.rel, r.header.end_timestamp, len(items), len(lost), keys, bool(r.item_count)))
     return cuts

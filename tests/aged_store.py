@@ -100,3 +100,14 @@ def age_store(root: Path, segments: int = 1, *, cleanup: bool = True) -> Aged:
         else:
             break
     return aged
+
+
+def tree_digest(root: Path) -> str:
+    """One hash of every file's path and bytes under ``root``: equal before and after = nothing was written."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()

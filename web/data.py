@@ -35,6 +35,7 @@ from inspector.engine import (
     is_inner_batch,
     lookup,
     message_view,
+    preflight,
     problem_view,
     queue_view,
     region_view,
@@ -92,6 +93,24 @@ def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> 
         d[name] = d[name][: limits.max_rows]
     d["census"] = census_of(store, limits, max(0.0, until - time.monotonic()))
     return d
+
+
+_NEXT_START: weakref.WeakKeyDictionary[Store, str] = weakref.WeakKeyDictionary()
+
+
+def next_start(store: Store) -> str:
+    """The engine's preflight banner (what the next broker start does), worked out once per store: it walks up to
+    the log's last three segments, which no page should pay for twice."""
+    with _CENSUS_LOCK:
+        known = _NEXT_START.get(store)
+    if known is None:
+        try:
+            known = preflight(store).banner
+        except StoreError as e:
+            known = f"next start: not known ({e})"
+        with _CENSUS_LOCK:
+            _NEXT_START[store] = known
+    return known
 
 
 class _Census:

@@ -40,8 +40,9 @@ def when(ms: int | None) -> str:
 
 @bp.route("/")
 def overview():
-    return render_template("overview.html", d=data.overview(get_store(), get_limits(), get_deadline()),
-                           timer_line=timer_line(get_store()))
+    d = data.overview(get_store(), get_limits(), get_deadline())
+    return render_template("overview.html", d=d, timer_line=timer_line(get_store()),
+                           next_start=data.next_start(get_store()) if d["walk"]["done"] else None)
 
 
 @bp.route("/messages")

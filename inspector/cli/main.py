@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer")
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -243,6 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("preflight", help="what the next broker start will do and cut (read-only); exit 4 when it "
+                       "loses data or would not start")
+    _store_args(p)
+    p.add_argument("--json", action="store_true")
+
     from inspector.cli import workshop_args  # tour, exercises, templates
 
     workshop_args.add_parsers(sub, _store_args, _int)
@@ -316,6 +321,10 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import maintenance
 
             return (maintenance.run_rebuild if args.command == "rebuild" else maintenance.run_verify)(store, args)
+        if args.command == "preflight":
+            from inspector.cli import preflight
+
+            return preflight.run(store, args.json)
         if args.command == "info":
             from inspector.cli import info
 

@@ -81,6 +81,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "maintain.verify.batch_queues": ('check_batch_queue',),
     "maintain.verify.coverage": ('QueueCoverage', 'queue_ends'),
     "maintain.verify.dledger": ('check_dledger', 'dledger_segment_heads'),
+    "maintain.verify.preflight": ('preflight',),
     "maintain.verify.index": ('check_index',),
     "maintain.verify.lmq": ('segment_lmq_problems',),
     "maintain.verify.queues": ('check_queue',),
@@ -124,6 +125,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify.dledger import check_dledger, dledger_segment_heads
     from inspector.engine.maintain.verify.index import check_index
     from inspector.engine.maintain.verify.lmq import segment_lmq_problems
+    from inspector.engine.maintain.verify.preflight import preflight
     from inspector.engine.maintain.verify.queues import check_queue
     from inspector.engine.maintain.verify.timer import check_timer
     from inspector.engine.maintain.verify.verify import (

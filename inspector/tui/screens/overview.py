@@ -32,6 +32,7 @@ from inspector.engine import (
     census_summary,
     dledger_view,
     not_a_store,
+    preflight,
     timer_line,
 )
 from inspector.tui.fmt import esc, num, size, when
@@ -71,6 +72,7 @@ class OverviewData:
     dledger: dict | None = None  # a DLedger store: dledger_view (term timeline, term files); None otherwise
     settings: list[Setting] = field(default_factory=list)  # empty in the skeleton (the delay inference reads units)
     delay: DelayTable | None = None  # each level's source (inferred from SCHEDULE_TOPIC_XXXX, broker.conf, ...)
+    next_start: str | None = None  # the engine's preflight banner (None in the skeleton: it walks the log's tail)
 
 
 def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
@@ -113,11 +115,19 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
             settings, delay = store.settings(), store.delay_table()
         except StoreError as e:
             errors.append(f"broker settings: {e}")
-    return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
+    next_start = None
+    if list_queues:  # walks up to three segments (normal recovery): in the background load, not the skeleton
+        try:
+            next_start = preflight(store).banner
+        except StoreError as e:
+            next_start = f"next start: not known ({e})"
+    data = OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
                         not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,
                         dledger_view(store) if list_queues else None, settings, delay)
+    data.next_start = next_start
+    return data
 
 
 _LIST_STEP = 500  # queues between two progress reports of the listing
@@ -236,6 +246,9 @@ class OverviewScreen(Screen):
                         style="green" if d.clean_shutdown else "bold yellow")
         if d.lock_exists:
             shutdown.append("  · lock file present", style="dim")
+        if d.next_start is not None:
+            shutdown.append("  · ")
+            shutdown.append(esc(d.next_start), style="green" if d.next_start.endswith("nothing lost") else "bold red")
         root.set_label(shutdown)
 
         cl = root.add(self._commitlog_label(d), data=Node("commitlog"), expand=True)

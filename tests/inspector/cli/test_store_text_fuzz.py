@@ -36,6 +36,7 @@ def table_commands(store: str, m: dict, msg) -> dict[tuple[str, ...], set[int]]:
         ("info", store): {0},
         ("census", store): {0, 4},
         ("verify", store): {0, 4},
+        ("preflight", store): {0, 4},
         ("messages", store): {0},
         # a pending timer message's topic has no queue yet: not found
         ("messages", store, "--topic", m["topic"], "--queue", str(msg.queue_id)): {0, 1},

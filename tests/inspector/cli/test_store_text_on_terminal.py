@@ -93,6 +93,20 @@ def test_info_verify_hex_census_and_decode_id_are_clean(issue_store):
     assert f"yes, at {msg.physical_offset}" in out
 
 
+def test_preflight_lists_cut_keys_escaped(issue_store, tmp_path):
+    """An abnormal start whose recovery stops at the issue's record: its keys are listed as cut, escaped."""
+    root, msg = issue_store
+    copy = tmp_path / "store"
+    shutil.copytree(root, copy)
+    seg = sorted((copy / "commitlog").iterdir())[0]
+    raw = bytearray(seg.read_bytes())
+    raw[msg.physical_offset + 4:msg.physical_offset + 8] = b"\0\0\0\0"  # its magic code: recovery stops there
+    seg.write_bytes(bytes(raw))
+    (copy / "abort").write_bytes(b"")
+    out, _ = clean_run("preflight", str(copy), codes=(4,))
+    assert "Topic\\x9b2J" in out
+
+
 def test_json_keeps_the_exact_text(issue_store):
     root, msg = issue_store
     _, out, _ = run("show", root, str(msg.physical_offset), "--json")
@@ -128,6 +142,7 @@ def test_a_topic_folder_name_is_escaped_in_info_verify_and_census(named_store):
     out, _ = clean_run("verify", named_store, codes=(4,))  # its unit points at another topic's record
     assert "consumequeue/\\x1b]0;PWNED\\x07\\x1b[2J/0/" in out
     clean_run("census", named_store, codes=(0, 4))
+    clean_run("preflight", named_store, codes=(0, 4))
 
 
 def test_a_dledger_member_folder_name_is_escaped(tmp_path):

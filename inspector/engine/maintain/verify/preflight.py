@@ -1,13 +1,13 @@
-"""``preflight``: what the next broker start will do and cut (``read/store/preflight.py`` models the steps of a
+"""``preflight``: what the next broker start will do and cut (``maintain/verify/preflight_plan.py`` models the steps of a
 plain store); a DLedger store's recovery is verify's DLedger recovery preview (``DLedgerMmapFileStore.recover``,
 DLedger 0.3.1.2), not a second one. It lives here because that preview is verify's (the read room cannot import it)."""
 
 from __future__ import annotations
 
 from inspector.engine.maintain.verify.dledger import check_dledger
+from inspector.engine.maintain.verify.preflight_plan import SAMPLE, Preflight, preflight_plan
 from inspector.engine.model.records import Problem
 from inspector.engine.read.dledger.dledger import member_of
-from inspector.engine.read.store.preflight import SAMPLE, Preflight, preflight_plan
 
 __all__ = ["preflight"]
 

@@ -36,7 +36,7 @@ import numpy as np
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import MappedFile, data_end
-from inspector.engine.read.index.keys import item_key_text
+from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.store.census import census
@@ -368,6 +368,6 @@ def _index_cuts(store, cp, rec: Recovery, end: int, sample: int, notes: list[str
         items = items_array(r)  # over the mapping: millions of items, no object each
         phy = items["phy_offset"].astype(np.int64)
         lost = np.flatnonzero((phy < floor) | (phy >= end))
-        keys = tuple(item_key_text(store, r.item(int(i) + 1)) for i in lost[:sample])
+        keys = tuple(indexed_key_text(store.commitlog, r.item(int(i) + 1)) for i in lost[:sample])
         cuts.append(IndexCut(r.rel, r.header.end_timestamp, len(items), len(lost), keys, bool(r.item_count)))
     return cuts

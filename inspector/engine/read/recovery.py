@@ -6,12 +6,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.read.careful import TAIL_NOT_CHECKED
+from inspector.engine.read.mapped import TAIL_BUDGET
 from inspector.engine.scan.batch import MessageBatch
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
 # dledger-newer-entry: a NOOP / CONFIG_CHANGE entry, which the DLedger 0.4+ that wrote it steps over in recovery
 # (0.3.1.2's stop there is said by verify's DLedger recovery preview)
-NOT_FATAL = {"offset-mismatch", "blank-size", "dledger-newer-entry"}
+# tail-not-checked: the note a bounded walk ends the log with (the zero header recovery stops at, as the broker's)
+NOT_FATAL = {"offset-mismatch", "blank-size", "dledger-newer-entry", TAIL_NOT_CHECKED}
 CHECKPOINT_SLACK_MS = 3000
 
 
@@ -52,7 +55,9 @@ def recover(store, mode: str | None = None, *, budget=None,
     end = start.start_offset
     last = None
     n = 0
-    for item in store.commitlog.batches(start.start_offset, check_crc=True):
+    # the broker's recovery stops at the first zero header: the zeros after it are not its question (a copied
+    # store's 1 GiB of them written out are read only TAIL_BUDGET far; garbage after them is verify's finding)
+    for item in store.commitlog.batches(start.start_offset, check_crc=True, tail_budget=TAIL_BUDGET):
         if isinstance(item, MessageBatch):
             if budget is not None:
                 budget.check(f"walking {n} records for recovery")

@@ -60,6 +60,8 @@ def run(store: Store, as_json: bool) -> int:
                   markup=True)
     r = data["recovery"]
     console.print(f"recovery ({r['mode']}) would end the log at {r['end_offset']}: {plain(r['reason'])}")
+    if "tail_not_checked" in data:  # a copied store's zero tail written out: the overview did not read all of it
+        console.print(plain(data["tail_not_checked"]))
     # the census in one line, for the table only: `census --json` has it as a document (and info --json of a store
     # stays the same document when its commitlog is moved elsewhere by a broker.conf)
     member = store.dledger_choice.read if store.dledger_choice is not None else None

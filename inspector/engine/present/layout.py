@@ -154,7 +154,12 @@ class Region:
 def regions(commitlog, start: int, end: int) -> list[Region]:
     """Regions overlapping [start, end) of the segment holding ``start`` (records, BLANKs, zero runs, damage)."""
     from inspector.engine.model.records import Problem
-    from inspector.engine.read.commitlog.mapped import first_nonzero
+    from inspector.engine.read.commitlog.careful import TAIL_NOT_CHECKED
+    from inspector.engine.read.commitlog.mapped import (
+        TAIL_BUDGET,
+        first_nonzero_within,
+        is_all_zero,
+    )
 
     seg = commitlog.segment_for(start)
     if seg is None:
@@ -164,10 +169,13 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
     result: list[Region] = []
     cursor = commitlog.boundary_before(start)  # where the last region ended
     pending: Problem | None = None
-    for entry in commitlog.entries(cursor):
+    # a window in a copied store's zero tail: its zeros are read TAIL_BUDGET far, not to the window (nor past it)
+    for entry in commitlog.entries(cursor, tail_budget=TAIL_BUDGET):
         if isinstance(entry, Problem):
             if entry.file != seg.file:
                 break
+            if entry.code == TAIL_NOT_CHECKED:  # the end of the log, the zeros after it not all read: below
+                continue
             if entry.code == "dledger-newer-entry":  # a NOOP / CONFIG_CHANGE entry: its band, header and body
                 region = _newer_entry(mf, seg, entry.offset)
                 if region.start > cursor:
@@ -206,8 +214,15 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
             break
     if cursor < end:
         seg_end = seg.start_offset + seg.file_size
-        first = first_nonzero(mf.buf, cursor - seg.start_offset, mf.size) + seg.start_offset
-        if first >= seg_end:
+        first, decided = first_nonzero_within(mf.buf, cursor - seg.start_offset, mf.size, TAIL_BUDGET)
+        first += seg.start_offset
+        if not decided:  # zeros written out past TAIL_BUDGET: this window's own bytes are read, not the GiB before it
+            if is_all_zero(mf.buf, max(start, cursor) - seg.start_offset, end - seg.start_offset):
+                result.append(Region("zero", cursor, seg_end, label=f"zero bytes (end of data; read up to {first} "
+                                     "and in this window, the rest not checked here: verify checks them)"))
+            else:
+                result.append(_gap(mf, seg, cursor, seg_end, None))
+        elif first >= seg_end:
             result.append(Region("zero", cursor, seg_end, label="zero bytes (end of data)"))
         else:
             result.append(_gap(mf, seg, cursor, seg_end, pending))

@@ -17,6 +17,7 @@ from inspector.engine.present.views import (
     problem_view,
     queue_view,
 )
+from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.config.rocksdb_config import summarize
 from inspector.engine.read.config.settings import settings_view
 from inspector.engine.read.store.answers import dledger_view, recover
@@ -82,7 +83,13 @@ def store_overview(store: Store, *, budget: Budget | None = None, progress: Prog
         "settings": settings_view(store.settings()),
         "truncated": truncated,
         **({"dledger": dledger} if (dledger := dledger_view(store)) is not None else {}),
+        # only on a store whose zero tail after the log's end is written out past what the overview reads of it
+        **({"tail_not_checked": TAIL_NOT_CHECKED_NOTE} if any(s.tail_unchecked for s in scans) else {}),
     }
+
+
+TAIL_NOT_CHECKED_NOTE = ("bytes after the log's end: not checked by info past the first "
+                         f"{TAIL_BUDGET >> 20} MiB of zeros written out (verify checks them)")
 
 
 def _silent(stage: str, offset: int) -> None:

@@ -39,8 +39,9 @@ from inspector.engine.read.commitlog.mapped import MappedFile, data_end
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
+from inspector.engine.read.store.answers import recover
 from inspector.engine.read.store.census import census
-from inspector.engine.read.store.recovery import Recovery, recover
+from inspector.engine.read.store.recovery import Recovery
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 __all__ = ["Preflight", "QueueCut", "IndexCut", "Discarded", "preflight_plan", "SAMPLE"]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from inspector.engine.model.records import Blank, Problem, Segment
-from inspector.engine.read.commitlog.mapped import first_nonzero, is_all_zero
+from inspector.engine.read.commitlog.mapped import first_nonzero, first_nonzero_within, is_all_zero
 from inspector.engine.read.commitlog.tail import (
     MAGIC_PATTERNS,
     in_progress,
@@ -46,21 +46,26 @@ if TYPE_CHECKING:
 _LOOKS = 3  # how often the last segment's tail is read again while a broker is seen changing it
 
 
+TAIL_NOT_CHECKED = "tail-not-checked"  # the code of the note a bounded walk (tail_budget) ends the log with
+
+
 def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool,
                  segment_size: int, allocated: Callable[[], int | None] | None = None,
-                 ) -> tuple[list[Entry], int | None]:
+                 tail_budget: int | None = None) -> tuple[list[Entry], int | None]:
     """Whatever is at ``pos`` (a record, a BLANK, zeros, damage): its entries and where to go on (None: stop).
 
     ``allocated`` tells, when asked, where the file's last allocated extent ends (None: unknown): a zero run
     is searched for its end only up to there, as the rest is a hole (a preallocated segment's zero tail is
-    not read, so not faulted in).
+    not read, so not faulted in). ``tail_budget`` (info's overview, the hex view): the zeros after the end of the
+    last segment's data are read only that far (holes are free); past it the log is taken to end there, with a
+    TAIL_NOT_CHECKED note (severity "info") instead of the garbage-after-end check, which stays verify's.
 
     A running broker may write the record at the tail between two of our reads of it (the header read as
     zeros, then the whole record there by the time the bytes after it are looked at): an error at the last
     segment's tail whose first bytes changed meanwhile is no damage, so the position is looked at again."""
     for _ in range(_LOOKS if is_last else 1):
         head = bytes(buf[pos : pos + 8])
-        found, nxt = _step(buf, pos, limit, seg, is_last, check_crc, segment_size, allocated)
+        found, nxt = _step(buf, pos, limit, seg, is_last, check_crc, segment_size, allocated, tail_budget)
         ends_in_error = nxt is None and any(isinstance(e, Problem) and e.severity == "error" for e in found)
         if not (is_last and ends_in_error and bytes(buf[pos : pos + 8]) != head):
             break
@@ -68,7 +73,7 @@ def careful_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_c
 
 
 def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: bool, segment_size: int,
-          allocated: Callable[[], int | None] | None) -> tuple[list[Entry], int | None]:
+          allocated: Callable[[], int | None] | None, tail_budget: int | None = None) -> tuple[list[Entry], int | None]:
     """One look at ``pos`` (see :func:`careful_step`)."""
     if seg.entry_header and limit - pos >= 8 and peek_head(buf, pos) != (0, 0):
         return _entry_step(buf, pos, limit, seg, is_last, check_crc)  # zeros: the end of the log, as below
@@ -92,7 +97,14 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
         if allocated is not None:
             end = allocated()
             bound = limit if end is None else max(pos, min(limit, end))
-        nonzero = first_nonzero(buf, pos, bound)
+        if is_last and tail_budget is not None:
+            nonzero, decided = first_nonzero_within(buf, pos, bound, tail_budget)
+            if not decided:
+                return [Problem(seg.file, pos, f"end of data at {pos}: the {limit - nonzero:,} bytes from {nonzero} "
+                                "on (zeros written out, not a hole) were not checked (verify checks them)",
+                                TAIL_NOT_CHECKED, "info")], None
+        else:
+            nonzero = first_nonzero(buf, pos, bound)
         if nonzero >= bound:
             nonzero = limit
         if nonzero >= limit:

@@ -18,10 +18,11 @@ from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
 from inspector.engine.read.commitlog.careful import careful_step
 from inspector.engine.read.commitlog.mapped import (
+    TAIL_BUDGET,
     MappedFile,
     PageReleaser,
     allocated_end,
-    data_end,
+    data_end_bounded,
     is_all_zero,
     offset_named_entries,
 )
@@ -180,7 +181,7 @@ class CommitLog:
                 except StoreError:
                     continue
                 allocated = allocated_end(mf.path)
-                total += data_end(mf, 0, mf.size if allocated is None else min(mf.size, allocated))
+                total += data_end_bounded(mf, 0, mf.size if allocated is None else min(mf.size, allocated))
             if enough is not None and total >= enough:
                 break
         return total
@@ -298,22 +299,25 @@ class CommitLog:
             return False
         return is_all_zero(mf.buf, offset - seg.start_offset, mf.size)
 
-    def entries(self, from_offset: int | None = None, *, check_crc: bool = True) -> Iterator[Entry]:
+    def entries(self, from_offset: int | None = None, *, check_crc: bool = True,
+                tail_budget: int | None = None) -> Iterator[Entry]:
         """Messages, BLANKs and Problems in commitlog order from ``from_offset`` (default: the start).
 
         Damage does not stop the walk: after an unreadable record the scan resyncs
         at the next plausible record (magic, sizes and PHYSICALOFFSET agree) and
-        reports the skipped range as a Problem.
+        reports the skipped range as a Problem. ``tail_budget``: read the zeros after the log's end only that far
+        (careful.careful_step: a ``tail-not-checked`` note, severity "info", ends the walk past it).
         """
         for i, seg, pos in self._walk_from(from_offset):
-            yield from self._segment_entries(seg, pos, check_crc, i)
+            yield from self._segment_entries(seg, pos, check_crc, i, tail_budget)
 
     def batches(self, from_offset: int | None = None, *, check_crc: bool = True,
-                batch_size: int = 1 << 15) -> Iterator[MessageBatch | Entry]:
+                batch_size: int = 1 << 15, tail_budget: int | None = None) -> Iterator[MessageBatch | Entry]:
         """:meth:`entries` with the runs of clean records as columnar batches (:meth:`segment_batches` of every
         segment from ``from_offset``): expanding each batch with ``batch.messages()`` gives exactly ``entries()``."""
         for i, seg, pos in self._walk_from(from_offset):
-            yield from self._segment_items(seg, pos, check_crc, i, "batches", batch_size=batch_size)
+            yield from self._segment_items(seg, pos, check_crc, i, "batches", batch_size=batch_size,
+                                           tail_budget=tail_budget)
 
     def _walk_from(self, from_offset: int | None) -> Iterator[tuple[int, Segment, int]]:
         """(index, segment, start position) of every segment a walk from ``from_offset`` reads, in order."""
@@ -345,8 +349,9 @@ class CommitLog:
         """Messages, BLANKs and Problems of segment ``index`` only (one segment is one task for bulk jobs)."""
         return self._segment_entries(self.segments[index], position, check_crc, index)
 
-    def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int) -> Iterator[Entry]:
-        for item in self._segment_items(seg, pos, check_crc, index, "batches"):
+    def _segment_entries(self, seg: Segment, pos: int, check_crc: bool, index: int,
+                         tail_budget: int | None = None) -> Iterator[Entry]:
+        for item in self._segment_items(seg, pos, check_crc, index, "batches", tail_budget=tail_budget):
             if isinstance(item, MessageBatch):
                 yield from item.messages()
             else:
@@ -365,7 +370,7 @@ class CommitLog:
 
     def _segment_items(self, seg: Segment, pos: int, check_crc: bool, index: int, mode: str, *,
                        batch_size: int = 1 << 15, crc_property: bool = False, stop_at: int | None = None,
-                       on_message=None, vouch: Vouch | None = None) -> Iterator[Item]:
+                       on_message=None, vouch: Vouch | None = None, tail_budget: int | None = None) -> Iterator[Item]:
         """The walk of one segment: runs of clean records the fast way, every other record the careful way.
 
         ``mode`` is "batches" (runs as MessageBatch), "runs" (runs as Run figures only) or "tables"
@@ -374,7 +379,8 @@ class CommitLog:
         the same Blanks and Problems as a record-by-record walk. ``on_message`` is called with each Message
         of a careful step and returns extra Problems (verify's __CRC32# check). ``stop_at``: stop at the
         first record boundary at or past it (without the careful step there). ``vouch`` ("tables" mode): the
-        compressed records it vouches for stay in the runs (parallel.vouched_run).
+        compressed records it vouches for stay in the runs (parallel.vouched_run). ``tail_budget``: how far the zeros
+        after the last segment's data are read (careful.careful_step; None: all of them).
         """
         try:
             mf = self.map(seg)
@@ -386,16 +392,21 @@ class CommitLog:
         is_last = index >= self._last_data_index
         flags = _flags(check_crc, crc_property)
         # the fast path stops before a record a broker is still writing (it ends past the last non-zero byte)
-        fast_limit = limit
+        fast_limit = bound = limit
         if is_last and limit:
             allocated = allocated_end(mf.path)
-            fast_limit = data_end(mf, pos, max(pos, limit if allocated is None else min(limit, allocated)))
+            bound = max(pos, limit if allocated is None else min(limit, allocated))
+            # a copy's zero tail written out is not read for this (data_end_bounded reads from the data's side)
+            fast_limit = data_end_bounded(mf, pos, bound)
             mf.release(fast_limit, limit)  # the scanned zero tail need not stay resident
         end_at = fast_limit if stop_at is None else min(stop_at, fast_limit)
         pages = PageReleaser(mf, pos)
         step = self.STEP
         try:
             while True:
+                if pos > fast_limit and fast_limit < bound:  # records past a zero window the bound stopped at
+                    fast_limit = data_end_bounded(mf, pos, bound)
+                    end_at = fast_limit if stop_at is None else min(stop_at, fast_limit)
                 soft = pos + step
                 if mode == "runs":
                     run = check_run(arr, pos, fast_limit, segment_start=seg.start_offset, stop_at=end_at,
@@ -436,7 +447,7 @@ class CommitLog:
                 if stop_at is not None and pos >= stop_at:
                     return
                 found, nxt = careful_step(buf, pos, limit, seg, is_last, check_crc, self.segment_size,
-                                          lambda: allocated_end(mf.path))
+                                          lambda: allocated_end(mf.path), tail_budget)
                 for entry in found:
                     yield entry
                     if on_message is not None and isinstance(entry, Message):
@@ -457,7 +468,10 @@ class CommitLog:
         key = (segment.start_offset, check_crc)
         scan = self._scans.get(key)
         if scan is None:
-            scan = self.summarise_segment(segment, check_crc=check_crc, workers=workers).scan
+            # the overview's question: where the log ends, not whether a copy's GiB of zeros after it are all
+            # zero (verify's check): they are read only TAIL_BUDGET far (SegmentScan.tail_unchecked says so)
+            scan = summarise(self, segment, check_crc=check_crc, workers=workers, tail_budget=TAIL_BUDGET).scan
+            self._scans[key] = scan
         return scan
 
     def summarise_segment(self, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,

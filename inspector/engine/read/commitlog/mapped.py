@@ -228,6 +228,46 @@ def _scan_backward(arr: np.ndarray, start: int, end: int, release=None) -> int:
     return start
 
 
+TAIL_BUDGET = 16 << 20  # written bytes a bounded look at a zero tail reads before it stops (holes cost nothing)
+_WINDOW = 64 << 10  # an aligned all-zero window this long is where a look from the front takes the data to end
+
+
+def first_nonzero_within(buf, start: int, end: int, budget: int = TAIL_BUDGET) -> tuple[int, bool]:
+    """(position, True): the first non-zero byte of [start, end), or ``end``; or (position, False) when more than
+    ``budget`` bytes written out as zeros would have to be read to say (holes and known zero runs are free):
+    [start, position) holds only zeros, nothing after it was looked at. A copied store's 1 GiB zero tail is not
+    read to answer a question about the data before it."""
+    stop = min(end, len(buf))
+    if start >= stop:
+        return end, True
+    zeros = getattr(buf, "zero_runs", None)
+    if zeros is not None and stop - start > _SMALL:
+        found, decided = zeros.first_nonzero_within(start, stop, budget)
+    else:
+        limit = min(stop, start + max(budget, _SMALL))
+        found = _scan_forward(_view(buf), start, limit)
+        decided = found < limit or limit == stop
+    if not decided:
+        return found, False
+    return (end if found >= stop else found), True
+
+
+def data_end_bounded(buf, start: int, end: int, budget: int = 16 * _WINDOW) -> int:
+    """:func:`data_end` without reading a long zero tail written out: when more than ``budget`` written zero
+    bytes end the range (1 MiB: a broker's own active segment has a hole there, a full one data), the data is taken to end before the first aligned all-zero window of 64 KiB read from
+    ``start`` (a copied segment holding little data: its data read, not its GiB of zeros). On a sound segment that
+    is where the data ends; a zero window inside the data only makes the answer smaller (a walk bounded by it
+    goes on past it the careful way, then asks again from there)."""
+    if isinstance(buf, MappedFile):
+        buf = buf.buf
+    end = min(end, len(buf))
+    zeros = getattr(buf, "zero_runs", None)
+    if zeros is None or end - start <= budget:
+        return data_end(buf, start, end)
+    found, decided = zeros.data_end_within(start, end, budget)
+    return found if decided else zeros.data_end_from_front(start, found)
+
+
 def is_all_zero(buf, start: int, end: int) -> bool:
     """True when buf[start:end] holds only zero bytes (a mapped file's holes and known zero runs are not read)."""
     return first_nonzero(buf, start, end) >= end
@@ -296,8 +336,14 @@ class ZeroRuns:
         return mf
 
     def first_nonzero(self, start: int, end: int) -> int:
+        return self.first_nonzero_within(start, end, None)[0]
+
+    def first_nonzero_within(self, start: int, end: int, budget: int | None) -> tuple[int, bool]:
+        """(first non-zero position or ``end``, True), or (where the look stopped, False) once ``budget`` written
+        bytes were read (None: no bound)."""
         mf = self._mapped()
         arr = mf.array
+        spent = 0
         with self.lock:
             self._fresh()
             fd = _open_quietly(self.path)
@@ -314,19 +360,30 @@ class ZeroRuns:
                         pos = data
                         continue
                     stop = min(end, hole, self._next_run(pos))
+                    if budget is not None:
+                        if spent >= budget:
+                            return pos, False
+                        stop = min(stop, pos + budget - spent)
                     found = _scan_forward(arr, pos, stop, mf.release if stop - pos > _SMALL else None)
                     self._learn(pos, found)
+                    spent += found - pos
                     if found < stop:
-                        return found
+                        return found, True
                     pos = stop
-                return end
+                return end, True
             finally:
                 if fd is not None:
                     os.close(fd)
 
     def data_end(self, start: int, end: int) -> int:
+        return self.data_end_within(start, end, None)[0]
+
+    def data_end_within(self, start: int, end: int, budget: int | None) -> tuple[int, bool]:
+        """(one past the last non-zero byte of [start, end), or ``start``; True), or (where the backward look
+        stopped, False) once ``budget`` written bytes were read: [that position, end) holds only zeros."""
         mf = self._mapped()
         arr = mf.array
+        spent = 0
         with self.lock:
             self._fresh()
             extents = data_extents(self.path)
@@ -343,12 +400,45 @@ class ZeroRuns:
                         pos = max(lo, run)
                         continue
                     stop = max(lo, self._prev_run_end(pos))
+                    if budget is not None:
+                        if spent >= budget:
+                            return pos, False
+                        stop = max(stop, pos - (budget - spent))
                     found = _scan_backward(arr, stop, pos, mf.release if pos - stop > _SMALL else None)
                     self._learn(found, pos)
+                    spent += pos - found
                     if found > stop:
-                        return found
+                        return found, True
                     pos = stop
+            return start, True
+
+    def data_end_from_front(self, start: int, end: int) -> int:
+        """One past the last non-zero byte before the first aligned all-zero window of _WINDOW bytes in
+        [start, end) (or before ``end``, or the first hole), reading from ``start`` in ZERO_CHUNK pieces whose pages
+        are released behind the look: the data of a segment whose long zero tail is written out, not its tail."""
+        mf = self._mapped()
+        arr = mf.array
+        fd = _open_quietly(self.path)
+        try:
+            data, hole = _extent_from(fd, start, arr.size)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        if data > start:  # a hole from ``start``: no data there
             return start
+        limit = min(end, hole)
+        pos = start
+        while pos < limit:
+            stop = min(limit, (pos // ZERO_CHUNK + 1) * ZERO_CHUNK)
+            lo, hi = -(-pos // _WINDOW) * _WINDOW, stop // _WINDOW * _WINDOW
+            if hi > lo:
+                blocks = arr[lo:hi].view(np.uint64).reshape(-1, _WINDOW // 8)
+                empty = np.count_nonzero(blocks, axis=1) == 0
+                if empty.any():
+                    return _scan_backward(arr, start, lo + int(np.argmax(empty)) * _WINDOW)
+            mf.release(pos, stop)
+            pos = stop
+        return _scan_backward(arr, start, limit)
 
     # -- what is known ----------------------------------------------------------------------------------------
 

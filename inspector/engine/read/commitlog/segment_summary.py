@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
-from inspector.engine.read.commitlog.mapped import allocated_end, data_end
+from inspector.engine.read.commitlog.careful import TAIL_NOT_CHECKED
+from inspector.engine.read.commitlog.mapped import allocated_end, data_end_bounded
 from inspector.engine.read.commitlog.parallel import Vouch, default_workers, threaded_runs
 from inspector.engine.scan.batch import MessageBatch
 from inspector.engine.scan.decode import RecordError, decode_message
@@ -38,6 +39,9 @@ class SegmentScan:
     last_store_timestamp: int
     problems: tuple[Problem, ...]
     preallocated: bool  # an all-zero segment after the end of the log
+    # the zeros after the log's end were read only so far (a bounded walk: info's overview on a copied store whose
+    # zero tail is written out); garbage after them is verify's finding
+    tail_unchecked: bool = False
 
     @property
     def valid_end_offset(self) -> int:
@@ -61,12 +65,14 @@ def _flags(check_crc: bool, per_record: bool) -> int:
 
 
 def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bool = False,
-              on_message=None, on_table=None, on_record=None, workers: int | None = None) -> SegmentSummary:
+              on_message=None, on_table=None, on_record=None, workers: int | None = None,
+              tail_budget: int | None = None) -> SegmentSummary:
     """The walk of one segment, figures only: what scan_segment reports, plus the largest store timestamp
     and, with ``crc_property`` / ``on_message`` (verify), the extra Problems ``on_message`` returns for
     each record that is not clean, in log order among the others. ``on_table`` is called, in log order,
     with a :class:`~inspector.engine.scan.verify_kernels.VerifyTable` of every run of clean records (verify's
-    cross-checks); the tables are not kept.
+    cross-checks); the tables are not kept. ``tail_budget``: see careful.careful_step (the scan's
+    ``tail_unchecked`` then says when the zeros after the log's end were not all read).
     """
     index = log.segment_index(segment)
     messages = 0
@@ -83,9 +89,10 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
             yield p
 
     vouch = _vouch(log, segment, on_message) if on_message is not None and on_table is not None else None
+    unchecked = False
     for item in _summary_items(log, segment, index, check_crc, crc_property,
                                     extras if on_message is not None else None, workers, on_table is not None,
-                                    vouch):
+                                    vouch, tail_budget):
         if isinstance(item, Run):
             messages += item.count
             data_end = item.end
@@ -107,13 +114,15 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
         elif isinstance(item, Blank):
             blank_pos, blank_size = item.position, item.total_size
             data_end = item.position
+        elif item.code == TAIL_NOT_CHECKED:  # a note on the walk, no finding about the store
+            unchecked = True
         else:
             every.append(item)
             if id(item) not in extra_ids:
                 problems.append(item)
     preallocated = index > log._last_data_index and messages == 0 and not problems
     scan = SegmentScan(segment, messages, data_end, blank_pos, blank_size, first_ts, last_ts, tuple(problems),
-                       preallocated)
+                       preallocated, unchecked)
     return SegmentSummary(scan, max_ts, tuple(every))
 
 def _vouch(log, seg: Segment, on_message) -> Vouch:
@@ -142,32 +151,32 @@ def _walk_bytes(log, seg: Segment, index: int) -> int:
     if index < log._last_data_index:
         return size
     try:  # the active segment up to its last non-zero byte: a copy's zero tail written out is no data either
-        return data_end(log.map(seg), 0, size)  # (remembered: the walk asks again)
+        return data_end_bounded(log.map(seg), 0, size)  # (a zero tail written out: not read)
     except StoreError:
         return size
 
 def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
-                   workers: int | None, tables: bool = False,
-                   vouch: Vouch | None = None) -> Iterator[Item | VerifyTable]:
+                   workers: int | None, tables: bool = False, vouch: Vouch | None = None,
+                   tail_budget: int | None = None) -> Iterator[Item | VerifyTable]:
     """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""
     mode = "tables" if tables else "runs"
     workers = default_workers() if workers is None else max(1, workers)
     if workers < 2 or _walk_bytes(log, seg, index) < log.PARALLEL_MIN_BYTES or not numba_enabled():
         yield from log._segment_items(seg, 0, check_crc, index, mode, crc_property=crc_property,
-                                       on_message=on_message, vouch=vouch)
+                                       on_message=on_message, vouch=vouch, tail_budget=tail_budget)
         return
     try:
         mf = log.map(seg)
     except StoreError:
-        yield from log._segment_items(seg, 0, check_crc, index, mode)
+        yield from log._segment_items(seg, 0, check_crc, index, mode, tail_budget=tail_budget)
         return
     allocated = allocated_end(mf.path)  # past it a hole: zeros, no record for the threads (the careful walk goes on)
     limit = mf.size if allocated is None else min(mf.size, allocated)
     if index >= log._last_data_index:  # threads stop before a record still being written
-        limit = data_end(mf, 0, limit)
+        limit = data_end_bounded(mf, 0, limit)
     flags = _flags(check_crc, crc_property)
     pos = yield from threaded_runs(mf, limit, seg.start_offset, flags, tables, workers, log.PARALLEL_CHUNK,
                                    log.STEP, vouch, seg.entry_header)
     # the rest (the end of the segment, or damage) record by record from where the runs left off
     yield from log._segment_items(seg, pos, check_crc, index, mode, crc_property=crc_property,
-                                   on_message=on_message, vouch=vouch)
+                                   on_message=on_message, vouch=vouch, tail_budget=tail_budget)

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.read.commitlog.careful import TAIL_NOT_CHECKED
 from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.config.checkpoint import read_checkpoint
 from inspector.engine.scan.batch import MessageBatch
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
 # dledger-newer-entry: a NOOP / CONFIG_CHANGE entry, which the DLedger 0.4+ that wrote it steps over in recovery
 # (0.3.1.2's stop there is said by verify's DLedger recovery preview)
-NOT_FATAL = {"offset-mismatch", "blank-size", "dledger-newer-entry"}
+# tail-not-checked: the note a bounded walk ends the log with (the zero header recovery stops at, as the broker's)
+NOT_FATAL = {"offset-mismatch", "blank-size", "dledger-newer-entry", TAIL_NOT_CHECKED}
 CHECKPOINT_SLACK_MS = 3000
 
 
@@ -56,7 +59,9 @@ def recover_log(log: CommitLog, root: Path, mode: str | None = None, *, budget=N
     end = start.start_offset
     last = None
     n = 0
-    for item in log.batches(start.start_offset, check_crc=True):
+    # the broker's recovery stops at the first zero header: the zeros after it are not its question (a copied
+    # store's 1 GiB of them written out are read only TAIL_BUDGET far; garbage after them is verify's finding)
+    for item in log.batches(start.start_offset, check_crc=True, tail_budget=TAIL_BUDGET):
         if isinstance(item, MessageBatch):
             if budget is not None:
                 budget.check(f"walking {n} records for recovery")

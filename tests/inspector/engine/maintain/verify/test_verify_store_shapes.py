@@ -134,3 +134,80 @@ def test_many_empty_files_named_as_segments_give_the_findings_of_a_few(tmp_path)
     (first_few, n_few), (first_many, n_many) = shape(few), shape(many)
     assert first_many == first_few
     assert n_many - n_few == 600 - 3  # one finding more for each file more
+
+
+BIG = Geometry(segment_size=64 << 20, cq_file_size=6000, index_slots=1000, index_items=4000)  # a tail past TAIL_BUDGET
+
+
+def _big_pair(tmp_path: Path, garbage: bool, zero_body: bool = False) -> tuple[Path, Path, Path]:
+    """A 64 MiB segment holding a few messages (``zero_body``: the second one's body 200 KiB of zeros, an aligned
+    zero window inside the data) as the broker leaves it (sparse) and copied with its zero tail written out."""
+    sparse, copy = tmp_path / "sparse", tmp_path / "copy"
+    with StoreWriter(sparse, BIG) as w:
+        for i in range(3):
+            body = bytes(200 << 10) if zero_body and i == 1 else b"x" * 200
+            w.append(MessageSpec(topic="T", keys=[f"k{i}"], body=body, store_timestamp=1_700_000_000_000 + i))
+    segment = next((sparse / "commitlog").iterdir())
+    if garbage:  # a byte far past the budget in the tail
+        with open(segment, "r+b") as f:
+            f.seek((64 << 20) - 5000)
+            f.write(b"\x17")
+    _written_out(sparse, copy)
+    return sparse, copy, copy / "commitlog" / segment.name
+
+
+def _known_zeros_end(store, seg) -> int:
+    """How far from the data the zero scans of the segment's mapping have read (the runs they remember)."""
+    return max((b for _, b in store.commitlog.map(seg).buf.zero_runs.runs), default=0)
+
+
+@pytest.mark.parametrize("garbage", [False, True], ids=["zeros", "garbage-far-in-the-tail"])
+def test_info_and_hex_on_a_copy_do_not_read_its_long_zero_tail(tmp_path, capsys, garbage):
+    """A copied 64 MiB segment holding three messages: info and hex read the zeros after the log's end only
+    TAIL_BUDGET far (16 MiB), not to the segment's end, and info says so in one line (JSON: ``tail_not_checked``);
+    the rest of its answer is the sparse original's. Garbage after them is verify's finding, on both."""
+    from inspector.engine import store_overview
+    from inspector.engine.present.layout import regions
+
+    sparse, copy, copied = _big_pair(tmp_path, garbage)
+    with Store(copy) as store:
+        seg = store.commitlog.segments[0]
+        overview = store_overview(store)
+        assert _known_zeros_end(store, seg) <= 3 * (16 << 20)  # not the 64 MiB: the look stopped
+    with Store(copy) as store:  # a fresh store: nothing remembered of the tail
+        (zero,) = regions(store.commitlog, 50 << 20, (50 << 20) + 64)
+        assert zero.kind == "zero" and "not checked here" in zero.label and zero.end == 64 << 20
+        assert _known_zeros_end(store, store.commitlog.segments[0]) <= 3 * (16 << 20)
+    assert overview["tail_not_checked"].startswith("bytes after the log's end: not checked by info")
+    code, info_sparse = _json(["info", str(sparse), "--json"], capsys)
+    assert "tail_not_checked" not in info_sparse  # its tail is a hole: all of it is looked at, for nothing
+    code, info_copy = _json(["info", str(copy), "--json"], capsys)
+    assert code == 0 and info_copy.pop("tail_not_checked")
+    if garbage:  # the sparse store's info sees it (its one data page in the hole), the copy's leaves it to verify
+        assert [p["code"] for p in info_sparse.pop("problems")] == ["garbage-after-end"]
+        assert info_copy.pop("problems") == []
+        for info in (info_sparse, info_copy):  # the segment's count of them, recovery's reason for its end
+            info["segments"][0].pop("problems"), info["recovery"].pop("reason"), info["recovery"].pop("stop_problem")
+        assert info_sparse["recovery"]["end_offset"] == info_copy["recovery"]["end_offset"] == 1095
+    assert json.dumps(info_copy).replace(str(copy), "S") == json.dumps(info_sparse).replace(str(sparse), "S")
+    assert main(["info", str(copy)]) == 0
+    assert capsys.readouterr().out.count("bytes after the log's end: not checked by info") == 1
+    assert _report(copy) == _report(sparse)
+    assert [c for *_, c, _ in _report(copy)[3]] == (["garbage-after-end"] if garbage else [])
+
+
+def test_a_zero_window_inside_the_data_of_a_copy_changes_no_answer(tmp_path, capsys):
+    """The walk's bound, read from the data's side in a copy, stops at the first aligned zero window, here inside a
+    record's body: the records after it are walked on (the bound looked for again past it), and every command
+    answers as on the sparse original."""
+    sparse, copy, _ = _big_pair(tmp_path, garbage=False, zero_body=True)
+    assert _report(copy) == _report(sparse) and _report(copy)[0] == 3
+    for argv in (["info", "--json"], ["messages", "--json"], ["verify", "--json"]):
+        answers = []
+        for root in (sparse, copy):
+            code = main([argv[0], str(root), *argv[1:]])
+            out = json.loads(capsys.readouterr().out) if argv[0] != "messages" else capsys.readouterr().out
+            if isinstance(out, dict):
+                out.pop("tail_not_checked", None)
+            answers.append((code, json.dumps(out).replace(str(root), "STORE")))
+        assert answers[0] == answers[1], argv

@@ -131,3 +131,44 @@ def test_a_hole_is_not_read(tmp_path, monkeypatch):
         assert first_nonzero(mf.buf, 100, mf.size) == mf.size
         assert data_end(mf, 0, mf.size) == 100
     assert sum(scanned) < 1 << 20
+
+
+def _has_zero_window(data: bytes, start: int, end: int, window: int) -> bool:
+    """Whether an aligned all-zero window of ``window`` bytes lies in data[start:end]."""
+    lo = -(-start // window) * window
+    return any(not data[at : at + window].strip(b"\0") for at in range(lo, end - window + 1, window))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_bounded_scans_agree_with_the_exact_ones_or_say_where_they_stopped(tmp_path, small_chunks, monkeypatch,
+                                                                                seed):
+    """first_nonzero_within: the exact answer, or (p, False) with only zeros before p and no more than the budget
+    read; data_end_bounded: the exact data end, or, past a long zero tail written out, the end of the data before
+    the first aligned zero window (never more than the exact one)."""
+    from inspector.engine.read.commitlog.mapped import data_end_bounded, first_nonzero_within
+
+    monkeypatch.setattr(mapped, "_WINDOW", 64)
+    size = 3 * 4096 + random.Random(seed).randrange(4096)
+    data = _layout(seed, size)
+    rng = random.Random(seed + 200)
+    bounds = [(0, size), (1, size - 1)] + [tuple(sorted((rng.randrange(size + 1), rng.randrange(size + 1))))
+                                           for _ in range(20)]
+    for sparse in (True, False):
+        path = tmp_path / f"f{sparse}"
+        _write(path, data, sparse=sparse)
+        for start, end in bounds:
+            for budget in (100, 1000, 1 << 20):
+                with MappedFile(path, path.name) as mf:  # fresh: nothing remembered
+                    found, decided = first_nonzero_within(mf.buf, start, end, budget)
+                    exact = _naive_first(data, start, end)
+                    if decided:
+                        assert found == exact, (sparse, start, end, budget)
+                    else:
+                        assert found <= exact and not data[start:found].strip(b"\0") and found - start >= budget
+                with MappedFile(path, path.name) as mf:
+                    bounded, exact = data_end_bounded(mf, start, end, budget), _naive_end(data, start, end)
+                    assert bounded <= exact and (bounded == start or data[bounded - 1] != 0)  # a data end
+                    if bounded != exact:  # it stopped before a zero window, in a tail longer than the budget
+                        assert _has_zero_window(data, start, exact, 64), (sparse, start, end, budget)
+                    if not _has_zero_window(data, start, exact, 64):
+                        assert bounded == exact, (sparse, start, end, budget)

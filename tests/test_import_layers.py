@@ -210,15 +210,9 @@ RECORD_POSITIONS = {"start", "position", "positions", "pos", "offset", "entry_he
 # The raw reads that exist today, by (file, what): each names why it is there; removing one means deleting its
 # line here (a stale entry fails the test, so the list only shrinks).
 KNOWN_RAW_READS = {
-    ("inspector/cli/hexdump.py", "store.commitlog.read"): "issue 28: the hex dump reads segment bytes itself",
-    ("inspector/tui/widgets/hexview.py", "self.store.commitlog.read"):
-        "issue 28: the hex view maps segment bytes itself",
-    ("inspector/tui/widgets/hexview.py", "r.start + 8"): "issue 28: the hex view knows a BLANK record is 8 bytes",
     ("inspector/spark/arrow.py", "np.frombuffer"): "issue 28: Arrow columns decode the batch buffer",
     ("inspector/spark/arrow.py", "positions.astype(np.int64) - batch.entry_header + 8"):
         "issue 28: Arrow reads the DLedger header's index and term at +8/+16",
-    ("web/data.py", "store.commitlog.read"): "issue 28: the web hex window reads segment bytes itself",
-    ("web/workshop.py", "store.commitlog.read"): "issue 28: the web workshop reads record bytes itself",
 }
 # reads of bytes that are not the store's
 NOT_STORE_BYTES = {

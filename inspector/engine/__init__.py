@@ -53,6 +53,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.index.indexfile": ('IndexFileReader',),
     "read.index.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
     "present.layout": ('FieldSpan', 'Region', 'regions'),
+    "present.hexwindow": ('HexWindow', 'hex_bytes', 'hex_segment', 'hex_window', 'holds_offset', 'message_near'),
     "read.store.load_checks": ('store_load_problems',),
     "read.commitlog.mapped": ('is_all_zero',),
     "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
@@ -206,6 +207,14 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.hexwindow import (
+        HexWindow,
+        hex_bytes,
+        hex_segment,
+        hex_window,
+        holds_offset,
+        message_near,
+    )
     from inspector.engine.present.layout import FieldSpan, Region, regions
     from inspector.engine.present.overview import (
         approximate_unique_key_time,

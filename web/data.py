@@ -40,6 +40,7 @@ from inspector.engine import (
     problem_view,
     queue_view,
     region_view,
+    segment_size,
     slot_occupancy,
     survey_of,
     walk_slot,
@@ -145,7 +146,7 @@ def _wait_seconds(limits: Limits, deadline: Deadline) -> float:
 
 def _walking(store: Store) -> dict:
     """The overview's fields while the walk runs: what needs no walk, the rest empty or None."""
-    return {"store": str(store.root), "segment_size": store.commitlog.segment_size, "segments": [],
+    return {"store": str(store.root), "segment_size": segment_size(store), "segments": [],
             "min_physical_offset": store.min_offset, "max_physical_offset": None, "topics": [], "index_files": [],
             "checkpoint": None, "abort_file": store.abort_exists, "lock_file": store.lock_exists,
             "clean_shutdown": store.clean_shutdown, "shutdown": None, "recovery": None, "consumer_groups": [],

@@ -53,6 +53,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.index.indexfile": ('IndexFileReader',),
     "read.index.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
     "present.layout": ('FieldSpan', 'Region', 'regions'),
+    "present.log": ('follow_log', 'log_order', 'segment_batches', 'segment_size'),
     "present.hexwindow": ('HexWindow', 'hex_bytes', 'hex_segment', 'hex_window', 'holds_offset', 'message_near'),
     "read.store.load_checks": ('store_load_problems',),
     "read.commitlog.mapped": ('is_all_zero',),
@@ -216,6 +217,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         message_near,
     )
     from inspector.engine.present.layout import FieldSpan, Region, regions
+    from inspector.engine.present.log import follow_log, log_order, segment_batches, segment_size
     from inspector.engine.present.overview import (
         approximate_unique_key_time,
         id_overview,

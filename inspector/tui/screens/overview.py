@@ -32,6 +32,7 @@ from inspector.engine import (
     census_summary,
     dledger_view,
     not_a_store,
+    segment_size,
     timer_line,
 )
 from inspector.tui.fmt import esc, num, size, when
@@ -113,7 +114,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
             settings, delay = store.settings(), store.delay_table()
         except StoreError as e:
             errors.append(f"broker settings: {e}")
-    return OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
+    return OverviewData(list(store.segments), segment_size(store), queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
                         not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,

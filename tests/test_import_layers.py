@@ -433,17 +433,22 @@ def test_the_face_lists_each_name_once_and_every_name_resolves() -> None:
             assert getattr(engine, n) is getattr(mod, n)
 
 
-def test_the_face_type_checking_block_equals_the_table() -> None:
-    """What checkers see (the TYPE_CHECKING imports) is what ``__getattr__`` gives (``_FACE``)."""
+def test_the_face_is_declared_once_by_its_type_checking_imports() -> None:
+    """The TYPE_CHECKING block ends the file and holds only from-imports of the engine's modules: what checkers
+    see is exactly what ``__getattr__`` loads (``_FACE`` is read from it), and no other table lists names."""
     import importlib
 
     face = importlib.import_module("inspector.engine")._FACE
-    block = next(n for n in _face_tree().body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    tree = _face_tree()
+    block = tree.body[-1]
+    assert isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
     seen = {}
     for node in block.body:
-        assert isinstance(node, ast.ImportFrom)
+        assert isinstance(node, ast.ImportFrom) and node.module.startswith("inspector.engine."), ast.unparse(node)
         seen[node.module.removeprefix("inspector.engine.")] = sorted(a.name for a in node.names)
     assert seen == {m: sorted(ns) for m, ns in face.items()}
+    literals = [n for n in ast.walk(tree) if isinstance(n, ast.Dict) and n.keys]
+    assert literals == [], "a second table of the face's names"
 
 
 def test_front_ends_use_names_the_face_gives() -> None:

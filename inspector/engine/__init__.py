@@ -21,80 +21,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# module (relative to this package) -> the public names it gives the front ends
-_FACE: dict[str, tuple[str, ...]] = {
-    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
-        'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START',
-        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE', 'IDLE_TIMEOUT', 'SecondsKind'),
-    "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
-    "model.budget": ('Budget',),
-    "model.crc": ('rocketmq_crc32',),
-    "model.errors": ('BadInput', 'NotFound', 'StoreError'),
-    "model.files": ('open_regular', 'read_json', 'read_regular', 'UnfitFile'),
-    "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
-    "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
-        'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
-        'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
-        'unique_key_of'),
-    "model.multidispatch": ('is_lmq',),
-    "model.terminal_text": ('has_terminal_controls', 'terminal_text'),
-    "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
-        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'MoreAfterLimit', 'Problem', 'QueueInfo',
-        'Segment'),
-    "scan.batch": ('MessageBatch',),
-    "scan.record_layout": ('CHECK_BODY_CRC',),
-    "read.queues.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
-    "read.commitlog.body": ('BODY_VIEWS', 'body_line', 'body_preview', 'BodyPreview', 'decompress_body', 'HexRow'),
-    "read.store.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
-    "read.commitlog.commitlog": ('Entry', 'SegmentScan'),
-    "read.dledger.dledger": ('dledger_view',),
-    "read.commitlog.follow": ('follow',),
-    "read.index.indexfile": ('IndexFileReader',),
-    "read.index.keys": ('indexed_key', 'IndexedKey', 'item_key_text'),
-    "present.layout": ('FieldSpan', 'Region', 'regions'),
-    "present.log": ('follow_log', 'log_order', 'segment_batches', 'segment_size'),
-    "present.hexwindow": ('HexWindow', 'hex_bytes', 'hex_segment', 'hex_window', 'holds_offset', 'message_near'),
-    "read.store.load_checks": ('store_load_problems',),
-    "read.commitlog.mapped": ('is_all_zero',),
-    "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
-    "read.store.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
-    "read.store.retention": ('expired_id_reason', 'expired_key_reason'),
-    "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
-    "read.config.settings": ('DelayTable', 'Setting'),
-    "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
-    "read.config.storeroot": ('check_store_root', 'not_a_store'),
-    "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
-    "read.timer.timerlinks": ('open_timer', 'TimerStore'),
-    "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
-        'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
-    "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
-        'printable', 'problem_view', 'queue_view', 'region_view'),
-    "present.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
-    "maintain.rebuild.bcq_builder": ('BatchConsumeQueueBuilder',),
-    "maintain.rebuild.cq_builder": ('ConsumeQueueBuilder',),
-    "maintain.rebuild.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
-    "maintain.write.dledger_log": ('DLedgerOptions',),
-    "maintain.write.dledger_stream": ('MatchedEntries',),
-    "maintain.write.messagespec": ('message_lines',),
-    "maintain.write.newstore": ('write_store',),
-    "maintain.rebuild.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.verify.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
-        'record_problems', 'verify'),
-    "maintain.verify.batch_queues": ('check_batch_queue',),
-    "maintain.verify.coverage": ('QueueCoverage', 'queue_ends'),
-    "maintain.verify.dledger": ('check_dledger', 'dledger_segment_heads'),
-    "maintain.verify.index": ('check_index',),
-    "maintain.verify.lmq": ('segment_lmq_problems',),
-    "maintain.verify.queues": ('check_queue',),
-    "maintain.verify.timer": ('check_timer',),
-    "workshop.exercise_model": ('exercise_view', 'result_view'),
-    "workshop.exercises": ('generate',),
-    "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
-    "workshop.templates": ('write_templates',),
-    "workshop.tour_steps": ('NOT_COMPUTED', 'tour_steps'),
-    "workshop.tour_targets": ('cursor_offset', 'step_view'),
-}
+
+def _declared() -> dict[str, tuple[str, ...]]:
+    """module (relative to this package) -> the names it gives the front ends, read once from this file's
+    ``TYPE_CHECKING`` imports at its end: they are the face's one declaration (what checkers see is what
+    ``__getattr__`` loads). Parsing that block costs a few milliseconds and imports nothing of the engine."""
+    import ast
+    from pathlib import Path
+
+    text = Path(__file__).read_text(encoding="utf-8")
+    block = ast.parse(text[text.index("\nif TYPE_CHECKING:") + 1:]).body[0]
+    return {node.module.removeprefix(f"{__name__}."): tuple(a.name for a in node.names)
+            for node in block.body if isinstance(node, ast.ImportFrom) and node.module}
+
+
+_FACE = _declared()
 _HOME = {name: module for module, names in _FACE.items() for name in names}
 __all__ = sorted(_HOME)
 
@@ -112,7 +53,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
+if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() reads it for __getattr__
     from inspector.engine.maintain.rebuild.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.rebuild.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.rebuild.dispatch import (
@@ -132,7 +73,6 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.verify.verify import (
         check_checkpoint,
         check_consumer_offsets,
-        crc_property_problems,
         record_problems,
         verify,
     )
@@ -141,7 +81,6 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.maintain.write.messagespec import message_lines
     from inspector.engine.maintain.write.newstore import write_store
     from inspector.engine.model.arguments import (
-        COUNT,
         CQ_FILE_SIZE,
         DLEDGER_INDEX_FILE_SIZE,
         EXERCISE_COUNT,
@@ -166,21 +105,18 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         integer_kind,
         parse_integer,
     )
-    from inspector.engine.model.broker_config import BrokerConfig, load_broker_config, parse_broker_config
+    from inspector.engine.model.broker_config import BrokerConfig, load_broker_config
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
-    from inspector.engine.model.files import UnfitFile, open_regular, read_json, read_regular
+    from inspector.engine.model.files import read_json
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
     from inspector.engine.model.meaning import (
         NAME_VALUE_SEPARATOR,
         PROPERTY_SEPARATOR,
-        SYS_FLAG_PART_NAMES,
         compression_name,
-        is_compressed,
         keys_of,
         magic_version,
-        offset_msg_id,
         offset_msg_id_prefix,
         offset_msg_id_suffix,
         properties_map,
@@ -216,24 +152,16 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         holds_offset,
         message_near,
     )
-    from inspector.engine.present.layout import FieldSpan, Region, regions
+    from inspector.engine.present.layout import FieldSpan, Region
     from inspector.engine.present.log import follow_log, log_order, segment_batches, segment_size
-    from inspector.engine.present.overview import (
-        approximate_unique_key_time,
-        id_overview,
-        store_overview,
-        unique_key_time,
-    )
-    from inspector.engine.present.survey import StoreSurvey, SurveyState, survey_of
+    from inspector.engine.present.overview import id_overview, store_overview, unique_key_time
+    from inspector.engine.present.survey import survey_of
     from inspector.engine.present.timerviews import (
-        ms_date,
         timer_chain_view,
         timer_line,
-        timer_slot_view,
         timer_slot_views,
         timer_summary,
         timer_unit_chunks,
-        timer_unit_lines,
         timer_unit_view,
     )
     from inspector.engine.present.views import (
@@ -247,41 +175,26 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.present.views_bulk import (
-        json_line,
-        json_lines,
-        json_text,
-        message_line,
-        record_line,
-    )
-    from inspector.engine.read.commitlog.body import (
-        BODY_VIEWS,
-        BodyPreview,
-        HexRow,
-        body_line,
-        body_preview,
-        decompress_body,
-    )
+    from inspector.engine.present.views_bulk import json_lines, json_text, record_line
+    from inspector.engine.read.commitlog.body import BodyPreview, body_line, body_preview, decompress_body
     from inspector.engine.read.commitlog.commitlog import Entry, SegmentScan
-    from inspector.engine.read.commitlog.follow import follow
-    from inspector.engine.read.commitlog.mapped import is_all_zero
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
     from inspector.engine.read.dledger.dledger import dledger_view
     from inspector.engine.read.index.indexfile import IndexFileReader
-    from inspector.engine.read.index.keys import IndexedKey, indexed_key, item_key_text
+    from inspector.engine.read.index.keys import indexed_key, item_key_text
     from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.queues.batchconsumequeue import (
         BatchConsumeQueue,
         inner_messages,
         is_inner_batch,
     )
-    from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
+    from inspector.engine.read.store.census import census, census_summary, census_view
     from inspector.engine.read.store.load_checks import store_load_problems
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.store.retention import expired_id_reason, expired_key_reason
-    from inspector.engine.read.store.store import MAX_TIME, Store, decode_id
-    from inspector.engine.read.timer.timerlinks import TimerStore, open_timer
+    from inspector.engine.read.store.store import MAX_TIME, Store
+    from inspector.engine.read.timer.timerlinks import open_timer
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

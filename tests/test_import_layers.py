@@ -451,6 +451,19 @@ def test_the_face_is_declared_once_by_its_type_checking_imports() -> None:
     assert literals == [], "a second table of the face's names"
 
 
+def test_the_face_docstring_names_every_name_by_question() -> None:
+    """A newcomer reads the face first: its docstring lists each name under the question it answers (the argument
+    kinds of model/arguments.py as one group), on about one screen."""
+    import importlib
+    import re
+
+    engine = importlib.import_module("inspector.engine")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", engine.__doc__))
+    unlisted = [n for module, ns in engine._FACE.items() if module != "model.arguments" for n in ns if n not in words]
+    assert unlisted == []
+    assert len(engine.__doc__.splitlines()) <= 50
+
+
 def test_front_ends_use_names_the_face_gives() -> None:
     import importlib
 

@@ -1,19 +1,43 @@
-"""The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, and nothing else.
+"""The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, by question.
 
-Inside, the engine is six rooms, each a subpackage whose name says its job (a room imports only those above it
-in this list; tests/test_import_layers.py holds that)::
+Open a store from what the user typed, with its settings:
+    Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
+    parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
+What is in it (the overview's facts):
+    store_overview, survey_of, segment_size, dledger_view, timer_line, timer_summary, CheckpointInfo, QueueInfo,
+    IndexFileInfo, Segment, SegmentScan, Recovery, recovery_start, NOT_FATAL, MAX_TIME
+Messages in an order, with the problems that precede them:
+    log_order, follow_log, segment_batches, segment_entries, segment_at, MessageBatch, Entry, Message, Blank,
+    Problem, MoreAfterLimit, inner_messages, is_inner_batch, InnerMessage, BatchConsumeQueue, BatchUnit
+One message, its body and its meaning:
+    message_view, body_preview, body_line, BodyPreview, decompress_body, properties_map, keys_of, tags_of,
+    unique_key_of, sys_flag_parts, magic_version, compression_name, transaction_name, is_lmq, Host, fmt_time
+An id or key resolved:
+    id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
+    expired_key_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
+    IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
+A hex window with its bands:
+    hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
+JSON lines and views shared by CLI, web and Spark:
+    json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
+The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
+Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
+    verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
+    verify_after_queues, verify_dledger, verify_rest
+Rebuild and write (the only writers): rebuild, rebuild_in_place, ConsumeQueueBuilder, BatchConsumeQueueBuilder,
+    dispatch_request, DispatchRequest, lmq_requests, check_path_component, MatchedEntries, write_store,
+    message_lines, DLedgerOptions
+Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
+    DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
+Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3); terminal_text, has_terminal_controls
+    (every store text on a terminal); Budget; rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR,
+    PROPERTY_SEPARATOR; the argument kinds (ArgumentKind, SecondsKind, integer_kind, parse_integer, OFFSET,
+    LIMIT, ... in model/arguments.py)
 
-    model/     the vocabulary every room shares: frozen records, errors, budgets, store geometry
-    scan/      fast paths over commitlog bytes (struct decode, numpy/numba bulk kernels), checked against parsers
-    read/      a store opened read-only over mmap, one subroom per format: commitlog/ queues/ index/ dledger/
-               timer/ config/ store/; never writes
-    present/   answers shaped for the front ends from what read/ gives: JSON views, overview, hex layout, survey
-    maintain/  the only room that writes, one subroom per job: write/ rebuild/ (dispatch and rebuild) verify/
-    workshop/  teaching: tour, exercises, the index-building stepper, Kaitai/ImHex templates
-
-Front ends write ``from inspector.engine import Store, verify`` and never import a room's module or a parser
-(tests/test_import_layers.py holds that). Names load lazily (PEP 562), so ``rmq-inspect info`` does not
-import the writer, the tour or the numba kernels just because they are part of the face.
+The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
+from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
+numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
+front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
 """
 
 from __future__ import annotations
@@ -27,9 +51,8 @@ def _declared() -> dict[str, tuple[str, ...]]:
     ``TYPE_CHECKING`` imports at its end: they are the face's one declaration (what checkers see is what
     ``__getattr__`` loads). Parsing that block costs a few milliseconds and imports nothing of the engine."""
     import ast
-    from pathlib import Path
 
-    text = Path(__file__).read_text(encoding="utf-8")
+    text = __loader__.get_source(__name__)  # through the loader: Spark's executors import the project from a zip
     block = ast.parse(text[text.index("\nif TYPE_CHECKING:") + 1:]).body[0]
     return {node.module.removeprefix(f"{__name__}."): tuple(a.name for a in node.names)
             for node in block.body if isinstance(node, ast.ImportFrom) and node.module}
@@ -63,19 +86,18 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         lmq_requests,
     )
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.verify.batch_queues import check_batch_queue
-    from inspector.engine.maintain.verify.coverage import QueueCoverage, queue_ends
-    from inspector.engine.maintain.verify.dledger import check_dledger, dledger_segment_heads
-    from inspector.engine.maintain.verify.index import check_index
-    from inspector.engine.maintain.verify.lmq import segment_lmq_problems
-    from inspector.engine.maintain.verify.queues import check_queue
-    from inspector.engine.maintain.verify.timer import check_timer
-    from inspector.engine.maintain.verify.verify import (
-        check_checkpoint,
-        check_consumer_offsets,
-        record_problems,
-        verify,
+    from inspector.engine.maintain.verify.coverage import queue_ends
+    from inspector.engine.maintain.verify.tasks import (
+        SegmentVerdict,
+        verify_after_queues,
+        verify_dledger,
+        verify_index_file,
+        verify_layout,
+        verify_queue,
+        verify_rest,
+        verify_segment,
     )
+    from inspector.engine.maintain.verify.verify import verify
     from inspector.engine.maintain.write.dledger_log import DLedgerOptions
     from inspector.engine.maintain.write.dledger_stream import MatchedEntries
     from inspector.engine.maintain.write.messagespec import message_lines
@@ -153,7 +175,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         message_near,
     )
     from inspector.engine.present.layout import FieldSpan, Region
-    from inspector.engine.present.log import follow_log, log_order, segment_batches, segment_size
+    from inspector.engine.present.log import (
+        follow_log,
+        log_order,
+        segment_at,
+        segment_batches,
+        segment_entries,
+        segment_size,
+    )
     from inspector.engine.present.overview import id_overview, store_overview, unique_key_time
     from inspector.engine.present.survey import survey_of
     from inspector.engine.present.timerviews import (
@@ -190,7 +219,6 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         is_inner_batch,
     )
     from inspector.engine.read.store.census import census, census_summary, census_view
-    from inspector.engine.read.store.load_checks import store_load_problems
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.store.retention import expired_id_reason, expired_key_reason
     from inspector.engine.read.store.store import MAX_TIME, Store

@@ -42,6 +42,16 @@ def segment_batches(store, segment: Segment, *, check_crc: bool = True
     return store.commitlog.segment_batches(segment, check_crc=check_crc)
 
 
+def segment_entries(store, index: int, *, check_crc: bool = True) -> Iterator[Message | Blank | Problem]:
+    """The entries of segment ``index`` of ``store.segments``, exactly as ``store.entries()`` sees them there."""
+    return store.commitlog.segment_entries(index, check_crc=check_crc)
+
+
+def segment_at(store, offset: int) -> Segment | None:
+    """The commitlog segment holding physical offset ``offset``; None when none does."""
+    return store.commitlog.segment_for(offset)
+
+
 def follow_log(store, start: int | None, *, interval: float = 0.2,
                idle_timeout: float | None = None) -> Iterator[Message | Problem]:
     """Complete messages of this store's log as a running broker writes them, from ``start`` (read-only polling;

@@ -210,15 +210,9 @@ RECORD_POSITIONS = {"start", "position", "positions", "pos", "offset", "entry_he
 # The raw reads that exist today, by (file, what): each names why it is there; removing one means deleting its
 # line here (a stale entry fails the test, so the list only shrinks).
 KNOWN_RAW_READS = {
-    ("inspector/cli/hexdump.py", "store.commitlog.read"): "issue 28: the hex dump reads segment bytes itself",
-    ("inspector/tui/widgets/hexview.py", "self.store.commitlog.read"):
-        "issue 28: the hex view maps segment bytes itself",
-    ("inspector/tui/widgets/hexview.py", "r.start + 8"): "issue 28: the hex view knows a BLANK record is 8 bytes",
     ("inspector/spark/arrow.py", "np.frombuffer"): "issue 28: Arrow columns decode the batch buffer",
     ("inspector/spark/arrow.py", "positions.astype(np.int64) - batch.entry_header + 8"):
         "issue 28: Arrow reads the DLedger header's index and term at +8/+16",
-    ("web/data.py", "store.commitlog.read"): "issue 28: the web hex window reads segment bytes itself",
-    ("web/workshop.py", "store.commitlog.read"): "issue 28: the web workshop reads record bytes itself",
 }
 # reads of bytes that are not the store's
 NOT_STORE_BYTES = {
@@ -439,17 +433,35 @@ def test_the_face_lists_each_name_once_and_every_name_resolves() -> None:
             assert getattr(engine, n) is getattr(mod, n)
 
 
-def test_the_face_type_checking_block_equals_the_table() -> None:
-    """What checkers see (the TYPE_CHECKING imports) is what ``__getattr__`` gives (``_FACE``)."""
+def test_the_face_is_declared_once_by_its_type_checking_imports() -> None:
+    """The TYPE_CHECKING block ends the file and holds only from-imports of the engine's modules: what checkers
+    see is exactly what ``__getattr__`` loads (``_FACE`` is read from it), and no other table lists names."""
     import importlib
 
     face = importlib.import_module("inspector.engine")._FACE
-    block = next(n for n in _face_tree().body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    tree = _face_tree()
+    block = tree.body[-1]
+    assert isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
     seen = {}
     for node in block.body:
-        assert isinstance(node, ast.ImportFrom)
+        assert isinstance(node, ast.ImportFrom) and node.module.startswith("inspector.engine."), ast.unparse(node)
         seen[node.module.removeprefix("inspector.engine.")] = sorted(a.name for a in node.names)
     assert seen == {m: sorted(ns) for m, ns in face.items()}
+    literals = [n for n in ast.walk(tree) if isinstance(n, ast.Dict) and n.keys]
+    assert literals == [], "a second table of the face's names"
+
+
+def test_the_face_docstring_names_every_name_by_question() -> None:
+    """A newcomer reads the face first: its docstring lists each name under the question it answers (the argument
+    kinds of model/arguments.py as one group), on about one screen."""
+    import importlib
+    import re
+
+    engine = importlib.import_module("inspector.engine")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", engine.__doc__))
+    unlisted = [n for module, ns in engine._FACE.items() if module != "model.arguments" for n in ns if n not in words]
+    assert unlisted == []
+    assert len(engine.__doc__.splitlines()) <= 50
 
 
 def test_front_ends_use_names_the_face_gives() -> None:

@@ -19,7 +19,6 @@ from inspector.engine import (
     Message,
     NotFound,
     Problem,
-    Region,
     Store,
     StoreError,
     body_line,
@@ -29,6 +28,9 @@ from inspector.engine import (
     census,
     census_view,
     chain_view,
+    hex_segment,
+    hex_window,
+    holds_offset,
     id_overview,
     index_file_view,
     inner_messages,
@@ -39,7 +41,7 @@ from inspector.engine import (
     problem_view,
     queue_view,
     region_view,
-    regions,
+    segment_size,
     slot_occupancy,
     survey_of,
     walk_slot,
@@ -163,7 +165,7 @@ def _wait_seconds(limits: Limits, deadline: Deadline) -> float:
 
 def _walking(store: Store) -> dict:
     """The overview's fields while the walk runs: what needs no walk, the rest empty or None."""
-    return {"store": str(store.root), "segment_size": store.commitlog.segment_size, "segments": [],
+    return {"store": str(store.root), "segment_size": segment_size(store), "segments": [],
             "min_physical_offset": store.min_offset, "max_physical_offset": None, "topics": [], "index_files": [],
             "checkpoint": None, "abort_file": store.abort_exists, "lock_file": store.lock_exists,
             "clean_shutdown": store.clean_shutdown, "shutdown": None, "recovery": None, "consumer_groups": [],
@@ -278,7 +280,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     return {
         **inner,
         "message": view,
-        "next_offset": msg.end_offset if store.commitlog.segment_for(msg.end_offset) else None,
+        "next_offset": msg.end_offset if holds_offset(store, msg.end_offset) else None,
         "body_format": body_format,
         "body_error": body.decompress_error,
         "body_length": body.length,
@@ -319,35 +321,19 @@ def get_message_or_404(store: Store, offset: int) -> Message:
 # -- hex ----------------------------------------------------------------------------------------------------------
 
 
-def _region_at(store: Store, offset: int) -> Region | None:
-    if store.commitlog.segment_for(offset) is None:
-        return None
-    found = regions(store.commitlog, offset, offset + 1)
-    return found[0] if found else None
-
-
 def hex_page(store: Store, offset: int, length: int) -> dict:
     """A page of the log around ``offset`` (within its segment) with the regions it overlaps.
 
     ``current`` is the region holding ``offset`` (the record the page is about); ``prev_offset`` and
     ``next_offset`` are the starts of the regions before and after it, across segments.
     """
-    seg = store.commitlog.segment_for(offset)
-    if seg is None:
-        raise store.commitlog.no_segment_error(offset)  # names an expired offset, or an entry that is no file
+    seg = hex_segment(store, offset)  # names an expired offset, or an entry that is no file
     seg_end = seg.start_offset + seg.file_size
     start = max(seg.start_offset, min((offset - length // 4) // 16 * 16, seg_end - length))
-    end = min(seg_end, start + length)
-    data = store.commitlog.read(start, end - start)
-    end = start + len(data)
-    regs = regions(store.commitlog, start, end) if data else []
-    current = next((r for r in regs if r.start <= offset < r.end), None)
-    prev_offset = next_offset = None
-    if current is not None:
-        before = next((r for r in reversed(regs) if r.end == current.start), None) or (
-            _region_at(store, current.start - 1) if current.start > 0 else None)
-        prev_offset = before.start if before is not None else None
-        next_offset = current.end if store.commitlog.segment_for(current.end) is not None else None
+    window = hex_window(store, start, min(seg_end, start + length) - start, focus=offset)
+    data, regs, current = window.data, window.regions, window.current
+    end = window.end
+    prev_offset, next_offset = window.prev_offset, window.next_offset
     return {
         "offset": offset,
         "window_start": start,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
-from inspector.engine import NOT_COMPUTED, NotFound, cursor_offset, region_view, regions
+from inspector.engine import NOT_COMPUTED, NotFound, cursor_offset, hex_window, region_view
 from web import data, svg
 from web.offsets import stringify_offsets
 from web.params import MAX_TEXT, get_deadline, get_limits, get_store, int_arg, parse_int, text_arg
@@ -109,11 +109,9 @@ def hex_fragment(store, target) -> dict:
     if target.end - start > MAX_HEX and focus_at - start > MAX_HEX // 2:
         start = max(start, (focus_at - MAX_HEX // 2) // 16 * 16)
     end = min(target.end, start + MAX_HEX)
-    raw = store.commitlog.read(start, end - start)
-    end = start + len(raw)
-    regs = regions(store.commitlog, start, end) if raw else []
-    cur = next((r for r in regs if r.start <= focus_at < r.end), None)
-    page = {"window_start": start, "regions": [region_view(r) for r in regs],
+    window = hex_window(store, start, end - start)
+    raw, end, cur = window.data, window.end, window.region_at(focus_at)
+    page = {"window_start": start, "regions": [region_view(r) for r in window.regions],
             "current": None if cur is None else {"kind": cur.kind, "start": cur.start, "end": cur.end,
                                                  "label": cur.label}}
     rows = data.hex_rows(page, raw)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, plain, print_json
-from inspector.engine import Store, region_view, regions
+from inspector.engine import Store, hex_window, region_view
 
 MAX_LENGTH = 1 << 20
 REGION_STYLES = {"message": ("on grey19", "on grey30"), "entry": ("on dark_green",), "blank": ("on dark_red",),
@@ -14,13 +14,12 @@ REGION_STYLES = {"message": ("on grey19", "on grey30"), "entry": ("on dark_green
 
 def hex_data(store: Store, offset: int, length: int) -> dict:
     length = max(1, min(length, MAX_LENGTH))
-    data = store.commitlog.read(offset, length)
-    regs = regions(store.commitlog, offset, offset + len(data))
+    window = hex_window(store, offset, length)
     return {
         "offset": offset,
-        "length": len(data),
-        "bytes_hex": data.hex(),
-        "regions": [region_view(r) for r in regs],
+        "length": len(window.data),
+        "bytes_hex": window.data.hex(),
+        "regions": [region_view(r) for r in window.regions],
     }
 
 

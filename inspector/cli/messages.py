@@ -33,6 +33,7 @@ from inspector.engine import (
     is_inner_batch,
     is_lmq,
     json_lines,
+    log_order,
     message_view,
     record_line,
 )
@@ -41,19 +42,6 @@ from inspector.engine import (
 # record (worst case) and its lines; 4,096 keeps a whole 1 GiB segment near 250 MB peak (32,768: 388 MB on an
 # 8 GiB store, after the pages' release; 8,192: 305 MB)
 JSON_BATCH = 1 << 12
-
-
-def _commitlog_order(store: Store, topic: str | None, start: int | None, batches: bool = False):
-    yield from store.commitlog.problems  # a missing or cut segment: the walk below cannot see what is not there
-    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))  # and files it skips
-    if batches:  # JSON: runs of clean records as columnar batches, encoded in bulk (json_lines filters topics)
-        yield from store.commitlog.batches(start, batch_size=JSON_BATCH)
-        return
-    for entry in store.entries(start):
-        if isinstance(entry, Problem):
-            yield entry
-        elif isinstance(entry, Message) and (topic is None or entry.topic == topic):
-            yield entry
 
 
 def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, units: list | None = None):
@@ -72,7 +60,8 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if topic is not None and queue_id is not None:
         stream = _queue_order(store, topic, queue_id, start, None if as_json else unit)
     else:
-        stream = _commitlog_order(store, topic, start, batches=as_json)
+        # JSON: runs of clean records as columnar batches, encoded in bulk (json_lines filters topics)
+        stream = log_order(store, start, topic=topic, batch_size=JSON_BATCH if as_json else None)
     if as_json:
         # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
         return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
@@ -148,14 +137,12 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
     """``messages --follow``: print complete messages as a running broker writes them (read-only polling)."""
     import sys
 
-    from inspector.engine import follow
+    from inspector.engine import follow_log
 
     if start is None:  # like tail -f: start at the current end of the log
         start = store.max_offset()
     shown = 0
-    for item in follow(store.root, start, interval=interval, idle_timeout=idle_timeout,
-                       segment_size=store.commitlog.segment_size or None, directories=store.commitlog.folders,
-                       entry_folders=store.commitlog.entry_folders):
+    for item in follow_log(store, start, interval=interval, idle_timeout=idle_timeout):
         if isinstance(item, Problem):
             warn_problem(item)
             continue

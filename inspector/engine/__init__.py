@@ -1,19 +1,44 @@
-"""The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, and nothing else.
+"""The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, by question.
 
-Inside, the engine is six rooms, each a subpackage whose name says its job (a room imports only those above it
-in this list; tests/test_import_layers.py holds that)::
+Open a store from what the user typed, with its settings:
+    Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
+    parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
+What is in it (the overview's facts):
+    store_overview, survey_of, segment_size, dledger_view, timer_line, timer_summary, CheckpointInfo, QueueInfo,
+    IndexFileInfo, Segment, SegmentScan, Recovery, recovery_start, NOT_FATAL, MAX_TIME
+Messages in an order, with the problems that precede them:
+    log_order, follow_log, segment_batches, segment_entries, segment_at, MessageBatch, Entry, Message, Blank,
+    Problem, MoreAfterLimit, inner_messages, is_inner_batch, InnerMessage, BatchConsumeQueue, BatchUnit
+One message, its body and its meaning:
+    message_view, body_preview, body_line, BodyPreview, decompress_body, properties_map, keys_of, tags_of,
+    unique_key_of, sys_flag_parts, magic_version, compression_name, transaction_name, is_lmq, Host, fmt_time
+An id or key resolved:
+    id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
+    expired_key_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
+    IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
+A hex window with its bands:
+    hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
+JSON lines and views shared by CLI, web and Spark:
+    json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
+The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
+Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
+    verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
+    verify_after_queues, verify_dledger, verify_rest
+The next broker start (what it will do and cut): preflight
+Rebuild and write (the only writers): rebuild, rebuild_in_place, ConsumeQueueBuilder, BatchConsumeQueueBuilder,
+    dispatch_request, DispatchRequest, lmq_requests, check_path_component, MatchedEntries, write_store,
+    message_lines, DLedgerOptions
+Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
+    DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
+Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3); terminal_text, has_terminal_controls
+    (every store text on a terminal); Budget; rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR,
+    PROPERTY_SEPARATOR; the argument kinds (ArgumentKind, SecondsKind, integer_kind, parse_integer, OFFSET,
+    LIMIT, ... in model/arguments.py)
 
-    model/     the vocabulary every room shares: frozen records, errors, budgets, store geometry
-    scan/      fast paths over commitlog bytes (struct decode, numpy/numba bulk kernels), checked against parsers
-    read/      a store opened read-only over mmap, one subroom per format: commitlog/ queues/ index/ dledger/
-               timer/ config/ store/; never writes
-    present/   answers shaped for the front ends from what read/ gives: JSON views, overview, hex layout, survey
-    maintain/  the only room that writes, one subroom per job: write/ rebuild/ (dispatch and rebuild) verify/
-    workshop/  teaching: tour, exercises, the index-building stepper, Kaitai/ImHex templates
-
-Front ends write ``from inspector.engine import Store, verify`` and never import a room's module or a parser
-(tests/test_import_layers.py holds that). Names load lazily (PEP 562), so ``rmq-inspect info`` does not
-import the writer, the tour or the numba kernels just because they are part of the face.
+The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
+from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
+numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
+front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
 """
 
 from __future__ import annotations
@@ -21,78 +46,20 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# module (relative to this package) -> the public names it gives the front ends
-_FACE: dict[str, tuple[str, ...]] = {
-    "model.arguments": ('ArgumentKind', 'COUNT', 'CQ_FILE_SIZE', 'EXERCISE_COUNT', 'INDEX_ITEMS',
-        'INDEX_SLOT', 'INDEX_SLOTS', 'integer_kind', 'LENGTH', 'LIMIT', 'OFFSET', 'parse_integer', 'PORT',
-        'QUEUE_ID', 'QUEUE_OFFSET', 'SEGMENT_SIZE', 'START', 'TIME_MS', 'TIMER_SLOT', 'TIMER_START',
-        'PRE_DLEDGER', 'DLEDGER_INDEX_FILE_SIZE', 'IDLE_TIMEOUT', 'SecondsKind'),
-    "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
-    "model.budget": ('Budget',),
-    "model.crc": ('rocketmq_crc32',),
-    "model.errors": ('BadInput', 'NotFound', 'StoreError'),
-    "model.files": ('open_regular', 'read_json', 'read_regular', 'UnfitFile'),
-    "model.geometry": ('Geometry', 'parse_delay_levels'),
-    "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
-        'offset_msg_id', 'offset_msg_id_prefix', 'offset_msg_id_suffix', 'properties_map',
-        'PROPERTY_SEPARATOR', 'SYS_FLAG_PART_NAMES', 'sys_flag_parts', 'tags_of', 'transaction_name',
-        'unique_key_of'),
-    "model.multidispatch": ('is_lmq',),
-    "model.terminal_text": ('has_terminal_controls', 'terminal_text'),
-    "model.records": ('BatchUnit', 'Blank', 'ChainStep', 'ChainWalk', 'CheckpointInfo', 'fmt_time', 'Host',
-        'IdReading', 'IndexFileInfo', 'InnerMessage', 'Message', 'MoreAfterLimit', 'Problem', 'QueueInfo',
-        'Segment'),
-    "scan.batch": ('MessageBatch',),
-    "scan.record_layout": ('CHECK_BODY_CRC',),
-    "read.queues.batchconsumequeue": ('BatchConsumeQueue', 'inner_messages', 'is_inner_batch'),
-    "read.commitlog.body": ('BODY_VIEWS', 'body_line', 'body_preview', 'BodyPreview', 'decompress_body', 'HexRow'),
-    "read.store.census": ('Census', 'census', 'census_summary', 'census_view', 'KindCount'),
-    "read.commitlog.commitlog": ('Entry', 'SegmentScan'),
-    "read.commitlog.follow": ('follow',),
-    "read.index.indexfile": ('IndexFileReader',),
-    "read.index.keys": ('indexed_key', 'IndexedKey'),
-    "present.layout": ('FieldSpan', 'Region', 'regions'),
-    "read.commitlog.mapped": ('is_all_zero',),
-    "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
-    "read.store.recovery": ('NOT_FATAL', 'Recovery'),
-    "read.store.answers": ('dledger_view', 'expired_id_reason', 'expired_key_reason', 'item_key_text',
-        'open_timer', 'recovery_start', 'store_geometry', 'store_load_problems'),
-    "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
-    "read.config.settings": ('DelayTable', 'Setting'),
-    "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
-    "read.config.storeroot": ('check_store_root', 'not_a_store'),
-    "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
-    "read.timer.timerlinks": ('TimerStore',),
-    "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
-        'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
-    "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
-        'printable', 'problem_view', 'queue_view', 'region_view'),
-    "present.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
-    "maintain.rebuild.bcq_builder": ('BatchConsumeQueueBuilder',),
-    "maintain.rebuild.cq_builder": ('ConsumeQueueBuilder',),
-    "maintain.rebuild.dispatch": ('check_path_component', 'dispatch_request', 'DispatchRequest', 'lmq_requests'),
-    "maintain.write.dledger_log": ('DLedgerOptions',),
-    "maintain.write.dledger_stream": ('MatchedEntries',),
-    "maintain.write.messagespec": ('message_lines',),
-    "maintain.write.newstore": ('write_store',),
-    "maintain.rebuild.rebuild": ('rebuild', 'rebuild_in_place'),
-    "maintain.verify.verify": ('check_checkpoint', 'check_consumer_offsets', 'crc_property_problems',
-        'record_problems', 'verify'),
-    "maintain.verify.batch_queues": ('check_batch_queue',),
-    "maintain.verify.coverage": ('QueueCoverage', 'queue_ends'),
-    "maintain.verify.dledger": ('check_dledger', 'dledger_segment_heads'),
-    "maintain.verify.preflight": ('preflight',),
-    "maintain.verify.index": ('check_index',),
-    "maintain.verify.lmq": ('segment_lmq_problems',),
-    "maintain.verify.queues": ('check_queue',),
-    "maintain.verify.timer": ('check_timer',),
-    "workshop.exercise_model": ('exercise_view', 'result_view'),
-    "workshop.exercises": ('generate',),
-    "workshop.teaching": ('build_steps', 'DEFAULT_HASHES', 'DEFAULT_SLOTS', 'lookup'),
-    "workshop.templates": ('write_templates',),
-    "workshop.tour_steps": ('NOT_COMPUTED', 'tour_steps'),
-    "workshop.tour_targets": ('cursor_offset', 'step_view'),
-}
+
+def _declared() -> dict[str, tuple[str, ...]]:
+    """module (relative to this package) -> the names it gives the front ends, read once from this file's
+    ``TYPE_CHECKING`` imports at its end: they are the face's one declaration (what checkers see is what
+    ``__getattr__`` loads). Parsing that block costs a few milliseconds and imports nothing of the engine."""
+    import ast
+
+    text = __loader__.get_source(__name__)  # through the loader: Spark's executors import the project from a zip
+    block = ast.parse(text[text.index("\nif TYPE_CHECKING:") + 1:]).body[0]
+    return {node.module.removeprefix(f"{__name__}."): tuple(a.name for a in node.names)
+            for node in block.body if isinstance(node, ast.ImportFrom) and node.module}
+
+
+_FACE = _declared()
 _HOME = {name: module for module, names in _FACE.items() for name in names}
 __all__ = sorted(_HOME)
 
@@ -110,7 +77,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by hand, kept equal by a test
+if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() reads it for __getattr__
     from inspector.engine.maintain.rebuild.bcq_builder import BatchConsumeQueueBuilder
     from inspector.engine.maintain.rebuild.cq_builder import ConsumeQueueBuilder
     from inspector.engine.maintain.rebuild.dispatch import (
@@ -120,27 +87,24 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         lmq_requests,
     )
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
-    from inspector.engine.maintain.verify.batch_queues import check_batch_queue
-    from inspector.engine.maintain.verify.coverage import QueueCoverage, queue_ends
-    from inspector.engine.maintain.verify.dledger import check_dledger, dledger_segment_heads
-    from inspector.engine.maintain.verify.index import check_index
-    from inspector.engine.maintain.verify.lmq import segment_lmq_problems
+    from inspector.engine.maintain.verify.coverage import queue_ends
     from inspector.engine.maintain.verify.preflight import preflight
-    from inspector.engine.maintain.verify.queues import check_queue
-    from inspector.engine.maintain.verify.timer import check_timer
-    from inspector.engine.maintain.verify.verify import (
-        check_checkpoint,
-        check_consumer_offsets,
-        crc_property_problems,
-        record_problems,
-        verify,
+    from inspector.engine.maintain.verify.tasks import (
+        SegmentVerdict,
+        verify_after_queues,
+        verify_dledger,
+        verify_index_file,
+        verify_layout,
+        verify_queue,
+        verify_rest,
+        verify_segment,
     )
+    from inspector.engine.maintain.verify.verify import verify
     from inspector.engine.maintain.write.dledger_log import DLedgerOptions
     from inspector.engine.maintain.write.dledger_stream import MatchedEntries
     from inspector.engine.maintain.write.messagespec import message_lines
     from inspector.engine.maintain.write.newstore import write_store
     from inspector.engine.model.arguments import (
-        COUNT,
         CQ_FILE_SIZE,
         DLEDGER_INDEX_FILE_SIZE,
         EXERCISE_COUNT,
@@ -165,21 +129,18 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         integer_kind,
         parse_integer,
     )
-    from inspector.engine.model.broker_config import BrokerConfig, load_broker_config, parse_broker_config
+    from inspector.engine.model.broker_config import BrokerConfig, load_broker_config
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import BadInput, NotFound, StoreError
-    from inspector.engine.model.files import UnfitFile, open_regular, read_json, read_regular
+    from inspector.engine.model.files import read_json
     from inspector.engine.model.geometry import Geometry, parse_delay_levels
     from inspector.engine.model.meaning import (
         NAME_VALUE_SEPARATOR,
         PROPERTY_SEPARATOR,
-        SYS_FLAG_PART_NAMES,
         compression_name,
-        is_compressed,
         keys_of,
         magic_version,
-        offset_msg_id,
         offset_msg_id_prefix,
         offset_msg_id_suffix,
         properties_map,
@@ -207,23 +168,31 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
-    from inspector.engine.present.layout import FieldSpan, Region, regions
-    from inspector.engine.present.overview import (
-        approximate_unique_key_time,
-        id_overview,
-        store_overview,
-        unique_key_time,
+    from inspector.engine.present.hexwindow import (
+        HexWindow,
+        hex_bytes,
+        hex_segment,
+        hex_window,
+        holds_offset,
+        message_near,
     )
-    from inspector.engine.present.survey import StoreSurvey, SurveyState, survey_of
+    from inspector.engine.present.layout import FieldSpan, Region
+    from inspector.engine.present.log import (
+        follow_log,
+        log_order,
+        segment_at,
+        segment_batches,
+        segment_entries,
+        segment_size,
+    )
+    from inspector.engine.present.overview import id_overview, store_overview, unique_key_time
+    from inspector.engine.present.survey import survey_of
     from inspector.engine.present.timerviews import (
-        ms_date,
         timer_chain_view,
         timer_line,
-        timer_slot_view,
         timer_slot_views,
         timer_summary,
         timer_unit_chunks,
-        timer_unit_lines,
         timer_unit_view,
     )
     from inspector.engine.present.views import (
@@ -237,28 +206,13 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         queue_view,
         region_view,
     )
-    from inspector.engine.present.views_bulk import (
-        json_line,
-        json_lines,
-        json_text,
-        message_line,
-        record_line,
-    )
-    from inspector.engine.read.commitlog.body import (
-        BODY_VIEWS,
-        BodyPreview,
-        HexRow,
-        body_line,
-        body_preview,
-        decompress_body,
-    )
+    from inspector.engine.present.views_bulk import json_lines, json_text, record_line
+    from inspector.engine.read.commitlog.body import BodyPreview, body_line, body_preview, decompress_body
     from inspector.engine.read.commitlog.commitlog import Entry, SegmentScan
-    from inspector.engine.read.commitlog.follow import follow
-    from inspector.engine.read.commitlog.mapped import is_all_zero
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
     from inspector.engine.read.index.indexfile import IndexFileReader
-    from inspector.engine.read.index.keys import IndexedKey, indexed_key
+    from inspector.engine.read.index.keys import indexed_key
     from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot
     from inspector.engine.read.queues.batchconsumequeue import (
         BatchConsumeQueue,
@@ -273,12 +227,10 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
         open_timer,
         recovery_start,
         store_geometry,
-        store_load_problems,
     )
-    from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
+    from inspector.engine.read.store.census import census, census_summary, census_view
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery
-    from inspector.engine.read.store.store import MAX_TIME, Store, decode_id
-    from inspector.engine.read.timer.timerlinks import TimerStore
+    from inspector.engine.read.store.store import MAX_TIME, Store
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

@@ -35,6 +35,7 @@ from inspector.engine import (
     offset_msg_id_suffix,
     properties_map,
     rocketmq_crc32,
+    segment_batches,
     sys_flag_parts,
     tags_of,
     transaction_name,
@@ -283,8 +284,8 @@ class _BatchWalk(SegmentWalk):
         try:
             self.store = self.task.store.open()
             self._planned(self.store)
-            seg = self.store.commitlog.segments[self.task.index]
-            for item in self.store.commitlog.segment_batches(seg, check_crc=self.check_crc):
+            seg = self.store.segments[self.task.index]
+            for item in segment_batches(self.store, seg, check_crc=self.check_crc):
                 if isinstance(item, MessageBatch):
                     self._observe_batch(item)
                 else:

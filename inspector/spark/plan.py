@@ -20,6 +20,8 @@ from inspector.engine import (
     StoreError,
     not_a_store,
     recovery_start,
+    segment_at,
+    segment_size,
 )
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
@@ -120,7 +122,7 @@ def recovery(store: Store, reports: Sequence[SegmentReport], mode: str | None = 
     mode, start_index = recovery_start(store, mode)
     if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
-    start = store.commitlog.segments[start_index]
+    start = store.segments[start_index]
     ordered = _complete(store, reports, "where recovery ends the log")
     end = start.start_offset
     last = None
@@ -128,7 +130,7 @@ def recovery(store: Store, reports: Sequence[SegmentReport], mode: str | None = 
         if r.last_record_offset is not None:
             last, end = r.last_record_offset, r.last_record_end
         if r.blank_offset is not None:
-            nxt = store.commitlog.segment_for(r.start_offset + (store.commitlog.segment_size or 1))
+            nxt = segment_at(store, r.start_offset + (segment_size(store) or 1))
             end = nxt.start_offset if nxt is not None else r.blank_offset
         if r.fatal is not None:
             p = r.fatal

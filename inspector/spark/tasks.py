@@ -33,22 +33,19 @@ from inspector.engine import (
     MatchedEntries,
     Message,
     Problem,
-    QueueCoverage,
     Store,
     StoreError,
-    check_batch_queue,
-    check_index,
     check_path_component,
-    check_queue,
     dispatch_request,
-    dledger_segment_heads,
     inner_messages,
     is_inner_batch,
     lmq_requests,
     queue_ends,
-    record_problems,
-    segment_lmq_problems,
+    segment_entries,
     sys_flag_parts,
+    verify_index_file,
+    verify_queue,
+    verify_segment,
 )
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
@@ -77,7 +74,7 @@ class StoreRef:
 @dataclass(frozen=True)
 class SegmentTask:
     store: StoreRef
-    index: int  # position in store.commitlog.segments
+    index: int  # position in store.segments
     name: str  # file name (20-digit start offset)
     file: str  # path relative to the store root
     start_offset: int
@@ -218,12 +215,6 @@ class SegmentWalk:
             self.report.error = f"{type(e).__name__}: {e}"
 
 
-def segment_entries(store: Store, index: int, *, check_crc: bool = True) -> Iterator[Entry]:
-    """The entries of one segment, exactly as ``CommitLog.entries`` / ``scan_segment`` see them."""
-    commitlog = store.commitlog
-    return commitlog.segment_entries(index, check_crc=check_crc)
-
-
 # --- rows ----------------------------------------------------------------------------------------------------
 
 
@@ -285,12 +276,6 @@ def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tupl
 PHASE_LAYOUT, PHASE_RECORDS, PHASE_LMQ, PHASE_QUEUES, PHASE_INDEX, PHASE_REST = range(6)
 
 
-def _keep_heads(heads: list[np.ndarray], table) -> None:
-    """(record offset, size, Raft index, term) of a verify table's DLedger entries (``verify``'s ``heads``)."""
-    if table.dledger:
-        heads.append(table.table[[0, 1, 10, 11]])
-
-
 def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]:
     """Record-level checks of ``verify`` (every entry's problems, the ``__CRC32#`` property), per segment.
 
@@ -302,29 +287,22 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
         report = SegmentReport(task.store.path, task.index, task.name, task.file, task.start_offset, task.file_size)
         found: list[Problem] = []
         lmq: list[Problem] = []
-        heads: list[np.ndarray] = []
         try:
             with task.store.open() as store:
                 seg = _planned_segment(store, task)
                 if task.store not in ends:
                     ends[task.store] = queue_ends(store)
-                coverage = QueueCoverage(store, ends[task.store])  # records past their queue's end (the driver
-                # merges every task's share and reports them where verify does)
-                # a DLedger data file: its entries' headers as verify tables them (the driver checks the index;
-                # without numba there are no tables, and check_dledger reads the headers itself)
-                on_table = functools.partial(_keep_heads, heads) if seg.entry_header else None
-                summary = coverage.add_segment(store, seg, lambda m, s=store: record_problems(s, m), on_table)
-                lmq = segment_lmq_problems(store, seg, coverage)  # verify's record-side LMQ check, after every record
-                entry_heads = dledger_segment_heads(store, heads)  # each entry against its index unit, here
-                report.uncovered = coverage.uncovered
-            scan = summary.scan
+                verdict = verify_segment(store, seg, ends[task.store])
+            # the driver merges every task's share of the coverage and the entry heads, where verify reports them
+            report.uncovered = verdict.uncovered
+            scan = verdict.scan
             report.messages, report.data_end = scan.messages, scan.data_end
             report.blank_position, report.blank_size = scan.blank_position, scan.blank_size
             report.first_store_timestamp, report.last_store_timestamp = scan.first_store_timestamp, scan.last_store_timestamp
-            report.max_store_timestamp = summary.max_store_timestamp
+            report.max_store_timestamp = verdict.max_store_timestamp
             report.problems = list(scan.problems)
-            report.entry_heads = entry_heads
-            found = list(summary.problems)
+            report.entry_heads = verdict.entry_heads
+            found, lmq = list(verdict.problems), list(verdict.lmq_problems)
         except Exception as e:  # noqa: BLE001 - one segment's failure is reported, not fatal to the job
             report.error = f"{type(e).__name__}: {e}"
             found = [Problem(task.file, 0, f"the segment could not be checked: {report.error}", "check-failed")]
@@ -336,29 +314,11 @@ def verify_segments(tasks: Iterable[SegmentTask], sink: Sink) -> Iterator[tuple]
 
 
 def _planned_segment(store: Store, task: SegmentTask):
-    segments = store.commitlog.segments
+    segments = store.segments
     seg = segments[task.index] if task.index < len(segments) else None
     if seg is None or seg.name != task.name:
         raise StoreError("the commitlog changed since the job was planned", task.file)
     return seg
-
-
-# The engine's verify checks one queue / one index file in private functions; these two adapters are the only
-# places that call them (cross=None: every unit and item is checked against its record, which gives the same
-# report as verify's bulk path, whose tables come from one walk of the whole log in one process).
-
-
-def queue_findings(store: Store, topic: str, queue_id: int, geometry: Geometry, log_end: int,
-                   kind: str = "consumequeue") -> tuple[list[Problem], int]:
-    """(problems, units checked) of one consume queue (or batch consume queue), as ``verify`` reports them."""
-    if kind == "batchconsumequeue":
-        return check_batch_queue(store, topic, queue_id, geometry, log_end)
-    return check_queue(store, topic, queue_id, geometry, log_end, None)
-
-
-def index_findings(store: Store, reader) -> tuple[list[Problem], int]:
-    """(problems, items checked) of one index file, as ``verify`` reports them."""
-    return check_index(store, reader, None)
 
 
 def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:
@@ -369,7 +329,7 @@ def verify_queues(tasks: Iterable[QueueTask], sink: Sink) -> Iterator[tuple]:
             units = 0
             try:
                 store = stores.get(task.store) or stores.setdefault(task.store, task.store.open())
-                found, units = queue_findings(store, task.topic, task.queue_id, task.geometry, task.log_end,
+                found, units = verify_queue(store, task.topic, task.queue_id, task.geometry, task.log_end,
                                               task.kind)
             except Exception as e:  # noqa: BLE001
                 found = [Problem(f"{task.kind}/{task.topic}/{task.queue_id}", 0,
@@ -394,7 +354,7 @@ def verify_index_files(tasks: Iterable[IndexTask], sink: Sink) -> Iterator[tuple
                 reader = readers[task.index] if task.index < len(readers) else None
                 if reader is None or reader.rel != task.file:
                     raise StoreError("the index directory changed since the job was planned", task.file)
-                found, items = index_findings(store, reader)
+                found, items = verify_index_file(store, reader)
             except Exception as e:  # noqa: BLE001
                 found = [Problem(task.file, 0, f"the index file could not be checked: {type(e).__name__}: {e}",
                                  "check-failed")]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from inspector.engine import Message, MessageBatch, StoreError
+from inspector.engine import Message, MessageBatch, StoreError, segment_batches
 
 
 class Cancelled(Exception):
@@ -27,7 +27,7 @@ def matching_offsets(store, matches: Callable[[Message], bool], *, topic: str | 
     """
     start = store.min_offset
     for seg in store.segments:
-        for item in store.commitlog.segment_batches(seg, check_crc=False):
+        for item in segment_batches(store, seg, check_crc=False):
             if isinstance(item, MessageBatch):
                 if not len(item):
                     continue

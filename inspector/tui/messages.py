@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from inspector.engine import ChainWalk, IdReading, Problem, Region, SegmentScan
+from inspector.engine import ChainWalk, IdReading, Problem, Region, Segment, SegmentScan
 
 
 @dataclass
@@ -53,6 +53,8 @@ class RegionsReady(Message):
     end: int
     regions: tuple[Region, ...]
     error: str | None = None
+    segment: Segment | None = None  # the segment the window lies in (None with an error)
+    zero_fills: tuple[tuple[int, int], ...] = ()  # all-zero runs after BLANK records, to fold
 
 
 @dataclass

@@ -23,15 +23,7 @@ from pyspark.sql import functions as F
 from rich.table import Table
 from rich.text import Text
 
-from inspector.engine import (
-    Problem,
-    QueueCoverage,
-    check_checkpoint,
-    check_consumer_offsets,
-    check_dledger,
-    check_timer,
-    store_load_problems,
-)
+from inspector.engine import verify_after_queues, verify_dledger, verify_layout, verify_rest
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import FINDING
@@ -73,18 +65,14 @@ def summary(findings: DataFrame) -> DataFrame:
 
 
 def layout_findings(ref: StoreRef, store) -> list[tuple]:
-    return [finding_row(ref.path, PHASE_LAYOUT, 0, i, p) for i, p in enumerate(store.commitlog.problems)]
+    return [finding_row(ref.path, PHASE_LAYOUT, 0, i, p) for i, p in enumerate(verify_layout(store))]
 
 
 def timer_findings(ref: StoreRef, store, after: int, log_end: int, reports: list) -> list[tuple]:
     """The records no queue covers (every segment task's share of ``QueueCoverage``, merged) and the 5.x timer
     store's checks: ``verify`` runs them after the queues, before the index files; here on the driver, after
     the store's ``after`` queue tasks, so the report keeps verify's order."""
-    coverage = QueueCoverage(store)
-    for r in reports:
-        if r.uncovered:
-            coverage.merge(r.uncovered)
-    found = [*coverage.problems(), *check_timer(store, log_end)[0]]
+    found = verify_after_queues(store, log_end, [r.uncovered for r in reports])
     return [finding_row(ref.path, PHASE_QUEUES, after, i, p) for i, p in enumerate(found)]
 
 
@@ -94,7 +82,7 @@ def dledger_findings(ref: StoreRef, store, reports: list) -> tuple[list[tuple], 
     findings come after every segment's record findings and before the LMQ ones, as in ``verify``."""
     walk = [p for r in reports for p in r.problems]
     heads = [r.entry_heads for r in reports if r.entry_heads is not None]
-    found = check_dledger(store, walk, heads)
+    found = verify_dledger(store, walk, heads)
     if found is None:
         return None
     after = len(store.segments)  # a task number past every segment's: PHASE_RECORDS, after their findings
@@ -102,10 +90,7 @@ def dledger_findings(ref: StoreRef, store, reports: list) -> tuple[list[tuple], 
 
 
 def rest_findings(ref: StoreRef, store, last_ts: int) -> list[tuple]:
-    found: list[Problem] = [*store.unknown_files(), *store_load_problems(store), *store.dledger_member_problems(),
-                            *store.index_problems(),
-                            *store.checkpoint_problems(), *check_checkpoint(store, last_ts),
-                            *check_consumer_offsets(store), *store.config.findings()]
+    found = verify_rest(store, last_ts)
     return [finding_row(ref.path, PHASE_REST, 0, i, p) for i, p in enumerate(found)]
 
 

@@ -33,6 +33,7 @@ from inspector.engine import (
     dledger_view,
     not_a_store,
     preflight,
+    segment_size,
     timer_line,
 )
 from inspector.tui.fmt import esc, num, size, when
@@ -121,7 +122,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
             next_start = preflight(store).banner
         except StoreError as e:
             next_start = f"next start: not known ({e})"
-    data = OverviewData(list(store.segments), store.commitlog.segment_size, queues, lag, index_files, checkpoint,
+    data = OverviewData(list(store.segments), segment_size(store), queues, lag, index_files, checkpoint,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
                         not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,

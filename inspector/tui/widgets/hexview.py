@@ -1,6 +1,6 @@
 """The commitlog hex view: a virtual ScrollView over one segment, drawn line by line from the mmap.
 
-Only the visible rows are read (``store.commitlog.read``); the engine's ``layout.regions`` is asked, in a
+Only the visible rows are read (the engine's ``hex_bytes``); the engine's ``hex_window`` is asked, in a
 thread worker, for the regions of the visible window only. Rows whose regions are not known yet are drawn
 plain and tinted when the worker's answer arrives. Long zero runs are folded into one line.
 """
@@ -20,8 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from inspector.engine import FieldSpan, Region, StoreError, is_all_zero, regions
-from inspector.engine import Message as StoreMessage
+from inspector.engine import FieldSpan, Region, StoreError, hex_bytes, hex_segment, hex_window, message_near
 from inspector.engine import Segment as StoreSegment
 from inspector.tui.hexmodel import FOLD_MIN_ROWS, ROW, Line, RegionMap, SegmentLines, field_at
 from inspector.tui.messages import JumpTo, RegionsReady, WorkerFailed
@@ -152,10 +151,10 @@ class HexView(ScrollView, can_focus=True):
 
     def goto(self, offset: int) -> bool:
         """Put the cursor on physical offset ``offset`` (switching segment when needed)."""
-        seg = self.store.commitlog.segment_for(offset)
-        if seg is None or seg.file_size == 0:
-            # the engine says why: no segment there, or an entry of that name that is no file
-            self.notify(str(self.store.commitlog.no_segment_error(offset)), severity="error")
+        try:
+            seg = hex_segment(self.store, offset, allow_empty=False)
+        except StoreError as e:  # the engine says why: no segment there, or an entry of that name that is no file
+            self.notify(str(e), severity="error")
             return False
         self._set_segment(seg)
         self._cursor = self.lines.visible(offset, 1) if self.lines.line(self.lines.line_of(offset)).kind == "fold" \
@@ -339,16 +338,17 @@ class HexView(ScrollView, can_focus=True):
 
     @work(thread=True, group="hex-layout", exit_on_error=False)
     def _compute_regions(self, seg_start: int, start: int, end: int) -> None:
-        commitlog = self.store.commitlog
         try:
-            found = regions(commitlog, start, end)
+            # a BLANK's zero fill is worth folding only when longer than a few rows
+            window = hex_window(self.store, start, end - start, fold_min=ROW * (FOLD_MIN_ROWS + 2))
         except StoreError as e:
             self.post_message(RegionsReady(seg_start, start, end, (), str(e)))
             return
         except Exception as e:  # noqa: BLE001 - a worker must report, never crash the app
             self.post_message(RegionsReady(seg_start, start, end, (), f"{type(e).__name__}: {e}"))
             return
-        self.post_message(RegionsReady(seg_start, start, end, tuple(found), None))
+        self.post_message(RegionsReady(seg_start, start, end, window.regions, None, window.segment,
+                                       window.zero_fills))
 
     def on_regions_ready(self, message: RegionsReady) -> None:
         message.stop()
@@ -369,7 +369,7 @@ class HexView(ScrollView, can_focus=True):
                 self._done_requests.clear()  # the map forgot something: allow asking again
             lines = self._lines.get(message.segment_start)
             before = lines.line_count if lines is not None else None
-            self._fold(message.segment_start, message.regions)
+            self._fold(message)
             # an answer fetched ahead of the view (nothing on screen changes) costs no repaint
             folded = lines is not None and lines.line_count != before
             repaint = folded or self._on_screen(message.segment_start, min(r.start for r in message.regions),
@@ -391,26 +391,19 @@ class HexView(ScrollView, can_focus=True):
         last = lines.line(min(lines.line_count - 1, top + height - 1)).end
         return a < last and first < b
 
-    def _fold(self, seg_start: int, found: tuple[Region, ...]) -> None:
-        seg = self.store.commitlog.segment_for(seg_start)
+    def _fold(self, message: RegionsReady) -> None:
+        seg, seg_start = message.segment, message.segment_start
         if seg is None:
             return
         lines = self._lines.setdefault(seg_start, SegmentLines(seg.start_offset, seg.file_size))
         top_line = self.scroll_offset.y
         top_offset = lines.line(top_line).start if self.segment and seg_start == self.segment.start_offset else None
         changed = False
-        for r in found:
+        for r in message.regions:
             if r.kind == "zero":
                 changed |= lines.fold_zero_run(r.start, r.end)
-            elif r.kind == "blank" and r.end - r.start > ROW * (FOLD_MIN_ROWS + 2):
-                body = r.start + 8  # the BLANK record is 8 bytes; what follows should be the segment's zero fill
-                try:
-                    mf = self.store.commitlog.map(seg)
-                    zero = is_all_zero(mf.buf, body - seg.start_offset, r.end - seg.start_offset)
-                except StoreError:
-                    zero = False
-                if zero:
-                    changed |= lines.fold_zero_run(body, r.end)
+        for a, b in message.zero_fills:  # the all-zero fill after a long BLANK record
+            changed |= lines.fold_zero_run(a, b)
         if changed and top_offset is not None:
             self._cursor = lines.visible(self._cursor, 1)
             self._update_virtual_size()
@@ -433,36 +426,8 @@ class HexView(ScrollView, can_focus=True):
             self.post_message(JumpTo(target))
 
     def _message_near(self, cursor: int, direction: int, worker) -> int | None:
-        commitlog = self.store.commitlog
-        here = [r for r in regions(commitlog, cursor, cursor + 1) if r.start <= cursor < r.end]
-        if not here:
-            return None
-        region = here[0]
-        if direction > 0:
-            for n, entry in enumerate(self.store.entries(region.end, check_crc=False)):
-                if isinstance(entry, StoreMessage):
-                    return entry.physical_offset
-                if worker.is_cancelled or n > MAX_PREV_STEPS:
-                    return None
-            return None
-        x = region.start
-        for _ in range(MAX_PREV_STEPS):
-            if worker.is_cancelled or x <= commitlog.min_offset:
-                return None
-            seg = commitlog.segment_for(x - 1)
-            if seg is None or seg.file_size == 0:
-                earlier = [s for s in commitlog.segments if s.end_offset <= x and s.file_size]
-                if not earlier:
-                    return None
-                x = earlier[-1].end_offset
-                continue
-            prev = [r for r in regions(commitlog, x - 1, x) if r.start <= x - 1 < r.end]
-            if not prev:
-                return None
-            if prev[0].kind == "message":
-                return prev[0].start
-            x = prev[0].start
-        return None
+        return message_near(self.store, cursor, direction, stop=lambda: worker.is_cancelled,
+                            max_steps=MAX_PREV_STEPS)
 
     def on_jump_to(self, message: JumpTo) -> None:
         message.stop()
@@ -534,7 +499,7 @@ class HexView(ScrollView, can_focus=True):
     def _render_row(self, line: Line, span: tuple[int, int] | None, base: Style | None = None) -> Strip:
         base = self.rich_style if base is None else base
         try:
-            data = self.store.commitlog.read(line.start, line.end - line.start)
+            data = hex_bytes(self.store, line.start, line.end - line.start)
         except StoreError:
             data = b""
         rmap = self.region_map

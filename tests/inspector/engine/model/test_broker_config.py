@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
-from inspector.engine import BadInput, load_broker_config, parse_broker_config
+from inspector.engine import BadInput, load_broker_config
+from inspector.engine.model.broker_config import parse_broker_config
 
 HAND_WRITTEN = """\
 # a broker.conf as operators write them

@@ -8,8 +8,7 @@ import os
 
 import pytest
 
-from inspector.engine import UnfitFile, open_regular, read_json, read_regular
-from inspector.engine.model.files import bounded_lines
+from inspector.engine.model.files import UnfitFile, bounded_lines, open_regular, read_json, read_regular
 
 
 def test_a_regular_file_is_read_whole_within_its_bound(tmp_path):

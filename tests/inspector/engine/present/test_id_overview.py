@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.engine import Store, decode_id, id_overview, unique_key_time
+from inspector.engine import Store, id_overview, unique_key_time
+from inspector.engine.read.store.store import decode_id
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 FIRST_KEY = "0A14010B47372A139A555EA0DB42002D"  # the UNIQ_KEY of the record at 0, born 2025-09-19 09:00:00.194 UTC

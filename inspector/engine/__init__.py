@@ -30,7 +30,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "model.broker_config": ('BrokerConfig', 'load_broker_config', 'parse_broker_config'),
     "model.budget": ('Budget',),
     "model.crc": ('rocketmq_crc32',),
-    "model.errors": ('BadInput', 'NotFound', 'StoreError'),
+    "model.errors": ('BadInput', 'EXIT_BAD_INPUT', 'EXIT_NOT_FOUND', 'EXIT_STORE_ERROR', 'exit_code', 'NotFound',
+        'StoreError'),
     "model.files": ('open_regular', 'read_json', 'read_regular', 'UnfitFile'),
     "model.geometry": ('Geometry', 'parse_delay_levels', 'store_geometry'),
     "model.meaning": ('compression_name', 'is_compressed', 'keys_of', 'magic_version', 'NAME_VALUE_SEPARATOR',
@@ -62,6 +63,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.config.settings": ('DelayTable', 'Setting'),
     "read.store.store": ('decode_id', 'MAX_TIME', 'Store'),
     "read.config.storeroot": ('check_store_root', 'not_a_store'),
+    "read.store.opening": ('open_store', 'read_broker_config', 'store_config',
+        'store_input_problem'),
     "present.survey": ('StoreSurvey', 'survey_of', 'SurveyState'),
     "read.timer.timerlinks": ('open_timer', 'TimerStore'),
     "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
@@ -167,7 +170,15 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.model.broker_config import BrokerConfig, load_broker_config, parse_broker_config
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
-    from inspector.engine.model.errors import BadInput, NotFound, StoreError
+    from inspector.engine.model.errors import (
+        EXIT_BAD_INPUT,
+        EXIT_NOT_FOUND,
+        EXIT_STORE_ERROR,
+        BadInput,
+        NotFound,
+        StoreError,
+        exit_code,
+    )
     from inspector.engine.model.files import UnfitFile, open_regular, read_json, read_regular
     from inspector.engine.model.geometry import Geometry, parse_delay_levels, store_geometry
     from inspector.engine.model.meaning import (
@@ -267,6 +278,12 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.read.store.census import Census, KindCount, census, census_summary, census_view
     from inspector.engine.read.store.load_checks import store_load_problems
+    from inspector.engine.read.store.opening import (
+        open_store,
+        read_broker_config,
+        store_config,
+        store_input_problem,
+    )
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery, recovery_start
     from inspector.engine.read.store.retention import expired_id_reason, expired_key_reason
     from inspector.engine.read.store.store import MAX_TIME, Store, decode_id

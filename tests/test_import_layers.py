@@ -214,9 +214,6 @@ KNOWN_RAW_READS = {
     ("inspector/tui/widgets/hexview.py", "self.store.commitlog.read"):
         "issue 28: the hex view maps segment bytes itself",
     ("inspector/tui/widgets/hexview.py", "r.start + 8"): "issue 28: the hex view knows a BLANK record is 8 bytes",
-    ("inspector/spark/arrow.py", "np.frombuffer"): "issue 28: Arrow columns decode the batch buffer",
-    ("inspector/spark/arrow.py", "positions.astype(np.int64) - batch.entry_header + 8"):
-        "issue 28: Arrow reads the DLedger header's index and term at +8/+16",
     ("web/data.py", "store.commitlog.read"): "issue 28: the web hex window reads segment bytes itself",
     ("web/workshop.py", "store.commitlog.read"): "issue 28: the web workshop reads record bytes itself",
 }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message
@@ -73,7 +72,11 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     """The BODY of a well-formed, uncompressed inner-batch record as its items' fields (spec §2.10), numbered
     ``15b.<item>``; none for any other body (it stays one BODY span)."""
     from inspector.engine.model.errors import StoreError
-    from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
+    from inspector.engine.read.queues.batchconsumequeue import (
+        inner_item_frame,
+        inner_messages,
+        is_inner_batch,
+    )
 
     if not is_inner_batch(msg) or msg.compressed:
         return []
@@ -84,8 +87,7 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     spans = []
     for m in items:
         at = o + m.item_position
-        total, magic = struct.unpack_from(">ii", msg.body, m.item_position)
-        props = total - 22 - len(m.body)
+        total, magic, _, _, _, props = inner_item_frame(msg.body, m.item_position)
         n, q = f"15b.{m.inner_index}", f"inner message {m.inner_index} (queue offset {m.queue_offset})"
         for name, length, value in (
             ("total size", 4, str(total)), ("magic", 4, str(magic)), ("body CRC", 4, str(m.body_crc)),

@@ -69,6 +69,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "read.timer.timerlinks": ('open_timer', 'TimerStore'),
     "present.timerviews": ('ms_date', 'timer_chain_view', 'timer_line', 'timer_slot_view', 'timer_slot_views', 'timer_summary',
         'timer_unit_chunks', 'timer_unit_lines', 'timer_unit_view'),
+    "present.message_shape": ('MESSAGE_FIELDS', 'message_fields', 'MessageField', 'SYS_FLAG_PART_KINDS'),
     "present.views": ('chain_view', 'has_undecodable', 'index_file_view', 'key_hit_view', 'message_view',
         'printable', 'problem_view', 'queue_view', 'region_view'),
     "present.views_bulk": ('json_line', 'json_lines', 'json_text', 'message_line', 'record_line'),
@@ -218,6 +219,12 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.present.layout import FieldSpan, Region, regions
+    from inspector.engine.present.message_shape import (
+        MESSAGE_FIELDS,
+        SYS_FLAG_PART_KINDS,
+        MessageField,
+        message_fields,
+    )
     from inspector.engine.present.overview import (
         approximate_unique_key_time,
         id_overview,

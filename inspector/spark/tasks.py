@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 from inspector.engine import (
+    MESSAGE_FIELDS,
     BadInput,
     BatchConsumeQueueBuilder,
     Blank,
@@ -50,6 +50,7 @@ from inspector.engine import (
     segment_lmq_problems,
     sys_flag_parts,
 )
+from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
 
@@ -232,16 +233,16 @@ def _sys_flag_parts(sys_flag: int) -> tuple:
     return tuple(sys_flag_parts(sys_flag).values())  # SYS_FLAG_PART_NAMES order, as the schema's struct
 
 
+# MESSAGE_FIELDS' derivations in row order; sys_flag_parts as the schema's struct (a tuple, cached per sysFlag)
+_ROW_FIELDS = tuple((lambda m: _sys_flag_parts(m.sys_flag)) if f.kind == "sys_flag_parts" else f.derive
+                    for f in MESSAGE_FIELDS)
+
+
 def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
-    """A row of :data:`inspector.spark.schemas.MESSAGE` (the fields of ``message_view``, body as bytes)."""
-    return (
-        store, segment, msg.file, msg.position, msg.physical_offset, msg.total_size, msg.magic_version,
-        msg.body_crc, msg.body_crc_ok, msg.queue_id, msg.flag, msg.queue_offset, msg.stored_physical_offset,
-        msg.sys_flag, _sys_flag_parts(msg.sys_flag), msg.born_timestamp, str(msg.born_host), msg.store_timestamp,
-        str(msg.store_host), msg.reconsume_times, msg.prepared_transaction_offset, msg.topic, dict(msg.properties),
-        msg.tags, msg.keys, msg.unique_key, msg.msg_id, msg.transaction, msg.compression, len(msg.body),
-        msg.raft_index, msg.raft_term, msg.body if with_body else None,
-    )
+    """A row of :data:`inspector.spark.schemas.MESSAGE`: the engine's declared fields (``MESSAGE_FIELDS``, as
+    ``message_view`` shows them) between the store and segment and the DLedger entry and body bytes."""
+    return (store, segment, *[derive(msg) for derive in _ROW_FIELDS],
+            msg.raft_index, msg.raft_term, msg.body if with_body else None)
 
 
 def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:

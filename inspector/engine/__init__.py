@@ -56,7 +56,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "present.layout": ('FieldSpan', 'Region', 'regions'),
     "read.store.load_checks": ('store_load_problems',),
     "read.commitlog.mapped": ('is_all_zero',),
-    "present.overview": ('approximate_unique_key_time', 'id_overview', 'store_overview', 'unique_key_time'),
+    "present.overview": ('approximate_unique_key_time', 'id_overview', 'resolve_message_id', 'store_overview',
+        'unique_key_time'),
     "read.store.recovery": ('NOT_FATAL', 'Recovery', 'recovery_start'),
     "read.store.retention": ('expired_id_reason', 'expired_key_reason'),
     "read.index.slots": ('busiest_slots', 'slot_occupancy', 'walk_slot'),
@@ -228,6 +229,7 @@ if TYPE_CHECKING:  # what static checkers and IDEs see; generated from _FACE by 
     from inspector.engine.present.overview import (
         approximate_unique_key_time,
         id_overview,
+        resolve_message_id,
         store_overview,
         unique_key_time,
     )

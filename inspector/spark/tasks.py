@@ -45,6 +45,7 @@ from inspector.engine import (
     inner_messages,
     is_inner_batch,
     lmq_requests,
+    open_store,
     queue_ends,
     record_problems,
     segment_lmq_problems,
@@ -70,9 +71,10 @@ class StoreRef:
     dledger_member: str | None = None  # --dledger-member: the member of a root holding several
 
     def open(self) -> Store:
-        return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
-                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config,
-                     dledger_member=self.dledger_member)
+        # the engine's one way from what the user typed to a store (the broker.conf parsed once, on the driver)
+        return open_store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
+                          index_slots=self.index_slots, index_items=self.index_items,
+                          broker_config=self.broker_config, dledger_member=self.dledger_member)
 
 
 @dataclass(frozen=True)

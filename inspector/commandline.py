@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 from inspector.engine import (
     CQ_FILE_SIZE,
+    EXIT_BAD_INPUT,
+    EXIT_NOT_FOUND,
+    EXIT_STORE_ERROR,
     INDEX_ITEMS,
     INDEX_SLOTS,
     SEGMENT_SIZE,
@@ -19,7 +22,9 @@ from inspector.engine import (
     terminal_text,
 )
 
-EXIT_OK, EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR, EXIT_PROBLEMS = 0, 1, 2, 3, 4
+# 1, 2, 3 are the engine's errors' codes (exit_code); 0 and 4 are the commands' own
+EXIT_OK, EXIT_PROBLEMS = 0, 4
+__all__ = ["EXIT_BAD_INPUT", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STORE_ERROR"]
 
 # argparse takes "-1" as a value only when it looks like a negative number; "-0x10" too, so that an out-of-range
 # value gets the range message instead of "unrecognized arguments" (no option of ours starts with a digit)

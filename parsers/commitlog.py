@@ -198,6 +198,23 @@ InnerBatchItem = Struct(
 """One message inside an inner-batch body (``MessageDecoder.encodeMessages``, spec §2.10)."""
 
 
+def _inner_item_frame() -> tuple[str, str]:
+    """The ``struct`` formats of an inner-batch item's frame, from :data:`InnerBatchItem`: its fixed fields with
+    the body's length prefix (the head), and the properties' length prefix. The fast decoder and the writer use
+    these; the schema stays the one declaration."""
+    formats = []
+    for sub in InnerBatchItem.subcons:
+        field = sub
+        while hasattr(field, "subcon") and type(field).__name__ != "Prefixed":
+            field = field.subcon
+        formats.append((field.lengthfield if type(field).__name__ == "Prefixed" else field).fmtstr[1:])
+    return ">" + "".join(formats[:-1]), ">" + formats[-1]
+
+
+INNER_ITEM_HEAD_FORMAT, INNER_ITEM_PROPERTIES_LENGTH_FORMAT = _inner_item_frame()
+"""``>lllll`` (total size, magic, body CRC, flag, body length) and ``>h`` (properties length)."""
+
+
 def host_width(sys_flag: int, v6_flag: int) -> int:
     return 20 if sys_flag & v6_flag else 8
 

@@ -41,6 +41,25 @@ EntryHeader = Struct(
 )
 """The 48 bytes before each record in ``dledger-<id>/data/`` files."""
 
+
+def _fixed_layout(schema: Struct) -> tuple[str, dict[str, int]]:
+    """A schema of fixed-width big-endian integers as the ``struct`` module's format and each field's offset:
+    what the fast paths read (``struct.Struct``, numpy, the numba kernels), derived here so the schema stays
+    the one declaration of the layout."""
+    fmt, offsets, at = ">", {}, 0
+    for sub in schema.subcons:
+        field = sub
+        while hasattr(field, "subcon"):  # "name" / Int64sb * "doc": Renamed around the FormatField
+            field = field.subcon
+        offsets[sub.name] = at
+        fmt += field.fmtstr[1:]
+        at += field.sizeof()
+    return fmt, offsets
+
+
+ENTRY_HEADER_FORMAT, ENTRY_AT = _fixed_layout(EntryHeader)
+"""``struct`` format of :data:`EntryHeader` and ``{field: offset}`` (index at 8, term at 16, pos at 24, ...)."""
+
 EndOfFile = Struct(
     "magic" / Const(END_MAGIC, Int32sb) * "-1: no entry fits; the next entry is in the next file",
     "remaining" / Int32sb * "bytes from this marker to the end of the file (zeros after these 8)",
@@ -55,6 +74,10 @@ IndexUnit = Struct(
     "term" / Int64sb,
 )
 """One 32-byte unit of ``dledger-<id>/index/`` (``DLedgerEntryCoder.encodeIndex``)."""
+
+INDEX_UNIT_FORMAT, INDEX_UNIT_AT = _fixed_layout(IndexUnit)
+if EntryHeader.sizeof() != ENTRY_HEADER_SIZE or IndexUnit.sizeof() != INDEX_UNIT_SIZE:
+    raise ImportError("parsers.dledger: EntryHeader / IndexUnit no longer match their declared sizes")
 
 _JAVA_LONG = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 _LINE = re.compile(r"([^=\n]*)=([^\n]*)\n")

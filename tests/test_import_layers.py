@@ -210,9 +210,6 @@ RECORD_POSITIONS = {"start", "position", "positions", "pos", "offset", "entry_he
 # The raw reads that exist today, by (file, what): each names why it is there; removing one means deleting its
 # line here (a stale entry fails the test, so the list only shrinks).
 KNOWN_RAW_READS = {
-    ("inspector/spark/arrow.py", "np.frombuffer"): "issue 28: Arrow columns decode the batch buffer",
-    ("inspector/spark/arrow.py", "positions.astype(np.int64) - batch.entry_header + 8"):
-        "issue 28: Arrow reads the DLedger header's index and term at +8/+16",
 }
 # reads of bytes that are not the store's
 NOT_STORE_BYTES = {

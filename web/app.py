@@ -29,8 +29,8 @@ from inspector.engine import (
     NotFound,
     Store,
     StoreError,
-    check_store_root,
     has_undecodable,
+    open_store,
     printable,
     survey_of,
     terminal_text,
@@ -78,9 +78,8 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
-    if not isinstance(store_or_path, Store):
-        check_store_root(store_or_path)  # BadInput naming the path: no viewer of "0 problems" on a wrong folder
-    store = store_or_path if isinstance(store_or_path, Store) else Store(store_or_path)
+    # a path: BadInput naming it when it is no store root (no viewer of "0 problems" on a wrong folder)
+    store = store_or_path if isinstance(store_or_path, Store) else open_store(store_or_path)
     app.extensions["rmq_store"] = store
     app.extensions["rmq_limits"] = app.config["LIMITS"]
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from inspector import version
 from inspector.commandline import (
     EXIT_BAD_INPUT,
-    EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_STORE_ERROR,
     geometry_options,
@@ -39,6 +38,7 @@ from inspector.engine import (
     BadInput,
     NotFound,
     StoreError,
+    exit_code,
     terminal_text,
 )
 
@@ -261,27 +261,24 @@ def _geometry_args(p: argparse.ArgumentParser) -> None:
 
 
 def _open(args) -> Store:
-    from inspector.engine import Store, check_store_root, load_broker_config
+    from inspector.engine import open_store
 
-    config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
     # exit 2 with where the store is: never "clean, 0 problems" on a wrong folder
-    check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
-    return Store(args.store, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
-                 index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
-                 delay_levels=getattr(args, "delay_levels", None), dledger_member=getattr(args, "dledger_member", None))
+    return open_store(args.store, broker_config=getattr(args, "broker_config", None),
+                      segment_size=args.segment_size, cq_file_size=args.cq_file_size, index_slots=args.index_slots,
+                      index_items=args.index_items, delay_levels=getattr(args, "delay_levels", None),
+                      dledger_member=getattr(args, "dledger_member", None))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
-        from inspector.engine import Store, check_store_root, load_broker_config
+        from inspector.engine import open_store
 
         if (args.broker_config or args.dledger_member) and not args.store:
             raise BadInput(f"{'--broker-config' if args.broker_config else '--dledger-member'} goes with --store")
-        config = load_broker_config(args.broker_config) if args.broker_config else None
-        if args.store:
-            check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
-        store = Store(args.store, broker_config=config, dledger_member=args.dledger_member) if args.store else None
+        store = (open_store(args.store, broker_config=args.broker_config, dledger_member=args.dledger_member)
+                 if args.store else None)
         return ids.run(args.id, store, args.json)
     if args.command == "spark":
         from inspector.spark.cli import main as spark_main  # imports pyspark only here
@@ -303,10 +300,9 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("give a STORE (or, for key, --keyindex DIR)")
     if args.command == "census":  # the store is not opened: a census only lists and stats
         from inspector.cli import census
-        from inspector.engine import check_store_root, load_broker_config
+        from inspector.engine import store_config
 
-        config = load_broker_config(args.broker_config) if args.broker_config else None
-        check_store_root(args.store, commitlog_elsewhere=bool(config and config.commitlog_paths()))
+        config = store_config(args.store, args.broker_config)
         return census.run(args.store, args.json, config, args.dledger_member)
     with _open(args) as store:
         if args.command == "tui":
@@ -392,15 +388,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     # the one-line errors name store files and quote store text and arguments: escaped like every other line
-    except NotFound as e:
-        sys.stderr.write(f"rmq-inspect: not found: {terminal_text(str(e))}\n")
-        return EXIT_NOT_FOUND
-    except BadInput as e:
-        sys.stderr.write(f"rmq-inspect: {terminal_text(str(e))}\n")
-        return EXIT_BAD_INPUT
-    except StoreError as e:
-        sys.stderr.write(f"rmq-inspect: {terminal_text(str(e))}\n")
-        return EXIT_STORE_ERROR
+    except StoreError as e:  # the engine's error, its documented exit code (exit_code: 1, 2 or 3)
+        what = f"not found: {e}" if isinstance(e, NotFound) else str(e)
+        sys.stderr.write(f"rmq-inspect: {terminal_text(what)}\n")
+        return exit_code(e)
     except BrokenPipeError:  # `rmq-inspect messages ... | head`
         sys.stderr.close()
         return EXIT_OK

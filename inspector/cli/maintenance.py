@@ -15,10 +15,10 @@ from inspector.engine import (
     BadInput,
     Geometry,
     Store,
-    load_broker_config,
     message_lines,
     parse_delay_levels,
     problem_view,
+    read_broker_config,
     read_json,
     store_geometry,
 )
@@ -53,8 +53,8 @@ def run_write(args) -> int:
             raise BadInput(f"--consumer-offsets: expected {{\"topic@group\": {{\"0\": 5}}}}: {e}") from None
     base = Geometry()
     timer_options = {"timer_now": args.timer_now}
-    if args.broker_config:  # the sizes and delay table of the broker the new store is for
-        config = load_broker_config(args.broker_config)
+    config = read_broker_config(args.broker_config)
+    if config is not None:  # the sizes and delay table of the broker the new store is for
         base = Geometry(**config.geometry_values())
         timer_options.update(timer_precision_ms=config.timerPrecisionMs, timer_file_size=config.mappedFileSizeTimerLog)
     geometry = _geometry(args, base)

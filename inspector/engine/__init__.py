@@ -1,7 +1,7 @@
 """The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, by question.
 
 Open a store from what the user typed, with its settings:
-    Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
+    open_store, store_config, read_broker_config, store_input_problem, Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
     parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
 What is in it (the overview's facts):
     store_overview, survey_of, segment_size, dledger_view, timer_line, timer_summary, CheckpointInfo, QueueInfo,
@@ -13,12 +13,12 @@ One message, its body and its meaning:
     message_view, body_preview, body_line, BodyPreview, decompress_body, properties_map, keys_of, tags_of,
     unique_key_of, sys_flag_parts, magic_version, compression_name, transaction_name, is_lmq, Host, fmt_time
 An id or key resolved:
-    id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
+    resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
     expired_key_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
     IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands:
     hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
-JSON lines and views shared by CLI, web and Spark:
+JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS):
     json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
@@ -30,7 +30,8 @@ Rebuild and write (the only writers): rebuild, rebuild_in_place, ConsumeQueueBui
     message_lines, DLedgerOptions
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
-Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3); terminal_text, has_terminal_controls
+Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT,
+    EXIT_NOT_FOUND, EXIT_STORE_ERROR); terminal_text, has_terminal_controls
     (every store text on a terminal); Budget; rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR,
     PROPERTY_SEPARATOR; the argument kinds (ArgumentKind, SecondsKind, integer_kind, parse_integer, OFFSET,
     LIMIT, ... in model/arguments.py)
@@ -132,7 +133,15 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.model.broker_config import BrokerConfig, load_broker_config
     from inspector.engine.model.budget import Budget
     from inspector.engine.model.crc import rocketmq_crc32
-    from inspector.engine.model.errors import BadInput, NotFound, StoreError
+    from inspector.engine.model.errors import (
+        EXIT_BAD_INPUT,
+        EXIT_NOT_FOUND,
+        EXIT_STORE_ERROR,
+        BadInput,
+        NotFound,
+        StoreError,
+        exit_code,
+    )
     from inspector.engine.model.files import read_json
     from inspector.engine.model.geometry import Geometry, parse_delay_levels
     from inspector.engine.model.meaning import (
@@ -185,7 +194,13 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         segment_entries,
         segment_size,
     )
-    from inspector.engine.present.overview import id_overview, store_overview, unique_key_time
+    from inspector.engine.present.message_shape import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS
+    from inspector.engine.present.overview import (
+        id_overview,
+        resolve_message_id,
+        store_overview,
+        unique_key_time,
+    )
     from inspector.engine.present.survey import survey_of
     from inspector.engine.present.timerviews import (
         timer_chain_view,
@@ -229,6 +244,12 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         store_geometry,
     )
     from inspector.engine.read.store.census import census, census_summary, census_view
+    from inspector.engine.read.store.opening import (
+        open_store,
+        read_broker_config,
+        store_config,
+        store_input_problem,
+    )
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery
     from inspector.engine.read.store.store import MAX_TIME, Store
     from inspector.engine.scan.batch import MessageBatch

@@ -155,15 +155,12 @@ def _properties_vectorized(texts: pa.Array) -> tuple[pa.Array, pa.Array, pa.Arra
 
 
 def _raft_columns(batch: MessageBatch, positions: np.ndarray) -> tuple[pa.Array, pa.Array]:
-    """Raft index and term of each record's DLedger entry (the header's +8 and +16 longs, before the record at
-    ``position``); nulls for a plain segment's records."""
-    n = len(positions)
-    if not batch.entry_header:
-        return pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())
-    raw = np.frombuffer(batch.buf, dtype=np.uint8)
-    at = positions.astype(np.int64) - batch.entry_header + 8
-    longs = raw[at[:, None] + np.arange(16)].view(">i8").astype(np.int64)  # (n, 2): index, term
-    return pa.array(longs[:, 0], pa.int64()), pa.array(longs[:, 1], pa.int64())
+    """Raft index and term of each record's DLedger entry, as the engine reads them (``raft_index_term``);
+    nulls for a plain segment's records."""
+    entries = batch.raft_index_term(positions)
+    if entries is None:
+        return pa.nulls(len(positions), pa.int64()), pa.nulls(len(positions), pa.int64())
+    return pa.array(entries[0], pa.int64()), pa.array(entries[1], pa.int64())
 
 
 def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: bool = True,

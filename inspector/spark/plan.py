@@ -18,10 +18,10 @@ from inspector.engine import (
     Recovery,
     Store,
     StoreError,
-    not_a_store,
     recovery_start,
     segment_at,
     segment_size,
+    store_input_problem,
 )
 from inspector.spark.tasks import IndexTask, QueueTask, SegmentReport, SegmentTask, StoreRef
 
@@ -39,7 +39,7 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
             continue
         seen.add(path)
         # the answer every command gives (where the store is), and why no job can run
-        reason = not_a_store(p, commitlog_elsewhere=bool(broker_config and broker_config.commitlog_paths()))
+        reason = store_input_problem(p, broker_config)
         if reason is not None:
             raise BadInput(f"{reason}; no commitlog segment to run a job on", str(p))
         ref = StoreRef(path, segment_size, cq_file_size, index_slots, index_items, broker_config, dledger_member)

@@ -26,6 +26,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from inspector.engine import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS
+
 
 def _fields(*spec: tuple[str, object, bool]) -> StructType:
     return StructType([StructField(name, kind, nullable) for name, kind, nullable in spec])
@@ -33,51 +35,18 @@ def _fields(*spec: tuple[str, object, bool]) -> StructType:
 
 S, INT, L, B = StringType(), IntegerType(), LongType(), BooleanType()
 
-# parsers.commitlog.sys_flag_parts, field for field
-SYS_FLAG_PARTS = _fields(
-    ("compressed", B, False),
-    ("compression_type", S, True),
-    ("multi_tags", B, False),
-    ("transaction", S, False),
-    ("born_host_v6", B, False),
-    ("store_host_v6", B, False),
-    ("need_unwrap", B, False),
-    ("inner_batch", B, False),
-    ("unused_bits", INT, False),
-)
+# the engine's one declaration of a message's outward shape (MESSAGE_FIELDS), its kinds as Spark types
+SYS_FLAG_PARTS = _fields(*((name, {"string": S, "int32": INT, "bool": B}[kind], nullable)
+                           for name, kind, nullable in SYS_FLAG_PART_KINDS))
+_KINDS = {"string": S, "int32": INT, "int64": L, "bool": B, "string_map": MapType(S, S, True),
+          "string_list": ArrayType(S, False), "sys_flag_parts": SYS_FLAG_PARTS}
 
-# One row per commitlog message (inspector.spark.tasks.message_row builds it).
+# One row per commitlog message (inspector.spark.tasks.message_row builds it): the declared fields between
+# where the row comes from and what Spark keeps beside them (the DLedger entry flat, the body as bytes)
 MESSAGE = _fields(
     ("store", S, False),
     ("segment", S, False),
-    ("file", S, False),
-    ("position", L, False),
-    ("physical_offset", L, False),
-    ("total_size", INT, False),
-    ("magic_version", INT, False),
-    ("body_crc", L, False),
-    ("body_crc_ok", B, False),
-    ("queue_id", INT, False),
-    ("flag", INT, False),
-    ("queue_offset", L, False),
-    ("stored_physical_offset", L, False),
-    ("sys_flag", INT, False),
-    ("sys_flag_parts", SYS_FLAG_PARTS, False),
-    ("born_timestamp", L, False),
-    ("born_host", S, False),
-    ("store_timestamp", L, False),
-    ("store_host", S, False),
-    ("reconsume_times", INT, False),
-    ("prepared_transaction_offset", L, False),
-    ("topic", S, False),
-    ("properties", MapType(S, S, True), False),
-    ("tags", S, True),
-    ("keys", ArrayType(S, False), False),
-    ("unique_key", S, True),
-    ("msg_id", S, False),
-    ("transaction", S, False),
-    ("compression", S, True),
-    ("body_length", INT, False),
+    *((f.name, _KINDS[f.kind], f.nullable) for f in MESSAGE_FIELDS),
     ("raft_index", L, True),  # a DLedger store: the Raft index and term of the entry holding the record; else None
     ("raft_term", L, True),
     ("body", BinaryType(), True),  # None when a job asked for rows without bodies (stats, keyindex)

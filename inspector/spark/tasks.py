@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 from inspector.engine import (
+    MESSAGE_FIELDS,
     BadInput,
     BatchConsumeQueueBuilder,
     Blank,
@@ -40,6 +40,7 @@ from inspector.engine import (
     inner_messages,
     is_inner_batch,
     lmq_requests,
+    open_store,
     queue_ends,
     segment_entries,
     sys_flag_parts,
@@ -47,6 +48,7 @@ from inspector.engine import (
     verify_queue,
     verify_segment,
 )
+from inspector.engine import NOT_FATAL as RECOVERY_NOT_FATAL
 
 Sink = Callable[[object], None]  # where a task sends its small side results (an accumulator's add)
 
@@ -66,9 +68,10 @@ class StoreRef:
     dledger_member: str | None = None  # --dledger-member: the member of a root holding several
 
     def open(self) -> Store:
-        return Store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
-                     index_slots=self.index_slots, index_items=self.index_items, broker_config=self.broker_config,
-                     dledger_member=self.dledger_member)
+        # the engine's one way from what the user typed to a store (the broker.conf parsed once, on the driver)
+        return open_store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
+                          index_slots=self.index_slots, index_items=self.index_items,
+                          broker_config=self.broker_config, dledger_member=self.dledger_member)
 
 
 @dataclass(frozen=True)
@@ -223,16 +226,16 @@ def _sys_flag_parts(sys_flag: int) -> tuple:
     return tuple(sys_flag_parts(sys_flag).values())  # SYS_FLAG_PART_NAMES order, as the schema's struct
 
 
+# MESSAGE_FIELDS' derivations in row order; sys_flag_parts as the schema's struct (a tuple, cached per sysFlag)
+_ROW_FIELDS = tuple((lambda m: _sys_flag_parts(m.sys_flag)) if f.kind == "sys_flag_parts" else f.derive
+                    for f in MESSAGE_FIELDS)
+
+
 def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
-    """A row of :data:`inspector.spark.schemas.MESSAGE` (the fields of ``message_view``, body as bytes)."""
-    return (
-        store, segment, msg.file, msg.position, msg.physical_offset, msg.total_size, msg.magic_version,
-        msg.body_crc, msg.body_crc_ok, msg.queue_id, msg.flag, msg.queue_offset, msg.stored_physical_offset,
-        msg.sys_flag, _sys_flag_parts(msg.sys_flag), msg.born_timestamp, str(msg.born_host), msg.store_timestamp,
-        str(msg.store_host), msg.reconsume_times, msg.prepared_transaction_offset, msg.topic, dict(msg.properties),
-        msg.tags, msg.keys, msg.unique_key, msg.msg_id, msg.transaction, msg.compression, len(msg.body),
-        msg.raft_index, msg.raft_term, msg.body if with_body else None,
-    )
+    """A row of :data:`inspector.spark.schemas.MESSAGE`: the engine's declared fields (``MESSAGE_FIELDS``, as
+    ``message_view`` shows them) between the store and segment and the DLedger entry and body bytes."""
+    return (store, segment, *[derive(msg) for derive in _ROW_FIELDS],
+            msg.raft_index, msg.raft_term, msg.body if with_body else None)
 
 
 def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:

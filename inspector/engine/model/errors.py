@@ -28,6 +28,19 @@ class BadInput(StoreError):
     """The caller's input is malformed (CLI exit code 2)."""
 
 
+EXIT_NOT_FOUND, EXIT_BAD_INPUT, EXIT_STORE_ERROR = 1, 2, 3  # the documented exit codes of an engine error
+
+
+def exit_code(error: StoreError) -> int:
+    """The documented exit code of an engine error, for every front end: 1 not found, 2 bad input, 3 a store
+    file unreadable."""
+    if isinstance(error, NotFound):
+        return EXIT_NOT_FOUND
+    if isinstance(error, BadInput):
+        return EXIT_BAD_INPUT
+    return EXIT_STORE_ERROR
+
+
 class BudgetExceeded(Exception):
     """A caller's time budget (``inspector.engine.model.budget.Budget``) ran out. Not a ``StoreError``: nothing is wrong
     with the store, so a step that reports unreadable files must not swallow it."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 from inspector.engine.model.records import Blank, Message
+from inspector.engine.scan.record_layout import ENTRY_AT, ENTRY_HEADER, ENTRY_STRUCT
 from parsers import commitlog as cl
 from parsers.dledger import NEWER_MAGICS
 
@@ -72,7 +72,11 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     """The BODY of a well-formed, uncompressed inner-batch record as its items' fields (spec §2.10), numbered
     ``15b.<item>``; none for any other body (it stays one BODY span)."""
     from inspector.engine.model.errors import StoreError
-    from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
+    from inspector.engine.read.queues.batchconsumequeue import (
+        inner_item_frame,
+        inner_messages,
+        is_inner_batch,
+    )
 
     if not is_inner_batch(msg) or msg.compressed:
         return []
@@ -83,8 +87,7 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     spans = []
     for m in items:
         at = o + m.item_position
-        total, magic = struct.unpack_from(">ii", msg.body, m.item_position)
-        props = total - 22 - len(m.body)
+        total, magic, _, _, _, props = inner_item_frame(msg.body, m.item_position)
         n, q = f"15b.{m.inner_index}", f"inner message {m.inner_index} (queue offset {m.queue_offset})"
         for name, length, value in (
             ("total size", 4, str(total)), ("magic", 4, str(magic)), ("body CRC", 4, str(m.body_crc)),
@@ -97,11 +100,16 @@ def _inner_item_fields(msg: Message, o: int) -> list[FieldSpan]:
     return spans
 
 
-_ENTRY_FIELDS = (("magic", 4, "1 (MAGIC_1)"), ("size", 4, "whole entry: 48 + body length"), ("index", 8, "Raft index"),
-                 ("term", 8, "leader term"), ("pos", 8, "this entry's position; the record is at pos + 48"),
-                 ("channel", 4, "reserved"), ("chainCrc", 4, "0 in DLedger 0.3.1.2"),
-                 ("bodyCrc", 4, "0 in DLedger 0.3.1.2"), ("body length", 4, "the record's TOTALSIZE"))
-_ENTRY = struct.Struct(">iiqqqiiii")
+# how the hex views name each field of the entry header (parsers.dledger.EntryHeader, in its order: the widths
+# come from the schema through ENTRY_AT, the names are DLedger's own Java names)
+_ENTRY_NAMES = (("magic", "1 (MAGIC_1)"), ("size", "whole entry: 48 + body length"), ("index", "Raft index"),
+                ("term", "leader term"), ("pos", "this entry's position; the record is at pos + 48"),
+                ("channel", "reserved"), ("chainCrc", "0 in DLedger 0.3.1.2"),
+                ("bodyCrc", "0 in DLedger 0.3.1.2"), ("body length", "the record's TOTALSIZE"))
+_ENTRY_ENDS = (*list(ENTRY_AT.values())[1:], ENTRY_HEADER)
+_ENTRY_FIELDS = tuple((name, end - at, meaning) for (name, meaning), at, end
+                      in zip(_ENTRY_NAMES, ENTRY_AT.values(), _ENTRY_ENDS, strict=True))
+_ENTRY = ENTRY_STRUCT
 
 
 def entry_fields(raw: bytes, at: int) -> list[FieldSpan]:

@@ -137,9 +137,9 @@ def id_overview(text: str, store: Store | None = None) -> dict:
     ``kind`` and that reading's fields, the one that finds a message when a store is given (the offset msgId
     when neither or both do; a UNIQ_KEY read as an offset msgId has a nonsense port and offset). The UNIQ_KEY's
     ``approximate_timestamp`` is dated by the found message's born time, else from today (:func:`unique_key_time`)."""
-    readings = decode_id(text, store)
+    readings, approximate, _ = resolve_message_id(text, store)
     offset_r, uniq_r = (id_reading_view(r) for r in readings)
-    uniq_r["approximate_timestamp"] = unique_key_time(readings[1], store)[0]
+    uniq_r["approximate_timestamp"] = approximate
     data: dict = {"id": text.strip().upper()}
     found = [r for r in (offset_r, uniq_r) if r["found"]]
     top = found[0] if found else offset_r
@@ -149,6 +149,15 @@ def id_overview(text: str, store: Store | None = None) -> dict:
         data["found_as"] = [r["kind"] for r in found]
         data["physical_offset"] = found[0]["physical_offset"] if found else None
     return data
+
+
+def resolve_message_id(text: str, store: Store | None = None) -> tuple[list[IdReading], int, str]:
+    """The one msgId resolution every view asks: both readings of ``text`` (offset msgId, then UNIQ_KEY), each
+    checked against ``store`` when one is given, and the UNIQ_KEY's producer time with how its month was chosen
+    (the found message's born time, else today's month: :func:`unique_key_time`)."""
+    readings = store.resolve_id(text) if store is not None else decode_id(text)
+    approximate, how = unique_key_time(readings[1], store)
+    return readings, approximate, how
 
 
 def unique_key_time(reading: IdReading, store: Store | None = None) -> tuple[int, str]:

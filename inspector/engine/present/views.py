@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.meaning import sys_flag_parts
 from inspector.engine.model.records import (
     Blank,
     ChainWalk,
@@ -21,6 +20,7 @@ from inspector.engine.model.records import (
     b64,
 )
 from inspector.engine.present.layout import Region
+from inspector.engine.present.message_shape import message_fields
 from inspector.engine.read.commitlog.body import decompress_body
 from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 
@@ -28,38 +28,11 @@ from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None) -> dict:
     """Every field of a message. ``body_limit`` caps the body bytes included (``body_truncated`` says so)."""
     body = msg.body if body_limit is None else msg.body[:body_limit]
-    view = {
-        "file": msg.file,
-        "position": msg.position,
-        "physical_offset": msg.physical_offset,
-        "total_size": msg.total_size,
-        "magic_version": msg.magic_version,
-        "body_crc": msg.body_crc,
-        "body_crc_ok": msg.body_crc_ok,
-        "queue_id": msg.queue_id,
-        "flag": msg.flag,
-        "queue_offset": msg.queue_offset,
-        "stored_physical_offset": msg.stored_physical_offset,
-        "sys_flag": msg.sys_flag,
-        "sys_flag_parts": sys_flag_parts(msg.sys_flag),
-        "born_timestamp": msg.born_timestamp,
-        "born_host": str(msg.born_host),
-        "store_timestamp": msg.store_timestamp,
-        "store_host": str(msg.store_host),
-        "reconsume_times": msg.reconsume_times,
-        "prepared_transaction_offset": msg.prepared_transaction_offset,
-        "topic": msg.topic,
-        "properties": dict(msg.properties),
-        "tags": msg.tags,
-        "keys": msg.keys,
-        "unique_key": msg.unique_key,
-        "msg_id": msg.msg_id,
-        "transaction": msg.transaction,
-        "compression": msg.compression,
-        "body_length": len(msg.body),
+    view = message_fields(msg)  # the declared shape (present/message_shape.py), then the body as asked
+    view.update({
         "body_base64": b64(body),
         "body_truncated": len(body) < len(msg.body),
-    }
+    })
     if msg.raft_index is not None:  # a DLedger store: the entry the record is the body of (spec part 2 §16)
         view["dledger"] = {"raft_index": msg.raft_index, "term": msg.raft_term,
                            "entry_position": msg.position - DLEDGER_HEADER, "entry_size": msg.total_size + DLEDGER_HEADER}

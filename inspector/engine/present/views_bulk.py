@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 from binascii import b2a_base64
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +31,7 @@ from inspector.engine.read.commitlog.parallel import default_workers
 from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
 from inspector.engine.scan.kernels import compiled_for
-from inspector.engine.scan.record_layout import CHECK_BODY_CRC
+from inspector.engine.scan.record_layout import CHECK_BODY_CRC, ENTRY_INDEX_AT, ENTRY_INDEX_TERM
 from parsers.commitlog import INNER_BATCH_FLAG
 from parsers.java import rocketmq_crc32
 
@@ -102,7 +101,6 @@ _LINE = (
 _PLAIN_BODY = b',"body_decompressed_base64":"%s","body_decompressed_length":%d,"decompress_error":null'
 # a DLedger record's entry (message_view's "dledger"), between "body_truncated" and the decompressed body
 _ENTRY = b',"dledger":{"raft_index":%d,"term":%d,"entry_position":%d,"entry_size":%d}'
-_INDEX_TERM = struct.Struct(">qq")  # the entry header's Raft index (+8) and term (+16)
 _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64_PAIRS = bytes(c for v in range(4096) for c in (_B64[v >> 6], _B64[v & 63]))
 # _LINE cut between its fields, for the compiled kernel (kernel_source._kn_json_lines names each by index)
@@ -302,7 +300,7 @@ class _BatchEncoder:
                 magic_version = magics[magic] = meaning.magic_version(magic)
             tail = plain_body % (encoded, body_len) if decompress else b""
             if hdr:  # a DLedger record: its entry before the decompressed body, as message_view orders them
-                tail = _ENTRY % (*_INDEX_TERM.unpack_from(buf, pos - hdr + 8), pos - hdr, total + hdr) + tail
+                tail = _ENTRY % (*ENTRY_INDEX_TERM.unpack_from(buf, pos - hdr + ENTRY_INDEX_AT), pos - hdr, total + hdr) + tail
             append(line % (
                 file, pos, start + pos, total, magic_version, body_crc, ok, queue_id, flag, queue_offset, phys,
                 fp[0], born_ts, born[0], store_ts, store[0], reconsume, prepared, topic_json, middle[1:-1],

@@ -9,7 +9,6 @@ compiled kernel when numba is in use, else the ``struct`` path below (tests hold
 from __future__ import annotations
 
 import ipaddress
-import struct
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,7 +16,14 @@ import numpy as np
 from inspector.engine.model.records import RAW_PROPERTIES, Host, Message
 from inspector.engine.scan.decode import new_message
 from inspector.engine.scan.kernels import compiled_for
-from inspector.engine.scan.record_layout import CHECK_BODY_CRC, CRC_NAME, as_array
+from inspector.engine.scan.record_layout import (
+    CHECK_BODY_CRC,
+    CRC_NAME,
+    ENTRY_INDEX_AT,
+    ENTRY_INDEX_TERM,
+    as_array,
+    entry_index_term,
+)
 from inspector.engine.scan.walk import _HEAD9, _I32, _I64, clean_entry_py
 from parsers import commitlog as cl
 
@@ -29,7 +35,6 @@ COLUMNS = (
 )  # fmt: skip
 """Columns of a decoded batch; ``born_ip``/``store_ip``/``topic`` are codes into the batch's tables."""
 _COL = {name: i for i, name in enumerate(COLUMNS)}
-_INDEX_TERM = struct.Struct(">qq")
 INTERN_SLOTS = 1 << 12  # table size for distinct topics / IPs; a batch that fills 3/4 of it ends there
 
 # --- decoded batches --------------------------------------------------------------------------------------
@@ -80,6 +85,13 @@ class MessageBatch:
     def physical_offsets(self) -> np.ndarray:
         return self.table[0] + self.segment_start
 
+    def raft_index_term(self, positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The Raft index and term (int64 arrays) of the DLedger entry before each record (``positions``: the
+        records' positions in this batch's file, default all), or None in a plain segment (no entries)."""
+        if not self.entry_header:
+            return None
+        return entry_index_term(self.buf, self.table[0] if positions is None else positions, self.entry_header)
+
     def topic(self, i: int) -> str:
         return self.topics[int(self.table[_COL["topic"], i])]
 
@@ -127,8 +139,8 @@ class MessageBatch:
             fields[RAW_PROPERTIES] = buf[props_pos : props_pos + props_len].tobytes().decode("utf-8", "surrogateescape")
             if crc_ok:
                 fields["body_crc_ok"] = True  # checked on the way in (Message caches it under this name)
-            if hdr:  # the entry header before the record: Raft index at +8, term at +16
-                fields["raft_index"], fields["raft_term"] = _INDEX_TERM.unpack_from(buf, pos - hdr + 8)
+            if hdr:  # the entry header before the record: its Raft index and term
+                fields["raft_index"], fields["raft_term"] = ENTRY_INDEX_TERM.unpack_from(buf, pos - hdr + ENTRY_INDEX_AT)
             yield new_message(fields)
 
     def message(self, i: int) -> Message:

@@ -17,16 +17,25 @@ from inspector.engine.scan.record_layout import (
     CHECK_COMPRESSED,
     CHECK_CRC_PROPERTY,
     CRC_TAIL,
+    ENTRY_BODY_LENGTH_AT,
+    ENTRY_HEADER,
+    ENTRY_INDEX_AT,
+    ENTRY_POS_AT,
+    ENTRY_TERM_AT,
     FIXED_LENGTH,
     MIN_RECORD_SIZE,
     STORE_V6,
     SYSFLAG_AT,
+    UNIT_INDEX_AT,
+    UNIT_POS_AT,
+    UNIT_SIZE,
+    UNIT_SIZE_AT,
+    UNIT_TERM_AT,
     V1,
     V2,
 )
 from parsers.commitlog import COMPRESSED_FLAG
 from parsers.consumequeue import CQ_EXT_ADDR_LIMIT
-from parsers.dledger import ENTRY_HEADER_SIZE as ENTRY_HEADER
 
 # Plain Python source, compiled by kernels._compile() with numba.njit(cache=True, nogil=True). Integers are int64
 # throughout (numba wraps on overflow, which _u64 relies on); the Python paths never call these.
@@ -167,7 +176,8 @@ def _nb_entry(b, pos, limit, seg_start):
         return np.int64(-1)
     size = _nb_i32(b, pos + 4)
     if (_nb_i32(b, pos) != 1 or size <= ENTRY_HEADER - 4 or size > limit - pos
-            or _nb_i64(b, pos + 24) != seg_start + pos or _nb_i32(b, pos + 44) + ENTRY_HEADER != size):
+            or _nb_i64(b, pos + ENTRY_POS_AT) != seg_start + pos
+            or _nb_i32(b, pos + ENTRY_BODY_LENGTH_AT) + ENTRY_HEADER != size):
         return np.int64(-1)
     return pos + size
 
@@ -327,13 +337,14 @@ def _kn_entry_units(u, count, rows, first, number, prev_term, out):
     bad = 0
     last_index = rows[2, first] - 1 if count else 0
     for k in range(count):
-        p = k * 32
+        p = k * UNIT_SIZE
         r = first + k
         flags = 0
-        if _nb_i64(u, p + 4) + ENTRY_HEADER != rows[0, r]:
+        if _nb_i64(u, p + UNIT_POS_AT) + ENTRY_HEADER != rows[0, r]:
             flags |= 8
-        if (_nb_i32(u, p) != 1 or _nb_i32(u, p + 12) != rows[1, r] + ENTRY_HEADER or _nb_i64(u, p + 16) != number + k
-                or rows[2, r] != number + k or _nb_i64(u, p + 24) != rows[3, r]):
+        if (_nb_i32(u, p) != 1 or _nb_i32(u, p + UNIT_SIZE_AT) != rows[1, r] + ENTRY_HEADER
+                or _nb_i64(u, p + UNIT_INDEX_AT) != number + k
+                or rows[2, r] != number + k or _nb_i64(u, p + UNIT_TERM_AT) != rows[3, r]):
             flags |= 1
         if rows[2, r] != last_index + 1:
             flags |= 2
@@ -1011,8 +1022,8 @@ def _kn_json_lines(b, t, rows, force_py, mv, flag_i, born_i, store_i, strs, str_
         o = _nb_lit(out, o, lits, lit_offs, 27)  # ","body_truncated":false
         if entry_hdr:
             at = pos - entry_hdr
-            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 37), _nb_i64(b, at + 8))  # ,"dledger":{"raft_index":
-            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 38), _nb_i64(b, at + 16))  # ,"term":
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 37), _nb_i64(b, at + ENTRY_INDEX_AT))  # ,"dledger":{"raft_index":
+            o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 38), _nb_i64(b, at + ENTRY_TERM_AT))  # ,"term":
             o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 39), at)  # ,"entry_position":
             o = _nb_dec(out, _nb_lit(out, o, lits, lit_offs, 40), t[1, i] + entry_hdr)  # ,"entry_size":
             o = _nb_lit(out, o, lits, lit_offs, 41)  # }

@@ -8,9 +8,12 @@ check run and :func:`as_array`, the one way a buffer becomes the uint8 array eve
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from parsers import commitlog as cl
+from parsers import dledger as dl
 from parsers.java import CRC_PROPERTY_NAME, CRC_PROPERTY_TAIL_LENGTH
 
 # --- the layout, derived from the construct schema -------------------------------------------------------------
@@ -68,3 +71,42 @@ def as_array(buf) -> np.ndarray:
     arr.flags.writeable = False
     return arr
 
+
+
+# --- the DLedger entry header before a record (spec part 2 §16), derived from parsers.dledger ------------------
+# parsers.dledger.EntryHeader / IndexUnit are the one declaration; every fast path reads these derived forms.
+
+ENTRY_HEADER = dl.ENTRY_HEADER_SIZE  # 48: the record starts here; the header's fields sit at ENTRY_AT
+ENTRY_STRUCT = struct.Struct(dl.ENTRY_HEADER_FORMAT)  # magic, size, index, term, pos, channel, crcs, body length
+ENTRY_AT = dl.ENTRY_AT
+ENTRY_INDEX_AT, ENTRY_TERM_AT, ENTRY_POS_AT, ENTRY_BODY_LENGTH_AT = (
+    ENTRY_AT["index"], ENTRY_AT["term"], ENTRY_AT["pos"], ENTRY_AT["body_length"])
+_ENTRY_NAMES = list(ENTRY_AT)
+ENTRY_INDEX_TERM = struct.Struct(  # the Raft index and the term after it, read at ENTRY_INDEX_AT
+    ">" + dl.ENTRY_HEADER_FORMAT[1 + _ENTRY_NAMES.index("index") : 2 + _ENTRY_NAMES.index("term")])
+UNIT_AT = dl.INDEX_UNIT_AT  # a DLedger index unit's fields: magic, pos, size, index, term
+UNIT_SIZE = dl.INDEX_UNIT_SIZE
+UNIT_POS_AT, UNIT_SIZE_AT, UNIT_INDEX_AT, UNIT_TERM_AT = UNIT_AT["pos"], UNIT_AT["size"], UNIT_AT["index"], UNIT_AT["term"]
+
+
+def _dtype(fmt: str, at: dict[str, int], end: int) -> np.dtype:
+    """A big-endian structured dtype of the fields of ``at`` (struct codes ``fmt``) that end by byte ``end``."""
+    widths = {"l": "i4", "q": "i8"}
+    names = [n for n, code in zip(at, fmt[1:], strict=True) if at[n] + int(widths[code][1]) <= end]
+    return np.dtype({"names": names, "formats": [">" + widths[c] for c in fmt[1 : 1 + len(names)]],
+                     "offsets": [at[n] for n in names], "itemsize": end})
+
+
+HEADER_DTYPE = _dtype(dl.ENTRY_HEADER_FORMAT, ENTRY_AT, ENTRY_HEADER)
+HEADER_HEAD_DTYPE = _dtype(dl.ENTRY_HEADER_FORMAT, ENTRY_AT, ENTRY_AT["channel"])  # magic..pos: what a unit repeats
+UNIT_DTYPE = _dtype(dl.INDEX_UNIT_FORMAT, dl.INDEX_UNIT_AT, dl.INDEX_UNIT_SIZE)
+
+
+def entry_index_term(buf, record_positions: np.ndarray, entry_header: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Raft index and term (int64 arrays) of the DLedger entry before each record at ``record_positions``
+    in ``buf`` (``entry_header``: 48, a DLedger data file's; a plain segment's records have none)."""
+    raw = as_array(buf)
+    heads = record_positions.astype(np.int64) - entry_header
+    index = raw[heads[:, None] + ENTRY_INDEX_AT + np.arange(8)].view(">i8").reshape(-1).astype(np.int64)
+    term = raw[heads[:, None] + ENTRY_TERM_AT + np.arange(8)].view(">i8").reshape(-1).astype(np.int64)
+    return index, term

@@ -28,6 +28,8 @@ from inspector.engine.scan.record_layout import (
     CRC_NAME,
     CRC_PROPERTY,
     CRC_TAIL,
+    ENTRY_HEADER,
+    ENTRY_STRUCT,
     FIXED_LENGTH,
     MIN_RECORD_SIZE,
     STORE_V6,
@@ -37,13 +39,12 @@ from inspector.engine.scan.record_layout import (
     as_array,
 )
 from parsers.commitlog import COMPRESSED_FLAG
-from parsers.dledger import ENTRY_HEADER_SIZE as ENTRY_HEADER
 
 # --- boundary walk ------------------------------------------------------------------------------------------
 
 _HEAD_PY = struct.Struct(">ii")
 _I64 = struct.Struct(">q")
-_ENTRY_PY = struct.Struct(">iiqqqiiii")
+_ENTRY_PY = ENTRY_STRUCT
 
 
 def entry_end(buf, pos: int, limit: int, segment_start: int) -> int:

@@ -24,7 +24,7 @@ from inspector.commandline import (  # noqa: F401 - the exit codes are the jobs'
     geometry_options,
 )
 from inspector.commandline import OneLineParser as _Parser
-from inspector.engine import BadInput, Geometry, StoreError, load_broker_config, store_geometry
+from inspector.engine import BadInput, Geometry, StoreError, exit_code, read_broker_config, store_geometry
 from inspector.spark import plan
 from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS, PART_FILE, SEGMENT
 from inspector.spark.session import build_session
@@ -90,7 +90,7 @@ def geometry_for(store, args: argparse.Namespace) -> Geometry:
 
 
 def refs_from_args(args: argparse.Namespace) -> list[StoreRef]:
-    config = load_broker_config(args.broker_config) if getattr(args, "broker_config", None) else None
+    config = read_broker_config(getattr(args, "broker_config", None))
     return plan.store_refs(args.stores, segment_size=args.segment_size, cq_file_size=args.cq_file_size,
                            index_slots=args.index_slots, index_items=args.index_items, broker_config=config,
                            dledger_member=getattr(args, "dledger_member", None))
@@ -116,12 +116,9 @@ def run_job(body: Callable[[], int]) -> int:
     """Run a job body, turning the engine's exceptions into the CLI's exit codes and one-line messages."""
     try:
         return body()
-    except BadInput as e:
-        err.print(f"rmq-inspect spark: {plain(e)}")
-        return EXIT_BAD_INPUT
     except StoreError as e:
         err.print(f"rmq-inspect spark: {plain(e)}")
-        return EXIT_STORE_ERROR
+        return exit_code(e)
 
 
 # --- output ----------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from inspector.engine import IdReading, unique_key_time
+from inspector.engine import IdReading, resolve_message_id
 from inspector.tui.background import store_hosts
 from inspector.tui.fmt import esc, num, plain, when
 from inspector.tui.messages import IdResolved, WorkerFailed
@@ -75,10 +75,8 @@ class ResolverScreen(ViewScreen):
     def _resolve(self, text: str) -> None:
         store = self.app.store
         try:
-            readings = store.resolve_id(text)
+            readings, approx, why = resolve_message_id(text, store)
             hosts = store_hosts(store)
-            uniq = next(r for r in readings if r.kind == "unique_key")
-            approx, why = unique_key_time(uniq, store)
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("resolve", str(e)))
             return

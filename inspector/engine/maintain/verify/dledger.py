@@ -22,6 +22,7 @@ import numpy as np
 from inspector.engine.maintain.write.dledger_stream import IndexStream, MatchedEntries, matched_entries
 from inspector.engine.model.records import Problem
 from inspector.engine.read.dledger.dledger import ENTRY_MAGICS, UNIT_DTYPE, DLedgerMember, IndexRun, member_of
+from inspector.engine.scan.record_layout import HEADER_HEAD_DTYPE
 from inspector.engine.scan.verify_kernels import gather
 from parsers.dledger import ENTRY_HEADER_SIZE, INDEX_UNIT_SIZE, CurrTerm, DLedgerCheckpoint
 
@@ -132,8 +133,7 @@ def _index_layout(runs: list[IndexRun]) -> list[Problem]:
     return found
 
 
-_HEAD = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8")])
-"""The first 32 bytes of an entry header: every field an index unit repeats (DLedgerEntryCoder.encode)."""
+_HEAD = HEADER_HEAD_DTYPE  # the first 32 bytes of an entry header: every field an index unit repeats
 
 
 def _columns(records: np.ndarray) -> dict[str, np.ndarray]:

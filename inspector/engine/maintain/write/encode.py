@@ -20,6 +20,8 @@ from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.errors import BadInput
 from parsers.commitlog import (
     BORNHOST_V6_FLAG,
+    INNER_ITEM_HEAD_FORMAT,
+    INNER_ITEM_PROPERTIES_LENGTH_FORMAT,
     MAGIC_V1,
     MAGIC_V2,
     STOREHOSTADDRESS_V6_FLAG,
@@ -181,7 +183,8 @@ class _Prepared:
         return data
 
 
-_INNER_HEAD = struct.Struct(">iiiii")  # item total size, magic 0, body CRC 0, flag, body length
+_INNER_HEAD = struct.Struct(INNER_ITEM_HEAD_FORMAT)  # item total size, magic 0, body CRC 0, flag, body length
+_INNER_PROPERTIES_LENGTH = struct.Struct(INNER_ITEM_PROPERTIES_LENGTH_FORMAT)
 
 
 def encode_inner_batch(items: Sequence[tuple[int, bytes, Properties]]) -> bytes:
@@ -192,10 +195,10 @@ def encode_inner_batch(items: Sequence[tuple[int, bytes, Properties]]) -> bytes:
     for flag, body, properties in items:
         _check_int(flag, "flag", INT32_MIN, INT32_MAX)
         props = _properties_bytes(properties)
-        size = _INNER_HEAD.size + len(body) + 2 + len(props)
+        size = _INNER_HEAD.size + len(body) + _INNER_PROPERTIES_LENGTH.size + len(props)
         out += _INNER_HEAD.pack(size, 0, 0, flag, len(body))
         out += body
-        out += len(props).to_bytes(2, "big")
+        out += _INNER_PROPERTIES_LENGTH.pack(len(props))
         out += props
     return bytes(out)
 

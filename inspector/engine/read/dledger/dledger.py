@@ -28,6 +28,8 @@ from inspector.engine.read.commitlog.mapped import (
 from inspector.engine.read.commitlog.segment_files import not_file_problems
 from inspector.engine.read.dledger.members import MemberChoice, choose_member
 from inspector.engine.read.store.census import DLEDGER_PREFIX
+from inspector.engine.scan.record_layout import ENTRY_STRUCT as _HEADER
+from inspector.engine.scan.record_layout import HEADER_DTYPE, UNIT_DTYPE  # noqa: F401 - the dledger room's names
 from parsers.dledger import (
     END_MAGIC,
     ENTRY_HEADER_SIZE,
@@ -40,7 +42,6 @@ from parsers.dledger import (
 )
 from parsers.dledger import INDEX_UNIT_SIZE as UNIT_SIZE
 
-_HEADER = struct.Struct(">iiqqqiiii")
 ENTRY_MAGICS = (MAGIC_1, *NEWER_MAGICS)  # every entry DLedger's recovery accepts (0.4.0's DLedgerEntryType.isValid)
 
 
@@ -156,9 +157,6 @@ def dledger_folders(root: Path, member: str | None = None, config: BrokerConfig 
 
 
 MAX_PROPERTIES_BYTES = 1 << 20  # checkpoint and currterm are two short lines; never slurp a huge or endless file
-UNIT_DTYPE = np.dtype([("magic", ">i4"), ("pos", ">i8"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8")])
-HEADER_DTYPE = np.dtype([("magic", ">i4"), ("size", ">i4"), ("index", ">i8"), ("term", ">i8"), ("pos", ">i8"),
-                         ("channel", ">i4"), ("chain_crc", ">i4"), ("body_crc", ">i4"), ("body_length", ">i4")])
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,14 @@ from inspector.engine.read.queues.consumequeue import (
     misaligned_name_problem,
     queue_file_size,
 )
-from parsers.commitlog import COMPRESSED_FLAG, COMPRESSION_TYPE_MASK, INNER_BATCH_FLAG, Properties
+from parsers.commitlog import (
+    COMPRESSED_FLAG,
+    COMPRESSION_TYPE_MASK,
+    INNER_BATCH_FLAG,
+    INNER_ITEM_HEAD_FORMAT,
+    INNER_ITEM_PROPERTIES_LENGTH_FORMAT,
+    Properties,
+)
 from parsers.consumequeue import BCQ_DEFAULT_FILE_SIZE, BCQ_UNIT_SIZE
 
 __all__ = ["BatchConsumeQueue", "inner_messages", "is_inner_batch"]
@@ -49,8 +56,17 @@ BCQ_UNIT_DTYPE = np.dtype([
 ])
 """A 46-byte unit as a numpy structured type (checked against BatchConsumeQueueUnit in the tests)."""
 
-_ITEM_HEAD = struct.Struct(">iiiii")  # item total size, magic, body CRC, flag, body length
-_ITEM_MIN = _ITEM_HEAD.size + 2
+# the item frame as parsers.commitlog.InnerBatchItem declares it (the fast decoder below; a test holds them equal)
+_ITEM_HEAD = struct.Struct(INNER_ITEM_HEAD_FORMAT)  # item total size, magic, body CRC, flag, body length
+_ITEM_PROPS_LENGTH = struct.Struct(INNER_ITEM_PROPERTIES_LENGTH_FORMAT)
+_ITEM_MIN = _ITEM_HEAD.size + _ITEM_PROPS_LENGTH.size
+
+
+def inner_item_frame(body: bytes, at: int) -> tuple[int, int, int, int, int, int]:
+    """(total size, magic, body CRC, flag, body length, properties length) of the inner-batch item at ``at`` of a
+    body :func:`inner_messages` accepted (the hex views name these fields)."""
+    head = _ITEM_HEAD.unpack_from(body, at)
+    return (*head, _ITEM_PROPS_LENGTH.unpack_from(body, at + _ITEM_HEAD.size + head[4])[0])
 
 
 @dataclass(frozen=True)
@@ -218,11 +234,11 @@ def inner_messages(msg: Message, base_queue_offset: int | None = None) -> list[I
                              f"item's {_ITEM_MIN}-byte frame", msg.file, msg.position)
         total, _magic, crc, flag, body_length = _ITEM_HEAD.unpack_from(body, at)
         body_at = at + _ITEM_HEAD.size
-        if body_length < 0 or body_at + body_length + 2 > len(body):
+        if body_length < 0 or body_at + body_length + _ITEM_PROPS_LENGTH.size > len(body):
             raise StoreError(f"inner-batch item at body byte {at}: body length {body_length} runs past the "
                              "record's body", msg.file, msg.position)
-        props_length = struct.unpack_from(">h", body, body_at + body_length)[0]
-        props_at = body_at + body_length + 2
+        props_length = _ITEM_PROPS_LENGTH.unpack_from(body, body_at + body_length)[0]
+        props_at = body_at + body_length + _ITEM_PROPS_LENGTH.size
         end = props_at + props_length
         if props_length < 0 or end > len(body):
             raise StoreError(f"inner-batch item at body byte {at}: properties length {props_length} runs past "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.engine import Store, id_overview, unique_key_time
+from inspector.engine import Store, id_overview, resolve_message_id, unique_key_time
 from inspector.engine.read.store.store import decode_id
 
 SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
@@ -33,3 +33,14 @@ def test_an_offset_msg_id_and_an_id_without_a_store_keep_the_offset_reading_on_t
     assert alone["kind"] == "offset_msg_id" and "found_as" not in alone  # nothing found: both readings stay guesses
     _, why = unique_key_time(decode_id(FIRST_KEY)[1])
     assert why == "month guessed from today's date"
+
+
+def test_one_resolution_for_every_view_the_born_time_when_found() -> None:
+    """resolve_message_id is what the TUI's msgId screen and id_overview (the CLI's decode-id, the web) both ask."""
+    with Store(SAMPLE) as store:
+        readings, approximate, how = resolve_message_id(FIRST_KEY, store)
+        assert [r.found for r in readings] == [False, True]
+        assert (approximate, how) == (store.message_at(0).born_timestamp, "month of the message's born time")
+        assert id_overview(FIRST_KEY, store)["approximate_timestamp"] == approximate
+    readings, _, how = resolve_message_id(FIRST_KEY)
+    assert [r.found for r in readings] == [None, None] and how == "month guessed from today's date"  # unchecked

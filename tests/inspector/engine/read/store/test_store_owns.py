@@ -1,7 +1,7 @@
 """``Store`` owns the files and nothing below it calls back up into it (issue 28 item 4), read with ``ast``:
 
 * no module of ``engine/read/`` but the store's own (``read/store/store.py``, and ``read/store/answers.py``: the
-  face's verbs over a whole Store) imports the Store's module or ``answers``, at the top, in a function or under
+  face's verbs over a whole Store; ``read/store/opening.py``, which opens one from user input) imports the Store's module or ``answers``, at the top, in a function or under
   ``TYPE_CHECKING``;
 * none of them has a parameter named ``store`` or annotated ``Store``: a helper receives a CommitLog, the queues,
   paths or values, never the Store to call back;
@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[5]
 ENGINE = Path("inspector/engine")
-STORE_OWN = {ENGINE / "read/store/store.py", ENGINE / "read/store/answers.py"}
+STORE_OWN = {ENGINE / "read/store/store.py", ENGINE / "read/store/answers.py", ENGINE / "read/store/opening.py"}
 STORE_MODULES = {"inspector.engine.read.store.store", "inspector.engine.read.store.answers"}
 
 

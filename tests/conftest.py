@@ -178,6 +178,17 @@ SLOW_MODULES = {TESTS / "hardening" / name for name in ("test_corruption_command
     TESTS / "web" / "test_web_budget.py", TESTS / "inspector" / "tui" / "test_snapshots.py"}
 
 
+def xdist_group(path: Path, names: set[str]) -> str:
+    """The pytest-xdist worker group of a test (addopts: ``-n 2 --dist loadgroup``): every Spark test in one worker
+    (one local JVM at a time on a 2-core machine, the session and its stores built once), the Kaitai tests in one
+    (the compiler's first-use npm install into .cache/ksc is not safe twice at once), else one group per file (its
+    module and session fixtures built in one worker, as in a serial run)."""
+    for shared in ("spark", "kaitai"):
+        if shared in names:
+            return shared
+    return path.relative_to(TESTS).as_posix()
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         path = Path(str(item.path))
@@ -187,6 +198,7 @@ def pytest_collection_modifyitems(config, items) -> None:
             names.add("slow")
         for name in sorted(names):
             item.add_marker(name)
+        item.add_marker(pytest.mark.xdist_group(xdist_group(path, names)))
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fuzz_support import sync_copy
 from hypothesis import strategies as st
 
 from inspector.engine import Message, Store
@@ -183,6 +184,12 @@ def copy_store(lay: Layout, target: Path) -> Path:
         shutil.rmtree(target)
     shutil.copytree(lay.root, target, ignore=shutil.ignore_patterns("README.md"), copy_function=_sparse_copy)
     return target
+
+
+def reuse_copy(source: Path, target: Path) -> Path:
+    """copy_store's copy of ``source`` at ``target``, redoing only what differs from the copy an earlier example
+    left there (fuzz_support.sync_copy): the fuzzers' scratch store."""
+    return sync_copy(source, target, _sparse_copy)
 
 
 def _sparse_copy(source: str, target: str) -> None:

@@ -9,7 +9,7 @@ and the store is unchanged byte for byte. The same value goes to the web API whe
 on the loopback viewer must be refused. A few minimal examples also run as ``python -m inspector.cli.main``.
 
 Known classes (fuzz_known_bugs.py) are let through and counted; anything else fails. CI: a small deterministic
-set; long run: ``RMQ_FUZZ_EXAMPLES=20000 nice python3 -m pytest tests/hardening/test_fuzz_arguments.py``.
+set; a long run (``RMQ_FUZZ_EXAMPLES=N``: half of N here): README, Testing.
 """
 
 from __future__ import annotations

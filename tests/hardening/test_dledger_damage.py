@@ -3,7 +3,6 @@ a recovery preview that says where DLedger's own recovery would stop, no traceba
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import struct
@@ -12,18 +11,11 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
+from tests.aged_store import tree_digest
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_store_dledger"
 DATA = "dledger-n0/data"
 INDEX = "dledger-n0/index/00000000000000000000"
-
-
-def _digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
 
 
 def _patch(path: Path, at: int, data: bytes) -> None:
@@ -39,11 +31,11 @@ def _unit(root: Path, n: int) -> tuple[int, int, int, int, int]:
 
 
 def _verify(root: Path, capsys) -> tuple[int, dict, str]:
-    before = _digest(root)
+    before = tree_digest(root)
     code = main(["verify", str(root), "--json"])
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
-    assert _digest(root) == before  # nothing written to the store
+    assert tree_digest(root) == before  # nothing written to the store
     return code, json.loads(out), err
 
 
@@ -103,10 +95,10 @@ def test_a_garbage_currterm(tmp_path, capsys) -> None:
 @pytest.mark.parametrize("kind", ["pos", "torn", "index", "currterm"])
 def test_every_read_command_completes_on_the_damage(tmp_path, capsys, kind) -> None:
     root = _damage(tmp_path, kind)
-    before = _digest(root)
+    before = tree_digest(root)
     for argv in (["info", str(root)], ["messages", str(root), "--limit", "500"], ["show", str(root), "65584"],
                  ["census", str(root)], ["hex", str(root), "131072", "--length", "64"]):
         code = main(argv)
         out, err = capsys.readouterr()
         assert code in (0, 1, 3, 4) and "Traceback" not in out + err, argv
-    assert _digest(root) == before
+    assert tree_digest(root) == before

@@ -313,7 +313,13 @@ class StoreWriter(MessageFlow, TimerFlow):
 
     # MessageClientIDSetter.createUniqID
     def _create_uniq_id(self, born_timestamp: int) -> str:
-        span = uniq_key_time_span(born_timestamp, self.tz)
+        # the key's time is the ms since the start of the born month, found through Python's datetime, which ends
+        # in year 9999 (Java's Calendar goes on to the end of a long): a later born time cannot be keyed here
+        try:
+            span = uniq_key_time_span(born_timestamp, self.tz)
+        except (ValueError, OverflowError, OSError) as e:
+            raise BadInput(f"born time {born_timestamp} ms is past what this writer can compute a unique key for "
+                           f"(year 9999): {e}") from None
         key = encode_uniq_key(self.producer_ip, self.pid, self.class_loader_hash, span, self._uniq_counter)
         self._uniq_counter += 1
         return key

@@ -173,7 +173,7 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
     why = ("the abort file is present: the broker did not shut down cleanly (DefaultMessageStore.load: "
            "lastExitOK = !isTempFileExist())" if abnormal else
            "no abort file: the last shutdown was clean (DefaultMessageStore.load: lastExitOK = !isTempFileExist())")
-    refusals = [p for p in census(store.root, getattr(store, "broker_config", None)).errors]
+    refusals = [p for p in census(store.root, store.broker_config).errors]
     if refusals:
         # DefaultMessageStore.load: commitLog.load / consumeQueueStore.load returned false, so no checkpoint, no
         # index load and no recovery follow: the start stops there and changes nothing

@@ -11,7 +11,8 @@ This module is the orchestration; the jobs it hands out have modules of their ow
 record), :mod:`~inspector.engine.maintain.write.segments` (commitlog segments and BLANKs) and
 :mod:`~inspector.engine.maintain.write.brokerfiles` (checkpoint and config files).
 
-Files a broker writes that this writer does not: ``abort`` (clean shutdown: none), the pre-allocated next
+Files a broker writes that this writer does not: ``abort`` (clean shutdown: none, unless ``aging`` says the
+broker crashed), the pre-allocated next
 commitlog segment, ``.bak`` copies of config files (none exist after a single persist), the startup system
 topics and groups (``TBW102``, ``SELF_TEST_TOPIC``, ``TOOLS_CONSUMER`` ...) in the config files, and the 5.x
 timer store (``timerwheel``, ``timerlog``, ``config/timercheck``, ``config/timermetrics``) unless a message
@@ -34,6 +35,7 @@ from inspector.engine.maintain.rebuild.cq_builder import ConsumeQueueBuilder
 from inspector.engine.maintain.rebuild.dispatch import check_path_component, dispatch_request, lmq_requests
 from inspector.engine.maintain.rebuild.index_builder import IndexBuilder
 from inspector.engine.maintain.rebuild.timer_builder import TimerBuilder
+from inspector.engine.maintain.write.aging import Aged, Aging, age_store
 from inspector.engine.maintain.write.brokerfiles import checkpoint_bytes, write_config_files
 from inspector.engine.maintain.write.dledger_log import DLedgerLogWriter, DLedgerOptions
 from inspector.engine.maintain.write.encode import _Prepared, format_host, parse_host
@@ -90,6 +92,9 @@ class StoreWriter(MessageFlow, TimerFlow):
     * ``enable_lmq``: the broker's ``enableLmq`` (spec part 2 §17): the consumer offsets then go to
       ``lmqConsumerOffset.json`` (a ``%LMQ%`` group's queue-0 offset in its ``lmqOffsetTable``) and no
       ``consumerOffset.json`` is written. None (default): True exactly when a message had ``lmq_queues``.
+    * ``aging``: the store's past after the day (:class:`~inspector.engine.maintain.write.aging.Aging`:
+      retention and the broker's cleanup, a crash, a torn tail), applied by :meth:`close` after everything is
+      written; what it did is :attr:`aged`. Not for DLedger stores.
 
     What was written: :attr:`segments`, :attr:`consume_queues` (a :class:`ConsumeQueueBuilder`: ``files``,
     ``max_offsets``), :attr:`batch_queues` (a :class:`BatchConsumeQueueBuilder`, likewise) and :attr:`index` (an :class:`IndexBuilder`: ``files`` with their headers,
@@ -118,9 +123,16 @@ class StoreWriter(MessageFlow, TimerFlow):
         timer_precision_ms: int | None = None,
         timer_file_size: int | None = None,
         dledger: DLedgerOptions | None = None,
+        aging: Aging | None = None,
     ) -> None:
         self.root = Path(root)
         self.geometry = geometry if geometry is not None else Geometry()
+        if aging is not None and dledger is not None:
+            raise BadInput("aging is modelled for commitlog stores, not DLedger ones")
+        self.aging = aging
+        self.aged: Aged | None = None  # set by close() when aging was given
+        self._segment_last_write: dict[str, int] = {}  # segment name -> store time of its last record
+        self._last_record = -1  # physical offset of the last record written
         if self.root.exists():
             if not self.root.is_dir():
                 raise BadInput("the store root exists and is not a directory", file=str(self.root))
@@ -217,7 +229,8 @@ class StoreWriter(MessageFlow, TimerFlow):
         )
 
     def close(self) -> None:
-        """Flush everything and write checkpoint and config files (a clean shutdown: no ``abort``)."""
+        """Flush everything and write checkpoint and config files (a clean shutdown: no ``abort``), then apply
+        ``aging`` if given."""
         if self._closed:
             return
         self._closed = True
@@ -242,6 +255,9 @@ class StoreWriter(MessageFlow, TimerFlow):
             # a broker that multi-dispatched has enableLmq: every offset then goes to lmqConsumerOffset.json
             enable_lmq=self.enable_lmq if self.enable_lmq is not None else bool(self._lmq_offsets),
         )
+        if self.aging is not None:  # the store's past comes after its day: everything above is on disk
+            last = (self._last_record, self._commitlog.max_offset) if self._any_record else None
+            self.aged = age_store(self.root, self.aging, last_write=self._segment_last_write, last_record=last)
 
     def __enter__(self) -> StoreWriter:
         return self
@@ -276,6 +292,10 @@ class StoreWriter(MessageFlow, TimerFlow):
             self._queue_offsets[key] = queue_offset + messages
         self._commitlog.write(prepared.build(physical_offset, queue_offset))
         self._last_store_timestamp = prepared.store_timestamp
+        self._last_record = physical_offset
+        # the mapped file's last modification: what deleteExpiredFileByTime compares with fileReservedTime
+        segment = physical_offset - physical_offset % self.geometry.segment_size
+        self._segment_last_write[f"{segment:020d}"] = prepared.store_timestamp
         self._any_record = True
         self._note_topic(prepared.topic, prepared.queue_id)
         request = dispatch_request(

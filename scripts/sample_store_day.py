@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # the engine, in one block: it is being split into more modules, and one block is one place to follow it
+from inspector.engine.maintain.write.aging import Aged
 from inspector.engine.maintain.write.messagespec import AppendResult, MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
@@ -31,7 +32,8 @@ class Scenario:
     """The TOML scenario, plus the few values every part of the day derives from it."""
 
     def __init__(self, path: Path) -> None:
-        self.data = d = tomllib.loads(path.read_text(encoding="utf-8"))
+        self.path = path
+        self.data = d = _load(path)
         self.start = d["day"]["start"]
         self.tz = self.start.tzinfo  # for index file names and UNIQ_KEY month starts
         self.t0, self.day_end = _ms(self.start), _ms(d["day"]["end"])
@@ -51,6 +53,21 @@ class Scenario:
 
     def slot_of(self, topic: str, key: str) -> int:
         return index_key_hash(index_key(topic, key)) % self.data["geometry"]["index_slots"]
+
+
+def _load(path: Path) -> dict:
+    """The TOML at ``path``; with ``base = "other.toml"`` (beside it), that scenario with this one's values laid
+    over it, table by table (a variant names only what differs: the aged sample is the same day, aged)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    base = data.pop("base", None)
+    return _overlay(_load(path.with_name(base)), data) if base else data
+
+
+def _overlay(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _overlay(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def _ms(when: dt.datetime) -> int:
@@ -123,6 +140,8 @@ class Facts:
 
     results: dict[str, AppendResult] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    sent: dict[int, MessageSpec] = field(default_factory=dict)  # every message sent, by AppendResult.index
+    aged: Aged | None = None  # what the writer's aging did (a scenario with [aging])
 
 
 class Day:
@@ -133,7 +152,7 @@ class Day:
         self.rng = rng = random.Random(sc["seed"])
         self.events: list[tuple[int, int, Callable[[int], None]]] = []
         self.seq, self.last_store = 0, sc.t0 - 1
-        self.sent: dict[int, MessageSpec] = {}  # AppendResult.index -> the spec written
+        self.sent: dict[int, MessageSpec] = self.facts.sent  # AppendResult.index -> the spec written
         self.fail_captures: dict[str, int] = {}  # order id -> failed consumptions of its captured event
         self.delivered_levels: dict[int, int] = {}  # delayOffset.json
         state, topics = sc["producer_state"], list(sc.topics.values())

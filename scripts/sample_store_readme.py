@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from inspector.engine import Store, decompress_body
+from inspector.engine import MAX_TIME, Store, decompress_body, expired_key_reason, preflight, verify
 from parsers.java import index_key, index_key_hash, java_string_hash
 
 BEGIN_MARK, END_MARK = "<!-- generated -->", "<!-- /generated -->"
@@ -285,6 +285,112 @@ def _hm(tz: dt.tzinfo, ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, tz).strftime("%H:%M:%S")
 
 
+# --- the aged sample ---------------------------------------------------------------------------------------
+
+
+def expired_key(store: Store, facts) -> tuple[str, str, str]:
+    """(topic, key, answer) of the first key sent that day whose every record retention removed while an index
+    item of it is left (in a straddling index file): the lookup answers "expired", not "no message"."""
+    for _index, spec in sorted(facts.sent.items()):
+        for key in spec.keys:
+            if not store.lookup_key(spec.topic, key, 0, MAX_TIME):
+                reason = expired_key_reason(store, spec.topic, key)
+                if reason:
+                    return spec.topic, key, reason
+    raise AssertionError("no key of the day answers expired")
+
+
+def below_min(store: Store) -> list[dict]:
+    """Consumer-offset rows below their queue's min offset (the broker corrects them)."""
+    return [row for row in store.consumer_lag() if row["max_offset"] is not None
+            and 0 <= row["consumer_offset"] < store.queue(row["topic"], row["queue_id"]).info().min_offset]
+
+
+def render_aged(root: Path, sc, facts) -> str:
+    """The README section of the aged sample at ``root`` (``sample_store_aged/``): what the writer's aging did
+    (``facts.aged``) and what rmq-inspect answers on it, each figure read back from the store."""
+    with Store(root) as store:
+        return _render_aged(store, sc, facts, verify(store), preflight(store))
+
+
+def _render_aged(store: Store, sc, facts, report, plan) -> str:
+    S, tz, aged, a = "sample_store_aged", sc.tz, facts.aged, sc["aging"]
+    g = sc["geometry"]
+    out: list[str] = []
+    add = out.append
+    scans = store.scans()
+    add("## How it was made\n")
+    add(f"The day of `sample_store/` (`scripts/sample_store.toml`) with smaller files (segments of "
+        f"{g['segment_size']:,} bytes, consume-queue files of {g['cq_units_per_file']} units, index files of "
+        f"{g['index_slots']} slots x {g['index_items']} items), then aged by the writer as "
+        f"`scripts/sample_store_aged.toml` says: `python scripts/make_sample_store.py --aged`.\n")
+    add(f"- **Retention** at {_utc(tz, int(a['retention_now'].timestamp()) * 1000)} with fileReservedTime "
+        f"{a['file_reserved_hours']} h: every head segment last written before {_utc(tz, aged.expired_before)} "
+        f"was deleted ({', '.join(f'`commitlog/{n}`' for n in aged.deleted_segments)}); the log's first offset is "
+        f"now {aged.first_offset:,}.")
+    add(f"- **The broker's cleanup** then deleted {len(aged.deleted_cq)} consume-queue files and "
+        f"{len(aged.deleted_index)} index files wholly below it "
+        f"({', '.join(f'`{f}`' for f in aged.deleted_index)}); the files straddling it stay, with their units and "
+        "items below it (expired: the broker skips them).")
+    add(f"- **A crash**: the `abort` file stays, and the checkpoint's indexMsgTimestamp "
+        f"({_utc(tz, store.checkpoint().index_msg_timestamp)}) is the end of the last full index file, so the next "
+        "start is abnormal and destroys the newest index file.")
+    rows = below_min(store)
+    groups = sorted({(r['group'], r['topic']) for r in rows})
+    add(f"- **A group that stopped early**: {', '.join(f'`{g_}` on `{t}`' for g_, t in groups)}, offsets "
+        "below its queues' min offsets.\n")
+
+    add("## What rmq-inspect says\n")
+    info = [p for p in report.problems if p.severity == "info"]
+    by_code: dict[str, int] = {}
+    for p in info:
+        by_code[p.code] = by_code.get(p.code, 0) + 1
+    add(f"`verify` checks {report.messages} records, {report.cq_units} consume-queue units and "
+        f"{report.index_items} index items: no errors, no warnings, {len(info)} info findings "
+        f"({', '.join(f'{n} `{c}`' for c, n in sorted(by_code.items()))}); exit code 0.\n")
+    cq = [p for p in info if p.code == "cq-expired"]
+    units = sum(int(p.reason.split(" ", 1)[0]) for p in cq)
+    add(f"Expired consume-queue units: {units} in {len(cq)} files. Expired index items: "
+        + ", ".join(f"{p.reason.split(' ', 1)[0]} in `{p.file}`" for p in info if p.code == "index-expired") + ".\n")
+    add("| group | topic | queue | offset | queue's min offset |")
+    add("| --- | --- | ---: | ---: | ---: |")
+    for r in rows:
+        add(f"| `{r['group']}` | `{r['topic']}` | {r['queue_id']} | {r['consumer_offset']} | "
+            f"{store.queue(r['topic'], r['queue_id']).info().min_offset} |")
+    add("")
+    first = facts.results["article_1"]
+    topic, key, _ = expired_key(store, facts)
+    cut = plan.index_cuts[0]
+    add(f"The day's first message (offset msgId `{first.msg_id}`, physical offset {first.physical_offset}) and the "
+        f"key `{topic}#{key}` answer *expired* (exit code 1), not \"no message\". `preflight` says the next start "
+        f"is {plan.mode} and destroys `{cut.file}` ({cut.items} items, {cut.lost_keys} keys unfindable "
+        f"afterwards); exit code {plan.exit_code}.\n")
+    add(f"```\nrmq-inspect info {S}\nrmq-inspect verify {S}\n"
+        f"rmq-inspect show {S} {first.msg_id}    # exit code 1: expired\n"
+        f"rmq-inspect key {S} {topic} {key}    # exit code 1: expired\n"
+        f"rmq-inspect preflight {S}    # exit code {plan.exit_code}: an abnormal start that loses index keys\n```\n")
+    add("| segment | start offset | records | store times |")
+    add("| --- | ---: | ---: | --- |")
+    for sc_ in scans:
+        add(f"| `commitlog/{sc_.segment.name}` | {sc_.segment.start_offset:,} | {sc_.messages} | "
+            f"{_hm(tz, sc_.first_store_timestamp)} - {_hm(tz, sc_.last_store_timestamp)} |")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def check_aged(root: Path, sc) -> None:
+    """Fail loudly if the aged store does not show what its README promises."""
+    with Store(root) as store:
+        report = verify(store)
+        assert not [p for p in report.problems if p.severity != "info"], "verify finds more than info"
+        codes = {p.code for p in report.problems}
+        assert {"cq-expired", "index-expired", "consumer-offset-expired"} <= codes, codes
+        assert store.min_offset > 0 and store.abort_exists
+        plan = preflight(store)
+        assert plan.mode == "abnormal" and plan.index_cuts, "preflight destroys no index file"
+        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+        assert size < 1 << 20, f"store is {size} bytes"
+
+
 # --- self-checks ---------------------------------------------------------------------------------------------
 
 
@@ -332,5 +438,6 @@ def update_readme(text: str, generated: str) -> str:
         raise SystemExit(f"README.md has no {BEGIN_MARK} ... {END_MARK} section")
     block = f"{BEGIN_MARK}\n<!-- written by scripts/make_sample_store.py from the store; do not edit by hand -->\n\n{generated}\n{END_MARK}"
     return pattern.sub(lambda _m: block, text, count=1)
+
 
 

@@ -72,6 +72,7 @@ class Aged:
 
     first_offset: int  # the log's first offset afterwards (the first remaining segment's name)
     deleted_segments: list[str] = field(default_factory=list)  # segment names
+    expired_before: int | None = None  # retention_now - file_reserved_ms: segments last written before it expired
     deleted_cq: list[str] = field(default_factory=list)
     deleted_index: list[str] = field(default_factory=list)
     abort: bool = False
@@ -93,7 +94,7 @@ def _expired_count(segments: list[Path], aging: Aging, last_write: Mapping[str, 
     # stops the run ("avoid deleting files in the middle"). DELETE_FILES_BATCH_MAX bounds one run only: the
     # service runs again every cleanResourceInterval (10 s), so every expired head segment goes in the end.
     for seg in segments[:-1]:
-        if aging.retention_now < last_write[seg.name] + aging.file_reserved_ms:
+        if aging.retention_now < last_write[seg.name] + aging.file_reserved_ms:  # liveMaxTimestamp not reached
             break
         count += 1
     return count
@@ -165,6 +166,8 @@ def age_store(root: str | os.PathLike[str], aging: Aging, *, last_write: Mapping
     root = Path(root)
     segments = sorted(p for p in (root / "commitlog").iterdir() if p.is_file())
     aged = Aged(first_offset=int(segments[0].name) if segments else 0)
+    if aging.retention_now is not None:
+        aged.expired_before = aging.retention_now - aging.file_reserved_ms
     if aging.torn_tail:
         if last_record is None:
             raise BadInput("aging: torn_tail needs the last record's offset")

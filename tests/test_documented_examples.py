@@ -1,5 +1,5 @@
 """Every documented example is a test (issue 27): each ``rmq-inspect`` command line in a fenced block of README.md,
-sample_store/README.md and sample_store_dledger/README.md, each tour step's commands and each exercise's command
+sample_store/README.md, sample_store_dledger/README.md and sample_store_aged/README.md, each tour step's commands and each exercise's command
 is run against the sample stores (or against the store its block writes, in a temporary folder), and its exit code
 and the figures its text quotes are checked.
 
@@ -36,8 +36,8 @@ from inspector.engine.workshop.exercises import generate
 from inspector.engine.workshop.tour_steps import tour_steps
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = ("README.md", "sample_store/README.md", "sample_store_dledger/README.md")
-SAMPLES = ("sample_store", "sample_store_dledger")
+DOCS = ("README.md", "sample_store/README.md", "sample_store_dledger/README.md", "sample_store_aged/README.md")
+SAMPLES = ("sample_store", "sample_store_dledger", "sample_store_aged")
 
 # The sample store's geometry as a broker.conf says it (README: "--broker-config broker.conf" on a store whose
 # settings it matches), and the documented path of that file.

@@ -141,7 +141,7 @@ def test_a_tiny_budget_answers_at_once_with_a_truncation_note(make_client):
     assert r.status_code == 200 and took < SLACK and d["truncated"] is None
     assert d["walk"]["done"] or (d["segments"] == [] and d["recovery"] is None and d["walk"]["note"])
     d = client.get("/api/tour").get_json()
-    assert "time limit after 0 of 12 steps" in d["truncated"]
+    assert "time limit after 0 of 13 steps" in d["truncated"]
     assert all(not s["available"] and s["missing_reason"].startswith("not computed: ") for s in d["steps"])
     d = client.get("/api/exercises?seed=0").get_json()
     assert "time limit" in d["truncated"] and d["exercises"] == []

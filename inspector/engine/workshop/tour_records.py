@@ -1,14 +1,17 @@
 """The tour's steps about the store as a whole and its commitlog: the directory, one record field by field, the
-BLANK at the end of a segment, the two kinds of message id, recovery's end of the log (a torn tail) and rebuild.
+BLANK at the end of a segment, the two kinds of message id, recovery's end of the log (a torn tail), rebuild and
+retention (the log's first offset).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Blank
+from inspector.engine.model.records import Blank, Message
 from inspector.engine.present.layout import blank_fields, entry_fields, message_fields
 from inspector.engine.read.store.census import census
-from inspector.engine.workshop.tour import HEX_CONTEXT, SEARCH_SEGMENTS, Context, Missing
+from inspector.engine.workshop.tour import HEX_CONTEXT, SEARCH_QUEUES, SEARCH_SEGMENTS, Context, Missing
 from inspector.engine.workshop.tour_targets import (
     DirectoryTarget,
     DirEntry,
@@ -20,6 +23,7 @@ from inspector.engine.workshop.tour_targets import (
     record_hex,
 )
 from parsers import commitlog as cl
+from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.dledger import ENTRY_HEADER_SIZE
 from parsers.msgid import decode_offset_msg_id, decode_uniq_key
 
@@ -313,5 +317,57 @@ def _rebuild(ctx: Context):
     return text, target, (), (command, ctx.cmd("verify"))
 
 
+def _retention(ctx: Context):
+    store = ctx.store
+    if not store.segments:
+        raise Missing("The commitlog has no segment, so nothing has been kept or removed.")
+    first = store.commitlog.retention_floor
+    seg = store.segments[0]
+    entry = next(iter(store.entries(store.min_offset)), None)
+    msg = entry if isinstance(entry, Message) else None
+    if msg is None:
+        raise Missing(f"The first segment {seg.name} starts with no message record to look at.")
+    target = record_hex(msg, ("PHYSICALOFFSET", "STORETIMESTAMP"), "PHYSICALOFFSET",
+                        f"the log's first record, at offset {msg.physical_offset}")
+    commands = (ctx.cmd("info"), ctx.cmd("verify"), ctx.cmd("show", str(msg.physical_offset)))
+    rule = ("A broker keeps a segment for fileReservedTime (72 hours by default) after it was last written; then "
+            "its cleanup (CleanCommitLogService, at deleteWhen, 04:00, or at once when the disk fills) deletes whole "
+            "segments, oldest first and never the last one.")
+    if not first:
+        text = (f"Nothing has expired in this store yet: the log starts at offset 0, in segment {seg.name}, with a "
+                f"record stored at {_utc_time(msg.store_timestamp)}. {rule} When that happens the log's first offset "
+                "becomes the next segment's name, and consume-queue and index files wholly below it are deleted "
+                "too; the files straddling it keep units and items pointing into the removed part, which the "
+                "broker skips. Open sample_store_aged, the same day three days later, to see such a store: verify "
+                "counts those leftovers as info findings, never errors, and a lookup of a removed message answers "
+                "expired.")
+        return text, target, (), commands
+    expired, queues = 0, 0
+    for topic, queue_id in store.queue_ids()[:SEARCH_QUEUES]:  # units below the effective min offset
+        ctx.budget.check("looking at consume queues")
+        cq = store.queue(topic, queue_id)
+        files = getattr(cq, "files", ())
+        if files:
+            below = cq.info().min_offset - files[0][0] // CQ_UNIT_SIZE
+            if below > 0:
+                expired, queues = expired + below, queues + 1
+    straddling = [r.name for r in store.index_files() if r.header.begin_phy_offset < first]
+    text = (f"This store has a past. {rule} Here the log starts at offset {first:,}: segment {seg.name} is the "
+            f"first one left, and every record before it was removed by retention. The consume-queue and index "
+            f"files wholly below it were deleted with it; those straddling it keep what points into the removed "
+            f"part: {expired} unit(s) in {queues} queue(s), which ConsumeQueue.correctMinOffset skips at load (a "
+            f"queue's min offset is its first unit at or above {first:,})"
+            + (f", and index file {straddling[0]}, whose items before {first:,} match records that are gone"
+               if straddling else "")
+            + ". None of this is damage: verify counts them as info findings and exits 0; a consumer offset below "
+              "a queue's min is corrected by the broker; and a message id, offset or key whose record was removed "
+              "answers expired, not \"no such message\".")
+    return text, target, (), commands
+
+
+def _utc_time(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 BUILDERS = {"directory": _directory, "record": _record, "segment-end": _segment_end, "ids": _ids,
-            "torn-tail": _torn_tail, "rebuild": _rebuild}
+            "torn-tail": _torn_tail, "rebuild": _rebuild, "retention": _retention}

@@ -20,7 +20,7 @@ from inspector.engine.workshop.tour import Context, Missing
 from inspector.engine.workshop.tour_targets import TourStep
 
 STEP_IDS = ("directory", "record", "segment-end", "cq-unit", "key-chain", "index-header", "collision", "ids",
-            "delay", "transaction", "torn-tail", "rebuild")
+            "delay", "transaction", "torn-tail", "rebuild", "retention")
 
 TITLES = {
     "directory": "The store directory",
@@ -35,6 +35,7 @@ TITLES = {
     "transaction": "A transaction on disk",
     "torn-tail": "A torn tail, and how recovery finds the end",
     "rebuild": "What rebuild does",
+    "retention": "Retention: the log's first offset",
 }
 
 

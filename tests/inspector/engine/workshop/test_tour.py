@@ -36,7 +36,8 @@ SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 
 KINDS = {"directory": DirectoryTarget, "record": HexTarget, "segment-end": HexTarget, "cq-unit": CqTarget,
          "key-chain": ChainTarget, "index-header": IndexHeaderTarget, "collision": ChainTarget, "ids": IdsTarget,
-         "delay": CqTarget, "transaction": HexTarget, "torn-tail": RecoveryTarget, "rebuild": RebuildTarget}
+         "delay": CqTarget, "transaction": HexTarget, "torn-tail": RecoveryTarget, "rebuild": RebuildTarget,
+         "retention": HexTarget}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def _bytes(store: Store, start: int, end: int) -> bytes:
 
 def test_the_tour_has_every_step_in_order_and_the_sample_store_has_every_case(sample):
     steps = tour_steps(sample)
-    assert [s.id for s in steps] == list(STEP_IDS) and [s.number for s in steps] == list(range(1, 13))
+    assert [s.id for s in steps] == list(STEP_IDS) and [s.number for s in steps] == list(range(1, 14))
     for s in steps:
         assert s.available and s.missing_reason is None, s.id
         assert isinstance(s.target, KINDS[s.id]), s.id
@@ -243,6 +244,34 @@ def test_rebuild_step_counts_what_rebuild_would_write(sample, steps):
     assert t.index_items == sum(r.header.items_written for r in sample.index_files()) == 1283
     assert (t.min_offset, t.end_offset, t.queues, t.index_files) == (0, 164823, 19, 3)
     assert t.command.startswith("rmq-inspect rebuild ") and "--out" in t.command
+
+
+def test_retention_step_on_a_fresh_store_points_at_offset_0(sample, steps):
+    step = steps["retention"]
+    t = step.target
+    first = sample.message_at(0)
+    assert step.available and (t.start, t.end) == (0, first.end_offset) and t.focus == "PHYSICALOFFSET"
+    assert _bytes(sample, t.start, t.start + 4) == struct.pack(">i", first.total_size)
+    assert "Nothing has expired" in step.text and "sample_store_aged" in step.text
+
+
+def test_retention_step_on_the_aged_sample_counts_what_points_below(tmp_path):
+    """sample_store_aged/ (retention removed its first two segments): the step shows the log's first record and
+    counts the units below each queue's effective min, as verify's cq-expired findings do."""
+    from inspector.engine import verify
+
+    with Store(SAMPLE.parent / "sample_store_aged") as aged:
+        step = next(x for x in tour_steps(aged) if x.id == "retention")
+        first = aged.commitlog.retention_floor
+        report = verify(aged)
+        t = step.target
+        assert step.available and t.start == first == 65_536 and t.highlights
+        focus = next(h for h in t.highlights if h.label.endswith("PHYSICALOFFSET"))
+        assert struct.unpack(">q", _bytes(aged, focus.start, focus.end))[0] == first
+    units = sum(int(p.reason.split(" ", 1)[0]) for p in report.problems if p.code == "cq-expired")
+    queues = len({p.file.rsplit("/", 1)[0] for p in report.problems if p.code == "cq-expired"})
+    assert f"{units} unit(s) in {queues} queue(s)" in step.text and f"offset {first:,}" in step.text
+    assert "index file 20250919112604685" in step.text
 
 
 def test_a_store_without_a_case_says_so(pristine_store):

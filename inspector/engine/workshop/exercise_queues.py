@@ -266,8 +266,41 @@ def _cq_file_name(f: Facts, seed: int, r: int):
     )
 
 
+def _expired_min(f: Facts, seed: int, r: int):
+    """A store past its retention (sample_store_aged): a queue whose first file still holds units below the log's
+    first offset; its min offset is the first unit at or above it (ConsumeQueue.correctMinOffset)."""
+    first = f.store.commitlog.retention_floor
+    if not first:
+        raise Unavailable  # nothing removed by retention: no unit is expired
+    pool = []
+    for t, q in _user_queues(f):
+        cq = f.store.queue(t, q)
+        files = getattr(cq, "files", ())
+        if files and cq.info().min_offset > files[0][0] // CQ_UNIT_SIZE:
+            pool.append((t, q, files[0][0] // CQ_UNIT_SIZE, cq.info().min_offset, files[0][1]))
+    choice = variant(pool, "expired-min", seed, r)
+    if choice is None:
+        raise Unavailable
+    topic, queue_id, file_first, min_offset, path = choice
+    name = path.name
+    hints = [((file_first,), f"{file_first} is the first unit in file {name}, but it points below the log's first "
+                             f"offset {first}: its record was removed by retention.")]
+    return draft(
+        question=f"Retention removed every record of this store below physical offset {first}. The first "
+                 f"consume-queue file of {topic} queue {queue_id} ({name}) starts at queue offset {file_first}. "
+                 f"Which min offset does the broker give this queue when it loads it?",
+        answer=str(min_offset), answer_type="int", expected=(min_offset,), format_hint=INT_HINT,
+        hints=tuple(hints),
+        explanation=(f"ConsumeQueue.correctMinOffset skips the units whose physical offset is below the log's "
+                     f"first offset {first}: units {file_first}..{min_offset - 1} are expired (verify counts them "
+                     f"as an info finding, cq-expired), so the queue starts at {min_offset}; a consumer offset "
+                     f"below it is corrected by the broker."),
+        command=f.cmd("info"),
+    )
+
+
 BUILDERS = {
     "cq-queue-offset": _cq_queue_offset, "cq-points-at": _cq_points_at, "segment-end": _segment_end,
     "tags-code": _tags_code, "delay-tagscode": _delay_tagscode, "transaction-commit": _transaction_commit,
-    "cq-file-name": _cq_file_name,
+    "cq-file-name": _cq_file_name, "expired-min": _expired_min,
 }

@@ -2,7 +2,7 @@
 
 ``generate(store, seed, count)`` returns frozen :class:`Exercise` objects; ``exercise.check(text)`` returns a
 :class:`CheckResult`. Every answer is computed by the engine from the store itself. The set of kinds is fixed
-(see ``KINDS``); ``seed`` picks a different variant of each (another key, file, unit ...), deterministically.
+(see ``KINDS``, and ``RETENTION_KINDS`` for a store past its retention); ``seed`` picks a different variant of each (another key, file, unit ...), deterministically.
 Answers are read tolerantly: decimal or 0x-hex numbers, thousands separators, surrounding words, any case.
 
 This module holds ``KINDS`` and ``generate``; the exercise and its check are in ``exercise_model``, reading
@@ -25,6 +25,9 @@ KINDS = (
     "key-offset", "key-slot", "decode-msgid", "index-items", "index-used-slots", "cq-queue-offset", "cq-points-at",
     "segment-end", "tags-code", "delay-tagscode", "transaction-commit", "collision-item", "id-kind", "cq-file-name",
 )
+# kinds only a store past its retention has a case for (sample_store_aged): after KINDS, so a store without
+# retention gets exactly the set it always got
+RETENTION_KINDS = ("expired-min",)
 
 # kind -> the function that drafts its exercise from the facts, a seed and a round
 _BUILDERS = {**exercise_index.BUILDERS, **exercise_queues.BUILDERS}
@@ -46,7 +49,7 @@ def generate(store, seed: int = 0, count: int = 12, *, budget: Budget | None = N
     except BudgetExceeded as e:
         result.truncated = str(e)
         return result
-    kinds = list(KINDS)
+    kinds = list(KINDS) + (list(RETENTION_KINDS) if store.commitlog.retention_floor else [])
     round_ = 0
     while kinds and len(result) < count:
         for kind in list(kinds):

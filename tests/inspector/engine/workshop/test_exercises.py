@@ -12,7 +12,7 @@ import pytest
 from inspector.engine import Message, Store
 from inspector.engine.workshop.exercise_answers import parse_duration_ms, parse_host_offset, parse_int
 from inspector.engine.workshop.exercise_model import Exercise, exercise_view
-from inspector.engine.workshop.exercises import KINDS, generate
+from inspector.engine.workshop.exercises import KINDS, RETENTION_KINDS, generate
 from parsers.java import index_key, index_key_hash, java_string_hash
 from parsers.msgid import decode_offset_msg_id
 
@@ -265,3 +265,25 @@ def test_tags_code_accepts_the_java_int_in_hex_or_64_bit_form(sample):
     assert ex.check(f"0x{value & 0xFFFFFFFF:08X}").correct and ex.check(f"0x{value & (2**64 - 1):016X}").correct
     assert "unsigned" in ex.check(str(value + 2**32)).explanation
     assert index_key("a", "b") == "a#b"  # the helper the questions rely on
+
+
+def test_a_store_past_its_retention_gets_the_expired_min_exercise(sample):
+    """sample_store_aged: the kind after KINDS; its answer is the queue's min offset, the first unit at or above the
+    log's first offset (re-derived from the units themselves), and the file's first unit gets its own hint."""
+    assert "expired-min" not in {e.kind for e in generate(sample, 0, 3 * len(KINDS))}  # nothing expired there
+    with Store(SAMPLE.parent / "sample_store_aged") as aged:
+        found = [e for e in generate(aged, 0, len(KINDS) + len(RETENTION_KINDS)) if e.kind == "expired-min"]
+        assert len(found) == 1
+        ex = found[0]
+        topic, queue_id = re.search(r"of (\S+) queue (\d+) \(", ex.question).groups()
+        first = aged.commitlog.retention_floor
+        cq = aged.queue(topic, int(queue_id))
+        start, path = cq.files[0]
+        data = path.read_bytes()
+        units = [struct.unpack_from(">q", data, p)[0] for p in range(0, len(data), 20)]
+        expected = start // 20 + next(n for n, phy in enumerate(units) if phy >= first)
+    assert ex.check(str(expected)).correct and ex.answer == str(expected)
+    assert expected > start // 20
+    wrong = ex.check(str(start // 20))
+    assert not wrong.correct and "removed by retention" in wrong.explanation
+    assert ex.command.startswith("rmq-inspect info ")

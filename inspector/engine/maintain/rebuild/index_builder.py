@@ -181,7 +181,10 @@ class IndexBuilder:
         *,
         clock: Callable[[], int] | None = None,
         tz: dt.tzinfo = dt.UTC,
+        after: tuple[int, int] | None = None,
     ) -> None:
+        """``after``: (endPhyOffset, endTimestamp) of a full index file already in the directory that the new
+        files follow (a broker indexing on after a restart); records below its endPhyOffset are not indexed."""
         self.directory = Path(root) / "index"
         self.slots = geometry.index_slots
         self.items = geometry.index_items
@@ -191,6 +194,7 @@ class IndexBuilder:
         self.tz = tz
         self._closed_files: list[WrittenIndexFile] = []
         self._current: _IndexFile | None = None
+        self._after = after
         self._last_name_ms: int | None = None
         self.index_msg_timestamp = 0  # checkpoint.indexMsgTimestamp, see the property docs
         self._closed = False
@@ -226,7 +230,7 @@ class IndexBuilder:
         current = self._current
         if current is not None and not current.is_write_full():
             return current
-        end_phy, end_ts = 0, 0
+        end_phy, end_ts = self._after or (0, 0)
         if current is not None:
             end_phy, end_ts = current.end_phy_offset, current.end_timestamp
             # the "FlushIndexFileThread" of the full predecessor records its end in the checkpoint

@@ -13,18 +13,29 @@ it is applied:
   at load);
 - a crash: the ``abort`` file stays (the next start runs the abnormal recovery, and ``IndexService.load(false)``
   destroys the index files ending after the checkpoint's ``indexMsgTimestamp``), and optionally the last record
-  was torn (its tail never reached the disk).
+  was torn (its tail never reached the disk);
+- an abnormal restart after the crash (apache/rocketmq#8007): ``IndexService.load(false)`` destroyed those index
+  files, ``CommitLog.recoverAbnormally`` dispatched the records again from the newest segment older than the
+  checkpoint (``isMappedFileMatchedRecover``), so only those records were indexed again, and the broker then
+  shut down cleanly.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.engine.maintain.rebuild.dispatch import dispatch_request
+from inspector.engine.maintain.rebuild.index_builder import IndexBuilder
 from inspector.engine.model.errors import BadInput
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.records import Message
+from inspector.engine.read.store.store import Store
+from parsers.checkpoint import CHECKPOINT_FILE_SIZE, Checkpoint
 from parsers.consumequeue import CQ_UNIT_SIZE
 from parsers.indexfile import INDEX_HEADER_SIZE, IndexHeader
 
@@ -48,6 +59,10 @@ class Aging:
       ``cleanResourceInterval``; False models the seconds between the two).
     * ``crashed``: the broker did not shut down cleanly: the ``abort`` file it creates at start stays.
     * ``torn_tail``: bytes at the end of the last record that never reached the disk (zeros); implies a crash.
+    * ``restarted_at``: after a crash, the broker was started again at this wall-clock time (ms; it names the
+      index file the restart creates), ran the abnormal start (index files past the checkpoint destroyed, the
+      records from the recovery's first segment indexed again) and shut down cleanly: no ``abort`` afterwards
+      unless ``crashed`` (a second crash). Applied after retention. Needs the geometry (:func:`age_store`).
     """
 
     retention_now: int | None = None
@@ -56,6 +71,7 @@ class Aging:
     cleanup: bool = True
     crashed: bool = False
     torn_tail: int = 0
+    restarted_at: int | None = None
 
     def __post_init__(self) -> None:
         if self.retention_now is not None and self.expired_segments is not None:
@@ -77,6 +93,9 @@ class Aged:
     deleted_index: list[str] = field(default_factory=list)
     abort: bool = False
     torn_record: int | None = None  # physical offset of the torn record
+    destroyed_index: list[str] = field(default_factory=list)  # by the abnormal restart (IndexService.load(false))
+    reindexed_from: int | None = None  # the restart's recovery start: records from here were indexed again
+    new_index: list[str] = field(default_factory=list)  # index files the restart wrote
 
 
 def _expired_count(segments: list[Path], aging: Aging, last_write: Mapping[str, int] | None) -> int:
@@ -155,13 +174,63 @@ def _tear_last_record(segments: list[Path], max_offset: int, last_record: int, t
     return last_record
 
 
+CHECKPOINT_MIN_SLACK_MS = 3000  # StoreCheckpoint.getMinTimestamp: min(physic, logics) - 3 s
+
+
+def _restart(root: Path, aged: Aged, at: int, geometry: Geometry, tz: dt.tzinfo) -> None:
+    raw = (root / "checkpoint").read_bytes().ljust(CHECKPOINT_FILE_SIZE, b"\0")
+    cp = Checkpoint.parse(raw)
+    # IndexService.load(lastExitOK = false): every index file whose endTimestamp is past the checkpoint's
+    # indexMsgTimestamp is destroyed (the newest, never flushed as full: apache/rocketmq#8007)
+    kept: list[IndexHeader] = []
+    for f in sorted(p for p in (root / "index").iterdir() if p.is_file()) if (root / "index").is_dir() else []:
+        with open(f, "rb") as fh:
+            header = IndexHeader.parse(fh.read(INDEX_HEADER_SIZE))
+        if header.end_timestamp > cp.index_msg_timestamp:
+            f.unlink()
+            aged.destroyed_index.append(f.relative_to(root).as_posix())
+        else:
+            kept.append(header)
+    if kept and kept[-1].index_count < geometry.index_items:
+        raise BadInput("aging: the restart's newest kept index file is not full; continuing a file is not modelled")
+    bound = max(0, min(cp.physic_msg_timestamp, cp.logics_msg_timestamp) - CHECKPOINT_MIN_SLACK_MS)
+    with Store(root, segment_size=geometry.segment_size) as store:
+        # CommitLog.recoverAbnormally: from the newest segment whose first record's store time is at or before the
+        # checkpoint's bound (isMappedFileMatchedRecover, messageIndexSafe off), else the first segment
+        start = store.segments[0].start_offset if store.segments else 0
+        for seg in reversed(store.segments):
+            first = next(iter(store.entries(seg.start_offset, check_crc=False)), None)
+            if isinstance(first, Message) and 0 < first.store_timestamp <= bound:
+                start = seg.start_offset
+                break
+        aged.reindexed_from = start
+        after = (kept[-1].end_phy_offset, kept[-1].end_timestamp) if kept else None
+        index = IndexBuilder(root, geometry, clock=lambda: at, tz=tz, after=after)
+        try:
+            # doDispatch of every record from there: IndexService.buildIndex skips those below the last kept
+            # file's endPhyOffset (the builder's ``after``) and indexes the rest into new files
+            for entry in store.entries(start, check_crc=False):
+                if isinstance(entry, Message):
+                    index.put(dispatch_request(entry.topic, entry.queue_id, entry.stored_physical_offset,
+                                               entry.total_size, entry.store_timestamp, entry.queue_offset,
+                                               entry.sys_flag, entry.prepared_transaction_offset, entry.properties,
+                                               geometry))
+        finally:
+            index.close()
+    aged.new_index = [f"index/{f.name}" for f in index.files]
+    if index.index_msg_timestamp > cp.index_msg_timestamp:  # a new file filled: IndexService.flush records its end
+        (root / "checkpoint").write_bytes(raw[:16] + struct.pack(">q", index.index_msg_timestamp) + raw[24:])
+
+
 def age_store(root: str | os.PathLike[str], aging: Aging, *, last_write: Mapping[str, int] | None = None,
-              last_record: tuple[int, int] | None = None) -> Aged:
+              last_record: tuple[int, int] | None = None, geometry: Geometry | None = None,
+              tz: dt.tzinfo = dt.UTC) -> Aged:
     """Apply ``aging`` to the store at ``root`` in place (it changes the store: only for stores we make).
 
     ``last_write``: segment name -> the store time of its last record (needed for ``retention_now``);
-    ``last_record``: (physical offset, max offset) of the last record (needed for ``torn_tail``). The torn
-    tail is applied first (a retention run never deletes the last segment, so the order does not matter).
+    ``last_record``: (physical offset, max offset) of the last record (needed for ``torn_tail``);
+    ``geometry`` and ``tz`` (index file names): needed for ``restarted_at``. The torn tail is applied first (a
+    retention run never deletes the last segment, so the order does not matter), the restart after retention.
     """
     root = Path(root)
     segments = sorted(p for p in (root / "commitlog").iterdir() if p.is_file())
@@ -181,6 +250,10 @@ def age_store(root: str | os.PathLike[str], aging: Aging, *, last_write: Mapping
         if aging.cleanup:
             aged.deleted_cq = _clean_consume_queues(root, aged.first_offset)
             aged.deleted_index = _clean_index(root, aged.first_offset)
+    if aging.restarted_at is not None:
+        if geometry is None:
+            raise BadInput("aging: restarted_at needs the store's geometry")
+        _restart(root, aged, aging.restarted_at, geometry, tz)
     if aging.crashed or aging.torn_tail:
         # DefaultMessageStore.start creates "abort"; only a clean shutdown deletes it
         (root / "abort").write_bytes(b"")

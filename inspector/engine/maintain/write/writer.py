@@ -257,7 +257,8 @@ class StoreWriter(MessageFlow, TimerFlow):
         )
         if self.aging is not None:  # the store's past comes after its day: everything above is on disk
             last = (self._last_record, self._commitlog.max_offset) if self._any_record else None
-            self.aged = age_store(self.root, self.aging, last_write=self._segment_last_write, last_record=last)
+            self.aged = age_store(self.root, self.aging, last_write=self._segment_last_write, last_record=last,
+                                  geometry=self.geometry, tz=self.tz)
 
     def __enter__(self) -> StoreWriter:
         return self

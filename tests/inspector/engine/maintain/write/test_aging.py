@@ -15,6 +15,7 @@ from inspector.engine.maintain.write.dledger_log import DLedgerOptions
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.errors import BadInput
+from inspector.engine.model.geometry import Geometry
 from tests.aged_store import GEOMETRY
 
 BASE_MS = 1_758_272_400_000
@@ -140,3 +141,48 @@ def test_retention_of_every_segment_is_refused_and_dledger_is_not_aged(tmp_path:
 def test_a_torn_tail_longer_than_the_record_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="longer than the last record"):
         _write(tmp_path, Aging(torn_tail=10_000), 10)
+
+
+# index files of exactly 400 items (indexCount starts at 1, < indexNum = 401): two keys a record, 200 records a file
+SPACED = Geometry(segment_size=64 * 1024, cq_file_size=40 * 20, index_slots=100, index_items=401)
+
+
+def _write_spaced(root: Path, aging: Aging | None, messages: int = 1500):
+    """Records a second apart (so the checkpoint's bound falls inside the log); what each record's keys are."""
+    keys = {}
+    with StoreWriter(root, SPACED, aging=aging) as w:
+        for i in range(messages):
+            got = w.append(MessageSpec(topic=f"T{i % 3}", queue_id=i % 2, body=b"m" * 100, keys=[f"k{i}"],
+                                       store_timestamp=BASE_MS + i * 1000))
+            keys[got.physical_offset] = (got.topic, got.unique_key, f"k{i}")
+    return w, keys
+
+
+def _indexed(root: Path) -> set[int]:
+    """Physical offsets of every item in the store's index files."""
+    with Store(root, index_slots=100, index_items=401) as store:
+        return {item.phy_offset for r in store.index_files() for item in r.items()}
+
+
+def test_an_abnormal_restart_loses_what_preflight_said_it_would(tmp_path):
+    """apache/rocketmq#8007 modelled twice: preflight's prediction on the crashed store (IndexService.load(false),
+    the recovery's re-dispatch) against the writer's restart applied to the same store; the keys preflight calls
+    unfindable are exactly the records no index file holds afterwards."""
+    _, keys = _write_spaced(tmp_path / "crashed", Aging(crashed=True))
+    with Store(tmp_path / "crashed", index_slots=100, index_items=401) as store:
+        plan = preflight(store)
+    w, _ = _write_spaced(tmp_path / "restarted", Aging(restarted_at=BASE_MS + 10**7))
+    aged, root = w.aged, tmp_path / "restarted"
+    assert aged.destroyed_index == [c.file for c in plan.index_cuts] and aged.destroyed_index
+    assert not (root / "abort").exists() and all(not (root / f).exists() for f in aged.destroyed_index)
+    assert aged.new_index and all((root / f).exists() for f in aged.new_index)
+    assert aged.reindexed_from == int(plan.recovery.start_segment.rsplit("/", 1)[1])
+    missing = sorted(set(keys) - _indexed(root))
+    assert missing and all(phy < aged.reindexed_from for phy in missing)
+    assert 2 * len(missing) == sum(c.lost_keys for c in plan.index_cuts)  # two keys a record: its id and k<i>
+    with Store(root, index_slots=100, index_items=401) as store:
+        lost_topic, _, lost_key = keys[missing[0]]
+        kept_topic, _, kept_key = keys[max(keys)]
+        assert store.lookup_key(kept_topic, kept_key, 0, 2**62)  # re-indexed by the restart
+        items = [s for walk in store.chain(lost_topic, lost_key) for s in walk.steps if s.key_matches]
+        assert items == []  # no index item leads to it any more

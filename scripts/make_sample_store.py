@@ -71,7 +71,8 @@ def aging_of(sc: Scenario) -> Aging | None:
         return None
     return Aging(retention_now=_ms(a["retention_now"]) if "retention_now" in a else None,
                  file_reserved_ms=a.get("file_reserved_hours", 72) * HOUR_MS,
-                 crashed=a.get("crashed", False), torn_tail=a.get("torn_tail", 0))
+                 crashed=a.get("crashed", False), torn_tail=a.get("torn_tail", 0),
+                 restarted_at=_ms(a["restarted_at"]) if "restarted_at" in a else None)
 
 
 def write_store(root: Path, sc: Scenario, **writer_options) -> Facts:

@@ -170,8 +170,6 @@ def test_verify_exits_0_with_the_expired_counts(capsys, expected):
     assert "consumer-offset-expired" in by_code
 
 
-@pytest.mark.xfail(strict=True, reason="verify's _dedupe keys on (file, offset, code): the four findings of "
-                                       "config/consumerOffset.json at offset 0 collapse to one")
 def test_verify_names_every_consumer_offset_below_min(capsys, expected):
     _, out, _ = _run(capsys, "verify", str(AGED), "--json")
     found = [p for p in json.loads(out)["problems"] if p["code"] == "consumer-offset-expired"]

@@ -157,9 +157,11 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
 
 
 def _dedupe(problems: list[Problem]) -> Iterator[Problem]:
+    # One fact found by two checks is said once; findings about one file without a byte offset of their own
+    # (a JSON config's entries, all at offset 0) differ by what they say, so the message is part of the key.
     seen = set()
     for p in problems:
-        key = (p.file, p.offset, p.code)
+        key = (p.file, p.offset, p.code, p.reason if not p.offset else "")
         if key not in seen:
             seen.add(key)
             yield p

@@ -139,7 +139,7 @@ class Preflight:
             lost.append(f"{units:,} queue unit(s)")
         keys = sum(c.lost_keys for c in self.index_cuts)
         if keys or not all(c.counted for c in self.index_cuts):
-            lost.append(f"{len(self.index_cuts)} index file(s) destroyed, {keys:,} key(s) unfindable")
+            lost.append(f"{len(self.index_cuts)} index file(s) ({keys:,} key(s) become unfindable)")
         if self.dledger is not None and "truncate the data" in self.dledger:
             lost.append("DLedger truncates the data")
         return f"next start: {self.mode}, " + ("loses " + "; ".join(lost) if lost else "nothing lost")

@@ -46,14 +46,39 @@ def run(store: Store, offset: int, length: int, as_json: bool) -> int:
         for f in r["fields"]:
             if offset <= f["start"] < offset + len(data):
                 starts.setdefault(f["start"], []).append(f"{f['number']} {f['name']} = {plain(f['value'])}")
+    # Without colours (a pipe, a file, NO_COLOR) the styles are dropped on output: a row built as one plain string
+    # prints the same characters ~5x faster than 48 styled spans (a 64 KiB dump: 2.9 s of CPU before).
+    styled = console.color_system is not None
+    batch: list[Text] = []
     for row in range(0, len(data), 16):
         base = offset + row
-        line = hex_row(data, offset, row, style_at)
+        line = hex_row(data, offset, row, style_at) if styled else Text(plain_hex_row(data, offset, row))
         notes = [n for b in range(base, base + 16) for n in starts.get(b, [])]
         if notes:
             line.append("  " + "; ".join(notes[:3]) + (f" (+{len(notes) - 3})" if len(notes) > 3 else ""), style="cyan")
-        console.print(line, overflow="ignore", crop=False)
+        batch.append(line)
+        if len(batch) == PRINT_BATCH:
+            _print_rows(batch)
+    _print_rows(batch)
     return 0
+
+
+# Rows per print: one console.print per row cost ~0.5 ms, so a 1 MiB dump (65,536 rows) took over 30 s; a batch of
+# rows printed as one Text wraps and styles each row exactly as printing it alone did (Text wraps line by line).
+PRINT_BATCH = 512
+
+
+def _print_rows(batch: list[Text]) -> None:
+    if batch:
+        console.print(Text("\n").join(batch), overflow="ignore", crop=False)
+        batch.clear()
+
+
+def plain_hex_row(data: bytes, offset: int, row: int) -> str:
+    """:func:`hex_row`'s characters without styles."""
+    chunk = data[row:row + 16]
+    hexes = "".join(f"{c:02X} " for c in chunk) + "   " * (16 - len(chunk))
+    return f"{offset + row:>14}  {hexes} " + "".join(chr(c) if 32 <= c < 127 else "." for c in chunk)
 
 
 def hex_row(data: bytes, offset: int, row: int, style_at: dict[int, str]) -> Text:

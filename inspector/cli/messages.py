@@ -28,6 +28,7 @@ from inspector.engine import (
     StoreError,
     body_line,
     body_preview,
+    decode_trace,
     decompress_body,
     inner_messages,
     is_inner_batch,
@@ -234,6 +235,11 @@ def print_message(msg: Message, body_limit: int = BODY_LIMIT) -> None:
         props.add_row(plain(k), plain(val))
     console.print(props)
     print_body(msg, body_limit)
+    trace = decode_trace(msg)
+    if trace is not None:  # a trace topic's record: its trace records by name, under the raw body
+        from inspector.cli.trace import print_trace_body
+
+        print_trace_body(trace)
 
 
 def print_body(msg: Message, limit: int = BODY_LIMIT) -> None:

@@ -28,6 +28,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Host, Message, MoreAfterLimit, Problem
 from inspector.engine.present.views import message_view
 from inspector.engine.read.commitlog.parallel import default_workers
+from inspector.engine.read.commitlog.trace import is_trace_topic
 from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
 from inspector.engine.scan.kernels import compiled_for
@@ -74,14 +75,23 @@ def record_line(msg: Message, *, decompress: bool = False) -> bytes:
 
 
 def _inner_runs(batch: MessageBatch, rows: np.ndarray) -> list[np.ndarray | int] | None:
-    """``rows`` cut around the inner-batch records among them (an int: that record's row), or None when there
-    is none: one vectorised OR over the sysFlag column, so a store without BatchCQ topics keeps the bulk path."""
+    """``rows`` cut around the records made one by one (an int: that record's row): inner-batch records (their
+    inner messages) and trace-topic records (their decoded trace records, message_view's ``trace``); None when
+    there is none: one vectorised OR over the sysFlag column and one look at the batch's topic names, so a store
+    without BatchCQ or trace topics keeps the bulk path."""
     flags = batch.table[_COL["sys_flag"]][rows]
-    if not len(rows) or not int(np.bitwise_or.reduce(flags)) & INNER_BATCH_FLAG:
+    traces = [code for code, name in enumerate(batch.topics) if is_trace_topic(name)]
+    inner = bool(len(rows)) and bool(int(np.bitwise_or.reduce(flags)) & INNER_BATCH_FLAG)
+    if not len(rows) or not (inner or traces):
+        return None
+    one_by_one = (flags & INNER_BATCH_FLAG) != 0
+    if traces:
+        one_by_one |= np.isin(batch.table[_COL["topic"]][rows], traces)
+    if not one_by_one.any():
         return None
     parts: list[np.ndarray | int] = []
     start = 0
-    for at in np.flatnonzero(flags & INNER_BATCH_FLAG).tolist():
+    for at in np.flatnonzero(one_by_one).tolist():
         if at > start:
             parts.append(rows[start:at])
         parts.append(int(rows[at]))

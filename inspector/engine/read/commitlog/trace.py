@@ -90,9 +90,11 @@ class TraceBody:
         return text
 
 
-def is_trace_topic(topic: str, trace_topic: str | None = None) -> bool:
+def is_trace_topic(topic: str | None, trace_topic: str | None = None) -> bool:
     """``topic`` holds trace records: the default trace topic, a region's (``TraceConstants.TRACE_TOPIC_PREFIX``),
     or ``trace_topic`` (the broker's ``msgTraceTopicName``, or the user's ``--trace-topic``)."""
+    if not isinstance(topic, str):  # a batch's interning table may hold empty slots
+        return False
     return topic == TRACE_TOPIC or topic.startswith(TRACE_TOPIC_PREFIX) or (bool(trace_topic) and topic == trace_topic)
 
 

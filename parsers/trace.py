@@ -42,9 +42,10 @@ TRACE_TOPIC_PREFIX = "rmq_sys_TRACE_DATA_"  # TraceConstants.TRACE_TOPIC_PREFIX:
 MESSAGE_TYPES = ("Normal_Msg", "Trans_Msg_Half", "Trans_msg_Commit", "Delay_Msg", "Order_Msg")  # MessageType
 TRANSACTION_STATES = ("COMMIT_MESSAGE", "ROLLBACK_MESSAGE", "UNKNOW")  # LocalTransactionState, as Java spells it
 
-# field kinds: "text" kept as written; "int" a Java long/int as Long.toString writes it; "bool" true/false;
+# field kinds: "text" kept as written; "long" / "int" a Java long / int as toString writes it (the decoder's
+# Long.parseLong / Integer.parseInt: outside their range the client itself fails); "bool" true/false;
 # "msg_type" the MessageType ordinal; "tx_state" a LocalTransactionState name; "end" an empty last field
-_PUB_HEAD = (("timestamp", "int"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
+_PUB_HEAD = (("timestamp", "long"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
              ("msg_id", "text"), ("tags", "text"), ("keys", "text"), ("store_host", "text"),
              ("body_length", "int"), ("cost_time", "int"), ("msg_type", "msg_type"))
 _SUB_AFTER_HEAD = (("request_id", "text"), ("msg_id", "text"), ("cost_time", "int"), ("success", "bool"),
@@ -59,23 +60,23 @@ LAYOUTS: dict[str, dict[int, tuple[str, tuple[tuple[str, str], ...]]]] = {
                                              ("client_host", "text"))),
     },
     "SubBefore": {
-        7: ("4.x/5.x", (("timestamp", "int"), ("region_id", "text"), ("group", "text"), ("request_id", "text"),
+        7: ("4.x/5.x", (("timestamp", "long"), ("region_id", "text"), ("group", "text"), ("request_id", "text"),
                         ("msg_id", "text"), ("retry_times", "int"), ("keys", "text"))),
     },
     "SubAfter": {
-        8: ("4.x/5.x", _SUB_AFTER_HEAD + (("context_code", "int"), ("timestamp", "int"), ("group", "text"))),
+        8: ("4.x/5.x", _SUB_AFTER_HEAD + (("context_code", "int"), ("timestamp", "long"), ("group", "text"))),
         7: ("5.x CLOUD channel, no time or group", _SUB_AFTER_HEAD + (("context_code", "int"), ("", "end"))),
         6: ("CLOUD channel, no time or group", _SUB_AFTER_HEAD + (("context_code", "int"),)),
         5: ("older client, no contextCode", _SUB_AFTER_HEAD),
     },
     "EndTransaction": {
-        12: ("4.x/5.x", (("timestamp", "int"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
+        12: ("4.x/5.x", (("timestamp", "long"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
                          ("msg_id", "text"), ("tags", "text"), ("keys", "text"), ("store_host", "text"),
                          ("msg_type", "msg_type"), ("transaction_id", "text"), ("transaction_state", "tx_state"),
                          ("from_transaction_check", "bool"))),
     },
     "Recall": {
-        6: ("after 5.3.1", (("timestamp", "int"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
+        6: ("after 5.3.1", (("timestamp", "long"), ("region_id", "text"), ("group", "text"), ("topic", "text"),
                             ("msg_id", "text"), ("success", "bool"))),
     },
 }
@@ -124,6 +125,9 @@ def _parse_value(name: str, kind: str, text: str) -> object:
     if not (text.isascii() and text.lstrip("-").isdigit()) or str(int(text)) != text:
         raise ValueError(f"{name} is {text[:40]!r}, not a number")
     value = int(text)
+    bits = 63 if kind == "long" else 31
+    if not -(1 << bits) <= value < (1 << bits):
+        raise ValueError(f"{name} is {text[:40]!r}, past a Java {kind}")
     if kind == "msg_type" and not 0 <= value < len(MESSAGE_TYPES):
         raise ValueError(f"{name} is {value}, not a MessageType ordinal (0-{len(MESSAGE_TYPES) - 1})")
     return value

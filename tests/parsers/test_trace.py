@@ -80,6 +80,8 @@ def test_other_shapes_say_why_and_build_back():
         "Nope" + S + "1" + F: "type 'Nope' is none of",
         PUB.replace(S + "true" + F, F).replace(S + "0A00000100002A9F0000000000001234", ""): "Pub with 11 fields",
         PUB.replace("1700000000123", "17x"): "timestamp is '17x', not a number",
+        PUB.replace("1700000000123", "9" * 19): "past a Java long",
+        PUB.replace(S + "11" + S, S + "2147483648" + S): "body_length is '2147483648', past a Java int",
         PUB.replace(S + "true" + F, S + "TRUE" + F): "success is 'TRUE', not true or false",
         END_TX.replace("ROLLBACK_MESSAGE", "MAYBE"): "transaction_state is 'MAYBE'",
         PUB.replace(S + "0" + S, S + "9" + S, 1): "not a MessageType ordinal",

@@ -23,7 +23,7 @@ JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FI
 Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one message's trace timeline:
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
-    trace_timeline_view
+    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
@@ -215,9 +215,11 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         timer_unit_view,
     )
     from inspector.engine.present.traceviews import (
+        TRACE_ROW_FIELDS,
         trace_body_view,
         trace_record_pairs,
         trace_record_view,
+        trace_rows,
         trace_timeline_view,
     )
     from inspector.engine.present.views import (
@@ -236,6 +238,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.read.commitlog.commitlog import Entry, SegmentScan
     from inspector.engine.read.commitlog.trace import (
         TRACE_FIELDS,
+        TRACE_TOPIC,
+        TRACE_TOPIC_PREFIX,
         TraceBody,
         TraceEntry,
         TraceOther,

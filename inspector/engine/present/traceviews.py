@@ -13,6 +13,7 @@ from inspector.engine.read.commitlog.trace import (
     TraceOther,
     TraceRecord,
     TraceTimeline,
+    decode_trace_bytes,
 )
 
 
@@ -68,3 +69,19 @@ def trace_record_pairs(record: TraceRecord | TraceOther) -> list[tuple[str, str]
     if record.region_id is not None:
         pairs.append(("region_id", record.region_id))
     return pairs
+
+
+# one row per trace record (Spark's trace table): TRACE_FIELDS, then an other shape's reason and text
+TRACE_ROW_FIELDS = (*TRACE_FIELDS, "other_shape", "text")
+
+
+def trace_rows(data: bytes) -> list[tuple]:
+    """A trace body's records as tuples in TRACE_ROW_FIELDS order (an other shape: ``type`` None, its reason and
+    text; a known record: ``other_shape`` and ``text`` None). Never raises."""
+    rows = []
+    for record in decode_trace_bytes(data).records:
+        if isinstance(record, TraceOther):
+            rows.append((record.index, *(None,) * (len(TRACE_FIELDS) - 1), record.reason, record.text))
+        else:
+            rows.append((*(getattr(record, name) for name in TRACE_FIELDS), None, None))
+    return rows

@@ -16,6 +16,9 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.body import decompress_body
 from parsers.trace import MESSAGE_TYPES, TRACE_TOPIC, TRACE_TOPIC_PREFIX, OtherShape, parse_trace_body
 
+__all__ = ["TRACE_FIELDS", "TRACE_TOPIC", "TRACE_TOPIC_PREFIX", "SCAN_CAP", "TraceBody", "TraceEntry", "TraceOther",
+           "TraceRecord", "TraceTimeline", "decode_trace", "decode_trace_bytes", "is_trace_topic", "trace_timeline"]
+
 
 @dataclass(frozen=True)
 class TraceRecord:

@@ -46,7 +46,7 @@ def run_trace(store: Store, ref: str, trace_topic: str | None, as_json: bool) ->
                f"by a scan of {timeline.messages_read:,} trace message(s): the index found none")
         topics = ", ".join(timeline.topics) or "none in this store"
         t = table(f"trace records of {plain(', '.join(timeline.ids))} ({how}; trace topics: {plain(topics)})",
-                  "time", "type", "group", "client/host", "cost ms", "success", "details", "trace msg @")
+                  "time", "type", "group", "client or store host", "cost ms", "success", "details", "trace msg @")
         for e in timeline.entries:
             r = e.record
             host = r.client_host or r.store_host or ""

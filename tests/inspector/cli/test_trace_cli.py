@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hostile_text import run as hostile_run
+from hostile_text import unsafe_in
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from inspector.cli.main import main
 from inspector.engine.maintain.write.messagespec import MessageSpec
@@ -69,3 +73,22 @@ def test_custom_trace_topic_and_escaped_store_text(tmp_path, capsys):
     assert code == 1  # MyTrace is no trace topic unless named
     code, out, _ = run(capsys, "trace", str(root), UK, "--trace-topic", "MyTrace")
     assert code == 0 and "Pub" in out and "\x1b" not in out and "pg\\x1b[31mred" in out
+
+
+PIECES = ["Pub", "SubAfter", UK, "1", "true", "\x01", "\x02", "\x1b]0;PWNED\x07", "\u202e", "\x9b", "[bold]", "é"]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=30).map("".join)
+       | st.binary(max_size=60).map(lambda b: b.decode("latin-1")))
+def test_any_trace_body_shows_without_a_control_character(tmp_path_factory, body):
+    root = tmp_path_factory.mktemp("hostile-trace") / "store"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        at = w.append(MessageSpec("RMQ_SYS_TRACE_TOPIC", body.encode("utf-8", "surrogatepass"), keys=[UK],
+                                  store_timestamp=T0)).physical_offset
+    for argv, allowed in ((("show", str(root), str(at)), {0}), (("trace", str(root), UK), {0, 1}),
+                          (("trace", str(root), UK, "--json"), {0, 1})):
+        code, out, err = hostile_run(*argv)
+        assert code in allowed and "Traceback" not in out + err, (argv, err[-300:])
+        if "--json" not in argv:
+            assert not unsafe_in(out) and not unsafe_in(err), (argv, unsafe_in(out)[:3])

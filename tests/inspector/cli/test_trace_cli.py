@@ -92,3 +92,22 @@ def test_any_trace_body_shows_without_a_control_character(tmp_path_factory, body
         assert code in allowed and "Traceback" not in out + err, (argv, err[-300:])
         if "--json" not in argv:
             assert not unsafe_in(out) and not unsafe_in(err), (argv, unsafe_in(out)[:3])
+
+
+def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, capsys):
+    root = tmp_path / "custom"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        at = w.append(trace_spec([PUB, SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9)).physical_offset
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=MyTrace\n", encoding="utf-8")
+    code, out, _ = run(capsys, "show", str(root), str(at), "--json")
+    assert code == 0 and "trace" not in json.loads(out)  # without the config MyTrace is a topic like another
+    code, out, _ = run(capsys, "show", str(root), str(at), "--json", "--broker-config", str(conf))
+    assert [r["type"] for r in json.loads(out)["trace"]["records"]] == ["Pub", "SubAfter"]
+    code, out, _ = run(capsys, "show", str(root), str(at), "--broker-config", str(conf))
+    assert "trace (2 trace records: Pub, SubAfter)" in out
+    code, out, _ = run(capsys, "messages", str(root), "--json", "--broker-config", str(conf))
+    assert [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
+    code, out, _ = run(capsys, "trace", str(root), UK, "--json", "--broker-config", str(conf))
+    assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]

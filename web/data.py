@@ -44,6 +44,7 @@ from inspector.engine import (
     segment_size,
     slot_occupancy,
     survey_of,
+    trace_topic_of,
     walk_slot,
 )
 from web.deadline import NO_DEADLINE, Deadline
@@ -271,7 +272,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     """One message, every field (``message_view`` with the decompressed body), plus the body shown as text,
     JSON or hex (capped at ``body_bytes``)."""
     msg = get_message_or_404(store, offset)
-    view = message_view(msg, decompress=True, body_limit=limits.body_bytes)
+    view = message_view(msg, decompress=True, body_limit=limits.body_bytes, trace_topic=trace_topic_of(store))
     body = body_preview(msg, body_format, limits.body_bytes)
     text = body.for_html()
     if body.json_error is not None:

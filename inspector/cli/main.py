@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight")
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -145,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show at most N body bytes (characters of pretty JSON; default 4096)")
     p.add_argument("--raw", metavar="FILE", help="write the body's exact bytes, as stored (compressed or not), to "
                    "a new FILE, or with '-' to standard output when it is no terminal (a pipe: nothing else is written there)")
+
+    p = sub.add_parser("trace", help="one message's trace timeline: every trace record (Pub, SubBefore, SubAfter, "
+                       "EndTransaction, Recall) that mentions it, by time; exit 1 when none")
+    _store_args(p)
+    p.add_argument("ref", help="the message's UNIQ_KEY or offset msgId")
+    p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
+                   "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
     _store_args(p, optional=True)
@@ -340,6 +348,10 @@ def run(args: argparse.Namespace) -> int:
 
             return messages.run_show(store, args.ref, args.json, args.decompress, args.raw,
                                      args.body_limit or messages.BODY_LIMIT)
+        if args.command == "trace":
+            from inspector.cli import trace
+
+            return trace.run_trace(store, args.ref, args.trace_topic, args.json)
         if args.command == "key":
             from inspector.cli import index
 

@@ -28,6 +28,7 @@ from inspector.engine import (
     StoreError,
     body_line,
     body_preview,
+    decode_trace,
     decompress_body,
     inner_messages,
     is_inner_batch,
@@ -36,6 +37,7 @@ from inspector.engine import (
     log_order,
     message_view,
     record_line,
+    trace_topic_of,
 )
 
 # records per JSON batch: a few batches are encoded at once on threads, each with an output buffer of ~3.5 KB a
@@ -65,7 +67,7 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if as_json:
         # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
         return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
-                         queue_order=queue_id is not None)
+                         queue_order=queue_id is not None, trace_topic=trace_topic_of(store))
     queue_order = queue_id is not None
     t = table("Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags",
               *(("tagsCode",) if queue_order else ()), "keys", "size", "body")
@@ -114,12 +116,13 @@ def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
     return f"stopped at --limit {more.limit}: more messages follow ({where} {start}: --from {start} continues)"
 
 
-def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_order: bool) -> int:
+def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_order: bool,
+              trace_topic: str | None = None) -> int:
     """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out.
     A limit that leaves messages out is said on stderr (stdout stays pure JSON Lines for jq)."""
     sys.stdout.flush()
     out = getattr(sys.stdout, "buffer", None)
-    for chunk in json_lines(stream, decompress=decompress, topic=topic, limit=limit):
+    for chunk in json_lines(stream, decompress=decompress, topic=topic, limit=limit, trace_topic=trace_topic):
         if isinstance(chunk, Problem):
             warn_problem(chunk)
         elif isinstance(chunk, MoreAfterLimit):
@@ -183,13 +186,13 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str |
     msg = store.find(ref)
     inner, inner_error = _inner(msg)
     if as_json:
-        view = message_view(msg, decompress=decompress)
+        view = message_view(msg, decompress=decompress, trace_topic=trace_topic_of(store))
         if is_inner_batch(msg):
             view["inner_messages"] = [message_view(m, decompress=decompress) for m in inner]
             view["inner_messages_error"] = inner_error
         print_json(view)
         return 0
-    print_message(msg, body_limit=body_limit)
+    print_message(msg, body_limit=body_limit, trace_topic=trace_topic_of(store))
     if is_inner_batch(msg):
         t = table(f"inner messages ({len(inner)}; INNER_NUM {plain(msg.properties.get('INNER_NUM', '-'))}, "
                   f"INNER_BASE {plain(msg.properties.get('INNER_BASE', '-'))})",
@@ -213,7 +216,7 @@ def _inner(msg: Message) -> tuple[list[Message], str | None]:
         return [], str(e)
 
 
-def print_message(msg: Message, body_limit: int = BODY_LIMIT) -> None:
+def print_message(msg: Message, body_limit: int = BODY_LIMIT, trace_topic: str | None = None) -> None:
     """Every field, the properties, and the body as the engine's preview shows it (decompressed per the sysFlag
     whatever --decompress says: that is the JSON view's choice)."""
     v = message_view(msg, decompress=False)
@@ -234,6 +237,11 @@ def print_message(msg: Message, body_limit: int = BODY_LIMIT) -> None:
         props.add_row(plain(k), plain(val))
     console.print(props)
     print_body(msg, body_limit)
+    trace = decode_trace(msg, trace_topic)
+    if trace is not None:  # a trace topic's record: its trace records by name, under the raw body
+        from inspector.cli.trace import print_trace_body
+
+        print_trace_body(trace)
 
 
 def print_body(msg: Message, limit: int = BODY_LIMIT) -> None:

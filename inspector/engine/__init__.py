@@ -20,6 +20,10 @@ A hex window with its bands:
     hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS):
     json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
+Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one message's trace timeline:
+    decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
+    trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
+    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
@@ -210,6 +214,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         timer_unit_chunks,
         timer_unit_view,
     )
+    from inspector.engine.present.traceviews import (
+        TRACE_ROW_FIELDS,
+        trace_body_view,
+        trace_record_pairs,
+        trace_record_view,
+        trace_rows,
+        trace_timeline_view,
+    )
     from inspector.engine.present.views import (
         chain_view,
         has_undecodable,
@@ -224,6 +236,19 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.present.views_bulk import json_lines, json_text, record_line
     from inspector.engine.read.commitlog.body import BodyPreview, body_line, body_preview, decompress_body
     from inspector.engine.read.commitlog.commitlog import Entry, SegmentScan
+    from inspector.engine.read.commitlog.trace import (
+        TRACE_FIELDS,
+        TRACE_TOPIC,
+        TRACE_TOPIC_PREFIX,
+        TraceBody,
+        TraceEntry,
+        TraceOther,
+        TraceRecord,
+        TraceTimeline,
+        decode_trace,
+        decode_trace_bytes,
+        is_trace_topic,
+    )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
     from inspector.engine.read.index.indexfile import IndexFileReader
@@ -242,6 +267,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         open_timer,
         recovery_start,
         store_geometry,
+        trace_of,
+        trace_topic_of,
     )
     from inspector.engine.read.store.census import census, census_summary, census_view
     from inspector.engine.read.store.opening import (

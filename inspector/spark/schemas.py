@@ -26,7 +26,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from inspector.engine import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS
+from inspector.engine import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS, TRACE_ROW_FIELDS
 
 
 def _fields(*spec: tuple[str, object, bool]) -> StructType:
@@ -159,4 +159,17 @@ HOURLY = _fields(
     ("queue_id", INT, False),
     ("hour", TimestampType(), False),  # start of the hour (UTC)
     ("messages", L, False),
+)
+
+# export --traces: one row per trace record of a trace topic's message (inspector.spark.jobs.export.trace_table):
+# where its message is, then the engine's TRACE_ROW_FIELDS (``topic`` there is the traced message's topic)
+_TRACE_KINDS = {"index": INT, "timestamp": L, "body_length": INT, "cost_time": INT, "success": B,
+                "retry_times": INT, "context_code": INT, "from_transaction_check": B}
+TRACE = _fields(
+    ("store", S, False),
+    ("segment", S, False),
+    ("trace_physical_offset", L, False),
+    ("trace_topic", S, False),
+    ("trace_store_timestamp", L, False),
+    *((name, _TRACE_KINDS.get(name, S), name != "index") for name in TRACE_ROW_FIELDS),
 )

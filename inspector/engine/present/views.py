@@ -21,12 +21,16 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.present.layout import Region
 from inspector.engine.present.message_shape import message_fields
+from inspector.engine.present.traceviews import trace_body_view
 from inspector.engine.read.commitlog.body import decompress_body
+from inspector.engine.read.commitlog.trace import decode_trace
 from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 
 
-def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None) -> dict:
-    """Every field of a message. ``body_limit`` caps the body bytes included (``body_truncated`` says so)."""
+def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None,
+                 trace_topic: str | None = None) -> dict:
+    """Every field of a message. ``body_limit`` caps the body bytes included (``body_truncated`` says so). A
+    trace topic's record (``is_trace_topic``; ``trace_topic``: the custom one) also has ``trace``: its records."""
     body = msg.body if body_limit is None else msg.body[:body_limit]
     view = message_fields(msg)  # the declared shape (present/message_shape.py), then the body as asked
     view.update({
@@ -42,6 +46,9 @@ def message_view(msg: Message, *, decompress: bool = False, body_limit: int | No
     if isinstance(msg, LmqMessage):  # read through an LMQ queue: its offset there, and the record's own
         view["lmq"] = {"queue": msg.lmq_queue, "queue_offset": msg.queue_offset,
                        "record_queue_id": msg.record_queue_id, "record_queue_offset": msg.record_queue_offset}
+    trace = decode_trace(msg, trace_topic)
+    if trace is not None:  # a trace topic's record: its body's trace records by name (the raw body stays above)
+        view["trace"] = trace_body_view(trace)
     if decompress:
         try:
             plain = decompress_body(msg)

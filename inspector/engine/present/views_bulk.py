@@ -28,6 +28,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Host, Message, MoreAfterLimit, Problem
 from inspector.engine.present.views import message_view
 from inspector.engine.read.commitlog.parallel import default_workers
+from inspector.engine.read.commitlog.trace import is_trace_topic
 from inspector.engine.read.queues.batchconsumequeue import inner_messages, is_inner_batch
 from inspector.engine.scan.batch import COLUMNS, MessageBatch
 from inspector.engine.scan.kernels import compiled_for
@@ -52,18 +53,18 @@ def json_line(value: object) -> bytes:
         return (json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) + "\n").encode()
 
 
-def message_line(msg: Message, *, decompress: bool = False) -> bytes:
+def message_line(msg: Message, *, decompress: bool = False, trace_topic: str | None = None) -> bytes:
     """One message's JSON line: ``message_view`` encoded by :func:`json_line`."""
-    return json_line(message_view(msg, decompress=decompress))
+    return json_line(message_view(msg, decompress=decompress, trace_topic=trace_topic))
 
 
-def record_line(msg: Message, *, decompress: bool = False) -> bytes:
+def record_line(msg: Message, *, decompress: bool = False, trace_topic: str | None = None) -> bytes:
     """A record's JSON line in commitlog order: ``message_line``, and for a 5.x inner-batch record an
     ``inner_messages`` array, the ``message_view`` of each inner message (queue offset = base + i, its own keys,
     tags and body; ``inner_messages_error`` says why the body did not split, the record's own fields stay): the
     names ``show --json`` and the web API give them. An inner message itself (queue order) is one plain line."""
     if not is_inner_batch(msg):
-        return message_line(msg, decompress=decompress)
+        return message_line(msg, decompress=decompress, trace_topic=trace_topic)
     view = message_view(msg, decompress=decompress)
     try:
         view["inner_messages"] = [message_view(m, decompress=decompress) for m in inner_messages(msg)]
@@ -73,15 +74,24 @@ def record_line(msg: Message, *, decompress: bool = False) -> bytes:
     return json_line(view)
 
 
-def _inner_runs(batch: MessageBatch, rows: np.ndarray) -> list[np.ndarray | int] | None:
-    """``rows`` cut around the inner-batch records among them (an int: that record's row), or None when there
-    is none: one vectorised OR over the sysFlag column, so a store without BatchCQ topics keeps the bulk path."""
+def _inner_runs(batch: MessageBatch, rows: np.ndarray, trace_topic: str | None = None) -> list[np.ndarray | int] | None:
+    """``rows`` cut around the records made one by one (an int: that record's row): inner-batch records (their
+    inner messages) and trace-topic records (their decoded trace records, message_view's ``trace``); None when
+    there is none: one vectorised OR over the sysFlag column and one look at the batch's topic names, so a store
+    without BatchCQ or trace topics keeps the bulk path."""
     flags = batch.table[_COL["sys_flag"]][rows]
-    if not len(rows) or not int(np.bitwise_or.reduce(flags)) & INNER_BATCH_FLAG:
+    traces = [code for code, name in enumerate(batch.topics) if is_trace_topic(name, trace_topic)]
+    inner = bool(len(rows)) and bool(int(np.bitwise_or.reduce(flags)) & INNER_BATCH_FLAG)
+    if not len(rows) or not (inner or traces):
+        return None
+    one_by_one = (flags & INNER_BATCH_FLAG) != 0
+    if traces:
+        one_by_one |= np.isin(batch.table[_COL["topic"]][rows], traces)
+    if not one_by_one.any():
         return None
     parts: list[np.ndarray | int] = []
     start = 0
-    for at in np.flatnonzero(flags & INNER_BATCH_FLAG).tolist():
+    for at in np.flatnonzero(one_by_one).tolist():
         if at > start:
             parts.append(rows[start:at])
         parts.append(int(rows[at]))
@@ -314,14 +324,15 @@ class _BatchEncoder:
 
 
 def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, decompress: bool = False,
-               topic: str | None = None, limit: int | None = None,
+               topic: str | None = None, limit: int | None = None, trace_topic: str | None = None,
                ) -> Iterator[bytes | Problem | MoreAfterLimit]:
     """JSON Lines of the messages among ``items`` (``CommitLog.batches`` output: batches, Messages, Blanks,
     Problems in log order), as chunks of bytes, with the Problems in between (BLANKs dropped).
 
     ``topic``: only that topic's messages. ``limit``: at most that many; like a message-by-message loop, the
     Problems up to the next message after the last one are still given. When the limit leaves messages out,
-    the last item is a :class:`MoreAfterLimit` naming the next one (a partial answer says so).
+    the last item is a :class:`MoreAfterLimit` naming the next one (a partial answer says so). ``trace_topic``:
+    a custom trace topic, whose records' lines carry ``trace`` as the default trace topics' do.
     """
     enc = _BatchEncoder(decompress)
     left = float("inf") if limit is None else limit
@@ -332,13 +343,13 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                 left -= len(rows)
                 if len(rows):
                     threads = enc.kernels(item) is not None  # the kernel runs without the GIL: worth a thread
-                    parts = _inner_runs(item, rows) or [rows]
+                    parts = _inner_runs(item, rows, trace_topic) or [rows]
                     # the batch's pages are dropped after its last run of plain rows (an inner-batch record's
                     # line is made in place, before it: the runs after it are still to be encoded)
                     last = max((n for n, part in enumerate(parts) if not isinstance(part, int)), default=-1)
                     for n, part in enumerate(parts):
                         if isinstance(part, int):  # an inner-batch record: its line and its inner messages
-                            yield from pending.add(partial(_batch_record_line, item, part, decompress), False)
+                            yield from pending.add(partial(_batch_record_line, item, part, decompress, trace_topic), False)
                         else:
                             yield from pending.add(partial(enc.encode, item, part, release=n == last), threads)
                 if after is not None:
@@ -355,12 +366,12 @@ def json_lines(items: Iterable[MessageBatch | Message | Blank | Problem], *, dec
                     yield MoreAfterLimit(int(limit or 0), item.physical_offset, item.queue_offset)
                     return
                 left -= 1
-                yield record_line(item, decompress=decompress)
+                yield record_line(item, decompress=decompress, trace_topic=trace_topic)
         yield from pending.drain()
 
 
-def _batch_record_line(batch: MessageBatch, row: int, decompress: bool) -> bytes:
-    return record_line(batch.message(row), decompress=decompress)
+def _batch_record_line(batch: MessageBatch, row: int, decompress: bool, trace_topic: str | None = None) -> bytes:
+    return record_line(batch.message(row), decompress=decompress, trace_topic=trace_topic)
 
 
 class _InOrder:

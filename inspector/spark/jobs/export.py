@@ -7,6 +7,8 @@ Tables under ``--out``:
   ``store`` and ``segment``). Read it back with ``spark.read.parquet(...)`` or :func:`read_messages`.
 * ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines, body as
   ``body_base64`` like ``rmq-inspect messages --json``.
+* ``traces/`` (``--traces``): one row per trace record of the trace topics' messages, decoded
+  (:data:`inspector.spark.schemas.TRACE`).
 * ``segments/``: one row per commitlog segment: records, BLANK tail, problems found, task failure.
 """
 
@@ -18,10 +20,10 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from inspector.engine import BadInput
+from inspector.engine import TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX, BadInput, trace_rows
 from inspector.spark import plan
 from inspector.spark.jobs import common
-from inspector.spark.schemas import DAY_MS, EXPORT, EXPORT_PARTITIONS
+from inspector.spark.schemas import DAY_MS, EXPORT, EXPORT_PARTITIONS, TRACE
 from inspector.spark.tasks import StoreRef
 
 WRITERS = ("auto", "pyarrow", "spark")
@@ -49,6 +51,23 @@ def as_json_lines(messages: DataFrame) -> DataFrame:
     return messages.withColumn("body_base64", F.regexp_replace(F.base64("body"), "[\r\n]", "")).drop("body")
 
 
+def trace_table(spark: SparkSession, messages: DataFrame) -> DataFrame:
+    """MESSAGE rows -> TRACE rows: each trace record of the trace topics' messages (``RMQ_SYS_TRACE_TOPIC`` and
+    the regions' ``rmq_sys_TRACE_DATA_*``), decoded on the executors by the engine. A compressed body is not
+    decompressed here: its row says so (``other_shape``); ``rmq-inspect show`` decodes it."""
+    traced = messages.where((F.col("topic") == TRACE_TOPIC) | F.col("topic").startswith(TRACE_TOPIC_PREFIX))
+    picked = traced.select("store", "segment", "physical_offset", "topic", "store_timestamp", "compression", "body")
+    return spark.createDataFrame(picked.rdd.flatMap(_trace_rows), TRACE, verifySchema=False)
+
+
+def _trace_rows(row) -> list[tuple]:
+    head = (row.store, row.segment, row.physical_offset, row.topic, row.store_timestamp)
+    if row.compression is not None:
+        blank = (None,) * (len(TRACE_ROW_FIELDS) - 3)
+        return [(*head, 0, *blank, f"the body is {row.compression}-compressed: not decoded in the export", None)]
+    return [(*head, *values) for values in trace_rows(bytes(row.body or b""))]
+
+
 def read_messages(spark: SparkSession, path: str) -> DataFrame:
     """The ``messages`` table with its declared types (partition columns included)."""
     return spark.read.schema(EXPORT).parquet(path)
@@ -67,6 +86,8 @@ def parser():
                         "never enter the JVM; --out must be a filesystem every executor and the driver see at "
                         "the same path), spark (Spark's writer: any Hadoop URL), or auto (default: pyarrow when "
                         "--out resolves to a local path, else spark)")
+    p.add_argument("--traces", action="store_true",
+                   help="also write traces/: one row per trace record of the trace topics' messages, decoded")
     return p
 
 
@@ -115,6 +136,8 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     if source is not None:
         as_json_lines(source).write.mode(mode).option("ignoreNullFields", False).json(
             common.table_path(args.out, "messages-jsonl"))
+    if args.traces:  # its own pass over the segments: the Parquet writer above may not have kept the bodies
+        trace_table(spark, stage.messages()).write.mode(mode).parquet(common.table_path(args.out, "traces"))
     reports = stage.reports()
     stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))
     count = sum(r.messages for rs in reports.values() for r in rs)

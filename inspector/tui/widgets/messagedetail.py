@@ -18,7 +18,14 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from inspector.engine import BodyPreview, Message, body_preview, message_view
+from inspector.engine import (
+    BodyPreview,
+    Message,
+    body_preview,
+    decode_trace,
+    message_view,
+    trace_record_pairs,
+)
 from inspector.tui.fmt import esc, plain, when
 
 BODY_MODES = ("text", "json", "hex")
@@ -84,7 +91,22 @@ def render_message(msg: Message, mode: str = "text") -> RenderableType:
         props.add_row(plain(k), plain(val))
     title, body = render_body(msg, mode)
     return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(esc(title), style="bold reverse"), body)
+                 Text(esc(title), style="bold reverse"), body, *render_trace(msg))
+
+
+def render_trace(msg: Message) -> list[RenderableType]:
+    """A trace topic's record: its body's trace records, fields by name (nothing for another record)."""
+    trace = decode_trace(msg)
+    if trace is None:
+        return []
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for record in trace.records:
+        grid.add_row(Text(f"#{record.index}", style="bold cyan"), "")
+        for name, value in trace_record_pairs(record):
+            grid.add_row(name, plain(value))
+    return [Text(""), Text(esc(f"Trace ({trace.summary()})"), style="bold reverse"), grid]
 
 
 class RenderOnce:

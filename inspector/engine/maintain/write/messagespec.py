@@ -190,6 +190,7 @@ class MessageSpec:
         "born_timestamp", "store_timestamp", "flag", "reconsume_times", "compression", "transaction",
         "half_ref", "delay_level", "unique_key", "producer_group", "wait_store_msg_ok", "cluster",
         "prepared_transaction_offset", "real_topic", "real_queue_id", "batch", "lmq_queues", "deliver_ms",
+        "trace",
     )  # fmt: skip
 
     @classmethod
@@ -208,10 +209,16 @@ class MessageSpec:
         ``real_queue_id`` (str / int: REAL_TOPIC / REAL_QID kept on a copy that ScheduleMessageService delivered),
         ``batch`` (list of message objects: an inner batch, see the class), ``lmq_queues`` (list of ``%LMQ%``
         queue names: multi-dispatch, see the class), ``deliver_ms`` (int epoch ms: a 5.x timer
-        message, see ``timerflow``). Unknown fields are an error.
+        message, see ``timerflow``), ``trace`` (list of trace record objects, ``{"type": "Pub", <field>: ...}``:
+        a trace message, its body packed as the client's TraceDataEncoder writes it, see ``tracewrite``). Unknown
+        fields are an error.
         """
         if not isinstance(obj, Mapping):
             raise BadInput(f"a message is a JSON object, not {type(obj).__name__}")
+        if "trace" in obj:  # a trace message: body and keys from its records, the trace topic by default
+            from inspector.engine.maintain.write.tracewrite import trace_json
+
+            obj = trace_json(obj)
         unknown = sorted(set(obj) - set(cls._JSON_FIELDS))
         if unknown:
             raise BadInput(f"unknown message field(s): {', '.join(unknown)}")

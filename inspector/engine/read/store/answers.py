@@ -7,11 +7,13 @@ These are the face's store-level verbs (``recover(store)``, ``store_geometry(sto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from inspector.engine.model.budget import Budget
+from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.model.records import IndexItem, Problem
+from inspector.engine.model.records import IndexItem, Message, Problem
+from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -91,3 +93,41 @@ def open_timer(store: Store) -> TimerStore:
     timer = read_timer(store.root, store.config, store.broker_config, store.commitlog, store.log_scans.max_offset)
     store.__dict__["_timer_store"] = (signature, timer)
     return timer
+
+
+def trace_topic_of(store: Store, override: str | None = None) -> str | None:
+    """The custom trace topic: ``override`` (``--trace-topic``), else the broker config's ``msgTraceTopicName``
+    (None: only the default ``RMQ_SYS_TRACE_TOPIC`` and the regions' trace topics hold trace records)."""
+    if override:
+        return override
+    config = store.broker_config
+    return config.properties.get("msgTraceTopicName") if config is not None else None
+
+
+def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:
+    """One message's trace timeline: every trace record mentioning ``ref`` (a UNIQ_KEY or an offset msgId; the
+    message's other id too when the store holds it), found through the index by the traced id, else by reading
+    the trace topics' queues (the answer's ``source`` says which). BadInput when ``ref`` is no message id."""
+    ref = ref.strip().upper()
+    trace_topic = trace_topic_of(store, trace_topic)
+    ids = [ref]
+    for reading in store.resolve_id(ref):
+        if reading.found and reading.physical_offset is not None:
+            try:
+                msg = store.message_at(reading.physical_offset)
+            except StoreError:
+                continue  # the id still searches; the record's other id is what is lost
+            if not is_trace_topic(msg.topic, trace_topic):
+                ids += [i for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
+    topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
+
+    def lookup(topic: str, key: str) -> list[Message]:
+        return [hit.message for hit in store.lookup_key(topic, key)]
+
+    def scan(topic: str) -> Iterator[Message | Problem]:
+        for info in store.queue_infos():
+            if info.topic == topic:
+                for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
+                    yield item
+
+    return trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)

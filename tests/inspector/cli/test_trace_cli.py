@@ -1,0 +1,113 @@
+"""``rmq-inspect trace`` and the decoded trace records of ``show`` / ``messages --json`` on a writer-made store
+(tests/trace_store.py): the timeline by time, --json, a custom --trace-topic, exit 1 when none, 2 for no id, and
+store text (a group with an escape sequence) escaped on the terminal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hostile_text import run as hostile_run
+from hostile_text import unsafe_in
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.cli.main import main
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.tracewrite import trace_spec
+from inspector.engine.maintain.write.writer import StoreWriter
+from tests.trace_store import PUB, SUB_AFTER, T0, UK, write_trace_store
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    root = tmp_path_factory.mktemp("trace-cli") / "store"
+    return root, write_trace_store(root)
+
+
+def test_trace_json_is_the_timeline(made, capsys):
+    root, at = made
+    code, out, _ = run(capsys, "trace", str(root), UK, "--json")
+    view = json.loads(out)
+    assert code == 0 and view["source"] == "index" and view["trace_topics"] == ["RMQ_SYS_TRACE_TOPIC"]
+    assert [(r["type"], r["physical_offset"], r["time"]) for r in view["records"]] == [
+        ("Pub", at["pub"], T0 + 1), ("SubBefore", at["sub"], T0 + 50), ("SubAfter", at["sub"], T0 + 57)]
+    assert view["records"][0]["offset_msg_id"] == at["msg_id"] and view["records"][2]["success"] is False
+
+
+def test_trace_table_and_exit_codes(made, capsys):
+    root, _ = made
+    code, out, _ = run(capsys, "trace", str(root), UK)
+    assert code == 0 and "through the index" in out and "SubAfter" in out and "req-1" in out
+    code, _, err = run(capsys, "trace", str(root), "7F00000100002A9F00000000000000FF")
+    assert code == 1 and "no trace record mentions" in err
+    code, _, err = run(capsys, "trace", str(root), "not-an-id")
+    assert code == 2 and "Traceback" not in err
+
+
+def test_show_and_messages_json_decode_trace_bodies(made, capsys):
+    root, at = made
+    code, out, _ = run(capsys, "show", str(root), str(at["tx"]))
+    assert code == 0 and "trace (1 trace record: EndTransaction)" in out and "COMMIT_MESSAGE" in out
+    code, out, _ = run(capsys, "show", str(root), str(at["tx"]), "--json")
+    assert json.loads(out)["trace"]["records"][0]["transaction_id"] == "tx-9"
+    code, out, _ = run(capsys, "messages", str(root), "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [bool(line.get("trace")) for line in lines] == [False, True, True, True, True, True]
+    assert lines[-1]["trace"]["records"][0]["type"] is None  # the other shape, with its reason
+    assert "SubAfter with 3 fields" in lines[-1]["trace"]["records"][0]["other_shape"]
+
+
+def test_custom_trace_topic_and_escaped_store_text(tmp_path, capsys):
+    root = tmp_path / "custom"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        w.append(trace_spec([dict(PUB, group="pg\x1b[31mred"), SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9))
+    code, _, _ = run(capsys, "trace", str(root), UK)
+    assert code == 1  # MyTrace is no trace topic unless named
+    code, out, _ = run(capsys, "trace", str(root), UK, "--trace-topic", "MyTrace")
+    assert code == 0 and "Pub" in out and "\x1b" not in out and "pg\\x1b[31mred" in out
+
+
+PIECES = ["Pub", "SubAfter", UK, "1", "true", "\x01", "\x02", "\x1b]0;PWNED\x07", "\u202e", "\x9b", "[bold]", "é"]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=30).map("".join)
+       | st.binary(max_size=60).map(lambda b: b.decode("latin-1")))
+def test_any_trace_body_shows_without_a_control_character(tmp_path_factory, body):
+    root = tmp_path_factory.mktemp("hostile-trace") / "store"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        at = w.append(MessageSpec("RMQ_SYS_TRACE_TOPIC", body.encode("utf-8", "surrogatepass"), keys=[UK],
+                                  store_timestamp=T0)).physical_offset
+    for argv, allowed in ((("show", str(root), str(at)), {0}), (("trace", str(root), UK), {0, 1}),
+                          (("trace", str(root), UK, "--json"), {0, 1})):
+        code, out, err = hostile_run(*argv)
+        assert code in allowed and "Traceback" not in out + err, (argv, err[-300:])
+        if "--json" not in argv:
+            assert not unsafe_in(out) and not unsafe_in(err), (argv, unsafe_in(out)[:3])
+
+
+def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, capsys):
+    root = tmp_path / "custom"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        at = w.append(trace_spec([PUB, SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9)).physical_offset
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=MyTrace\n", encoding="utf-8")
+    code, out, _ = run(capsys, "show", str(root), str(at), "--json")
+    assert code == 0 and "trace" not in json.loads(out)  # without the config MyTrace is a topic like another
+    code, out, _ = run(capsys, "show", str(root), str(at), "--json", "--broker-config", str(conf))
+    assert [r["type"] for r in json.loads(out)["trace"]["records"]] == ["Pub", "SubAfter"]
+    code, out, _ = run(capsys, "show", str(root), str(at), "--broker-config", str(conf))
+    assert "trace (2 trace records: Pub, SubAfter)" in out
+    code, out, _ = run(capsys, "messages", str(root), "--json", "--broker-config", str(conf))
+    assert [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
+    code, out, _ = run(capsys, "trace", str(root), UK, "--json", "--broker-config", str(conf))
+    assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]

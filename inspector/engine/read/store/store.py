@@ -54,6 +54,7 @@ from inspector.engine.read.config.settings import (
 from inspector.engine.read.config.storeroot import unopenable
 from inspector.engine.read.dledger.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger.members import MemberChoice
+from inspector.engine.read.index.coverage import IndexSpan, Uncovered
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.store_keys import MAX_TIME, KeyIndex
 from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
@@ -383,12 +384,21 @@ class Store:
         """The hash-slot walk for topic#key in every index file, newest first (see ``KeyIndex.chain``)."""
         return self.key_index.chain(topic, key, begin, end, limit, budget)
 
-    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
-        return self.key_index.lookup_key(topic, key, begin, end)
+    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, scan: bool = True) -> list[KeyHit]:
+        """See ``KeyIndex.lookup_key``; ``scan``: also read the log no index file covers."""
+        return self.key_index.lookup_key(topic, key, begin, end, scan)
 
-    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None, scan: bool = True) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key`` (in ``topics``, else in every topic this store knows)."""
-        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics())
+        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics(), scan)
+
+    def index_coverage(self) -> tuple[list[IndexSpan], list[Uncovered]]:
+        """Each index file's span of the log and the ranges no index file covers (``KeyIndex.coverage``)."""
+        return self.key_index.coverage()
+
+    def index_coverage_note(self, scan: bool = True) -> str | None:
+        """What a key lookup did about the log no index covers (``KeyIndex.coverage_note``); None: all covered."""
+        return self.key_index.coverage_note(scan)
 
     # -- consumers ----------------------------------------------------------------------------------------------
 

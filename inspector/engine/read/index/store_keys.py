@@ -195,8 +195,8 @@ class KeyIndex:
             return None
         ranges = ", ".join(g.text for g in gaps)
         if scan:
-            return f"no index covers {ranges}: scanned"
-        return f"no index covers {ranges}: not searched (scan turned off)"
+            return f"searched the index files and scanned {ranges}, which no index covers"
+        return f"searched the index files; {ranges} is covered by no index and was not searched (scan turned off)"
 
     def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, scan: bool = True) -> list[KeyHit]:
         """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key;

@@ -284,12 +284,28 @@ class Store:
 
     # -- ids and references -------------------------------------------------------------------------------------
 
-    def resolve_id(self, text: str) -> list[IdReading]:
-        return decode_id(text, self)
+    def resolve_id(self, text: str, scan: bool = True) -> list[IdReading]:
+        """Both readings of ``text``, checked here; ``scan``: the unique key's lookup also reads the log no index
+        file covers (the reading's note says when that is where it was found)."""
+        return decode_id(text, self, scan)
 
-    def find(self, ref: str) -> Message:
-        """A message by physical offset (decimal), offset msgId or unique key."""
+    def find(self, ref: str, scan: bool = True) -> Message:
+        """A message by physical offset (decimal), offset msgId or unique key (``scan``: see :meth:`locate`)."""
+        return self.locate(ref, scan)[0]
+
+    def locate(self, ref: str, scan: bool = True) -> tuple[Message, str | None]:
+        """:meth:`find`, and how the message was found when no index file led there (None otherwise). ``scan``:
+        a unique key is also looked for in the log no index file covers; not found, the reason says what was
+        searched (and, with ``scan`` False, what was not)."""
         ref = ref.strip()
+        if len(ref) in (32, 56):
+            for reading in decode_id(ref, self, scan):
+                if reading.found and reading.physical_offset is not None:
+                    return self.message_at(reading.physical_offset), reading.note
+        return self._find(ref, scan), None
+
+    def _find(self, ref: str, scan: bool) -> Message:
+        """A message by offset; an id here is one neither reading found (the not-found reason says why)."""
         number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
         if number is not None and len(ref) not in (32, 56):
             offset = OFFSET.parse(ref, "offset")  # -1 or 2**64: the range message
@@ -302,13 +318,14 @@ class Store:
                     raise NotFound(f"physical offset {offset} is past the end of the log (only zeros from here to "
                                    "the end of its last segment)", e.file, e.offset) from None
                 raise
-        if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
-            for reading in decode_id(ref, self):
-                if reading.found and reading.physical_offset is not None:
-                    return self.message_at(reading.physical_offset)
+        if len(ref) in (32, 56):  # an id no reading found (locate asked); a digits-only one may be an offset
             if number is not None and OFFSET.fits(number):
                 return self.message_at(number)
-            raise NotFound(id_expired_reason(self.commitlog.retention_floor, ref) or f"no message with id {ref} in this store")
+            expired = id_expired_reason(self.commitlog.retention_floor, ref)
+            if expired:
+                raise NotFound(expired)
+            coverage = self.index_coverage_note(scan)
+            raise NotFound(f"no message with id {ref} in this store" + (f" ({coverage})" if coverage else ""))
         raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consume queues (StoreQueues) ----------------------------------------------------------------------------
@@ -454,8 +471,9 @@ class Store:
         return [found] if found is not None else []
 
 
-def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
-    """Both readings of a message id (offset msgId first), each checked against the store when one is given."""
+def decode_id(text: str, store: Store | None = None, scan: bool = True) -> list[IdReading]:
+    """Both readings of a message id (offset msgId first), each checked against the store when one is given
+    (``scan``: the unique key also in the log no index file covers)."""
     text = text.strip().upper()
     try:
         off = decode_offset_msg_id(text)
@@ -477,7 +495,7 @@ def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
     except StoreError:
         pass
     offset_reading = IdReading(offset_reading.kind, offset_reading.fields, found_off, off.offset if found_off else None)
-    hits = store.lookup_unique_key(text)
+    hits = store.lookup_unique_key(text, scan=scan)
     uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
-                             hits[0].message.physical_offset if hits else None)
+                             hits[0].message.physical_offset if hits else None, hits[0].note if hits else None)
     return [offset_reading, uniq_reading]

@@ -26,6 +26,7 @@ from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.scan.batch import MessageBatch
 from parsers.commitlog import TRANSACTION_ROLLBACK_TYPE, transaction_type
 from parsers.indexfile import INDEX_ITEM_SIZE, item_position
+from parsers.java import index_key, index_key_hash
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class IndexSpan:
     first: int | None
     last: int | None
     how: str
+    cut: bool = False  # the last record's keys go on in the next file (it filled up mid-record)
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,11 @@ def item_span(reader: IndexFileReader) -> tuple[int, int] | None:
     return int(column.min()), int(column.max())
 
 
-def index_spans(readers: list[IndexFileReader], range_wrong: Callable[[IndexFileReader], bool],
+def index_spans(log: CommitLog, readers: list[IndexFileReader], range_wrong: Callable[[IndexFileReader], bool],
                 untrusted: dict[str, tuple[int, int]]) -> list[IndexSpan]:
     """Each file's span: its header's begin/end phy offsets, its items' when ``range_wrong`` says the header is
     not what the broker wrote; a file whose counters cannot be trusted spans the range ``untrusted`` gives it
-    (lookups scan that range already)."""
+    (lookups scan that range already). ``cut``: read from the last item and its record in ``log``."""
     spans = []
     for r in readers:
         if r.rel in untrusted:
@@ -84,10 +86,26 @@ def index_spans(readers: list[IndexFileReader], range_wrong: Callable[[IndexFile
             spans.append(IndexSpan(r.rel, None, None, "header"))
         elif range_wrong(r):
             low, high = item_span(r) or (None, None)
-            spans.append(IndexSpan(r.rel, low, high, "items"))
+            spans.append(IndexSpan(r.rel, low, high, "items", _cut(log, r)))
         else:
-            spans.append(IndexSpan(r.rel, r.header.begin_phy_offset, r.header.end_phy_offset, "header"))
+            spans.append(IndexSpan(r.rel, r.header.begin_phy_offset, r.header.end_phy_offset, "header", _cut(log, r)))
     return spans
+
+
+def _cut(log: CommitLog, reader: IndexFileReader) -> bool:
+    """Whether the file's last item is not its record's last key: ``buildIndex`` puts the UNIQ_KEY, then each KEYS
+    piece, and a file that fills up in between leaves the rest to the next file (which then begins at that
+    record). Without that next file the rest of the record's keys are in no index."""
+    item = reader.item(reader.written_items)
+    if item is None:
+        return False
+    try:
+        msg = log.message_at(item.phy_offset)
+    except StoreError:
+        return False
+    keys = [k for k in msg.keys if k]
+    last = keys[-1] if keys else msg.unique_key
+    return last is not None and item.key_hash != index_key_hash(index_key(msg.topic, last))
 
 
 def uncovered_ranges(log: CommitLog, spans: list[IndexSpan], log_start: int, log_end: int) -> list[Uncovered]:
@@ -101,7 +119,8 @@ def uncovered_ranges(log: CommitLog, spans: list[IndexSpan], log_start: int, log
             gap = _first_indexable(log, cursor, min(span.first, log_end))
             if gap is not None:
                 found.append(Uncovered(gap, min(span.first, log_end), after, span.file))
-        cursor, after = max(cursor, _after_record(log, span.last)), span.file
+        end = span.last if span.cut else _after_record(log, span.last)  # a cut record: its other keys are not here
+        cursor, after = max(cursor, end), span.file
     if cursor < log_end:
         gap = _first_indexable(log, cursor, log_end)
         if gap is not None:

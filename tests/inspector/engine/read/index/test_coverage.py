@@ -39,7 +39,7 @@ def test_a_whole_index_covers_the_whole_log(tmp_path) -> None:
         assert len(spans) == len(index_files(root)) and all(sp.how == "header" for sp in spans)
         assert spans[0].first == 0
         # the spans follow one another along the log (a record whose two keys straddle two files is in both)
-        assert all(a.last is not None and b.first is not None and a.last <= b.first for a, b in zip(spans, spans[1:]))
+        assert all(a.last is not None and b.first is not None and a.last <= b.first for a, b in zip(spans, spans[1:], strict=False))
 
 
 def test_the_dropped_newest_file_is_the_gap(dropped) -> None:

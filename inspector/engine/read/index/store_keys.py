@@ -205,7 +205,7 @@ class KeyIndex:
         hits = self._indexed_hits(topic, key, begin, end)
         hits += self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
         if scan:
-            hits += self._uncovered_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+            hits += self.uncovered_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
         return hits + list(self._inner_key_hits(topic, key, begin, end, set()))
 
     def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
@@ -244,7 +244,7 @@ class KeyIndex:
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
         return hits
 
-    def _uncovered_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
+    def uncovered_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
         """What the log no index file covers holds under ``key``, past the offsets in ``seen``, each hit marked
         "found by scan: no index covers A..B"."""
         hits: list[KeyHit] = []
@@ -309,7 +309,7 @@ class KeyIndex:
         scanned = self._scanned_hits(None, unique_key, 0, MAX_TIME,
                                      {h.message.physical_offset for h in hits})
         if scan:
-            scanned += self._uncovered_hits(None, unique_key, 0, MAX_TIME,
+            scanned += self.uncovered_hits(None, unique_key, 0, MAX_TIME,
                                             {h.message.physical_offset for h in hits + scanned})
         wanted = set(candidates)
         hits.extend(h for h in scanned if h.message.unique_key == unique_key

@@ -413,6 +413,11 @@ class Store:
         """Each index file's span of the log and the ranges no index file covers (``KeyIndex.coverage``)."""
         return self.key_index.coverage()
 
+    def scan_unindexed(self, topic: str | None, key: str) -> list[KeyHit]:
+        """Only the scan of the log no index file covers for ``key`` (``topic`` None: any), each hit marked
+        "found by scan: ...": for a view that walks the chains itself (the web's chain page)."""
+        return self.key_index.uncovered_hits(topic, key, 0, MAX_TIME, set())
+
     def index_coverage_note(self, scan: bool = True) -> str | None:
         """What a key lookup did about the log no index covers (``KeyIndex.coverage_note``); None: all covered."""
         return self.key_index.coverage_note(scan)

@@ -177,7 +177,9 @@ def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int
             offsets = item.physical_offsets
             if int(offsets[0]) >= stop:
                 return
-            for i in _rows_holding(item, needle, start, stop):
+            seg = log.segment_for(item.segment_start)
+            mapped = log.map(seg).buf if seg is not None else item.buf.tobytes()
+            for i in _rows_holding(item, mapped, needle, start, stop):
                 msg = item.message(i)
                 if _matches(msg, topic, key, begin, end):
                     yield msg
@@ -188,8 +190,9 @@ def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int
                 yield item
 
 
-def _rows_holding(batch: MessageBatch, needle: bytes, start: int, stop: int) -> list[int]:
-    """Rows of ``batch`` in [start, stop) whose properties hold ``needle`` (a prefilter: the caller checks)."""
+def _rows_holding(batch: MessageBatch, mapped, needle: bytes, start: int, stop: int) -> list[int]:
+    """Rows of ``batch`` in [start, stop) whose properties hold ``needle`` (a prefilter: the caller checks).
+    ``mapped``: the batch's file (its mmap: searched in place, nothing copied)."""
     pos = batch.column("properties_position")
     length = batch.column("properties_length")
     offsets = batch.physical_offsets
@@ -198,17 +201,16 @@ def _rows_holding(batch: MessageBatch, needle: bytes, start: int, stop: int) -> 
     if lo >= hi:
         return []
     a, b = int(batch.column("position")[lo]), int(pos[hi - 1] + length[hi - 1])
-    raw = batch.buf[a:b].tobytes()
     rows: list[int] = []
-    at = raw.find(needle)
+    at = mapped.find(needle, a, b)
     positions = batch.column("position")
     while at >= 0:
-        row = int(np.searchsorted(positions, a + at, "right")) - 1
-        if lo <= row < hi and pos[row] <= a + at < pos[row] + length[row]:
+        row = int(np.searchsorted(positions, at, "right")) - 1
+        if lo <= row < hi and pos[row] <= at < pos[row] + length[row]:
             rows.append(row)
-            at = raw.find(needle, int(pos[row] + length[row]) - a)  # one hit per record is enough
+            at = mapped.find(needle, int(pos[row] + length[row]), b)  # one hit per record is enough
         else:
-            at = raw.find(needle, at + 1)
+            at = mapped.find(needle, at + 1, b)
     return rows
 
 

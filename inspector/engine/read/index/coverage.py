@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Message
+from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.scan.batch import MessageBatch
@@ -108,23 +108,24 @@ def _cut(log: CommitLog, reader: IndexFileReader) -> bool:
     return last is not None and item.key_hash != index_key_hash(index_key(msg.topic, last))
 
 
-def uncovered_ranges(log: CommitLog, spans: list[IndexSpan], log_start: int, log_end: int) -> list[Uncovered]:
-    """The ranges of [log_start, log_end) no span covers, each starting at the first record the broker would
-    have indexed (a keyless record after the last indexed one is no gap); ranges without one are left out."""
+def uncovered_ranges(log: CommitLog, spans: list[IndexSpan], log_start: int,
+                     log_end: Callable[[], int]) -> list[Uncovered]:
+    """The ranges of [log_start, log_end()) no span covers, each starting at the first record the broker would
+    have indexed (a keyless record after the last indexed one is no gap); ranges without one are left out.
+    ``log_end`` is asked only when the tail holds such a record (it may cost a walk of the last segment)."""
     found = []
     cursor, after = log_start, None
     for span in sorted((s for s in spans if s.first is not None), key=lambda s: s.first or 0):
         assert span.first is not None and span.last is not None
         if span.first > cursor:
-            gap = _first_indexable(log, cursor, min(span.first, log_end))
+            gap = _first_indexable(log, cursor, span.first)
             if gap is not None:
-                found.append(Uncovered(gap, min(span.first, log_end), after, span.file))
+                found.append(Uncovered(gap, span.first, after, span.file))
         end = span.last if span.cut else _after_record(log, span.last)  # a cut record: its other keys are not here
         cursor, after = max(cursor, end), span.file
-    if cursor < log_end:
-        gap = _first_indexable(log, cursor, log_end)
-        if gap is not None:
-            found.append(Uncovered(gap, log_end, after, None))
+    gap = _first_indexable(log, cursor, 1 << 63)  # the tail: records after the last indexed one, if any
+    if gap is not None and gap < log_end():
+        found.append(Uncovered(gap, log_end(), after, None))
     return found
 
 
@@ -145,21 +146,32 @@ def _first_indexable(log: CommitLog, start: int, stop: int) -> int | None:
 
 
 def messages_between(log: CommitLog, start: int, stop: int) -> Iterator[Message]:
-    """The readable messages whose record starts in [start, stop), in order (damage is verify's to report)."""
-    seg = log.segment_for(start)
-    begin = start
-    if seg is not None and not seg.entry_header:
-        try:
-            log.message_at(start)
-        except StoreError:
-            begin = log.boundary_before(start)  # not a record start: from the record holding it
-    for entry in log.entries(begin, check_crc=False):
+    """The readable messages whose record starts in [start, stop), in order (damage is verify's to report).
+    ``start`` is normally a record start (or a BLANK's, or the log's end); when the walk from there does not begin
+    with a record, it starts again from the record holding ``start``."""
+    first = True
+    for entry in log.entries(start, check_crc=False):
+        if first and isinstance(entry, Problem) and entry.severity == "error" and not log.past_the_data(start):
+            yield from _messages_from_boundary(log, start, stop)  # not a record start: from the one holding it
+            return
+        first = False
         if not isinstance(entry, Message):
             continue
         if entry.physical_offset >= stop:
             return
         if entry.physical_offset >= start:
             yield entry
+
+
+def _messages_from_boundary(log: CommitLog, start: int, stop: int) -> Iterator[Message]:
+    seg = log.segment_for(start)
+    begin = log.boundary_before(start) if seg is not None else start
+    for entry in log.entries(begin, check_crc=False):
+        if isinstance(entry, Message):
+            if entry.physical_offset >= stop:
+                return
+            if entry.physical_offset >= start:
+                yield entry
 
 
 def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int, start: int,

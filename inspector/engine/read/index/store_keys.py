@@ -181,7 +181,7 @@ class KeyIndex:
                 readers = self.index_files()
                 untrusted = {r.rel: (start, stop) for r, start, stop in self._untrusted_ranges()}
                 spans = index_spans(self.log, readers, lambda r: bool(self.index_range_problems(r)), untrusted)
-                self._coverage = spans, uncovered_ranges(self.log, spans, self.log.min_offset, self.log_end())
+                self._coverage = spans, uncovered_ranges(self.log, spans, self.log.min_offset, self.log_end)
         return self._coverage
 
     def uncovered(self) -> list[Uncovered]:

@@ -10,7 +10,11 @@
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from pathlib import Path
+
+from inspector.engine import Store
+from tests.aged_store import Written, write_store
 
 
 def index_files(root: Path) -> list[Path]:
@@ -35,3 +39,23 @@ def empty_newest_index(root: Path) -> Path:
     size = newest.stat().st_size
     newest.write_bytes(struct.pack(">qqqqii", end_ts, end_ts, end_phy, end_phy, 0, 1) + bytes(size - 40))
     return newest
+
+
+@dataclass(frozen=True)
+class Unindexed:
+    """A 1,500-record store (tests/aged_store.py) whose newest index file an abnormal start deleted."""
+
+    root: Path
+    written: list[Written]
+    gap: str  # the range no index covers, as every answer writes it ("375,293..403,437")
+    unique_key: str  # the last record's UNIQ_KEY (its record is in the gap)
+
+
+def write_unindexed(root: Path) -> Unindexed:
+    written = write_store(root)
+    drop_newest_index(root)
+    with Store(root) as s:
+        (gap,) = s.index_coverage()[1]
+        uniq = s.message_at(written[-1].physical_offset).unique_key
+    assert uniq is not None
+    return Unindexed(root, written, gap.text, uniq)

@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 from web_support import served
 
-from inspector.engine import Store
-from tests.aged_store import write_store
-from tests.unindexed_store import drop_newest_index
+from tests.unindexed_store import write_unindexed
 from web.app import create_app
 
 
@@ -17,13 +15,8 @@ from web.app import create_app
 def dropped(tmp_path_factory):
     """A writer-made store whose newest index file an abnormal start deleted: (root, last record, its unique key,
     the gap's text)."""
-    root = tmp_path_factory.mktemp("unindexed") / "s"
-    written = write_store(root)
-    drop_newest_index(root)
-    with Store(root) as s:
-        (gap,) = s.index_coverage()[1]
-        uniq = s.message_at(written[-1].physical_offset).unique_key
-    return root, written[-1], uniq, gap.text
+    u = write_unindexed(tmp_path_factory.mktemp("unindexed") / "s")
+    return u.root, u.written[-1], u.unique_key, u.gap
 
 
 @pytest.fixture(scope="module")

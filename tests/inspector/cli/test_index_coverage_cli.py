@@ -11,7 +11,7 @@ from inspector.engine import Store
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from tests.aged_store import GEOMETRY, age_store, write_store
-from tests.unindexed_store import drop_newest_index
+from tests.unindexed_store import drop_newest_index, write_unindexed
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -21,13 +21,10 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def _dropped(tmp_path):
-    root = tmp_path / "s"
-    written = write_store(root)
-    drop_newest_index(root)
-    with Store(root) as s:
+    u = write_unindexed(tmp_path / "s")
+    with Store(u.root) as s:
         (gap,) = s.index_coverage()[1]
-        uniq = s.message_at(written[-1].physical_offset).unique_key
-    return root, written, gap, uniq
+    return u.root, u.written, gap, u.unique_key
 
 
 def test_key_found_by_scan_and_not_searched(tmp_path, capsys) -> None:

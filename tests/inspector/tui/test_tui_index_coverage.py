@@ -8,8 +8,7 @@ from tui_helpers import drive, settle, static_text
 from inspector.engine import Store
 from inspector.tui.app import create_app
 from inspector.tui.widgets.messagelist import MessageList
-from tests.aged_store import write_store
-from tests.unindexed_store import drop_newest_index
+from tests.unindexed_store import write_unindexed
 
 
 def _browse(store: Store, topic: str, key: str) -> tuple[list[int], str]:
@@ -27,13 +26,11 @@ def _browse(store: Store, topic: str, key: str) -> tuple[list[int], str]:
 
 
 def test_a_key_lookup_over_an_unindexed_range_is_found_by_scan(tmp_path):
-    root = tmp_path / "s"
-    written = write_store(root)
-    drop_newest_index(root)
-    with Store(root) as s:
-        (gap,) = s.index_coverage()[1]
-        rows, status = _browse(s, written[-1].topic, "k1499")
-        assert rows == [written[-1].physical_offset]
-        assert f"found by scan: no index covers {gap.text}" in " ".join(status.split())
+    u = write_unindexed(tmp_path / "s")
+    last = u.written[-1]
+    with Store(u.root) as s:
+        rows, status = _browse(s, last.topic, "k1499")
+        assert rows == [last.physical_offset]
+        assert f"found by scan: no index covers {u.gap}" in " ".join(status.split())
         rows, status = _browse(s, "T0", "no-such-key")
-        assert rows == [] and f"scanned {gap.text}, which no index covers" in " ".join(status.split())
+        assert rows == [] and f"scanned {u.gap}, which no index covers" in " ".join(status.split())

@@ -4,7 +4,9 @@ lookups that scan those ranges, on writer-made stores whose newest index file an
 
 from __future__ import annotations
 
+import shutil
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -130,3 +132,20 @@ def test_expired_unindexed_and_absent_each_answer_their_own(tmp_path) -> None:
         last = s.lookup_key("T0", "k1497")
         assert last and (last[0].note or "").startswith("found by scan: no index covers")
         assert s.lookup_key("T0", "no-such-key") == [] and expired_key_reason(s, "T0", "no-such-key") is None
+
+
+def test_a_dledger_store_without_index_files_is_scanned(tmp_path) -> None:
+    """DLedger entries (a 48-byte header before each record): the scan finds what the index found."""
+    src = Path(__file__).resolve().parents[5] / "sample_store_dledger"
+    with Store(src) as s:
+        assert s.index_coverage()[1] == []
+        indexed = sorted(h.message.physical_offset for h in s.lookup_key("InventoryEvents", "order-1194"))
+    root = tmp_path / "s"
+    shutil.copytree(src, root)
+    for f in index_files(root):
+        f.unlink()
+    with Store(root) as s:
+        (gap,) = s.index_coverage()[1]
+        hits = s.lookup_key("InventoryEvents", "order-1194")
+        assert indexed and sorted(h.message.physical_offset for h in hits) == indexed
+        assert all(h.note == f"found by scan: no index covers {gap.text}" for h in hits)

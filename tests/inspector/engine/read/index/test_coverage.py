@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine import Store
+from inspector.engine import Store, expired_key_reason
 from inspector.engine.read.index.coverage import item_span, scan_range
 from tests.aged_store import age_store, write_store
 from tests.unindexed_store import drop_newest_index, empty_newest_index, index_files
@@ -124,8 +124,6 @@ def test_expired_unindexed_and_absent_each_answer_their_own(tmp_path) -> None:
     aged = age_store(root, 2, cleanup=False)
     drop_newest_index(root)
     with Store(root) as s:
-        from inspector.engine import expired_key_reason
-
         gone = next(i for i, w in enumerate(written) if w.physical_offset < aged.first_offset and i % 3 == 1)
         assert s.lookup_key("T1", f"k{gone}") == []
         assert (expired_key_reason(s, "T1", f"k{gone}") or "").startswith("expired")

@@ -92,3 +92,13 @@ def test_store_text_found_by_scan_is_escaped(tmp_path, capsys) -> None:
     drop_newest_index(root)
     code, out, err = run(capsys, "key", str(root), "T\x1b[31m", "k299\x1b[2J")
     assert code == 0 and "\x1b" not in out + err and "found by scan" in err
+
+
+def test_decode_id_says_found_by_scan(tmp_path, capsys) -> None:
+    root, written, gap, uniq = _dropped(tmp_path)
+    code, out, _ = run(capsys, "decode-id", uniq, "--store", str(root), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["found_as"] == ["unique_key"]
+    assert doc["unique_key"]["note"] == f"found by scan: no index covers {gap.text}"
+    code, out, _ = run(capsys, "decode-id", uniq, "--store", str(root))
+    assert code == 0 and f"found by scan: no index covers {gap.text}" in " ".join(out.split())

@@ -463,8 +463,9 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
     gaps = store.index_coverage()[1]
     if gaps:  # the log no index file covers: scanned for the key, as the CLI's key does (each hit marked)
         result.update(unindexed_view(gaps, True))
-        result["found_by_scan"] = [{"physical_offset": h.message.physical_offset, "note": h.note}
-                                   for h in store.scan_unindexed(topic, key)]
+        # a partial answer says so: past the request's time budget the page says how far the scan got
+        hits, result["found_by_scan_stopped"] = store.scan_unindexed(topic, key, deadline)
+        result["found_by_scan"] = [{"physical_offset": h.message.physical_offset, "note": h.note} for h in hits]
     return result
 
 

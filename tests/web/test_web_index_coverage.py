@@ -9,6 +9,7 @@ from web_support import served
 
 from tests.unindexed_store import write_unindexed
 from web.app import create_app
+from web.data import Limits
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,23 @@ def test_api_chain_scans_the_unindexed_range(app, dropped) -> None:
     # offsets go to the browser as strings (past 2^53 a JS number is not exact: web/api.py)
     assert d["found_by_scan"] == [{"physical_offset": str(last.physical_offset),
                                    "note": f"found by scan: no index covers {gap}"}]
+    assert d["found_by_scan_stopped"] is None
     d = app.test_client().get(f"/api/chain?topic={last.topic}&key=absent").get_json()
     assert d["found_by_scan"] == [] and d["unindexed_ranges"]
+
+
+def test_the_scan_past_the_time_budget_says_how_far_it_got(dropped) -> None:
+    """A partial answer says so: with no time left the scan stops at its first batch and the page says where."""
+    root, last, _, gap = dropped
+    app = create_app(root, {"TESTING": True, "LIMITS": Limits(request_seconds=0.0)})
+    try:
+        d = app.test_client().get(f"/api/chain?topic={last.topic}&key=k1499").get_json()
+        assert d["found_by_scan"] == [] and d["found_by_scan_stopped"].startswith("stopped at the 0 s time limit")
+        assert f"scanning {gap} up to" in d["found_by_scan_stopped"]
+        page = app.test_client().get(f"/chain?topic={last.topic}&key=k1499").get_data(as_text=True)
+        assert 'id="scan-stopped">Truncated: the scan stopped at the 0 s time limit' in page
+    finally:
+        app.extensions["rmq_store"].close()
 
 
 def test_resolve_says_found_by_scan(app, dropped) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.commitlog import CommitLog
@@ -175,10 +176,11 @@ def _messages_from_boundary(log: CommitLog, start: int, stop: int) -> Iterator[M
 
 
 def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int, start: int,
-               stop: int) -> Iterator[Message]:
+               stop: int, budget: Budget | None = None) -> Iterator[Message]:
     """Messages of ``topic`` (None: any) with ``key`` (a KEYS piece or the UNIQ_KEY) stored in [begin, end] (ms)
     whose record starts in [start, stop), read with the bulk kernels: each columnar batch's bytes are searched
-    for the key once, and only the records holding it are decoded."""
+    for the key once, and only the records holding it are decoded. Once ``budget`` runs out the scan stops
+    between batches and raises ``BudgetExceeded`` naming the offset it reached."""
     needle = key.encode("utf-8", "surrogateescape")
     if not needle:
         return
@@ -189,6 +191,8 @@ def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int
             offsets = item.physical_offsets
             if int(offsets[0]) >= stop:
                 return
+            if budget is not None:
+                budget.check(f"scanning {start:,}..{stop - 1:,} up to {int(offsets[0]):,}")
             seg = log.segment_for(item.segment_start)
             mapped = log.map(seg).buf if seg is not None else item.buf.tobytes()
             for i in _rows_holding(item, mapped, needle, start, stop):

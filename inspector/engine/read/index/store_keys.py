@@ -244,12 +244,14 @@ class KeyIndex:
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
         return hits
 
-    def uncovered_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int]) -> list[KeyHit]:
+    def uncovered_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int],
+                       budget: Budget | None = None, into: list[KeyHit] | None = None) -> list[KeyHit]:
         """What the log no index file covers holds under ``key``, past the offsets in ``seen``, each hit marked
-        "found by scan: no index covers A..B"."""
-        hits: list[KeyHit] = []
+        "found by scan: no index covers A..B", added to ``into`` as found (``budget``: see ``scan_range``; the
+        hits before it ran out are in ``into``)."""
+        hits: list[KeyHit] = [] if into is None else into
         for gap in self.uncovered():
-            for msg in scan_range(self.log, topic, key, begin, end, gap.start, gap.stop):
+            for msg in scan_range(self.log, topic, key, begin, end, gap.start, gap.stop, budget):
                 if msg.physical_offset not in seen:
                     seen.add(msg.physical_offset)
                     hits.append(KeyHit(msg, "", 0, "unique_key" if key == msg.unique_key else "key",

@@ -19,7 +19,7 @@ from inspector.engine.model.arguments import (
 )
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.errors import BadInput, BudgetExceeded, NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, files_geometry, parse_delay_levels
 from inspector.engine.model.records import (
     BatchUnit,
@@ -413,10 +413,17 @@ class Store:
         """Each index file's span of the log and the ranges no index file covers (``KeyIndex.coverage``)."""
         return self.key_index.coverage()
 
-    def scan_unindexed(self, topic: str | None, key: str) -> list[KeyHit]:
+    def scan_unindexed(self, topic: str | None, key: str,
+                       budget: Budget | None = None) -> tuple[list[KeyHit], str | None]:
         """Only the scan of the log no index file covers for ``key`` (``topic`` None: any), each hit marked
-        "found by scan: ...": for a view that walks the chains itself (the web's chain page)."""
-        return self.key_index.uncovered_hits(topic, key, 0, MAX_TIME, set())
+        "found by scan: ...": for a view that walks the chains itself (the web's chain page). With the hits, why
+        the scan stopped short when ``budget`` ran out (None: it scanned every such range)."""
+        hits: list[KeyHit] = []
+        try:
+            self.key_index.uncovered_hits(topic, key, 0, MAX_TIME, set(), budget, hits)
+        except BudgetExceeded as e:
+            return hits, str(e)
+        return hits, None
 
     def index_coverage_note(self, scan: bool = True) -> str | None:
         """What a key lookup did about the log no index covers (``KeyIndex.coverage_note``); None: all covered."""

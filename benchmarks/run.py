@@ -419,6 +419,34 @@ def bench_consume_queues(root: Path, repeat: int) -> list[Row]:
     return rows
 
 
+def bench_unindexed_scan(root: Path, repeat: int) -> list[Row]:
+    """A key lookup's fallback over log no index file covers (issue 29 item 2): ``scan_range`` over the whole
+    segment, as a lookup does when the newest index file is gone (apache/rocketmq#8007), beside the bulk decode of
+    the same bytes (its MB/s is the goal: the scan runs at the kernels' speed). A key no record holds: every byte
+    is searched, nothing is decoded past the batches."""
+    from inspector.engine.read.index.coverage import scan_range
+
+    with Store(root) as store:
+        seg = store.segments[0]
+        log = store.commitlog
+        end = seg.start_offset + seg.file_size
+        mb = seg.file_size / MiB
+
+        def decode() -> None:
+            for _ in log.batches(seg.start_offset, check_crc=False):
+                pass
+
+        def scan() -> None:
+            assert not list(scan_range(log, None, "no-such-key-in-this-store", 0, 1 << 62, seg.start_offset, end))
+
+        base = [mb / s for s in timed(decode, repeat)]
+        rates = [mb / s for s in timed(scan, repeat)]
+    goal = statistics.median(base)
+    return [Row("fallback key scan of an unindexed range, 1 core", "MB/s", rates, f">= {0.8 * goal:,.0f}",
+                statistics.median(rates) >= 0.8 * goal,
+                f"{mb:,.0f} MiB; goal: 0.8 x bulk decode of the same bytes ({goal:,.0f} MB/s, CommitLog.batches)")]
+
+
 def bench_index(root: Path, facts: dict, repeat: int) -> list[Row]:
     def open_index() -> None:
         with Store(root) as store:
@@ -1085,6 +1113,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_startup(repeat)
     rows += bench_consume_queues(data["memory"][0], repeat)
     rows += bench_index(data["lookup"][0], data["lookup"][1], repeat)
+    rows += bench_unindexed_scan(seg_root, repeat)
     rows += bench_memory(data["memory"][0], data["memory"][1], include_entries=True)
     rows += bench_tui(seg_root, repeat)
     rows += bench_tui_pages(seg_root, seg_facts, repeat)

@@ -45,6 +45,7 @@ from inspector.engine import (
     slot_occupancy,
     survey_of,
     trace_topic_of,
+    unindexed_view,
     walk_slot,
 )
 from web.deadline import NO_DEADLINE, Deadline
@@ -457,9 +458,16 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
             items_truncated=len(items) > limits.max_chain_items,
         )
         files.append(view)
-    return {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
-            "key_hash": walks[0].key_hash if walks else None, "files": files,
-            "files_not_searched": sum(1 for w in walks if w.skipped_reason)}
+    result = {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
+              "key_hash": walks[0].key_hash if walks else None, "files": files,
+              "files_not_searched": sum(1 for w in walks if w.skipped_reason)}
+    gaps = store.index_coverage()[1]
+    if gaps:  # the log no index file covers: scanned for the key, as the CLI's key does (each hit marked)
+        result.update(unindexed_view(gaps, True))
+        # a partial answer says so: past the request's time budget the page says how far the scan got
+        hits, result["found_by_scan_stopped"] = store.scan_unindexed(topic, key, deadline)
+        result["found_by_scan"] = [{"physical_offset": h.message.physical_offset, "note": h.note} for h in hits]
+    return result
 
 
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:

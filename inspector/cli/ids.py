@@ -30,7 +30,10 @@ def run(text: str, store: Store | None, as_json: bool) -> int:
 def _found(r: dict) -> str:
     if r["found"] is None:
         return "-"
-    return f"yes, at {r['physical_offset']}" if r["found"] else "no"
+    if not r["found"]:
+        return "no"
+    # a UNIQ_KEY found by scanning log no index file covers says so (the engine's note, numbers and file names)
+    return f"yes, at {r['physical_offset']}" + (f" ({plain(r['note'])})" if r.get("note") else "")
 
 
 def _month(u: dict) -> str:

@@ -4,27 +4,47 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspector.cli.output import console, esc, plain, print_json, table, warn_problem, when
-from inspector.engine import MAX_TIME, NotFound, Store, chain_view, expired_key_reason, key_hit_view
+from inspector.cli.output import console, err_console, esc, plain, print_json, table, warn_problem, when
+from inspector.engine import (
+    MAX_TIME,
+    NotFound,
+    Store,
+    chain_view,
+    expired_key_reason,
+    key_hit_view,
+    unindexed_view,
+)
 
 
-def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:
-    hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end)
+def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool,
+            scan: bool = True) -> int:
+    hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end, scan)
     for p in store.index_trust_problems():  # the lookup scanned the log where these files could not be followed
         warn_problem(p)
+    coverage = store.index_coverage_note(scan)  # the log no index covers: scanned, or said to be not searched
     if as_json:
-        print_json({"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]})
+        doc = {"topic": topic, "key": key, "messages": [key_hit_view(h) for h in hits]}
+        if coverage is not None:
+            doc.update(unindexed_view(store.index_coverage()[1], scan))
+        print_json(doc)
     elif hits:  # no hit: only the not-found line, no empty table
         t = table(f"Messages indexed under {plain(topic)}#{plain(key)}", "physical offset", "stored", "queue", "queue offset",
                   "matched by", "index file", "item")
         for h in hits:
             m = h.message
             t.add_row(str(m.physical_offset), when(m.store_timestamp), str(m.queue_id), str(m.queue_offset),
-                      plain(h.matched_by), plain(h.index_file), str(h.item_number))
+                      plain(h.matched_by), plain(h.index_file or "- (scan)"),
+                      str(h.item_number) if h.index_file else "-")
         console.print(t)
+        for h in hits:
+            if h.note is not None:
+                err_console.print(f"{h.message.physical_offset}: {esc(h.note)}")
+    if coverage is not None and hits and not scan:  # a partial answer says so
+        err_console.print(esc(coverage))
     if not hits:
         # items of the key's hash into the part retention removed: "expired", not a typo's "no message"
-        raise NotFound(expired_key_reason(store, topic, key) or f"no message indexed under {topic}#{key}")
+        raise NotFound(expired_key_reason(store, topic, key)
+                       or f"no message indexed under {topic}#{key}" + (f" ({coverage})" if coverage else ""))
     return 0
 
 

@@ -137,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
     _store_args(p)
     p.add_argument("ref")
+    p.add_argument("--no-scan", dest="scan", action="store_false",
+                   help="do not scan the part of the log no index file covers (the answer says it was not searched)")
     p.add_argument("--decompress", action="store_true",
                    help="--json: also give the decompressed body; --raw: write it decompressed (the table always "
                    "shows the body decompressed)")
@@ -162,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--end", type=kind_arg(TIME_MS), help="store time upper bound, epoch ms")
     p.add_argument("--keyindex", metavar="DIR",
                    help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
+    p.add_argument("--no-scan", dest="scan", action="store_false",
+                   help="do not scan the part of the log no index file covers (the answer says it was not searched)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("chain", help="the hash-slot walk for topic#key in every index file")
@@ -347,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import messages
 
             return messages.run_show(store, args.ref, args.json, args.decompress, args.raw,
-                                     args.body_limit or messages.BODY_LIMIT)
+                                     args.body_limit or messages.BODY_LIMIT, args.scan)
         if args.command == "trace":
             from inspector.cli import trace
 
@@ -355,7 +359,7 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "key":
             from inspector.cli import index
 
-            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json)
+            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json, args.scan)
         if args.command == "chain":
             from inspector.cli import index
 

@@ -175,24 +175,28 @@ BODY_LIMIT = 4096  # show: body bytes (characters of pretty JSON) printed unless
 
 
 def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str | None = None,
-             body_limit: int = BODY_LIMIT) -> int:
+             body_limit: int = BODY_LIMIT, scan: bool = True) -> int:
     if raw is not None:
         if as_json:
             raise BadInput("--raw writes the body's bytes; it does not take --json")
         if raw == "-" and sys.stdout.isatty():  # refused before the message is read
             raise BadInput("--raw -: standard output is a terminal, and a body's bytes would garble it; give a "
                            "file name, or pipe the output (| xxd)")
-        return write_raw(store.find(ref), raw, decompress)
-    msg = store.find(ref)
+        return write_raw(store.find(ref, scan), raw, decompress)
+    msg, note = store.locate(ref, scan)  # note: found by scanning log no index file covers
     inner, inner_error = _inner(msg)
     if as_json:
         view = message_view(msg, decompress=decompress, trace_topic=trace_topic_of(store))
+        if note is not None:
+            view["note"] = note
         if is_inner_batch(msg):
             view["inner_messages"] = [message_view(m, decompress=decompress) for m in inner]
             view["inner_messages_error"] = inner_error
         print_json(view)
         return 0
     print_message(msg, body_limit=body_limit, trace_topic=trace_topic_of(store))
+    if note is not None:
+        err_console.print(esc(note))
     if is_inner_batch(msg):
         t = table(f"inner messages ({len(inner)}; INNER_NUM {plain(msg.properties.get('INNER_NUM', '-'))}, "
                   f"INNER_BASE {plain(msg.properties.get('INNER_BASE', '-'))})",

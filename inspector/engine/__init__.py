@@ -15,6 +15,7 @@ One message, its body and its meaning:
 An id or key resolved:
     resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
     expired_key_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
+    unindexed_view, Uncovered, IndexSpan,
     IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands:
     hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
@@ -232,6 +233,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         problem_view,
         queue_view,
         region_view,
+        unindexed_view,
     )
     from inspector.engine.present.views_bulk import json_lines, json_text, record_line
     from inspector.engine.read.commitlog.body import BodyPreview, body_line, body_preview, decompress_body
@@ -251,6 +253,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.index.coverage import IndexSpan, Uncovered
     from inspector.engine.read.index.indexfile import IndexFileReader
     from inspector.engine.read.index.keys import indexed_key
     from inspector.engine.read.index.slots import busiest_slots, slot_occupancy, walk_slot

@@ -4,38 +4,21 @@ RMQ_INSPECT_UPDATE_DOCS=1 the chain screenshot also replaces docs/web-chain.png 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from web_support import XSS_KEYS, XSS_TOPIC
+from web_support import XSS_KEYS, XSS_TOPIC, served
 
 from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps
-from web.app import create_app, make_web_server
+from web.app import create_app
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "web-chain.png"
 
 pytestmark = [pytest.mark.timeout(120)]  # without Chromium the `browser` fixture skips (tests/external_tools.py)
-
-
-@contextlib.contextmanager
-def served(app) -> Iterator[str]:
-    """The app on a real threaded server on a free loopback port (as `rmq-inspect web` serves it); its base URL."""
-    server = make_web_server(app, "127.0.0.1", 0, quiet=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
+from web.app import make_web_server
 
 # Chromium is Debian's package (external_tools.CHROMIUM finds it), driven by Playwright: its own browser download
 # is not used.
@@ -39,3 +43,17 @@ def tree_digest(root: Path) -> dict[str, str]:
     """Every file under root with its SHA-256 and mtime (to prove nothing was written)."""
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() + f"@{p.stat().st_mtime_ns}"
             for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@contextlib.contextmanager
+def served(app) -> Iterator[str]:
+    """The app on a real threaded server on a free loopback port (as `rmq-inspect web` serves it); its base URL."""
+    server = make_web_server(app, "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -383,6 +383,7 @@ class IdReading:
     fields: dict = field(default_factory=dict)
     found: bool | None = None  # None when no store was given
     physical_offset: int | None = None
+    note: str | None = None  # how it was found when no index file led there ("found by scan: no index covers ...")
 
 
 def fmt_time(ms: int) -> str:

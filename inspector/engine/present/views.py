@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import (
@@ -25,6 +26,9 @@ from inspector.engine.present.traceviews import trace_body_view
 from inspector.engine.read.commitlog.body import decompress_body
 from inspector.engine.read.commitlog.trace import decode_trace
 from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
+
+if TYPE_CHECKING:  # a type only: the coverage module brings numpy and the commitlog reader
+    from inspector.engine.read.index.coverage import Uncovered
 
 
 def message_view(msg: Message, *, decompress: bool = False, body_limit: int | None = None,
@@ -127,8 +131,19 @@ def key_hit_view(hit: KeyHit, **kw) -> dict:
     return view
 
 
+def unindexed_view(gaps: list[Uncovered], scanned: bool) -> dict:
+    """The JSON fields of a key lookup over log no index file covers: the ranges (first and last byte) and whether
+    the lookup scanned them (``scanned`` False: they were not searched)."""
+    return {"unindexed_ranges": [{"start": g.start, "end": g.stop - 1, "after_index_file": g.after,
+                                  "before_index_file": g.before} for g in gaps],
+            "unindexed_scanned": scanned}
+
+
 def id_reading_view(r: IdReading) -> dict:
-    return {"kind": r.kind, **r.fields, "found": r.found, "physical_offset": r.physical_offset}
+    view = {"kind": r.kind, **r.fields, "found": r.found, "physical_offset": r.physical_offset}
+    if r.note is not None:
+        view["note"] = r.note
+    return view
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -248,6 +248,10 @@ class BrowserScreen(ViewScreen):
                 # the CLI warns the same: where an index file cannot be trusted the lookup scanned the log instead
                 notes = [f"{p.file}: {p.reason}" for p in store.index_trust_problems()]
                 note = f"index not trusted, searched past it: {'; '.join(notes)}" if notes else ""
+                # the log no index file covers was scanned (the CLI and web say the same): which hits came from there
+                by_scan = sorted({h.note for h in hits if h.note and h.note.startswith("found by scan")})
+                coverage = "; ".join(by_scan) if by_scan else store.index_coverage_note()
+                note = "; ".join(n for n in (note, coverage) if n)
                 self.post_message(RowsFound(generation, offsets, 1, 1, True, note=note))
                 return
             if mode == "queue":

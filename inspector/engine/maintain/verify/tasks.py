@@ -18,6 +18,7 @@ from inspector.engine.maintain.verify.batch_queues import check_batch_queue
 from inspector.engine.maintain.verify.coverage import QueueCoverage, queue_ends
 from inspector.engine.maintain.verify.dledger import check_dledger, dledger_segment_heads
 from inspector.engine.maintain.verify.index import check_index
+from inspector.engine.maintain.verify.index_gaps import index_gap_problems
 from inspector.engine.maintain.verify.lmq import segment_lmq_problems
 from inspector.engine.maintain.verify.queues import check_queue
 from inspector.engine.maintain.verify.timer import check_timer
@@ -101,5 +102,5 @@ def verify_rest(store, last_store_timestamp: int) -> list[Problem]:
     """The checks that read no record: stray files, load checks, DLedger members, index headers, checkpoint,
     consumer offsets, config; last in verify's report."""
     return [*store.unknown_files(), *store_load_problems(store), *store.dledger_member_problems(),
-            *store.index_problems(), *store.checkpoint_problems(), *check_checkpoint(store, last_store_timestamp),
+            *store.index_problems(), *index_gap_problems(store), *store.checkpoint_problems(), *check_checkpoint(store, last_store_timestamp),
             *check_consumer_offsets(store), *store.config.findings()]

@@ -26,6 +26,7 @@ from inspector.engine.maintain.verify.coverage import QueueCoverage
 from inspector.engine.maintain.verify.crosschecks import CrossChecks
 from inspector.engine.maintain.verify.dledger import check_dledger, index_stream
 from inspector.engine.maintain.verify.index import check_index
+from inspector.engine.maintain.verify.index_gaps import index_gap_problems
 from inspector.engine.maintain.verify.lmq import lmq_record_problems
 from inspector.engine.maintain.verify.queues import check_queue
 from inspector.engine.maintain.verify.timer import check_timer
@@ -144,6 +145,7 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
         problems.extend(found)
         index_items += n
     problems.extend(store.index_problems())
+    problems.extend(index_gap_problems(store))  # the log no index file covers (lookups by key miss it)
     problems.extend(store.checkpoint_problems())
     problems.extend(check_checkpoint(store, last_ts))
     problems.extend(check_consumer_offsets(store))

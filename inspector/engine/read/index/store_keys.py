@@ -18,6 +18,13 @@ from inspector.engine.model.records import (
 )
 from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog.commitlog import CommitLog
+from inspector.engine.read.index.coverage import (
+    IndexSpan,
+    Uncovered,
+    index_spans,
+    scan_range,
+    uncovered_ranges,
+)
 from inspector.engine.read.index.index_range import header_range_problems
 from inspector.engine.read.index.indexfile import IndexFileReader, is_time_matched
 from inspector.engine.read.index.keyscan import covered_range, scan_for_key
@@ -50,6 +57,7 @@ class KeyIndex:
         self._index_readers: list[IndexFileReader] | None = None
         self._index_problems: list[Problem] = []
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
+        self._coverage: tuple[list[IndexSpan], list[Uncovered]] | None = None
         self._lock = threading.RLock()  # shared by threads: the readers are opened once (and closed once)
 
     def close(self) -> None:
@@ -163,11 +171,41 @@ class KeyIndex:
             walks.append(reader.walk(full_key, begin, end, self._key_checker(topic, key), limit))
         return walks
 
-    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
+    # -- coverage: the log no index file covers ----------------------------------------------------------------
+
+    def coverage(self) -> tuple[list[IndexSpan], list[Uncovered]]:
+        """Each index file's span of the log, and the ranges no file covers that hold a record the broker would
+        index (read once: headers, the items of a file whose header range is wrong, the records at the edges)."""
+        with self._lock:
+            if self._coverage is None:
+                readers = self.index_files()
+                untrusted = {r.rel: (start, stop) for r, start, stop in self._untrusted_ranges()}
+                spans = index_spans(self.log, readers, lambda r: bool(self.index_range_problems(r)), untrusted)
+                self._coverage = spans, uncovered_ranges(self.log, spans, self.log.min_offset, self.log_end)
+        return self._coverage
+
+    def uncovered(self) -> list[Uncovered]:
+        return self.coverage()[1]
+
+    def coverage_note(self, scan: bool) -> str | None:
+        """What a lookup did about the log no index covers: scanned it, or (``scan`` False) left it unsearched;
+        None when the index files cover the whole log."""
+        gaps = self.uncovered()
+        if not gaps:
+            return None
+        ranges = ", ".join(g.text for g in gaps)
+        if scan:
+            return f"searched the index files and scanned {ranges}, which no index covers"
+        return f"searched the index files; {ranges} is covered by no index and was not searched (scan turned off)"
+
+    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, scan: bool = True) -> list[KeyHit]:
         """Messages indexed under topic#key in [begin, end], hash collisions filtered out by reading the real key;
-        for a BatchCQ topic also the inner messages with that key (read from its batch queues: not indexed)."""
+        for a BatchCQ topic also the inner messages with that key (read from its batch queues: not indexed).
+        ``scan``: also read the log no index file covers (:meth:`coverage`), each hit found there marked so."""
         hits = self._indexed_hits(topic, key, begin, end)
         hits += self._scanned_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
+        if scan:
+            hits += self.uncovered_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
         return hits + list(self._inner_key_hits(topic, key, begin, end, set()))
 
     def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
@@ -204,6 +242,20 @@ class KeyIndex:
                 if msg.physical_offset not in seen:
                     seen.add(msg.physical_offset)
                     hits.append(KeyHit(msg, reader.rel, 0, "unique_key" if key == msg.unique_key else "key", note))
+        return hits
+
+    def uncovered_hits(self, topic: str | None, key: str, begin: int, end: int, seen: set[int],
+                       budget: Budget | None = None, into: list[KeyHit] | None = None) -> list[KeyHit]:
+        """What the log no index file covers holds under ``key``, past the offsets in ``seen``, each hit marked
+        "found by scan: no index covers A..B", added to ``into`` as found (``budget``: see ``scan_range``; the
+        hits before it ran out are in ``into``)."""
+        hits: list[KeyHit] = [] if into is None else into
+        for gap in self.uncovered():
+            for msg in scan_range(self.log, topic, key, begin, end, gap.start, gap.stop, budget):
+                if msg.physical_offset not in seen:
+                    seen.add(msg.physical_offset)
+                    hits.append(KeyHit(msg, "", 0, "unique_key" if key == msg.unique_key else "key",
+                                       f"found by scan: no index covers {gap.text}"))
         return hits
 
     def _inner_key_hits(self, topic: str, key: str, begin: int, end: int, seen: set[tuple[int, int]]
@@ -246,10 +298,11 @@ class KeyIndex:
         return [p for r in self.index_files()
                 for p in (r.header_problems if not r.trusted else []) + self.index_range_problems(r)]
 
-    def lookup_unique_key(self, unique_key: str, topics: list[str] | None, known: Sequence[str]) -> list[KeyHit]:
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None, known: Sequence[str],
+                          scan: bool = True) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key`` in ``topics`` (None: every topic ``known``, and the system
         ones); the index key needs the topic, so each topic's chain is followed, and the ranges of untrusted index
-        files are scanned once for all of them."""
+        files (and, with ``scan``, the log no index covers) are scanned once for all of them."""
         candidates = topics or sorted(set(known) | set(SYSTEM_TOPICS))
         hits: list[KeyHit] = []
         for topic in candidates:
@@ -257,6 +310,9 @@ class KeyIndex:
                         if h.message.unique_key == unique_key)
         scanned = self._scanned_hits(None, unique_key, 0, MAX_TIME,
                                      {h.message.physical_offset for h in hits})
+        if scan:
+            scanned += self.uncovered_hits(None, unique_key, 0, MAX_TIME,
+                                            {h.message.physical_offset for h in hits + scanned})
         wanted = set(candidates)
         hits.extend(h for h in scanned if h.message.unique_key == unique_key
                     and (topics is None or h.message.topic in wanted))

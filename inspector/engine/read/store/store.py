@@ -19,7 +19,7 @@ from inspector.engine.model.arguments import (
 )
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.errors import BadInput, BudgetExceeded, NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, files_geometry, parse_delay_levels
 from inspector.engine.model.records import (
     BatchUnit,
@@ -54,6 +54,7 @@ from inspector.engine.read.config.settings import (
 from inspector.engine.read.config.storeroot import unopenable
 from inspector.engine.read.dledger.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger.members import MemberChoice
+from inspector.engine.read.index.coverage import IndexSpan, Uncovered
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.store_keys import MAX_TIME, KeyIndex
 from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
@@ -283,12 +284,28 @@ class Store:
 
     # -- ids and references -------------------------------------------------------------------------------------
 
-    def resolve_id(self, text: str) -> list[IdReading]:
-        return decode_id(text, self)
+    def resolve_id(self, text: str, scan: bool = True) -> list[IdReading]:
+        """Both readings of ``text``, checked here; ``scan``: the unique key's lookup also reads the log no index
+        file covers (the reading's note says when that is where it was found)."""
+        return decode_id(text, self, scan)
 
-    def find(self, ref: str) -> Message:
-        """A message by physical offset (decimal), offset msgId or unique key."""
+    def find(self, ref: str, scan: bool = True) -> Message:
+        """A message by physical offset (decimal), offset msgId or unique key (``scan``: see :meth:`locate`)."""
+        return self.locate(ref, scan)[0]
+
+    def locate(self, ref: str, scan: bool = True) -> tuple[Message, str | None]:
+        """:meth:`find`, and how the message was found when no index file led there (None otherwise). ``scan``:
+        a unique key is also looked for in the log no index file covers; not found, the reason says what was
+        searched (and, with ``scan`` False, what was not)."""
         ref = ref.strip()
+        if len(ref) in (32, 56):
+            for reading in decode_id(ref, self, scan):
+                if reading.found and reading.physical_offset is not None:
+                    return self.message_at(reading.physical_offset), reading.note
+        return self._find(ref, scan), None
+
+    def _find(self, ref: str, scan: bool) -> Message:
+        """A message by offset; an id here is one neither reading found (the not-found reason says why)."""
         number = parse_integer(ref)  # ASCII digits or 0x hex only: int() would read '٣' as 3
         if number is not None and len(ref) not in (32, 56):
             offset = OFFSET.parse(ref, "offset")  # -1 or 2**64: the range message
@@ -301,13 +318,14 @@ class Store:
                     raise NotFound(f"physical offset {offset} is past the end of the log (only zeros from here to "
                                    "the end of its last segment)", e.file, e.offset) from None
                 raise
-        if len(ref) in (32, 56):  # an id (its hex may happen to have no A-F); a digits-only one may be an offset
-            for reading in decode_id(ref, self):
-                if reading.found and reading.physical_offset is not None:
-                    return self.message_at(reading.physical_offset)
+        if len(ref) in (32, 56):  # an id no reading found (locate asked); a digits-only one may be an offset
             if number is not None and OFFSET.fits(number):
                 return self.message_at(number)
-            raise NotFound(id_expired_reason(self.commitlog.retention_floor, ref) or f"no message with id {ref} in this store")
+            expired = id_expired_reason(self.commitlog.retention_floor, ref)
+            if expired:
+                raise NotFound(expired)
+            coverage = self.index_coverage_note(scan)
+            raise NotFound(f"no message with id {ref} in this store" + (f" ({coverage})" if coverage else ""))
         raise BadInput(f"{ref[:100]!r} is neither a physical offset ({OFFSET.allowed()}) nor a 32/56-hex message id")
 
     # -- consume queues (StoreQueues) ----------------------------------------------------------------------------
@@ -383,12 +401,33 @@ class Store:
         """The hash-slot walk for topic#key in every index file, newest first (see ``KeyIndex.chain``)."""
         return self.key_index.chain(topic, key, begin, end, limit, budget)
 
-    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME) -> list[KeyHit]:
-        return self.key_index.lookup_key(topic, key, begin, end)
+    def lookup_key(self, topic: str, key: str, begin: int = 0, end: int = MAX_TIME, scan: bool = True) -> list[KeyHit]:
+        """See ``KeyIndex.lookup_key``; ``scan``: also read the log no index file covers."""
+        return self.key_index.lookup_key(topic, key, begin, end, scan)
 
-    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None) -> list[KeyHit]:
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None, scan: bool = True) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key`` (in ``topics``, else in every topic this store knows)."""
-        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics())
+        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics(), scan)
+
+    def index_coverage(self) -> tuple[list[IndexSpan], list[Uncovered]]:
+        """Each index file's span of the log and the ranges no index file covers (``KeyIndex.coverage``)."""
+        return self.key_index.coverage()
+
+    def scan_unindexed(self, topic: str | None, key: str,
+                       budget: Budget | None = None) -> tuple[list[KeyHit], str | None]:
+        """Only the scan of the log no index file covers for ``key`` (``topic`` None: any), each hit marked
+        "found by scan: ...": for a view that walks the chains itself (the web's chain page). With the hits, why
+        the scan stopped short when ``budget`` ran out (None: it scanned every such range)."""
+        hits: list[KeyHit] = []
+        try:
+            self.key_index.uncovered_hits(topic, key, 0, MAX_TIME, set(), budget, hits)
+        except BudgetExceeded as e:
+            return hits, str(e)
+        return hits, None
+
+    def index_coverage_note(self, scan: bool = True) -> str | None:
+        """What a key lookup did about the log no index covers (``KeyIndex.coverage_note``); None: all covered."""
+        return self.key_index.coverage_note(scan)
 
     # -- consumers ----------------------------------------------------------------------------------------------
 
@@ -444,8 +483,9 @@ class Store:
         return [found] if found is not None else []
 
 
-def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
-    """Both readings of a message id (offset msgId first), each checked against the store when one is given."""
+def decode_id(text: str, store: Store | None = None, scan: bool = True) -> list[IdReading]:
+    """Both readings of a message id (offset msgId first), each checked against the store when one is given
+    (``scan``: the unique key also in the log no index file covers)."""
     text = text.strip().upper()
     try:
         off = decode_offset_msg_id(text)
@@ -467,7 +507,7 @@ def decode_id(text: str, store: Store | None = None) -> list[IdReading]:
     except StoreError:
         pass
     offset_reading = IdReading(offset_reading.kind, offset_reading.fields, found_off, off.offset if found_off else None)
-    hits = store.lookup_unique_key(text)
+    hits = store.lookup_unique_key(text, scan=scan)
     uniq_reading = IdReading(uniq_reading.kind, uniq_reading.fields, bool(hits),
-                             hits[0].message.physical_offset if hits else None)
+                             hits[0].message.physical_offset if hits else None, hits[0].note if hits else None)
     return [offset_reading, uniq_reading]

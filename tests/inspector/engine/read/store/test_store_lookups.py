@@ -445,7 +445,11 @@ def test_only_index_file_truncated_to_no_geometry(main_copy: Built) -> None:
     with Store(main_copy.root) as s:
         assert [(p.file, p.offset, p.code) for p in s.index_problems()] == [(main_copy.index_files[1], 0,
                                                                             "index-geometry")]
-        assert s.lookup_key("TopicA", "shared") == []
+        # the index files give nothing (the first is gone, the second holds no item) ...
+        assert s.lookup_key("TopicA", "shared", scan=False) == []
+        # ... and the log no index file covers is scanned, each hit marked (issue 29 item 2)
+        hits = s.lookup_key("TopicA", "shared")
+        assert hits and all((h.note or "").startswith("found by scan: no index covers 0..") for h in hits)
         (walk,) = s.chain("TopicA", "shared")
         assert walk.steps == () and "outside the file" in walk.stop_reason
 

@@ -79,6 +79,11 @@ SKIP = {
         "a Spark session (a JVM, seconds per job; tests/inspector/spark/test_spark_batch_queues.py runs it)",
     "rmq-inspect spark stats /tmp/bcq # messages = inner messages, bytes = records":
         "a Spark session (a JVM, seconds per job; tests/inspector/spark/test_spark_batch_queues.py runs it)",
+    "rmq-inspect key STORE T2 k1499 # the newest index file gone, as #8007 leaves it":
+        "a writer-made store with its newest index file deleted (tests/unindexed_store.py); "
+        "tests/inspector/cli/test_index_coverage_cli.py runs this lookup and checks the mark",
+    "rmq-inspect key STORE T2 k1499 --no-scan; echo $?":
+        "the same store; tests/inspector/cli/test_index_coverage_cli.py checks the 'not searched' answer, exit 1",
 }
 
 # What ~/store (and ~/damaged) is, by the line's own words: "sample" a copy of the sample store,

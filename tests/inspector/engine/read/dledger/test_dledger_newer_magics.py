@@ -49,6 +49,10 @@ def test_verify_and_info_name_them_without_a_bad_magic(newer, capsys) -> None:
     assert main(["verify", str(root), "--json"]) == 0  # warnings only
     report = json.loads(capsys.readouterr().out)
     codes = [p["code"] for p in report["problems"]]
+    # entry 304's record (entry 301's copied by hand) has no item in index/: since issue 29 verify names that range
+    gap = [p for p in report["problems"] if p["code"] == "index-gap"]
+    assert [(p["offset"], p["severity"]) for p in gap] == [(at["normal"] + 48 - LAST_FILE, "warning")]
+    codes = [c for c in codes if c != "index-gap"]
     assert codes == ["dledger-newer-entry"] * 2
     # no bad magic, no Raft index gap (302 and 303 are entries too), no index unit disagreeing with its entry
     assert not {"dledger-magic", "dledger-index", "dledger-index-unit", "dledger-term"} & set(codes)

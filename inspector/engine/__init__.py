@@ -18,7 +18,9 @@ An id or key resolved:
     IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands:
     hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
-JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS):
+JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
+    BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER,
+    dledger_entry, INNER_BATCH_KINDS, inner_batch_of):
     json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
@@ -174,6 +176,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         Problem,
         QueueInfo,
         Segment,
+        b64,
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
@@ -194,7 +197,16 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         segment_entries,
         segment_size,
     )
-    from inspector.engine.present.message_shape import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS
+    from inspector.engine.present.message_shape import (
+        BODY_FIELDS,
+        DLEDGER_ENTRY_KINDS,
+        DLEDGER_HEADER,
+        INNER_BATCH_KINDS,
+        MESSAGE_FIELDS,
+        SYS_FLAG_PART_KINDS,
+        dledger_entry,
+        inner_batch_of,
+    )
     from inspector.engine.present.overview import (
         id_overview,
         resolve_message_id,

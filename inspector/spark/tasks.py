@@ -35,8 +35,11 @@ from inspector.engine import (
     Problem,
     Store,
     StoreError,
+    b64,
     check_path_component,
     dispatch_request,
+    dledger_entry,
+    inner_batch_of,
     inner_messages,
     is_inner_batch,
     lmq_requests,
@@ -231,11 +234,17 @@ _ROW_FIELDS = tuple((lambda m: _sys_flag_parts(m.sys_flag)) if f.kind == "sys_fl
                     for f in MESSAGE_FIELDS)
 
 
+def _struct(obj: dict | None) -> tuple | None:
+    return None if obj is None else tuple(obj.values())  # the declared order, as the schema's struct
+
+
 def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
-    """A row of :data:`inspector.spark.schemas.MESSAGE`: the engine's declared fields (``MESSAGE_FIELDS``, as
-    ``message_view`` shows them) between the store and segment and the DLedger entry and body bytes."""
+    """A row of :data:`inspector.spark.schemas.MESSAGE`: the store and segment, then ``message_view``'s fields
+    (``MESSAGE_FIELDS``, the body in base64, the ``dledger`` and ``inner_batch`` objects as structs)."""
     return (store, segment, *[derive(msg) for derive in _ROW_FIELDS],
-            msg.raft_index, msg.raft_term, msg.body if with_body else None)
+            b64(msg.body) if with_body else None, False if with_body else None,
+            _struct(dledger_entry(msg)), _struct(inner_batch_of(msg)))
+
 
 
 def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:

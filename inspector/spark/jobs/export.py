@@ -3,10 +3,10 @@
 Tables under ``--out``:
 
 * ``messages/``: Parquet, partitioned by ``topic`` and ``store_date`` (UTC day of the store time); the
-  columns are :data:`inspector.spark.schemas.EXPORT` (the ``message_view`` fields, body as bytes, plus
-  ``store`` and ``segment``). Read it back with ``spark.read.parquet(...)`` or :func:`read_messages`.
-* ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines, body as
-  ``body_base64`` like ``rmq-inspect messages --json``.
+  columns are :data:`inspector.spark.schemas.EXPORT` (``store`` and ``segment``, then the ``message_view``
+  fields as ``rmq-inspect messages --json`` prints them, body as ``body_base64``). Read it back with
+  ``spark.read.parquet(...)`` or :func:`read_messages`.
+* ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines.
 * ``segments/``: one row per commitlog segment: records, BLANK tail, problems found, task failure.
 """
 
@@ -41,12 +41,6 @@ def store_date(ts_ms: Column | str) -> Column:
 def with_store_date(messages: DataFrame) -> DataFrame:
     """MESSAGE rows -> EXPORT rows (adds ``store_date``)."""
     return messages.withColumn("store_date", store_date("store_timestamp"))
-
-
-def as_json_lines(messages: DataFrame) -> DataFrame:
-    """EXPORT rows -> the JSON Lines layout: ``body`` becomes ``body_base64`` (as in ``message_view``)."""
-    # Spark's base64() may break lines every 76 characters (spark.sql.chunkBase64String.enabled): undo that
-    return messages.withColumn("body_base64", F.regexp_replace(F.base64("body"), "[\r\n]", "")).drop("body")
 
 
 def read_messages(spark: SparkSession, path: str) -> DataFrame:
@@ -113,7 +107,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     else:
         source = messages
     if source is not None:
-        as_json_lines(source).write.mode(mode).option("ignoreNullFields", False).json(
+        source.write.mode(mode).option("ignoreNullFields", False).json(
             common.table_path(args.out, "messages-jsonl"))
     reports = stage.reports()
     stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))

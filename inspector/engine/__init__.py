@@ -19,7 +19,9 @@ An id or key resolved:
     IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands:
     hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
-JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS):
+JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
+    BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER,
+    dledger_entry, INNER_BATCH_KINDS, inner_batch_of):
     json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
 Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one message's trace timeline:
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
@@ -30,9 +32,9 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
     verify_after_queues, verify_dledger, verify_rest
 The next broker start (what it will do and cut): preflight
-Rebuild and write (the only writers): rebuild, rebuild_in_place, ConsumeQueueBuilder, BatchConsumeQueueBuilder,
-    dispatch_request, DispatchRequest, lmq_requests, check_path_component, MatchedEntries, write_store,
-    message_lines, DLedgerOptions
+Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue):
+    rebuild, rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
+Write (the only writers besides rebuild): write_store, message_lines, DLedgerOptions
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT,
@@ -84,15 +86,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() reads it for __getattr__
-    from inspector.engine.maintain.rebuild.bcq_builder import BatchConsumeQueueBuilder
-    from inspector.engine.maintain.rebuild.cq_builder import ConsumeQueueBuilder
-    from inspector.engine.maintain.rebuild.dispatch import (
-        DispatchRequest,
-        check_path_component,
-        dispatch_request,
-        lmq_requests,
-    )
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
+    from inspector.engine.maintain.rebuild.tasks import QueueUnit, QueueWrite, dispatch_record
     from inspector.engine.maintain.verify.coverage import queue_ends
     from inspector.engine.maintain.verify.preflight import preflight
     from inspector.engine.maintain.verify.tasks import (
@@ -107,7 +102,6 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.maintain.verify.verify import verify
     from inspector.engine.maintain.write.dledger_log import DLedgerOptions
-    from inspector.engine.maintain.write.dledger_stream import MatchedEntries
     from inspector.engine.maintain.write.messagespec import message_lines
     from inspector.engine.maintain.write.newstore import write_store
     from inspector.engine.model.arguments import (
@@ -179,6 +173,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         Problem,
         QueueInfo,
         Segment,
+        b64,
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
@@ -199,7 +194,16 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         segment_entries,
         segment_size,
     )
-    from inspector.engine.present.message_shape import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS
+    from inspector.engine.present.message_shape import (
+        BODY_FIELDS,
+        DLEDGER_ENTRY_KINDS,
+        DLEDGER_HEADER,
+        INNER_BATCH_KINDS,
+        MESSAGE_FIELDS,
+        SYS_FLAG_PART_KINDS,
+        dledger_entry,
+        inner_batch_of,
+    )
     from inspector.engine.present.overview import (
         id_overview,
         resolve_message_id,

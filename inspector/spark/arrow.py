@@ -15,6 +15,7 @@ Plain Python + pyarrow + numpy, no Spark: tested without a session.
 
 from __future__ import annotations
 
+import binascii
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -23,6 +24,7 @@ import pyarrow.compute as pc
 
 from inspector.engine import (
     CHECK_BODY_CRC,
+    DLEDGER_HEADER,
     NAME_VALUE_SEPARATOR,
     PROPERTY_SEPARATOR,
     Host,
@@ -60,6 +62,7 @@ def _arrow_schema() -> pa.Schema:
 ARROW_MESSAGE = _arrow_schema()
 _TYPES = {f.name: f.type for f in ARROW_MESSAGE}
 _SEP, _EQ = PROPERTY_SEPARATOR, NAME_VALUE_SEPARATOR
+_OBJECTS = ("dledger", "inner_batch")  # the struct columns a row holds as a tuple or None
 _FROM_PROPERTIES = frozenset({"properties", "tags", "keys", "unique_key"})  # one split of the properties gives all
 
 
@@ -154,13 +157,22 @@ def _properties_vectorized(texts: pa.Array) -> tuple[pa.Array, pa.Array, pa.Arra
     return column, tags.cast(pa.string()), keys, uniq.cast(pa.string())
 
 
-def _raft_columns(batch: MessageBatch, positions: np.ndarray) -> tuple[pa.Array, pa.Array]:
-    """Raft index and term of each record's DLedger entry, as the engine reads them (``raft_index_term``);
-    nulls for a plain segment's records."""
+def _dledger_column(batch: MessageBatch, positions: np.ndarray, sizes: np.ndarray) -> pa.Array:
+    """Each record's ``dledger`` struct (``dledger_entry``: Raft index and term as the engine reads them,
+    ``raft_index_term``; the entry a header before the record); nulls for a plain segment's records."""
     entries = batch.raft_index_term(positions)
     if entries is None:
-        return pa.nulls(len(positions), pa.int64()), pa.nulls(len(positions), pa.int64())
-    return pa.array(entries[0], pa.int64()), pa.array(entries[1], pa.int64())
+        return pa.nulls(len(positions), _TYPES["dledger"])
+    values = (entries[0], entries[1], positions - DLEDGER_HEADER, sizes.astype(np.int64) + DLEDGER_HEADER)
+    return pa.StructArray.from_arrays([pa.array(v, pa.int64()) for v in values],
+                                      fields=list(_TYPES["dledger"]))
+
+
+def _base64_column(buf: memoryview, positions: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """The byte ranges as base64 text, ``b64`` as JSON writes them (Arrow has no base64 kernel: one C call each)."""
+    encode = binascii.b2a_base64
+    return pa.array([encode(buf[p:p + n], newline=False).decode("ascii")
+                     for p, n in zip(positions.tolist(), lengths.tolist(), strict=True)], pa.string())
 
 
 def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: bool = True,
@@ -240,14 +252,13 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
         cols["compression"] = _take([compression_name(int(f)) for f in flags], inv, "compression")
     body_len = c["body_length"]
     cols["body_length"] = pa.array(body_len.astype(np.int32), pa.int32())
-    if want & {"raft_index", "raft_term"}:
-        cols["raft_index"], cols["raft_term"] = _raft_columns(batch, pos)
-    if "body" not in want:
-        pass
-    elif with_body:
-        cols["body"] = _binary_column(buf, c["body_position"], body_len)
-    else:
-        cols["body"] = pa.nulls(n, pa.binary())
+    if "body_base64" in want:
+        cols["body_base64"] = (_base64_column(buf, c["body_position"], body_len) if with_body
+                               else pa.nulls(n, pa.string()))
+    cols["body_truncated"] = pa.array(np.zeros(n, dtype=bool), pa.bool_()) if with_body else pa.nulls(n, pa.bool_())
+    if "dledger" in want:
+        cols["dledger"] = _dledger_column(batch, pos, c["total_size"])
+    cols["inner_batch"] = pa.nulls(n, _TYPES["inner_batch"])  # a batch with an inner-batch record goes row by row
     return pa.RecordBatch.from_arrays([cols[name] for name in columns], schema=arrow_schema(columns))
 
 
@@ -270,6 +281,9 @@ def rows_batch(rows: list[tuple], columns: Sequence[str] = MESSAGE_COLUMNS) -> p
             values = [dict(zip(fields, v, strict=True)) for v in values]
         elif name == "properties":
             values = [list(v.items()) for v in values]
+        elif name in _OBJECTS:
+            fields = [f.name for f in _TYPES[name]]
+            values = [None if v is None else dict(zip(fields, v, strict=True)) for v in values]
         arrays.append(pa.array(values, _TYPES[name]))
     return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(columns))
 

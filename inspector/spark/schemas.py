@@ -1,9 +1,10 @@
 """Every Spark schema of the pipeline, in one place.
 
-Column names are the JSON field names of :func:`inspector.engine.present.views.message_view` (what ``rmq-inspect
-messages --json`` and the web API print) wherever a column is one of those fields; ``body`` holds the raw
-bytes (JSON Lines output carries ``body_base64`` instead, as the views do). Columns added by the pipeline:
-``store`` (the store root as the executors opened it) and ``segment`` (the commitlog file name).
+A message row is :func:`inspector.engine.present.views.message_view` (what ``rmq-inspect messages --json`` and
+the web API print) field for field: the same names, nesting and values, the body as ``body_base64`` (base64,
+as in JSON: a Parquet reader gets the bytes back with ``unbase64``), the ``dledger`` and ``inner_batch``
+objects as structs (null where JSON leaves the object out). Columns added by the pipeline: ``store`` (the
+store root as the executors opened it) and ``segment`` (the commitlog file name).
 
 Rows built on the executors are plain tuples in schema order (see :mod:`inspector.spark.tasks`), so
 ``createDataFrame(..., verifySchema=False)`` can skip the per-row type check.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from pyspark.sql.types import (
     ArrayType,
-    BinaryType,
     BooleanType,
     DateType,
     DoubleType,
@@ -26,7 +26,14 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from inspector.engine import MESSAGE_FIELDS, SYS_FLAG_PART_KINDS, TRACE_ROW_FIELDS
+from inspector.engine import (
+    BODY_FIELDS,
+    DLEDGER_ENTRY_KINDS,
+    INNER_BATCH_KINDS,
+    MESSAGE_FIELDS,
+    SYS_FLAG_PART_KINDS,
+    TRACE_ROW_FIELDS,
+)
 
 
 def _fields(*spec: tuple[str, object, bool]) -> StructType:
@@ -35,21 +42,32 @@ def _fields(*spec: tuple[str, object, bool]) -> StructType:
 
 S, INT, L, B = StringType(), IntegerType(), LongType(), BooleanType()
 
-# the engine's one declaration of a message's outward shape (MESSAGE_FIELDS), its kinds as Spark types
-SYS_FLAG_PARTS = _fields(*((name, {"string": S, "int32": INT, "bool": B}[kind], nullable)
-                           for name, kind, nullable in SYS_FLAG_PART_KINDS))
-_KINDS = {"string": S, "int32": INT, "int64": L, "bool": B, "string_map": MapType(S, S, True),
-          "string_list": ArrayType(S, False), "sys_flag_parts": SYS_FLAG_PARTS}
+# the engine's one declaration of a message's outward shape (MESSAGE_FIELDS and what follows them), its kinds
+# as Spark types
+_SCALARS = {"string": S, "int32": INT, "int64": L, "bool": B}
 
-# One row per commitlog message (inspector.spark.tasks.message_row builds it): the declared fields between
-# where the row comes from and what Spark keeps beside them (the DLedger entry flat, the body as bytes)
+
+def _struct(kinds: tuple[tuple[str, str, bool], ...], *, may_be_null: bool = False) -> StructType:
+    """``may_be_null``: the struct column holds null for some rows; its fields are then nullable too (Arrow
+    and Parquet keep a null struct's fields as nulls, which a non-nullable field refuses)."""
+    return _fields(*((name, _SCALARS[kind], nullable or may_be_null) for name, kind, nullable in kinds))
+
+
+SYS_FLAG_PARTS = _struct(SYS_FLAG_PART_KINDS)
+DLEDGER_ENTRY = _struct(DLEDGER_ENTRY_KINDS, may_be_null=True)
+INNER_BATCH = _struct(INNER_BATCH_KINDS, may_be_null=True)
+_KINDS = {**_SCALARS, "string_map": MapType(S, S, True), "string_list": ArrayType(S, False),
+          "sys_flag_parts": SYS_FLAG_PARTS}
+
+# One row per commitlog message (inspector.spark.tasks.message_row builds it): where the row comes from, then
+# message_view's fields in its order
 MESSAGE = _fields(
     ("store", S, False),
     ("segment", S, False),
     *((f.name, _KINDS[f.kind], f.nullable) for f in MESSAGE_FIELDS),
-    ("raft_index", L, True),  # a DLedger store: the Raft index and term of the entry holding the record; else None
-    ("raft_term", L, True),
-    ("body", BinaryType(), True),  # None when a job asked for rows without bodies (stats, keyindex)
+    *((name, _SCALARS[kind], nullable) for name, kind, nullable in BODY_FIELDS),  # null: a job without bodies
+    ("dledger", DLEDGER_ENTRY, True),  # a DLedger store's record: its entry; else null
+    ("inner_batch", INNER_BATCH, True),  # one message of a 5.x inner-batch record; else null
 )
 MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())
 

@@ -13,33 +13,27 @@ produced before the failure, and the job goes on with the other segments.
 from __future__ import annotations
 
 import functools
-import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import numpy as np
 
 from inspector.engine import (
     MESSAGE_FIELDS,
-    BadInput,
-    BatchConsumeQueueBuilder,
     Blank,
     BrokerConfig,
-    ConsumeQueueBuilder,
-    DispatchRequest,
     Entry,
     Geometry,
-    MatchedEntries,
     Message,
     Problem,
+    QueueUnit,
+    QueueWrite,
     Store,
     StoreError,
-    check_path_component,
-    dispatch_request,
+    b64,
+    dispatch_record,
+    dledger_entry,
+    inner_batch_of,
     inner_messages,
     is_inner_batch,
-    lmq_requests,
     open_store,
     queue_ends,
     segment_entries,
@@ -133,7 +127,7 @@ class SegmentReport:
     # verify, a DLedger data file: for the driver's DLedger checks (check_dledger), the entries its clean runs
     # hold: MatchedEntries when the task found each equal to its index unit, else their rows ((4, n) int64:
     # record offset, size, Raft index, term)
-    entry_heads: MatchedEntries | np.ndarray | None = None
+    entry_heads: object = None  # SegmentVerdict.entry_heads, handed back to verify_dledger as it came
     # verify: the segment's records its queues do not cover (QueueCoverage.uncovered), merged on the driver
     uncovered: dict | None = None
 
@@ -231,11 +225,16 @@ _ROW_FIELDS = tuple((lambda m: _sys_flag_parts(m.sys_flag)) if f.kind == "sys_fl
                     for f in MESSAGE_FIELDS)
 
 
+def _struct(obj: dict | None) -> tuple | None:
+    return None if obj is None else tuple(obj.values())  # the declared order, as the schema's struct
+
+
 def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
-    """A row of :data:`inspector.spark.schemas.MESSAGE`: the engine's declared fields (``MESSAGE_FIELDS``, as
-    ``message_view`` shows them) between the store and segment and the DLedger entry and body bytes."""
+    """A row of :data:`inspector.spark.schemas.MESSAGE`: the store and segment, then ``message_view``'s fields
+    (``MESSAGE_FIELDS``, the body in base64, the ``dledger`` and ``inner_batch`` objects as structs)."""
     return (store, segment, *[derive(msg) for derive in _ROW_FIELDS],
-            msg.raft_index, msg.raft_term, msg.body if with_body else None)
+            b64(msg.body) if with_body else None, False if with_body else None,
+            _struct(dledger_entry(msg)), _struct(inner_batch_of(msg)))
 
 
 def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:
@@ -373,8 +372,9 @@ def verify_index_files(tasks: Iterable[IndexTask], sink: Sink) -> Iterator[tuple
 
 
 def dispatch_rows(tasks: Iterable[SegmentTask], sink: Sink, geometries: dict[str, Geometry]) -> Iterator[tuple]:
-    """DISPATCH rows of every message, as ``rebuild`` hands them to ``ConsumeQueueBuilder`` (CRC not checked
-    there, but recovery's view of the segment needs it, so the walk checks it)."""
+    """DISPATCH rows of every message: the queue units ``rebuild`` dispatches (``dispatch_record``; CRC not
+    checked there, but recovery's view of the segment needs it, so the walk checks it). What a record could not
+    be dispatched to goes to the segment's report as notes."""
     for task in tasks:
         walk = SegmentWalk(task, check_crc=True)
         geometry = geometries[task.store.path]
@@ -382,25 +382,14 @@ def dispatch_rows(tasks: Iterable[SegmentTask], sink: Sink, geometries: dict[str
             if not isinstance(entry, Message):
                 continue
             try:
-                req = dispatch_request(entry.topic, entry.queue_id, entry.stored_physical_offset, entry.total_size,
-                                       entry.store_timestamp, entry.queue_offset, entry.sys_flag,
-                                       entry.prepared_transaction_offset, entry.properties, geometry)
-            except BadInput as e:
-                walk.report.notes.append(Problem(entry.file, entry.position, f"not dispatched: {e}", "undispatchable"))
-                continue
+                units, notes = dispatch_record(entry, geometry)
             except Exception as e:  # noqa: BLE001
                 walk.fail(e)
                 break
-            try:  # %LMQ% queues: the record's multi-dispatch units, each a row of its own queue
-                lmq = lmq_requests(req)
-            except ValueError as e:
-                walk.report.notes.append(Problem(entry.file, entry.position, f"no LMQ unit dispatched: {e}",
-                                                 "lmq-undispatchable", "warning"))
-                lmq = []
-            for r in (req, *lmq):
-                yield (task.store.path, r.topic, r.queue_id, entry.physical_offset, r.physical_offset,
-                       r.total_size, r.tags_code, r.store_timestamp, r.queue_offset, r.sys_flag,
-                       r.prepared_transaction_offset)
+            walk.report.notes.extend(notes)
+            for u in units:
+                yield (task.store.path, u.topic, u.queue_id, u.read_offset, u.physical_offset, u.total_size,
+                       u.tags_code, u.store_timestamp, u.queue_offset, u.sys_flag, u.prepared_transaction_offset)
         sink(walk.report)
 
 
@@ -418,19 +407,15 @@ class QueueWritten:
 
 def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
                  batch_topics: dict[str, tuple[StoreRef, set[str]]] | None = None) -> Iterator[QueueWritten]:
-    """Feed DISPATCH rows, sorted by (store, topic, queue_id, read_offset), to one ``ConsumeQueueBuilder`` per
-    queue and write its files under the store's output directory.
-
-    A queue's units depend only on its own records in commitlog order (a unit's position follows from its
-    queue offset), so any partitioning by queue gives the single-process builder's bytes. A retried task
-    first removes what an earlier attempt wrote for the queue.
+    """Write the queues of DISPATCH rows sorted by (store, topic, queue_id, read_offset): one ``QueueWrite``
+    per queue under the store's output directory (any partitioning by queue gives the single-process bytes;
+    a retried task's QueueWrite first removes what an earlier attempt wrote for the queue).
 
     ``batch_topics``: per store, its ref and the topics whose ``queue.type`` is ``BatchCQ`` (``Store.batch_topics``):
-    their records go to a ``BatchConsumeQueueBuilder`` (``batchconsumequeue/``), each re-read from the store
-    for its INNER_NUM / INNER_BASE (a DISPATCH row does not carry them; batch topics are few and small).
+    their queues go to ``batchconsumequeue/``, each record re-read from the store (opened here once).
     """
     current: tuple | None = None
-    builder: ConsumeQueueBuilder | BatchConsumeQueueBuilder | None = None
+    writer: QueueWrite | None = None
     units = records = 0
     error: str | None = None
     batch_topics = batch_topics or {}
@@ -439,13 +424,7 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
     def finish() -> QueueWritten | None:
         if current is None:
             return None
-        files: tuple[str, ...] = ()
-        warnings: tuple[str, ...] = ()
-        if builder is not None:
-            builder.close()
-            out = Path(targets[current[0]][0])
-            files = tuple(str(p.relative_to(out)) for p in builder.files)
-            warnings = tuple(getattr(builder, "warnings", ()))
+        files, warnings = writer.close() if writer is not None else ((), ())
         return QueueWritten(current[0], current[1], current[2], units, records, files, warnings, error)
 
     for row in rows:
@@ -455,42 +434,24 @@ def write_queues(rows: Iterable, targets: dict[str, tuple[str, Geometry]],
             done = finish()
             if done is not None:
                 yield done
-            current, builder, units, records, error = key, None, 0, 0, None
+            current, writer, units, records, error = key, None, 0, 0, None
             out, geometry = targets[store]
-            batch = topic in batch_topics.get(store, (None, ()))[1]
             try:
-                check_path_component(topic, "topic")
-                directory = "batchconsumequeue" if batch else "consumequeue"
-                shutil.rmtree(Path(out) / directory / topic / str(queue_id), ignore_errors=True)
-                builder = BatchConsumeQueueBuilder(out) if batch else ConsumeQueueBuilder(out, geometry)
+                opened = None
+                if topic in batch_topics.get(store, (None, ()))[1]:
+                    opened = stores.get(store) or stores.setdefault(store, batch_topics[store][0].open())
+                writer = QueueWrite(out, topic, queue_id, geometry, opened)
             except Exception as e:  # noqa: BLE001 - this queue is reported, the others are written
                 error = f"{type(e).__name__}: {e}"
-        if builder is None:
-            continue
-        (_, _, _, read_offset, physical_offset, total_size, tags_code, store_timestamp, queue_offset, sys_flag,
-         prepared_transaction_offset) = row
-        try:
-            if isinstance(builder, BatchConsumeQueueBuilder):
-                opened = stores.get(store) or stores.setdefault(store, batch_topics[store][0].open())
-                msg = opened.message_at(read_offset)
-                request = dispatch_request(msg.topic, msg.queue_id, msg.stored_physical_offset, msg.total_size,
-                                           msg.store_timestamp, msg.queue_offset, msg.sys_flag,
-                                           msg.prepared_transaction_offset, msg.properties, targets[store][1])
-            else:
-                request = DispatchRequest(topic, queue_id, physical_offset, total_size, tags_code, store_timestamp,
-                                          queue_offset, "", None, sys_flag, prepared_transaction_offset)
-        except Exception as e:  # noqa: BLE001
-            error = f"{type(e).__name__}: {e}"
-            builder.close()
-            builder = None
+        if writer is None:
             continue
         try:
             records += 1
-            units += int(builder.put(request))
+            units += int(writer.put(QueueUnit(*row[1:])))
         except Exception as e:  # noqa: BLE001
             error = f"{type(e).__name__}: {e}"
-            builder.close()
-            builder = None
+            writer.close()
+            writer = None
     done = finish()
     for opened in stores.values():
         opened.close()

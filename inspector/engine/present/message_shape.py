@@ -3,13 +3,16 @@ and Spark rows, its type and how it is derived from a :class:`Message`, declared
 
 :func:`inspector.engine.present.views.message_view` is built from :data:`MESSAGE_FIELDS`; the Spark schema
 (``inspector.spark.schemas.MESSAGE``) and its rows (``spark.tasks.message_row``) take the same names and types
-from it. The fast paths (the bulk JSON template in ``views_bulk``, the Arrow columns in ``spark.arrow``) are
-checked against it: ``views_bulk`` refuses to import when its template's keys are not these names in this
-order, and the tests hold both equal, value for value, to what the declaration derives on the sample stores.
+from it. The bulk JSON template of ``views_bulk`` is generated from it (and refuses to import on a field it
+cannot write); the Arrow columns of ``spark.arrow`` take its names, and the tests hold both fast paths equal,
+value for value, to what the declaration derives on the sample stores.
 
-What the shapes add around these fields is said where it is added: the body (``body_base64`` and
-``body_truncated`` in JSON, raw ``body`` bytes in Spark), a DLedger record's entry (a ``dledger`` object in
-JSON, ``raft_index``/``raft_term`` columns in Spark), the ``inner_batch`` and ``lmq`` objects (JSON).
+What every shape adds after these fields is declared here too, so JSON and Spark rows name and nest it alike:
+the body (:data:`BODY_FIELDS`: ``body_base64``, the stored bytes in base64, and ``body_truncated``), a DLedger
+record's entry (the ``dledger`` object, :func:`dledger_entry`) and an inner-batch message's place in its
+record (the ``inner_batch`` object, :func:`inner_batch_of`). JSON leaves an object out when the record has
+none; a Spark row holds null there. The ``lmq`` object (a message read through an LMQ queue) is JSON's only:
+Spark reads the commitlog, never through a queue.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspector.engine.model.meaning import SYS_FLAG_PART_NAMES, sys_flag_parts
-from inspector.engine.model.records import Message
+from inspector.engine.model.records import InnerMessage, Message
+from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 
-__all__ = ["MESSAGE_FIELDS", "MessageField", "SYS_FLAG_PART_KINDS", "message_fields"]
+__all__ = ["BODY_FIELDS", "DLEDGER_ENTRY_KINDS", "DLEDGER_HEADER", "INNER_BATCH_KINDS", "MESSAGE_FIELDS", "MessageField",
+           "SYS_FLAG_PART_KINDS", "dledger_entry", "inner_batch_of", "message_fields"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +90,35 @@ SYS_FLAG_PART_KINDS: tuple[tuple[str, str, bool], ...] = tuple(
 def message_fields(msg: Message) -> dict:
     """The declared fields of ``msg``, by name, in order: the start of every view of a message."""
     return {f.name: f.derive(msg) for f in MESSAGE_FIELDS}
+
+
+# After the declared fields, in this order: (name, kind, nullable). Nullable: a Spark job that reads no bodies
+# (stats, keyindex) holds null in both.
+BODY_FIELDS: tuple[tuple[str, str, bool], ...] = (("body_base64", "string", True), ("body_truncated", "bool", True))
+
+# the ``dledger`` object (spec part 2 §16): the entry the record is the body of, field by field
+DLEDGER_ENTRY_KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("raft_index", "int64", False), ("term", "int64", False), ("entry_position", "int64", False),
+    ("entry_size", "int64", False))
+
+# the ``inner_batch`` object: an inner message's place in its 5.x inner-batch record
+INNER_BATCH_KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("index", "int32", False), ("count", "int32", False), ("base_queue_offset", "int64", False),
+    ("item_position", "int64", False))
+
+
+def dledger_entry(msg: Message) -> dict | None:
+    """The ``dledger`` object of a record read from a DLedger store (its entry starts a header before it);
+    None for a plain store's record."""
+    if msg.raft_index is None:
+        return None
+    return {"raft_index": msg.raft_index, "term": msg.raft_term,
+            "entry_position": msg.position - DLEDGER_HEADER, "entry_size": msg.total_size + DLEDGER_HEADER}
+
+
+def inner_batch_of(msg: Message) -> dict | None:
+    """The ``inner_batch`` object of one message of an inner-batch record; None for any other message."""
+    if not isinstance(msg, InnerMessage):
+        return None
+    return {"index": msg.inner_index, "count": msg.inner_count, "base_queue_offset": msg.base_queue_offset,
+            "item_position": msg.item_position}

@@ -12,7 +12,6 @@ from inspector.engine.model.records import (
     CheckpointInfo,
     IdReading,
     IndexFileInfo,
-    InnerMessage,
     KeyHit,
     LmqMessage,
     Message,
@@ -21,11 +20,10 @@ from inspector.engine.model.records import (
     b64,
 )
 from inspector.engine.present.layout import Region
-from inspector.engine.present.message_shape import message_fields
+from inspector.engine.present.message_shape import dledger_entry, inner_batch_of, message_fields
 from inspector.engine.present.traceviews import trace_body_view
 from inspector.engine.read.commitlog.body import decompress_body
 from inspector.engine.read.commitlog.trace import decode_trace
-from parsers.dledger import ENTRY_HEADER_SIZE as DLEDGER_HEADER
 
 if TYPE_CHECKING:  # a type only: the coverage module brings numpy and the commitlog reader
     from inspector.engine.read.index.coverage import Uncovered
@@ -41,12 +39,9 @@ def message_view(msg: Message, *, decompress: bool = False, body_limit: int | No
         "body_base64": b64(body),
         "body_truncated": len(body) < len(msg.body),
     })
-    if msg.raft_index is not None:  # a DLedger store: the entry the record is the body of (spec part 2 §16)
-        view["dledger"] = {"raft_index": msg.raft_index, "term": msg.raft_term,
-                           "entry_position": msg.position - DLEDGER_HEADER, "entry_size": msg.total_size + DLEDGER_HEADER}
-    if isinstance(msg, InnerMessage):
-        view["inner_batch"] = {"index": msg.inner_index, "count": msg.inner_count,
-                               "base_queue_offset": msg.base_queue_offset, "item_position": msg.item_position}
+    for name, obj in (("dledger", dledger_entry(msg)), ("inner_batch", inner_batch_of(msg))):
+        if obj is not None:  # declared in present/message_shape.py; JSON leaves out what the record has not
+            view[name] = obj
     if isinstance(msg, LmqMessage):  # read through an LMQ queue: its offset there, and the record's own
         view["lmq"] = {"queue": msg.lmq_queue, "queue_offset": msg.queue_offset,
                        "record_queue_id": msg.record_queue_id, "record_queue_offset": msg.record_queue_offset}

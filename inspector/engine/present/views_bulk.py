@@ -26,6 +26,7 @@ import orjson
 from inspector.engine.model import meaning
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Host, Message, MoreAfterLimit, Problem
+from inspector.engine.present.message_shape import BODY_FIELDS, DLEDGER_ENTRY_KINDS, MESSAGE_FIELDS
 from inspector.engine.present.views import message_view
 from inspector.engine.read.commitlog.parallel import default_workers
 from inspector.engine.read.commitlog.trace import is_trace_topic
@@ -101,30 +102,86 @@ def _inner_runs(batch: MessageBatch, rows: np.ndarray, trace_topic: str | None =
     return parts
 
 
-_LINE = (
-    b'{"file":%s,"position":%d,"physical_offset":%d,"total_size":%d,"magic_version":%d,"body_crc":%d,'
-    b'"body_crc_ok":%s,"queue_id":%d,"flag":%d,"queue_offset":%d,"stored_physical_offset":%d,%s,'
-    b'"born_timestamp":%d,"born_host":%s,"store_timestamp":%d,"store_host":%s,"reconsume_times":%d,'
-    b'"prepared_transaction_offset":%d,"topic":%s,%s,"msg_id":"%s%016X",%s,"body_length":%d,"body_base64":"%s",'
-    b'"body_truncated":false%s}\n'
-)
+# --- the line template, generated from the declared shape (present/message_shape.py) ----------------------------
+# How this path writes each declared field: a group of fields is one pre-encoded piece, names included (the
+# sysFlag's two per sysFlag, the properties' four per record, the sysFlag's names per sysFlag); every other field
+# is its name and a ``%`` placeholder by kind. Adding, renaming or moving a field changes the template; a group
+# the declaration splits, or a kind this path does not know, stops the import (the kernel's order is then to
+# be told too: kernel_source._kn_json_lines writes the pieces by index, and the tests hold its lines equal).
+_GROUPS = {"sys_flag": ("sys_flag", "sys_flag_parts"), "properties": ("properties", "tags", "keys", "unique_key"),
+           "transaction": ("transaction", "compression")}
+_SLOTS = {"string": b"%s", "int32": b"%d", "int64": b"%d", "bool": b"%s", "msg_id": b'"%s%016X"'}
+_BODY_SLOTS = {"body_base64": b'"%s"', "body_truncated": b"false"}  # base64 needs no escaping; never truncated
+
+
+def _slots() -> list[tuple[str, bytes, bytes]]:
+    """(field or group, the text before its value, its placeholder) for each value of a line, in order."""
+    names = [f.name for f in MESSAGE_FIELDS]
+    out: list[tuple[str, bytes, bytes]] = []
+    i = 0
+    while i < len(names):
+        f = MESSAGE_FIELDS[i]
+        sep = b"," if out else b"{"
+        group = _GROUPS.get(f.name)
+        if group is not None:
+            if tuple(names[i : i + len(group)]) != group:
+                raise ImportError(f"views_bulk writes {', '.join(group)} as one piece: MESSAGE_FIELDS splits them")
+            out.append((f.name, sep, b"%s"))
+            i += len(group)
+            continue
+        slot = _SLOTS.get(f.name) or _SLOTS.get(f.kind)
+        if slot is None:
+            raise ImportError(f"views_bulk has no way to write {f.name} ({f.kind})")
+        out.append((f.name, sep + b'"%s":' % f.name.encode(), slot))
+        i += 1
+    for name, _kind, _nullable in BODY_FIELDS:
+        out.append((name, b',"%s":' % name.encode(), _BODY_SLOTS[name]))
+    return out
+
+
+_SLOT_LIST = _slots()
+_KIND = {f.name: f.kind for f in MESSAGE_FIELDS}
+_AT = {name: n for n, (name, _, _) in enumerate(_SLOT_LIST)}
+# one line: the declared fields, the body, then what follows it (the DLedger entry, the decompressed body)
+_LINE = b"".join(lead + slot for _, lead, slot in _SLOT_LIST) + b"%s}\n"
 _PLAIN_BODY = b',"body_decompressed_base64":"%s","body_decompressed_length":%d,"decompress_error":null'
 # a DLedger record's entry (message_view's "dledger"), between "body_truncated" and the decompressed body
-_ENTRY = b',"dledger":{"raft_index":%d,"term":%d,"entry_position":%d,"entry_size":%d}'
+_ENTRY_NAMES = [name.encode() for name, _, _ in DLEDGER_ENTRY_KINDS]
+_ENTRY = b',"dledger":{' + b",".join(b'"%s":%%d' % n for n in _ENTRY_NAMES) + b"}"
 _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64_PAIRS = bytes(c for v in range(4096) for c in (_B64[v >> 6], _B64[v & 63]))
-# _LINE cut between its fields, for the compiled kernel (kernel_source._kn_json_lines names each by index)
-_PIECES = (
-    b'{"file":', b',"position":', b',"physical_offset":', b',"total_size":', b',"magic_version":', b',"body_crc":',
-    b',"body_crc_ok":true,"queue_id":', b',"flag":', b',"queue_offset":', b',"stored_physical_offset":', b",",
-    b',"born_timestamp":', b',"born_host":', b',"store_timestamp":', b',"store_host":', b',"reconsume_times":',
-    b',"prepared_transaction_offset":', b',"topic":', b',"msg_id":"', b'",', b'"properties":{', b'},"tags":',
-    b',"keys":[', b"null", b'],"unique_key":', b',"body_length":', b',"body_base64":"', b'","body_truncated":false',
-    b',"body_decompressed_base64":"', b'","body_decompressed_length":', b',"decompress_error":null', b"}\n",
-    b"TAGS", b"KEYS", b"UNIQ_KEY",  # the property names the line repeats (tags, keys, unique_key)
-    _B64, _B64_PAIRS,  # base64's alphabet, and the two letters of every 12-bit value
-    b',"dledger":{"raft_index":', b',"term":', b',"entry_position":', b',"entry_size":', b"}",  # _ENTRY's pieces
-)
+
+
+def _pieces() -> tuple[bytes, ...]:
+    """_LINE cut between its values, for the compiled kernel (kernel_source._kn_json_lines names each by index):
+    the fields up to the topic (the CRC verdict written ``true``: the kernel sees checked batches only), the
+    msgId's quotes, the properties group's innards, the body, the decompressed body, the property names the
+    line repeats, base64's alphabet and letter pairs, and the DLedger entry's pieces."""
+    lead = {name: text for name, text, _ in _SLOT_LIST}
+    head: list[bytes] = []
+    carry = b""
+    for name, text, _ in _SLOT_LIST[: _AT["topic"] + 1]:
+        if _KIND.get(name) == "bool":
+            carry = text + b"true"
+            continue
+        head.append(carry + text)
+        carry = b""
+    if lead["properties"] != head[_AT["sys_flag"] - 1]:  # the kernel writes both with one piece
+        raise ImportError("views_bulk: the properties group must follow a field as the sysFlag group does")
+    props, tags, keys, uniq = (n.encode() for n in _GROUPS["properties"])
+    body64, truncated = (n for n, _, _ in BODY_FIELDS)
+    return (
+        *head, lead["msg_id"] + b'"', b'"' + lead["transaction"],
+        b'"%s":{' % props, b'},"%s":' % tags, b',"%s":[' % keys, b"null", b'],"%s":' % uniq,
+        lead["body_length"], lead[body64] + b'"', b'"' + lead[truncated] + _BODY_SLOTS[truncated],
+        b',"body_decompressed_base64":"', b'","body_decompressed_length":', b',"decompress_error":null', b"}\n",
+        b"TAGS", b"KEYS", b"UNIQ_KEY",  # the property names the line repeats (tags, keys, unique_key)
+        _B64, _B64_PAIRS,  # base64's alphabet, and the two letters of every 12-bit value
+        b',"dledger":{"%s":' % _ENTRY_NAMES[0], *(b',"%s":' % n for n in _ENTRY_NAMES[1:]), b"}",  # _ENTRY's pieces
+    )
+
+
+_PIECES = _pieces()
 
 
 def _int32(value: int) -> int:

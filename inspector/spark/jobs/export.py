@@ -3,10 +3,10 @@
 Tables under ``--out``:
 
 * ``messages/``: Parquet, partitioned by ``topic`` and ``store_date`` (UTC day of the store time); the
-  columns are :data:`inspector.spark.schemas.EXPORT` (the ``message_view`` fields, body as bytes, plus
-  ``store`` and ``segment``). Read it back with ``spark.read.parquet(...)`` or :func:`read_messages`.
-* ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines, body as
-  ``body_base64`` like ``rmq-inspect messages --json``.
+  columns are :data:`inspector.spark.schemas.EXPORT` (``store`` and ``segment``, then the ``message_view``
+  fields as ``rmq-inspect messages --json`` prints them, body as ``body_base64``). Read it back with
+  ``spark.read.parquet(...)`` or :func:`read_messages`.
+* ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines.
 * ``traces/`` (``--traces``): one row per trace record of the trace topics' messages, decoded
   (:data:`inspector.spark.schemas.TRACE`).
 * ``segments/``: one row per commitlog segment: records, BLANK tail, problems found, task failure.
@@ -45,18 +45,13 @@ def with_store_date(messages: DataFrame) -> DataFrame:
     return messages.withColumn("store_date", store_date("store_timestamp"))
 
 
-def as_json_lines(messages: DataFrame) -> DataFrame:
-    """EXPORT rows -> the JSON Lines layout: ``body`` becomes ``body_base64`` (as in ``message_view``)."""
-    # Spark's base64() may break lines every 76 characters (spark.sql.chunkBase64String.enabled): undo that
-    return messages.withColumn("body_base64", F.regexp_replace(F.base64("body"), "[\r\n]", "")).drop("body")
-
-
 def trace_table(spark: SparkSession, messages: DataFrame) -> DataFrame:
     """MESSAGE rows -> TRACE rows: each trace record of the trace topics' messages (``RMQ_SYS_TRACE_TOPIC`` and
     the regions' ``rmq_sys_TRACE_DATA_*``), decoded on the executors by the engine. A compressed body is not
     decompressed here: its row says so (``other_shape``); ``rmq-inspect show`` decodes it."""
     traced = messages.where((F.col("topic") == TRACE_TOPIC) | F.col("topic").startswith(TRACE_TOPIC_PREFIX))
-    picked = traced.select("store", "segment", "physical_offset", "topic", "store_timestamp", "compression", "body")
+    picked = traced.select("store", "segment", "physical_offset", "topic", "store_timestamp", "compression",
+                           F.unbase64("body_base64").alias("body"))
     return spark.createDataFrame(picked.rdd.flatMap(_trace_rows), TRACE, verifySchema=False)
 
 
@@ -134,7 +129,7 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     else:
         source = messages
     if source is not None:
-        as_json_lines(source).write.mode(mode).option("ignoreNullFields", False).json(
+        source.write.mode(mode).option("ignoreNullFields", False).json(
             common.table_path(args.out, "messages-jsonl"))
     if args.traces:  # its own pass over the segments: the Parquet writer above may not have kept the bodies
         trace_table(spark, stage.messages()).write.mode(mode).parquet(common.table_path(args.out, "traces"))

@@ -1,10 +1,11 @@
 """``rebuild-cq``: consume queues rebuilt from the commitlog in parallel, byte-identical to ``rmq-inspect rebuild``.
 
-Stages: (1) one task per commitlog segment turns every record into what the dispatcher needs
-(:data:`~inspector.spark.schemas.DISPATCH`) and reports what recovery needs; the driver finds where the
-broker's recovery would end each log (``recover()``) from the reports; (2) the records before that end
-are partitioned by (store, topic, queue) and sorted by commitlog position, and one ``ConsumeQueueBuilder``
-per queue writes its files: a unit's position follows from its queue offset, so queues are independent.
+Stages: (1) one task per commitlog segment turns every record into its queue units (the engine's
+``dispatch_record``, as :data:`~inspector.spark.schemas.DISPATCH` rows) and reports what recovery needs; the
+driver finds where the broker's recovery would end each log (``recover()``) from the reports; (2) the records
+before that end are partitioned by (store, topic, queue) and sorted by commitlog position, and one
+``QueueWrite`` per queue writes its files: a unit's position follows from its queue offset, so queues are
+independent.
 
 Output: ``--out DIR/consumequeue/<topic>/<queue>/<file>`` for one store (as ``rmq-inspect rebuild --out
 DIR``), ``DIR/<store name>/consumequeue/...`` for several. The files are written by the executors, so with a

@@ -78,9 +78,11 @@ def test_message_rows_give_each_inner_message_a_row_on_both_paths(tmp_path):
     tasks = plan.plan_segments([StoreRef(str(root))])
     rows = [dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in message_rows(tasks, lambda _: None)]
     arrow = [r for b in message_batches(tasks, lambda _: None) for r in b.to_pylist()]
-    assert [(r["topic"], r["queue_offset"], r["body"]) for r in rows] == \
-        [(r["topic"], r["queue_offset"], r["body"]) for r in arrow]
-    batch = [(r["queue_offset"], r["keys"], r["tags"], r["body"]) for r in rows if r["topic"] == BATCH_TOPIC]
+    assert [(r["topic"], r["queue_offset"], r["body_base64"], r["inner_batch"]) for r in rows] == \
+        [(r["topic"], r["queue_offset"], r["body_base64"], r["inner_batch"] and tuple(r["inner_batch"].values()))
+         for r in arrow]
+    batch = [(r["queue_offset"], r["keys"], r["tags"], base64.b64decode(r["body_base64"])) for r in rows
+             if r["topic"] == BATCH_TOPIC]
     # by hand from batch_store: inner i has key{i}, Tag{i % 2}, body "inner body {i}"; base 0 then 4; then one
     # plain message at 7
     assert batch == [*((i, [f"key{i}"], f"Tag{i % 2}", f"inner body {i}".encode()) for i in range(7)),
@@ -99,7 +101,7 @@ def test_spark_export_gives_one_row_per_inner_message(spark, tmp_path, capsys):
                            spark) == 0
         got = sorted((r.asDict(recursive=True) for r in export.read_messages(spark, str(out / "messages"))
                       .where(f"topic = '{BATCH_TOPIC}'").collect()), key=lambda r: r["queue_offset"])
-        assert [(r["queue_offset"], r["keys"], r["tags"], bytes(r["body"]), r["physical_offset"], r["msg_id"])
+        assert [(r["queue_offset"], r["keys"], r["tags"], base64.b64decode(r["body_base64"]), r["physical_offset"], r["msg_id"])
                 for r in got] == [(m["queue_offset"], m["keys"], m["tags"], base64.b64decode(m["body_base64"]),
                                    m["physical_offset"], m["msg_id"]) for m in want]
         jsonl = [json.loads(line) for f in sorted((out / "messages-jsonl").glob("*.json"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import os
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from inspector.engine import Message, Store
 from inspector.engine.present.views import message_view
 from inspector.engine.read.store.answers import recover
 from inspector.spark import plan
-from inspector.spark.schemas import MESSAGE_COLUMNS, SYS_FLAG_PARTS
+from inspector.spark.schemas import MESSAGE, MESSAGE_COLUMNS
 from inspector.spark.tasks import (
     SegmentTask,
     SegmentWalk,
@@ -39,16 +38,13 @@ def walk_all(root: Path) -> list:
 
 
 def row_as_view(row: tuple) -> dict:
-    """A MESSAGE row in message_view's terms (body as base64, struct as dict)."""
+    """A MESSAGE row as a dict (structs as dicts); the null objects JSON leaves out, left out."""
     d = dict(zip(MESSAGE_COLUMNS, row, strict=True))
-    d["sys_flag_parts"] = dict(zip(SYS_FLAG_PARTS.fieldNames(), d["sys_flag_parts"], strict=True))
-    body = d.pop("body")
-    d["body_base64"] = base64.b64encode(body).decode()
-    d["body_truncated"] = False
-    raft_index, raft_term = d.pop("raft_index"), d.pop("raft_term")
-    if raft_index is not None:  # a DLedger record: message_view's "dledger" (the entry is 48 bytes before it)
-        d["dledger"] = {"raft_index": raft_index, "term": raft_term, "entry_position": d["position"] - 48,
-                        "entry_size": d["total_size"] + 48}
+    for name in ("sys_flag_parts", "dledger", "inner_batch"):
+        if d[name] is None:
+            del d[name]
+        else:
+            d[name] = dict(zip(MESSAGE[name].dataType.fieldNames(), d[name], strict=True))
     del d["store"], d["segment"]
     return d
 
@@ -78,16 +74,16 @@ def test_dledger_rows_carry_their_entry(tmp_path):
     assert len(arrow) == len(msgs) == 100 + 302  # commitlog/ records, then the entries
     for r in arrow:
         m = msgs[r["physical_offset"]]
-        assert (r["raft_index"], r["raft_term"]) == (m.raft_index, m.raft_term)
-    dledger = [r for r in arrow if r["raft_index"] is not None]
-    assert len(dledger) == 302 and {r["raft_term"] for r in dledger} == {1, 2, 4}
+        assert r["dledger"] == message_view(m).get("dledger")
+    dledger = [r["dledger"] for r in arrow if r["dledger"] is not None]
+    assert len(dledger) == 302 and {d["term"] for d in dledger} == {1, 2, 4}
 
 
 def test_rows_without_body_keep_its_length(sample_store):
     with Store(sample_store) as store:
         msg = store.message_at(0)
     d = dict(zip(MESSAGE_COLUMNS, message_row(msg, "s", "seg", with_body=False), strict=True))
-    assert d["body"] is None and d["body_length"] == len(msg.body) > 0
+    assert d["body_base64"] is None and d["body_truncated"] is None and d["body_length"] == len(msg.body) > 0
 
 
 @pytest.mark.parametrize("which", ["sample", "multi"])

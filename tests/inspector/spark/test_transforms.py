@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import Row
 from pyspark.testing import assertDataFrameEqual
 
-from inspector.spark.jobs.export import as_json_lines, with_store_date
+from inspector.spark.jobs.export import with_store_date
 from inspector.spark.jobs.keyindex import keyindex_rows
 from inspector.spark.jobs.rebuild_cq import before_end
 from inspector.spark.jobs.stats import hourly, queue_stats
@@ -27,7 +27,7 @@ def msg(**kw) -> tuple:
              born_host="10.0.0.1:1", store_timestamp=MIDNIGHT, store_host="10.0.0.2:10911", reconsume_times=0,
              prepared_transaction_offset=0, topic="T", properties={}, tags=None, keys=[], unique_key=None,
              msg_id="0A00000200002A9F0000000000000000", transaction="NOT_TYPE", compression=None, body_length=2,
-             raft_index=None, raft_term=None, body=b"hi")
+             body_base64="aGk=", body_truncated=False, dledger=None, inner_batch=None)
     d.update(kw)
     return tuple(d[c] for c in MESSAGE_COLUMNS)
 
@@ -50,12 +50,6 @@ def test_store_date_is_the_utc_day_whatever_the_session_zone(spark, frame):
                                    Row(physical_offset=2, store_date=dt.date(2025, 9, 19))])
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
-
-
-def test_json_lines_carry_the_body_as_base64(frame):
-    got = as_json_lines(frame([msg(body=b"hi")]))
-    assert "body" not in got.columns
-    assert got.select("body_base64").first()[0] == "aGk="
 
 
 def test_queue_stats(frame):

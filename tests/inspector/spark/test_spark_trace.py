@@ -4,6 +4,8 @@ it was not decoded)."""
 
 from __future__ import annotations
 
+import base64
+
 from inspector.spark.jobs import export
 from inspector.spark.schemas import MESSAGE
 from tests.inspector.spark.test_transforms import msg
@@ -32,10 +34,11 @@ def test_export_traces_rows_are_the_records_written(spark, tmp_path):
 
 def test_trace_table_transform_on_a_tiny_frame(spark):
     body = b"Recall\x011\x01r\x01g\x01T\x01M1\x01true\x02"
-    frame = spark.createDataFrame([msg(topic="RMQ_SYS_TRACE_TOPIC", body=body, physical_offset=10),
-                                   msg(topic="rmq_sys_TRACE_DATA_r1", body=b"\x00", physical_offset=20,
+    b64 = base64.b64encode(body).decode()  # MESSAGE rows carry the body as --json does (issue 28)
+    frame = spark.createDataFrame([msg(topic="RMQ_SYS_TRACE_TOPIC", body_base64=b64, physical_offset=10),
+                                   msg(topic="rmq_sys_TRACE_DATA_r1", body_base64="AA==", physical_offset=20,
                                        compression="ZLIB"),
-                                   msg(topic="T", body=body, physical_offset=30)], MESSAGE)
+                                   msg(topic="T", body_base64=b64, physical_offset=30)], MESSAGE)
     rows = {r.trace_physical_offset: r for r in export.trace_table(spark, frame).collect()}
     assert sorted(rows) == [10, 20]  # topic T is no trace topic
     assert (rows[10].type, rows[10].msg_id, rows[10].success, rows[10].timestamp) == ("Recall", "M1", True, 1)

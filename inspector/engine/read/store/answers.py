@@ -121,8 +121,14 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
                 ids += [i for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
+    # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
+    # (every trace record is in one) are read instead of the whole uncovered log, and the answer says "scan".
+    indexed_everywhere = not store.index_coverage()[1]
+
     def lookup(topic: str, key: str) -> list[Message]:
-        return [hit.message for hit in store.lookup_key(topic, key)]
+        if not indexed_everywhere:
+            return []
+        return [hit.message for hit in store.lookup_key(topic, key, scan=False)]
 
     def scan(topic: str) -> Iterator[Message | Problem]:
         for info in store.queue_infos():

@@ -35,7 +35,7 @@ import numpy as np
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.commitlog.mapped import MappedFile, data_end
+from inspector.engine.read.commitlog.mapped import data_end
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
@@ -256,14 +256,6 @@ def _data_end(store) -> int:
     return 0
 
 
-def _units(root, rel: str) -> np.ndarray:
-    """The file's units up to its last non-zero byte: the zero tail (a preallocated file's hole) is not read."""
-    with MappedFile(root / rel, rel) as mf:
-        count = -(-data_end(mf, 0, mf.size) // CQ_UNIT_SIZE)
-        count = min(count, mf.size // CQ_UNIT_SIZE)
-        return np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count).copy() if count else np.zeros(0, UNIT_DTYPE)
-
-
 def _valid_prefix(units: np.ndarray) -> int:
     bad = (units["physical_offset"] < 0) | (units["size"] <= 0)
     return int(np.argmax(bad)) if bad.any() else len(units)
@@ -281,7 +273,8 @@ def _all_queue_files(store) -> list[tuple[str, int, int]]:
         if isinstance(q, ConsumeQueue):
             for start, _ in q.files:
                 rel = f"{q.rel_dir}/{start:020d}"
-                out.append((rel, _real(_units(store.root, rel)), start // CQ_UNIT_SIZE))
+                out.append((rel, _real(q.file_units(start)), start // CQ_UNIT_SIZE))
+            q.close()  # thousands of queues: their mapped pages need not stay resident
     return out
 
 
@@ -302,7 +295,7 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
         i = max(0, len(files) - 3)
         while i < len(files):
             start, rel = files[i]
-            units = _units(store.root, rel)
+            units = q.file_units(start)
             n = _valid_prefix(units)
             kept.append((start, rel, units[:n]))
             if n * CQ_UNIT_SIZE < q.file_size:
@@ -312,7 +305,7 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
                                          "ConsumeQueue.recover ends the queue at its first unit with offset < 0 or "
                                          "size <= 0; MappedFileQueue.truncateDirtyFiles drops what follows"))
                 for s2, rel2 in files[i + 1:]:
-                    lost = _real(_units(store.root, rel2))
+                    lost = _real(q.file_units(s2))
                     cuts.append(QueueCut(rel2, "deleted", lost, s2 // CQ_UNIT_SIZE,
                                          "after the queue's end (ConsumeQueue.recover -> truncateDirtyFiles)"))
                 break
@@ -320,14 +313,16 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
         last = kept[-1][2] if kept and kept[-1][2] is not None else None
         if last is not None and len(last):
             max_phy = max(max_phy, int(last["physical_offset"][-1]) + int(last["size"][-1]))
-        kept_by_queue.append(kept)
+        q.close()  # the units are copies: thousands of queues' mapped pages need not stay resident
+        kept_by_queue.append((q, kept))
     truncating = max_phy >= end  # CommitLog.recoverNormally/Abnormally: maxPhyOffsetOfConsumeQueue >= processOffset
     empty_last = []
-    for kept in kept_by_queue:
+    for q, kept in kept_by_queue:
         while kept and truncating:
             start, rel, units = kept[-1]
             if units is None:
-                units = _units(store.root, rel)
+                units = q.file_units(start)
+                q.close()
                 units = units[:_valid_prefix(units)]
             # ConsumeQueue.truncateDirtyLogicFiles: a last file whose first unit is at or past the end goes whole
             if len(units) and int(units["physical_offset"][0]) >= end:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.meaning import keys_of, unique_key_of
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import data_end
 from inspector.engine.read.index.keys import indexed_key_text
@@ -42,6 +43,7 @@ from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
 from inspector.engine.read.store.answers import recover
 from inspector.engine.read.store.census import census
 from inspector.engine.read.store.recovery import Recovery
+from inspector.engine.scan.batch import MessageBatch
 from parsers.consumequeue import CQ_UNIT_SIZE
 
 __all__ = ["Preflight", "QueueCut", "IndexCut", "Discarded", "preflight_plan", "SAMPLE"]
@@ -226,24 +228,44 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
 
 
 def _discarded(store, end: int, sample: int) -> Discarded:
-    """Every readable record at or past ``end`` (truncateDirtyFiles cuts them), walked as ``entries`` reads."""
+    """Every readable record at or past ``end`` (truncateDirtyFiles cuts them), walked as ``entries`` reads;
+    runs of clean records as columnar batches (counts, offsets and topics by column; only the properties are
+    read record by record, for the keys)."""
     out = Discarded()
     out.bytes = max(0, _data_end(store) - end)
     if not out.bytes:
         return out
-    for item in store.entries(end, check_crc=False):
-        if isinstance(item, Message):
+    for item in store.commitlog.batches(end, check_crc=False):
+        if isinstance(item, MessageBatch):
+            if not len(item):
+                continue
+            phy = item.physical_offsets
+            out.count += len(item)
+            out.first_offset = int(phy[0]) if out.first_offset is None else out.first_offset
+            out.last_offset = int(phy[-1])
+            codes = np.bincount(item.column("topic"), minlength=len(item.topics))
+            for code in np.flatnonzero(codes).tolist():
+                out.topics[item.topics[code]] += int(codes[code])
+            for i in range(len(item)):
+                _count_keys(out, item.topic(i), item.properties(i), sample)
+        elif isinstance(item, Message):
             out.count += 1
             out.first_offset = item.physical_offset if out.first_offset is None else out.first_offset
             out.last_offset = item.physical_offset
             out.topics[item.topic] += 1
-            for key in ([item.unique_key] if item.unique_key else []) + list(item.keys):
-                out.keys_total += 1
-                if len(out.keys) < sample:
-                    out.keys.append(f"{item.topic}#{key}")
+            _count_keys(out, item.topic, item.properties, sample)
         elif isinstance(item, Problem):
             out.unreadable += 1
     return out
+
+
+def _count_keys(out: Discarded, topic: str, properties: dict[str, str], sample: int) -> None:
+    """The record's UNIQ_KEY and KEYS (what the index held for it): counted, the first ``sample`` listed."""
+    unique = unique_key_of(properties)
+    for key in ([unique] if unique else []) + keys_of(properties):
+        out.keys_total += 1
+        if len(out.keys) < sample:
+            out.keys.append(f"{topic}#{key}")
 
 
 def _data_end(store) -> int:

@@ -37,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import datagen  # noqa: E402
 
 from inspector.engine import Store  # noqa: E402
+from inspector.engine.maintain.verify.preflight import preflight  # noqa: E402
 from inspector.engine.maintain.verify.verify import verify  # noqa: E402
 from inspector.engine.model.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.model.records import Message, Problem  # noqa: E402
@@ -876,6 +877,80 @@ def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
     return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_census(root, facts, repeat),
             *bench_many_queues_verify(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
             *bench_many_queues_web(root, facts, repeat)]
+# --- preflight and an aged store (issue 29) -----------------------------------------------------------------
+
+
+def abnormal_copy(root: Path) -> Path:
+    """``root`` with an ``abort`` file, as hard links beside it (no store byte copied, the original untouched):
+    the next start is an abnormal recovery. Made again when ``root`` was regenerated."""
+    copy = root.with_name(root.name + "-abort")
+    if not (copy / "bench.json").is_file() or (copy / "bench.json").read_bytes() != (root / "bench.json").read_bytes():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(root, copy, copy_function=os.link)
+        (copy / "abort").touch()
+    return copy
+
+
+def bench_preflight(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """``preflight`` of the 1 GiB segment store, clean shutdown and crash (abort file): the recovery walk (CRC
+    and lengths of every record, the bulk kernel on both cores), every queue, the index files an abnormal start
+    destroys; in the process (warm) and as a whole command."""
+    rows = []
+    size = facts["segment_size"] / GiB
+    for mode, store_root in (("normal", root), ("abnormal", abnormal_copy(root))):
+        plans: list = []
+
+        def run(store_root: Path = store_root, plans: list = plans) -> None:
+            with Store(store_root) as store:
+                plans.append(preflight(store))
+
+        secs = timed(run, repeat)
+        assert plans[-1].mode == mode, plans[-1].why  # the abort file decides
+        rows.append(Row(f"`preflight`, {size:.3g} GiB segment, {mode} start", "s", secs, "< 2",
+                        statistics.median(secs) < 2,
+                        f"{facts['records']:,} records; preflight(store), warm; {plans[-1].verdict}"))
+        argv = ["inspector.cli.main", "preflight", str(store_root), "--json"]
+        runs = [_child_run(*argv, ok=(0, 4)) for _ in range(max(1, repeat // 2))]
+        rows.append(Row(f"  `rmq-inspect preflight --json` command, {mode}", "s", [r[0] for r in runs],
+                        note=f"whole process: interpreter start, imports, kernel load; peak RSS "
+                             f"{statistics.median([r[1] for r in runs]):.0f} MB"))
+    return rows
+
+
+def aged_store(data: Path, mode: str) -> tuple[Path, dict]:
+    """Two segments of the mode's size, the older one deleted as retention deletes it, then the broker's cleanup
+    of consume-queue and index files below the new first offset (tests/aged_store.py's model): what is left is
+    one segment of data, queue files and an index file whose first units and items point below the log."""
+    root = data / mode / "aged"
+    index = {"full": {}, "quick": dict(index_slots=625_000, index_items=2_500_000),
+             "smoke": dict(index_slots=4096, index_items=32_768)}[mode]
+    facts = datagen.cached_store(root, workdir=data, segments=2, segment_size=SIZES[mode], **index)
+    if (root / "commitlog" / f"{0:020d}").exists():
+        sys.path.append(str(ROOT / "tests"))
+        from aged_store import age_store
+
+        aged = age_store(root, 1)
+        print(f"aged {root}: first offset {aged.first_offset:,}", file=sys.stderr)
+    return root, facts
+
+
+def bench_verify_aged(data: Path, mode: str, repeat: int) -> list[Row]:
+    root, facts = aged_store(data, mode)
+    size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
+    reports = []
+
+    def run() -> None:
+        with Store(root) as store:
+            reports.append(verify(store))
+
+    secs = timed(run, repeat)
+    report = reports[-1]
+    return [Row(f"verify, aged store ({size / GiB:.3g} GiB left, the head segment gone), 2 cores", "s", secs, "< 2",
+                statistics.median(secs) < 2,
+                f"{report.messages:,} msgs, {report.cq_units:,} units, {report.index_items:,} items, "
+                f"{len(report.problems)} problems; verify(store), warm")]
+
+
 # --- web viewer on big stores (issue 20) ----------------------------------------------------------------------
 
 
@@ -1081,6 +1156,8 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_verify(seg_root, repeat)
     rows += bench_verify_dledger(seg_root, data["dledger"][0], repeat)
     rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
+    rows += bench_preflight(seg_root, seg_facts, repeat)
+    rows += bench_verify_aged(args.data, mode, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)
     rows += bench_consume_queues(data["memory"][0], repeat)

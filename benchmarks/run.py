@@ -918,19 +918,24 @@ def bench_preflight(root: Path, facts: dict, repeat: int) -> list[Row]:
 
 
 def aged_store(data: Path, mode: str) -> tuple[Path, dict]:
-    """Two segments of the mode's size, the older one deleted as retention deletes it, then the broker's cleanup
-    of consume-queue and index files below the new first offset (tests/aged_store.py's model): what is left is
-    one segment of data, queue files and an index file whose first units and items point below the log."""
+    """Two segments of the mode's size, the older one deleted as retention deletes it (CommitLog.deleteExpiredFile
+    -> MappedFileQueue.deleteExpiredFileByTime: oldest first, never the last): one segment of data left, and
+    queue files and an index file whose first units and items point below the log. The broker's cleanup of
+    queue and index files below the new first offset (CleanConsumeQueueService, IndexService.deleteExpiredFile;
+    tests/aged_store.py models it) never deletes a queue's or the index's last file, and here each queue has one
+    file and there is one index file: nothing more goes (checked)."""
     root = data / mode / "aged"
     index = {"full": {}, "quick": dict(index_slots=625_000, index_items=2_500_000),
              "smoke": dict(index_slots=4096, index_items=32_768)}[mode]
     facts = datagen.cached_store(root, workdir=data, segments=2, segment_size=SIZES[mode], **index)
-    if (root / "commitlog" / f"{0:020d}").exists():
-        sys.path.append(str(ROOT / "tests"))
-        from aged_store import age_store
-
-        aged = age_store(root, 1)
-        print(f"aged {root}: first offset {aged.first_offset:,}", file=sys.stderr)
+    first = root / "commitlog" / f"{0:020d}"
+    if first.exists():
+        lasts = [len(list(q.iterdir())) == 1 for q in (root / "consumequeue").glob("*/*")]
+        lasts.append(len(list((root / "index").iterdir())) == 1)
+        if not all(lasts):
+            raise RuntimeError(f"{root}: a queue or the index has several files; the cleanup model would apply")
+        first.unlink()
+        print(f"aged {root}: the first segment deleted", file=sys.stderr)
     return root, facts
 
 

@@ -214,7 +214,8 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
     return rows
 
 
-def bench_verify(root: Path, repeat: int) -> list[Row]:
+def timed_verify(root: Path, repeat: int):
+    """(commitlog bytes, seconds of each ``verify(store)`` run, the last report)."""
     size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
     reports = []
 
@@ -223,7 +224,11 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
             reports.append(verify(store))
 
     secs = timed(run, repeat)
-    report = reports[-1]
+    return size, secs, reports[-1]
+
+
+def bench_verify(root: Path, repeat: int) -> list[Row]:
+    size, secs, report = timed_verify(root, repeat)
     rates = [size / s / 1e9 for s in secs]
     rows = [Row("verify (walk + decode + body CRC + cross-file), 2 cores", "GB/s", rates, ">= 1",
                 statistics.median(rates) >= 1,
@@ -940,16 +945,8 @@ def aged_store(data: Path, mode: str) -> tuple[Path, dict]:
 
 
 def bench_verify_aged(data: Path, mode: str, repeat: int) -> list[Row]:
-    root, facts = aged_store(data, mode)
-    size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
-    reports = []
-
-    def run() -> None:
-        with Store(root) as store:
-            reports.append(verify(store))
-
-    secs = timed(run, repeat)
-    report = reports[-1]
+    root, _ = aged_store(data, mode)
+    size, secs, report = timed_verify(root, repeat)
     return [Row(f"verify, aged store ({size / GiB:.3g} GiB left, the head segment gone), 2 cores", "s", secs, "< 2",
                 statistics.median(secs) < 2,
                 f"{report.messages:,} msgs, {report.cq_units:,} units, {report.index_items:,} items, "

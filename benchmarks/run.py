@@ -37,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import datagen  # noqa: E402
 
 from inspector.engine import Store  # noqa: E402
+from inspector.engine.maintain.verify.preflight import preflight  # noqa: E402
 from inspector.engine.maintain.verify.verify import verify  # noqa: E402
 from inspector.engine.model.crc import CRC_BACKEND  # noqa: E402
 from inspector.engine.model.records import Message, Problem  # noqa: E402
@@ -213,7 +214,8 @@ def bench_decode(root: Path, repeat: int) -> list[Row]:
     return rows
 
 
-def bench_verify(root: Path, repeat: int) -> list[Row]:
+def timed_verify(root: Path, repeat: int):
+    """(commitlog bytes, seconds of each ``verify(store)`` run, the last report)."""
     size = sum(p.stat().st_size for p in (root / "commitlog").iterdir())
     reports = []
 
@@ -222,7 +224,11 @@ def bench_verify(root: Path, repeat: int) -> list[Row]:
             reports.append(verify(store))
 
     secs = timed(run, repeat)
-    report = reports[-1]
+    return size, secs, reports[-1]
+
+
+def bench_verify(root: Path, repeat: int) -> list[Row]:
+    size, secs, report = timed_verify(root, repeat)
     rates = [size / s / 1e9 for s in secs]
     rows = [Row("verify (walk + decode + body CRC + cross-file), 2 cores", "GB/s", rates, ">= 1",
                 statistics.median(rates) >= 1,
@@ -904,6 +910,77 @@ def bench_many_queues(data: Path, mode: str, repeat: int) -> list[Row]:
     return [*bench_many_queues_info(root, facts, repeat), *bench_many_queues_census(root, facts, repeat),
             *bench_many_queues_verify(root, facts, repeat), *bench_many_queues_tui(root, facts, repeat),
             *bench_many_queues_web(root, facts, repeat)]
+# --- preflight and an aged store (issue 29) -----------------------------------------------------------------
+
+
+def abnormal_copy(root: Path) -> Path:
+    """``root`` with an ``abort`` file, as hard links beside it (no store byte copied, the original untouched):
+    the next start is an abnormal recovery. Made again when ``root`` was regenerated."""
+    copy = root.with_name(root.name + "-abort")
+    if not (copy / "bench.json").is_file() or (copy / "bench.json").read_bytes() != (root / "bench.json").read_bytes():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(root, copy, copy_function=os.link)
+        (copy / "abort").touch()
+    return copy
+
+
+def bench_preflight(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """``preflight`` of the 1 GiB segment store, clean shutdown and crash (abort file): the recovery walk (CRC
+    and lengths of every record, the bulk kernel on both cores), every queue, the index files an abnormal start
+    destroys; in the process (warm) and as a whole command."""
+    rows = []
+    size = facts["segment_size"] / GiB
+    for mode, store_root in (("normal", root), ("abnormal", abnormal_copy(root))):
+        plans: list = []
+
+        def run(store_root: Path = store_root, plans: list = plans) -> None:
+            with Store(store_root) as store:
+                plans.append(preflight(store))
+
+        secs = timed(run, repeat)
+        assert plans[-1].mode == mode, plans[-1].why  # the abort file decides
+        rows.append(Row(f"`preflight`, {size:.3g} GiB segment, {mode} start", "s", secs, "< 2",
+                        statistics.median(secs) < 2,
+                        f"{facts['records']:,} records; preflight(store), warm; {plans[-1].verdict}"))
+        argv = ["inspector.cli.main", "preflight", str(store_root), "--json"]
+        runs = [_child_run(*argv, ok=(0, 4)) for _ in range(max(1, repeat // 2))]
+        rows.append(Row(f"  `rmq-inspect preflight --json` command, {mode}", "s", [r[0] for r in runs],
+                        note=f"whole process: interpreter start, imports, kernel load; peak RSS "
+                             f"{statistics.median([r[1] for r in runs]):.0f} MB"))
+    return rows
+
+
+def aged_store(data: Path, mode: str) -> tuple[Path, dict]:
+    """Two segments of the mode's size, the older one deleted as retention deletes it (CommitLog.deleteExpiredFile
+    -> MappedFileQueue.deleteExpiredFileByTime: oldest first, never the last): one segment of data left, and
+    queue files and an index file whose first units and items point below the log. The broker's cleanup of
+    queue and index files below the new first offset (CleanConsumeQueueService, IndexService.deleteExpiredFile;
+    tests/aged_store.py models it) never deletes a queue's or the index's last file, and here each queue has one
+    file and there is one index file: nothing more goes (checked)."""
+    root = data / mode / "aged"
+    index = {"full": {}, "quick": dict(index_slots=625_000, index_items=2_500_000),
+             "smoke": dict(index_slots=4096, index_items=32_768)}[mode]
+    facts = datagen.cached_store(root, workdir=data, segments=2, segment_size=SIZES[mode], **index)
+    first = root / "commitlog" / f"{0:020d}"
+    if first.exists():
+        lasts = [len(list(q.iterdir())) == 1 for q in (root / "consumequeue").glob("*/*")]
+        lasts.append(len(list((root / "index").iterdir())) == 1)
+        if not all(lasts):
+            raise RuntimeError(f"{root}: a queue or the index has several files; the cleanup model would apply")
+        first.unlink()
+        print(f"aged {root}: the first segment deleted", file=sys.stderr)
+    return root, facts
+
+
+def bench_verify_aged(data: Path, mode: str, repeat: int) -> list[Row]:
+    root, _ = aged_store(data, mode)
+    size, secs, report = timed_verify(root, repeat)
+    return [Row(f"verify, aged store ({size / GiB:.3g} GiB left, the head segment gone), 2 cores", "s", secs, "< 2",
+                statistics.median(secs) < 2,
+                f"{report.messages:,} msgs, {report.cq_units:,} units, {report.index_items:,} items, "
+                f"{len(report.problems)} problems; verify(store), warm")]
+
+
 # --- web viewer on big stores (issue 20) ----------------------------------------------------------------------
 
 
@@ -1109,6 +1186,8 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_verify(seg_root, repeat)
     rows += bench_verify_dledger(seg_root, data["dledger"][0], repeat)
     rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
+    rows += bench_preflight(seg_root, seg_facts, repeat)
+    rows += bench_verify_aged(args.data, mode, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)
     rows += bench_consume_queues(data["memory"][0], repeat)

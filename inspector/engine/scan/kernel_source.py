@@ -246,6 +246,7 @@ def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stat
     first = np.int64(0)
     last = np.int64(0)
     top = np.int64(0)
+    at = np.int64(-1)
     while pos < stop_at and pos < soft:
         rec, lim = _nb_record_at(b, pos, limit, seg_start, hdr)
         if lim < 0:
@@ -260,12 +261,14 @@ def _kn_check_run(b, pos, limit, stop_at, soft, seg_start, flags, crc_name, stat
         last = ts
         if ts > top:
             top = ts
+        at = rec
         n += 1
         pos = end
     stats[0] = first
     stats[1] = last
     stats[2] = top
     stats[3] = n
+    stats[4] = at
     return n, pos
 
 

@@ -122,6 +122,7 @@ class Run:
     first_store_timestamp: int
     last_store_timestamp: int
     max_store_timestamp: int
+    last_position: int = -1  # where the run's last record starts (check_run; recovery's last record); -1: not told
 
 
 def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int | None = None,
@@ -138,10 +139,10 @@ def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int |
     soft_stop = stop_at if soft_stop is None else soft_stop
     k = compiled_for(stop_at - start)
     if k is not None:
-        stats = np.zeros(4, dtype=np.int64)
+        stats = np.zeros(5, dtype=np.int64)
         n, end = k.check_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, stats,
                              entry_header)
-        return Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]))
+        return Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]), int(stats[4]))
     return _check_run_py(buf if not isinstance(buf, np.ndarray) else arr.data, start, limit, stop_at,
                          soft_stop, segment_start, flags, entry_header)
 
@@ -262,6 +263,7 @@ def _clean_py(buf, pos, limit, segment_start, flags):
 
 def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags, hdr=0) -> Run:
     n = first = last = top = 0
+    at = -1
     while pos < stop_at and pos < soft_stop:
         rec, layout = clean_entry_py(buf, pos, limit, segment_start, flags, hdr)
         if layout is None or rec + layout[0] > stop_at:
@@ -271,9 +273,10 @@ def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags, hdr
             first = ts
         last = ts
         top = max(top, ts)
+        at = rec
         n += 1
         pos = rec + layout[0]
-    return Run(n, pos, first, last, top)
+    return Run(n, pos, first, last, top, at)
 
 
 def clean_entry_py(buf, pos: int, limit: int, segment_start: int, flags: int, hdr: int):

@@ -15,7 +15,10 @@ Each step follows the broker's load, in order (rocketmq-all-4.9.8 and rocketmq-a
    :func:`recover`: where the log ends), which truncate the log there (``truncateDirtyFiles``: later segments
    deleted) and, when the consume queues reach past it (``maxPhyOffsetOfConsumeQueue >= processOffset``), call
    ``truncateDirtyLogicFiles(processOffset)``: each queue loses its units at or past the end, a last file whose
-   first unit is past it is deleted (``ConsumeQueue.truncateDirtyLogicFiles``). An abnormal recovery dispatches
+   first unit is past it is deleted (``ConsumeQueue.truncateDirtyLogicFiles``). 5.x batch consume queues
+   (``batchconsumequeue/``) go the same way by ``BatchConsumeQueue.recover`` / ``truncateDirtyLogicFiles``: a unit
+   is valid with ``msgBaseOffset >= 0 && batchSize > 0`` too, their queue offsets count messages, and their
+   ``maxMsgPhyOffsetInCommitLog`` is the last unit's offset (not offset + size). An abnormal recovery dispatches
    every record it reads (``doDispatch = true``): queue units and index items of records from its start segment on
    are written again (``IndexService.buildIndex`` skips records below the last kept index file's ``endPhyOffset``).
 5. ``recoverTopicQueueTable`` -> ``ConsumeQueue.correctMinOffset``: 5.3.1 reads the unit before the last file's
@@ -34,15 +37,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.meaning import keys_of, unique_key_of
 from inspector.engine.model.records import Message, Problem
-from inspector.engine.read.commitlog.mapped import MappedFile, data_end
+from inspector.engine.read.commitlog.mapped import data_end
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
-from inspector.engine.read.queues.consumequeue import UNIT_DTYPE, ConsumeQueue
+from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
+from inspector.engine.read.queues.consumequeue import ConsumeQueue
 from inspector.engine.read.store.answers import recover
 from inspector.engine.read.store.census import census
 from inspector.engine.read.store.recovery import Recovery
-from parsers.consumequeue import CQ_UNIT_SIZE
+from inspector.engine.scan.batch import MessageBatch
+from parsers.consumequeue import BCQ_UNIT_SIZE, CQ_UNIT_SIZE
 
 __all__ = ["Preflight", "QueueCut", "IndexCut", "Discarded", "preflight_plan", "SAMPLE"]
 
@@ -217,8 +223,6 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
                                     "4.9.8 starts); move the empty file away", "cq-empty-last-file"))
     if getattr(store, "rocksdb_cq", None) is not None:
         notes.append("the RocksDB consume queue is not modelled: its truncation is not listed")
-    if store.batch_queue_ids():
-        notes.append("batch consume queues (batchconsumequeue/) are not modelled: their truncation is not listed")
     # MappedFileQueue.truncateDirtyFiles(processOffset): a segment starting past the end is destroyed (one
     # starting at it is kept, empty)
     deleted = [seg.file for seg in store.commitlog.segments if seg.start_offset > end]
@@ -226,24 +230,44 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
 
 
 def _discarded(store, end: int, sample: int) -> Discarded:
-    """Every readable record at or past ``end`` (truncateDirtyFiles cuts them), walked as ``entries`` reads."""
+    """Every readable record at or past ``end`` (truncateDirtyFiles cuts them), walked as ``entries`` reads;
+    runs of clean records as columnar batches (counts, offsets and topics by column; only the properties are
+    read record by record, for the keys)."""
     out = Discarded()
     out.bytes = max(0, _data_end(store) - end)
     if not out.bytes:
         return out
-    for item in store.entries(end, check_crc=False):
-        if isinstance(item, Message):
+    for item in store.commitlog.batches(end, check_crc=False):
+        if isinstance(item, MessageBatch):
+            if not len(item):
+                continue
+            phy = item.physical_offsets
+            out.count += len(item)
+            out.first_offset = int(phy[0]) if out.first_offset is None else out.first_offset
+            out.last_offset = int(phy[-1])
+            codes = np.bincount(item.column("topic"), minlength=len(item.topics))
+            for code in np.flatnonzero(codes).tolist():
+                out.topics[item.topics[code]] += int(codes[code])
+            for i in range(len(item)):
+                _count_keys(out, item.topic(i), item.properties(i), sample)
+        elif isinstance(item, Message):
             out.count += 1
             out.first_offset = item.physical_offset if out.first_offset is None else out.first_offset
             out.last_offset = item.physical_offset
             out.topics[item.topic] += 1
-            for key in ([item.unique_key] if item.unique_key else []) + list(item.keys):
-                out.keys_total += 1
-                if len(out.keys) < sample:
-                    out.keys.append(f"{item.topic}#{key}")
+            _count_keys(out, item.topic, item.properties, sample)
         elif isinstance(item, Problem):
             out.unreadable += 1
     return out
+
+
+def _count_keys(out: Discarded, topic: str, properties: dict[str, str], sample: int) -> None:
+    """The record's UNIQ_KEY and KEYS (what the index held for it): counted, the first ``sample`` listed."""
+    unique = unique_key_of(properties)
+    for key in ([unique] if unique else []) + keys_of(properties):
+        out.keys_total += 1
+        if len(out.keys) < sample:
+            out.keys.append(f"{topic}#{key}")
 
 
 def _data_end(store) -> int:
@@ -256,97 +280,145 @@ def _data_end(store) -> int:
     return 0
 
 
-def _units(root, rel: str) -> np.ndarray:
-    """The file's units up to its last non-zero byte: the zero tail (a preallocated file's hole) is not read."""
-    with MappedFile(root / rel, rel) as mf:
-        count = -(-data_end(mf, 0, mf.size) // CQ_UNIT_SIZE)
-        count = min(count, mf.size // CQ_UNIT_SIZE)
-        return np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count).copy() if count else np.zeros(0, UNIT_DTYPE)
+@dataclass(frozen=True)
+class _Kind:
+    """What the broker's recovery reads of one kind of file queue (rocketmq-all-5.3.1)."""
+
+    name: str  # the Java class, named in the reasons
+    unit_size: int
+    batch: bool  # BatchConsumeQueue: a unit is valid with msgBaseOffset >= 0 and batchSize > 0 too
+
+    def valid(self, units: np.ndarray) -> np.ndarray:
+        """``recover``'s unit test: ConsumeQueue ``offset >= 0 && size > 0``; BatchConsumeQueue also
+        ``msgBaseOffset >= 0 && batchSize > 0``."""
+        ok = (units["physical_offset"] >= 0) & (units["size"] > 0)
+        if self.batch:
+            ok &= (units["msg_base_offset"] >= 0) & (units["batch_size"] > 0)
+        return ok
+
+    @property
+    def invalid(self) -> str:
+        return ("offset < 0, size <= 0, msgBaseOffset < 0 or batchSize <= 0" if self.batch else
+                "offset < 0 or size <= 0")
+
+    def valid_prefix(self, units: np.ndarray) -> int:
+        bad = ~self.valid(units)
+        return int(np.argmax(bad)) if bad.any() else len(units)
+
+    def real(self, units: np.ndarray) -> int:
+        return int(self.valid(units).sum())
+
+    def queue_offset(self, start: int, units: np.ndarray, k: int) -> int:
+        """The queue offset of unit ``k`` of the file named ``start``: ConsumeQueue counts units; a batch queue
+        counts messages, the msgBaseOffset of the first valid unit from ``k`` on (none: the unit's number)."""
+        if not self.batch:
+            return start // self.unit_size + k
+        later = np.flatnonzero(self.valid(units[k:]))
+        return int(units["msg_base_offset"][k + int(later[0])]) if len(later) else start // self.unit_size + k
+
+    def max_phy(self, last: np.ndarray) -> int:
+        """The queue's getMaxPhysicOffset after recover: ConsumeQueue.maxPhysicOffset is the last unit's
+        offset + size; BatchConsumeQueue.maxMsgPhyOffsetInCommitLog its offset alone."""
+        phy = int(last["physical_offset"][-1])
+        return phy if self.batch else phy + int(last["size"][-1])
 
 
-def _valid_prefix(units: np.ndarray) -> int:
-    bad = (units["physical_offset"] < 0) | (units["size"] <= 0)
-    return int(np.argmax(bad)) if bad.any() else len(units)
+_CQ = _Kind("ConsumeQueue", CQ_UNIT_SIZE, False)
+_BCQ = _Kind("BatchConsumeQueue", BCQ_UNIT_SIZE, True)
 
 
-def _real(units: np.ndarray) -> int:
-    return int(((units["physical_offset"] >= 0) & (units["size"] > 0)).sum())
-
-
-def _all_queue_files(store) -> list[tuple[str, int, int]]:
-    """(file, real units, first queue offset) of every file consume queue."""
-    out = []
+def _file_queues(store) -> list[tuple[_Kind, ConsumeQueue | BatchConsumeQueue]]:
+    """Every file consume queue and batch consume queue of the store (ConsumeQueueStore.consumeQueueTable: the
+    recovery treats both the same way, each by its own class)."""
+    out: list[tuple[_Kind, ConsumeQueue | BatchConsumeQueue]] = []
     for topic, qid in store.queue_ids():
         q = store.queue(topic, qid)
         if isinstance(q, ConsumeQueue):
-            for start, _ in q.files:
-                rel = f"{q.rel_dir}/{start:020d}"
-                out.append((rel, _real(_units(store.root, rel)), start // CQ_UNIT_SIZE))
+            out.append((_CQ, q))
+    out += [(_BCQ, store.batch_queue(topic, qid)) for topic, qid in store.batch_queue_ids()]
+    return out
+
+
+def _all_queue_files(store) -> list[tuple[str, int, int]]:
+    """(file, real units, first queue offset) of every file consume queue and batch consume queue."""
+    out = []
+    for kind, q in _file_queues(store):
+        for start, _ in q.files:
+            units = q.file_units(start)
+            out.append((f"{q.rel_dir}/{start:020d}", kind.real(units), kind.queue_offset(start, units, 0)))
+        q.close()  # thousands of queues: their mapped pages need not stay resident
     return out
 
 
 def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
-    """Steps 4 and 5 for each file consume queue: (the cuts, the queues whose last file ends up with no unit)."""
+    """Steps 4 and 5 for each file consume queue and batch consume queue: (the cuts, the consume queues whose
+    last file ends up with no unit)."""
     if getattr(store, "rocksdb_cq", None) is not None:
         return [], []
     cuts: list[QueueCut] = []
     kept_by_queue = []
     max_phy = -1
-    for topic, qid in store.queue_ids():
-        q = store.queue(topic, qid)
-        if not isinstance(q, ConsumeQueue) or not q.files:
+    for kind, q in _file_queues(store):
+        if not q.files:
             continue
         files = [(start, f"{q.rel_dir}/{start:020d}") for start, _ in q.files]
-        # ConsumeQueue.recover: from the third-last file; full files lead on, the queue ends at the first bad unit
+        # ConsumeQueue.recover / BatchConsumeQueue.recover: from the third-last file; full files lead on, the
+        # queue ends at the first unit that is not valid
         kept: list[tuple[int, str, np.ndarray]] = [(s, rel, None) for s, rel in files[:max(0, len(files) - 3)]]
         i = max(0, len(files) - 3)
         while i < len(files):
             start, rel = files[i]
-            units = _units(store.root, rel)
-            n = _valid_prefix(units)
+            units = q.file_units(start)
+            n = kind.valid_prefix(units)
             kept.append((start, rel, units[:n]))
-            if n * CQ_UNIT_SIZE < q.file_size:
-                lost_here = _real(units[n:])
+            if n * kind.unit_size < q.file_size:
+                lost_here = kind.real(units[n:])
                 if lost_here:
-                    cuts.append(QueueCut(rel, "truncated", lost_here, start // CQ_UNIT_SIZE + n,
-                                         "ConsumeQueue.recover ends the queue at its first unit with offset < 0 or "
-                                         "size <= 0; MappedFileQueue.truncateDirtyFiles drops what follows"))
+                    cuts.append(QueueCut(rel, "truncated", lost_here, kind.queue_offset(start, units, n),
+                                         f"{kind.name}.recover ends the queue at its first unit with {kind.invalid}; "
+                                         "MappedFileQueue.truncateDirtyFiles drops what follows"))
                 for s2, rel2 in files[i + 1:]:
-                    lost = _real(_units(store.root, rel2))
-                    cuts.append(QueueCut(rel2, "deleted", lost, s2 // CQ_UNIT_SIZE,
-                                         "after the queue's end (ConsumeQueue.recover -> truncateDirtyFiles)"))
+                    units2 = q.file_units(s2)
+                    cuts.append(QueueCut(rel2, "deleted", kind.real(units2), kind.queue_offset(s2, units2, 0),
+                                         f"after the queue's end ({kind.name}.recover -> truncateDirtyFiles)"))
                 break
             i += 1
         last = kept[-1][2] if kept and kept[-1][2] is not None else None
         if last is not None and len(last):
-            max_phy = max(max_phy, int(last["physical_offset"][-1]) + int(last["size"][-1]))
-        kept_by_queue.append(kept)
-    truncating = max_phy >= end  # CommitLog.recoverNormally/Abnormally: maxPhyOffsetOfConsumeQueue >= processOffset
+            max_phy = max(max_phy, kind.max_phy(last))
+        q.close()  # the units are copies: thousands of queues' mapped pages need not stay resident
+        kept_by_queue.append((kind, q, kept))
+    # CommitLog.recoverNormally/Abnormally: maxPhyOffsetOfConsumeQueue (ConsumeQueueStore, over both kinds) >=
+    # processOffset
+    truncating = max_phy >= end
     empty_last = []
-    for kept in kept_by_queue:
+    for kind, q, kept in kept_by_queue:
         while kept and truncating:
             start, rel, units = kept[-1]
             if units is None:
-                units = _units(store.root, rel)
-                units = units[:_valid_prefix(units)]
-            # ConsumeQueue.truncateDirtyLogicFiles: a last file whose first unit is at or past the end goes whole
+                units = q.file_units(start)
+                q.close()
+                units = units[:kind.valid_prefix(units)]
+            # truncateDirtyLogicFiles: a last file whose first unit is at or past the end goes whole
             if len(units) and int(units["physical_offset"][0]) >= end:
-                cuts.append(QueueCut(rel, "deleted", len(units), start // CQ_UNIT_SIZE,
+                cuts.append(QueueCut(rel, "deleted", len(units), kind.queue_offset(start, units, 0),
                                      f"its first unit points at or past the recovered end {end} "
-                                     "(ConsumeQueue.truncateDirtyLogicFiles)"))
+                                     f"({kind.name}.truncateDirtyLogicFiles)"))
                 kept.pop()
                 continue
             past = np.flatnonzero(units["physical_offset"] >= end)
             if len(past):
                 k = int(past[0])
-                cuts.append(QueueCut(rel, "truncated", len(units) - k, start // CQ_UNIT_SIZE + k,
+                cuts.append(QueueCut(rel, "truncated", len(units) - k, kind.queue_offset(start, units, k),
                                      f"units from here point at or past the recovered end {end} "
-                                     "(ConsumeQueue.truncateDirtyLogicFiles)"))
+                                     f"({kind.name}.truncateDirtyLogicFiles)"))
             if not len(units):
-                units = np.zeros(1, UNIT_DTYPE)  # truncateDirtyLogicFiles keeps position 20 of an empty file
+                # truncateDirtyLogicFiles keeps the first unit's position of an empty file
+                units = np.zeros(1, units.dtype)
             kept[-1] = (start, rel, units)
             break
-        if kept and kept[-1][2] is not None and not len(kept[-1][2]) and kept[-1][0] > 0:
+        # 5.3.1's BatchConsumeQueue.correctMinOffset reads the first file from 0: an empty last file is no throw
+        if not kind.batch and kept and kept[-1][2] is not None and not len(kept[-1][2]) and kept[-1][0] > 0:
             empty_last.append(kept[-1][1])
     return cuts, empty_last
 

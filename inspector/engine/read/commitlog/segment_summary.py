@@ -90,7 +90,7 @@ def summarise(log, segment: Segment, *, check_crc: bool = True, crc_property: bo
 
     vouch = _vouch(log, segment, on_message) if on_message is not None and on_table is not None else None
     unchecked = False
-    for item in _summary_items(log, segment, index, check_crc, crc_property,
+    for item in summary_items(log, segment, index, check_crc, crc_property,
                                     extras if on_message is not None else None, workers, on_table is not None,
                                     vouch, tail_budget):
         if isinstance(item, Run):
@@ -155,7 +155,7 @@ def _walk_bytes(log, seg: Segment, index: int) -> int:
     except StoreError:
         return size
 
-def _summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
+def summary_items(log, seg: Segment, index: int, check_crc: bool, crc_property: bool, on_message,
                    workers: int | None, tables: bool = False, vouch: Vouch | None = None,
                    tail_budget: int | None = None) -> Iterator[Item | VerifyTable]:
     """_segment_items in "runs" (or "tables") mode, the clean runs of large segments walked by threads."""

@@ -116,7 +116,7 @@ class BatchConsumeQueue:
         units: list[BatchUnit] = []
         problems: list[Problem] = []
         prev_start = None
-        for start, path in self.files:
+        for start, _ in self.files:
             rel = f"{self.rel_dir}/{start:020d}"
             off_grid = misaligned_name_problem(rel, start, self.file_size)
             if off_grid is not None:
@@ -132,16 +132,11 @@ class BatchConsumeQueue:
             if size < BCQ_UNIT_SIZE:
                 continue
             try:
-                with MappedFile(path, rel) as mf:
-                    count = whole_units(mf.size, BCQ_UNIT_SIZE)
-                    allocated = allocated_end(path)
-                    end = count * BCQ_UNIT_SIZE if allocated is None else min(count * BCQ_UNIT_SIZE, allocated)
-                    written = -(-data_end(mf, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail
-                    raw = np.frombuffer(mf.buf, dtype=BCQ_UNIT_DTYPE, count=written).copy()
-                    tail = mf.size % BCQ_UNIT_SIZE
+                raw = self.file_units(start)
             except StoreError as e:
                 problems.append(Problem(e.file or rel, e.offset or 0, e.reason, "unreadable-file"))
                 continue
+            written, tail = len(raw), size % BCQ_UNIT_SIZE
             columns = {name: raw[name].astype(np.int64).tolist() for name in BCQ_UNIT_DTYPE.names}
             for i in range(written):
                 phy, sz, base, batch = (columns["physical_offset"][i], columns["size"][i],
@@ -167,6 +162,18 @@ class BatchConsumeQueue:
                 problems.append(Problem(rel, size - tail, f"file ends with a partial unit of {tail} bytes",
                                         "partial-cq-unit"))
         return _Table(units, [u.msg_base_offset for u in units], problems)
+
+    def file_units(self, start: int) -> np.ndarray:
+        """The units of the file named ``start`` as they lie (valid or not), up to its last written one: a
+        copy (BCQ_UNIT_DTYPE); the zero tail past it, often a hole, is not read. Raises StoreError."""
+        rel = f"{self.rel_dir}/{start:020d}"
+        path = self.root / rel
+        with MappedFile(path, rel) as mf:
+            count = whole_units(mf.size, BCQ_UNIT_SIZE)
+            allocated = allocated_end(path)
+            end = count * BCQ_UNIT_SIZE if allocated is None else min(count * BCQ_UNIT_SIZE, allocated)
+            written = -(-data_end(mf, 0, end) // BCQ_UNIT_SIZE)  # past it: the zero tail
+            return np.frombuffer(mf.buf, dtype=BCQ_UNIT_DTYPE, count=written).copy()
 
     def units(self, from_offset: int = 0) -> Iterator[BatchUnit | Problem]:
         """Every valid unit holding a message offset >= ``from_offset``, in order, with the findings about the

@@ -168,6 +168,15 @@ class ConsumeQueue:
             raise NotFound(f"queue offset {queue_offset} is past the end of its file", f"{self.rel_dir}/{start:020d}")
         return unit
 
+    def file_units(self, start: int) -> np.ndarray:
+        """The units of the file named ``start``, as they lie, up to its last written one (a copy: a caller
+        reading thousands of queues can :meth:`close` each, else their mapped pages stay resident). The zero
+        tail (a preallocated file's hole, 6 MB a queue) is not read: a fault there makes the page cache
+        zero-fill it (see unit_runs). Raises StoreError when the file cannot be mapped."""
+        mf = self._map(start)
+        count = _written_units(mf, 0, mf.size // CQ_UNIT_SIZE) if mf.size >= CQ_UNIT_SIZE else 0
+        return np.frombuffer(mf.buf, dtype=UNIT_DTYPE, count=count).copy() if count > 0 else np.zeros(0, UNIT_DTYPE)
+
     def units(self, from_offset: int = 0) -> Iterator[CqUnit | Problem]:
         """Units from a queue offset to the end (the last real unit before the zeros), with a ``cq-bad-unit``
         Problem for each unit that is neither a unit (size <= 0 or phyOffset < 0) nor those zeros."""

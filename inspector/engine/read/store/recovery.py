@@ -11,7 +11,7 @@ from inspector.engine.read.commitlog.careful import TAIL_NOT_CHECKED
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.config.checkpoint import read_checkpoint
-from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.walk import Run
 
 # recovery does not compare PHYSICALOFFSET with the position (checkMessageAndReturnSize does not)
 # dledger-newer-entry: a NOOP / CONFIG_CHANGE entry, which the DLedger 0.4+ that wrote it steps over in recovery
@@ -48,10 +48,11 @@ def recover_log(log: CommitLog, root: Path, mode: str | None = None, *, budget=N
     """Scan ``log`` as ``recoverNormally`` / ``recoverAbnormally`` do; ``mode`` defaults to what the abort file
     under ``root`` says (the checkpoint there bounds an abnormal start).
 
-    Runs of clean records are taken whole, as columnar batches (the bulk kernels): only their last record
-    matters here. ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked before every batch and
-    every 1024 other records: the walk covers whole segments, so a caller that must answer in time can stop it
-    (``BudgetExceeded``). ``progress`` is called with the physical offset the walk has reached."""
+    Runs of clean records are taken whole and not decoded (``CommitLog.segment_runs``: the CRC and length
+    checks of the bulk kernel, a large segment's runs walked by threads): only where each run ends and its last
+    record starts matter here. ``budget`` (an ``inspector.engine.model.budget.Budget``) is checked before every
+    run and every 1024 other records: the walk covers whole segments, so a caller that must answer in time can
+    stop it (``BudgetExceeded``). ``progress`` is called with the physical offset the walk has reached."""
     mode, start_index = recovery_start_of(log, root, mode)
     if start_index is None:
         return Recovery(mode, None, 0, None, "the commitlog directory holds no segment", None)
@@ -61,31 +62,32 @@ def recover_log(log: CommitLog, root: Path, mode: str | None = None, *, budget=N
     n = 0
     # the broker's recovery stops at the first zero header: the zeros after it are not its question (a copied
     # store's 1 GiB of them written out are read only TAIL_BUDGET far; garbage after them is verify's finding)
-    for item in log.batches(start.start_offset, check_crc=True, tail_budget=TAIL_BUDGET):
-        if isinstance(item, MessageBatch):
-            if budget is not None:
+    for seg in log.segments[start_index:]:
+        for item in log.segment_runs(seg, check_crc=True, tail_budget=TAIL_BUDGET):
+            if isinstance(item, Run):
+                if budget is not None:
+                    budget.check(f"walking {n} records for recovery")
+                if item.count:
+                    n += item.count
+                    last = seg.start_offset + item.last_position
+                    end = seg.start_offset + item.end
+                    if progress is not None:
+                        progress(end)
+                continue
+            n += 1
+            if budget is not None and n % 1024 == 0:
                 budget.check(f"walking {n} records for recovery")
-            if len(item):
-                n += len(item)
-                last = int(item.physical_offsets[-1])
-                end = item.segment_start + item.end
+            if isinstance(item, Message):
+                last = item.physical_offset
+                end = item.end_offset
+            elif isinstance(item, Blank):
+                seg_start = item.physical_offset - item.position
+                nxt = log.segment_for(seg_start + (log.segment_size or 1))
+                end = nxt.start_offset if nxt is not None else item.physical_offset
                 if progress is not None:
                     progress(end)
-            continue
-        n += 1
-        if budget is not None and n % 1024 == 0:
-            budget.check(f"walking {n} records for recovery")
-        if isinstance(item, Message):
-            last = item.physical_offset
-            end = item.end_offset
-        elif isinstance(item, Blank):
-            seg_start = item.physical_offset - item.position
-            nxt = log.segment_for(seg_start + (log.segment_size or 1))
-            end = nxt.start_offset if nxt is not None else item.physical_offset
-            if progress is not None:
-                progress(end)
-        elif isinstance(item, Problem) and item.code not in NOT_FATAL:
-            return Recovery(mode, start.file, end, last, f"{item.reason} ({item.file} @ {item.offset})", item)
+            elif isinstance(item, Problem) and item.code not in NOT_FATAL:
+                return Recovery(mode, start.file, end, last, f"{item.reason} ({item.file} @ {item.offset})", item)
     return Recovery(mode, start.file, end, last, "end of data (zero bytes follow)", None)
 
 

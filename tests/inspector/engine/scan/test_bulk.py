@@ -214,6 +214,8 @@ def test_random_records_decode_like_the_schema_on_both_paths(build_record, recor
         slow_run = check_run(buf, len(prefix), len(buf), segment_start=start, flags=flags)
     assert_batch_is_schema(slow, buf)
     assert (slow_run.count, slow_run.end) == (len(slow), slow.end)
+    # the run's last record starts where the batch's does (recovery's last record offset), -1 for an empty run
+    assert slow_run.last_position == (int(slow.physical_offsets[-1]) - start if len(slow) else -1)
     # the batch is the longest clean run: the record after it is not clean (or the data ends)
     if slow.end < len(buf) - 8:
         msgs = list(slow.messages())

@@ -242,3 +242,23 @@ def test_a_short_checkpoint_is_said_and_read_as_zeros(tmp_path: Path) -> None:
     assert any("checkpoint unreadable" in n for n in plan.notes)
     assert len(plan.index_cuts) == len(list((tmp_path / "index").iterdir()))
     assert sum(c.lost_keys for c in plan.index_cuts) == 0 and plan.exit_code == 0
+
+
+def test_batch_consume_queues_are_truncated_at_the_end_as_the_plain_ones(tmp_path: Path) -> None:
+    from tests.batch_store import BATCH_TOPIC, write_batch_store
+
+    results = write_batch_store(tmp_path)
+    single = results[3]  # the batch topic's last unit (msgBaseOffset 7, batchSize 1), then "Plain" queue offset 1
+    seg, pos = _segment_of(tmp_path, single.physical_offset)
+    _patch(seg, pos, bytes(8))  # a zero header (TOTALSIZE, MAGICCODE): the recovery's end of data
+    plan = _plan(tmp_path)
+    assert plan.recovery.end_offset == single.physical_offset
+    cuts = {"/".join(c.file.split("/")[:2]): c for c in plan.queue_cuts}  # by kind and topic
+    # BatchConsumeQueue.recover keeps units 0, 4, 7 (valid: offset, size, msgBaseOffset, batchSize); its
+    # maxMsgPhyOffsetInCommitLog (7's offset) >= the end, so truncateDirtyLogicFiles drops the unit of offset 7
+    batch = cuts[f"batchconsumequeue/{BATCH_TOPIC}"]
+    assert (batch.action, batch.units, batch.first_queue_offset) == ("truncated", 1, 7)
+    assert "BatchConsumeQueue.truncateDirtyLogicFiles" in batch.reason
+    plain = cuts["consumequeue/Plain"]
+    assert (plain.action, plain.units, plain.first_queue_offset) == ("truncated", 1, 1)
+    assert not any("batch consume queues" in n for n in plan.notes)

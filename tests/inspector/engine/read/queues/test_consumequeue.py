@@ -91,3 +91,14 @@ def test_a_queue_file_named_off_the_grid_is_said(tmp_path) -> None:
         found = [(p.file, p.code) for p in s.queue("OrderEvents", 0).units(0) if isinstance(p, Problem)]
     assert found[0] == (f"consumequeue/OrderEvents/0/{400:020d}", "misaligned-cq-file")
     assert "missing-cq-file" not in {code for _, code in found}
+
+
+def test_file_units_are_the_units_as_they_lie_up_to_the_last_written_one(tmp_path: Path) -> None:
+    # a bad unit in the middle is kept (ConsumeQueue.recover decides what it means); the zero tail is not read
+    cq = _queue(tmp_path, [*REAL[:2], (-1, 50, 7), *REAL[3:], (0, 0, 0)])
+    units = cq.file_units(0)
+    assert [tuple(int(x) for x in u) for u in units] == [*REAL[:2], (-1, 50, 7), *REAL[3:]]
+    cq.close()  # a copy: usable after the mapping is gone
+    assert int(units["physical_offset"][-1]) == REAL[-1][0]
+    empty = _queue(tmp_path / "empty", [])
+    assert len(empty.file_units(0)) == 0

@@ -8,6 +8,28 @@ from inspector.cli.output import console, esc, plain, print_json, table, warn_pr
 from inspector.commandline import EXIT_STORE_ERROR
 from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
 
+FOLD_RUN = 8  # a run of more alike message-less segments than this shows its first 3 and last 2
+
+
+def _folded(segments: list[dict]) -> list[dict]:
+    """The segment rows with each long run of alike message-less files (20,000 empty files named as segments
+    took seconds to draw as a table) folded into one row counting them; --json keeps every one."""
+    rows: list[dict] = []
+    i = 0
+    while i < len(segments):
+        j = i
+        while (j < len(segments) and segments[j]["messages"] == 0 and segments[j]["blank_position"] is None
+               and segments[j]["file_size"] == segments[i]["file_size"]):
+            j += 1
+        if j - i > FOLD_RUN:
+            rows += [*segments[i:i + 3], {"folded": j - i - 5, "file_size": segments[i]["file_size"]},
+                     *segments[j - 2:j]]
+            i = j
+        else:
+            rows += segments[i:max(j, i + 1)]
+            i = max(j, i + 1)
+    return rows
+
 
 def run(store: Store, as_json: bool) -> int:
     data = store_overview(store)
@@ -15,7 +37,11 @@ def run(store: Store, as_json: bool) -> int:
         print_json(data)
         return _offsets_unreadable(store)
     seg_t = table("CommitLog segments", "segment", "start", "size", "valid end", "messages", "BLANK at", "first stored", "last stored")
-    for s in data["segments"]:
+    for s in _folded(data["segments"]):
+        if "folded" in s:
+            seg_t.add_row(f"... {s['folded']:,} more like these", "", str(s["file_size"]), "", "0", "", "",
+                          "(--json lists each)")
+            continue
         blank = "-" if s["blank_position"] is None else f"{s['blank_position']} ({s['blank_size']} B)"
         note = " (preallocated)" if s["preallocated"] else ""
         name = s["file"] if "dledger" in data else s["name"]  # commitlog/ or dledger-n0/data/: say which

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspector.engine.model.budget import Budget
+from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import IndexItem, Problem
 from inspector.engine.read.dledger.dledger import member_view
@@ -52,6 +53,30 @@ def expired_key_reason(store: Store, topic: str, key: str) -> str | None:
     """"expired: ..." when items of topic#key's hash point below the log's first offset; None otherwise."""
     floor = store.commitlog.retention_floor
     return key_expired_reason(floor, store.chain(topic, key) if floor else (), topic, key)
+
+
+def expired_start_note(store: Store, start: int | None, topic: str | None = None,
+                       queue_id: int | None = None) -> str | None:
+    """What a listing asked to start below what is left says (``messages --from N``): in commitlog order below the
+    log's first offset (retention deleted the head: the walk starts at the first segment), in queue order below the
+    queue's effective min offset (``ConsumeQueue.correctMinOffset``: the listing starts at its first unit); None
+    when the start is at or above it. A listing that starts elsewhere than asked says so (STYLE: partial answers)."""
+    if start is None:
+        return None
+    floor = store.commitlog.retention_floor
+    if topic is None or queue_id is None:
+        if not floor or start >= floor:
+            return None
+        return f"--from {start}: expired: below the log's first offset {floor} (removed by retention); starting there"
+    try:
+        low = store.queue(topic, queue_id).info().min_offset
+    except StoreError:
+        return None  # no such queue: the listing itself says it
+    if start >= low:
+        return None
+    why = (f"expired: below the queue's min offset {low} (the log's first offset is {floor}: removed by retention)"
+           if floor else f"below the queue's min offset {low}")
+    return f"--from {start}: {why}; starting there"
 
 
 def item_key_text(store: Store, item: IndexItem) -> str:

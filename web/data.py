@@ -35,6 +35,7 @@ from inspector.engine import (
     index_file_view,
     inner_messages,
     is_inner_batch,
+    key_missing_reason,
     lookup,
     message_view,
     preflight,
@@ -456,9 +457,14 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
             items_truncated=len(items) > limits.max_chain_items,
         )
         files.append(view)
+    # no match in any file searched: the CLI key's not-found line ("expired: ..." when retention removed the
+    # records its items point at); None when a message has the key, or when files went unsearched (not known)
+    unsearched = sum(1 for w in walks if w.skipped_reason)
+    found = any(f["counts"]["match"] for f in files)
+    answer = None if found or unsearched else key_missing_reason(store, topic, key, walks)
     return {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
             "key_hash": walks[0].key_hash if walks else None, "files": files,
-            "files_not_searched": sum(1 for w in walks if w.skipped_reason)}
+            "files_not_searched": unsearched, "answer": answer}
 
 
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:

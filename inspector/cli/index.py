@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, esc, plain, print_json, table, warn_problem, when
-from inspector.engine import MAX_TIME, NotFound, Store, chain_view, expired_key_reason, key_hit_view
+from inspector.engine import MAX_TIME, NotFound, Store, chain_view, key_hit_view, key_missing_reason
 
 
 def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool) -> int:
@@ -24,7 +24,7 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
         console.print(t)
     if not hits:
         # items of the key's hash into the part retention removed: "expired", not a typo's "no message"
-        raise NotFound(expired_key_reason(store, topic, key) or f"no message indexed under {topic}#{key}")
+        raise NotFound(key_missing_reason(store, topic, key))
     return 0
 
 

@@ -7,12 +7,12 @@ These are the face's store-level verbs (``recover(store)``, ``store_geometry(sto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.model.records import IndexItem, Problem
+from inspector.engine.model.records import ChainWalk, IndexItem, Problem
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -53,6 +53,16 @@ def expired_key_reason(store: Store, topic: str, key: str) -> str | None:
     """"expired: ..." when items of topic#key's hash point below the log's first offset; None otherwise."""
     floor = store.commitlog.retention_floor
     return key_expired_reason(floor, store.chain(topic, key) if floor else (), topic, key)
+
+
+def key_missing_reason(store: Store, topic: str, key: str, walks: Iterable[ChainWalk] | None = None) -> str:
+    """The one answer for a key no message answers, as ``rmq-inspect key``, the web chain page and the TUI's index
+    chain give it: "expired: ..." when items of its hash point below the log's first offset (retention removed
+    their records), else "no message indexed under topic#key". ``walks``: the chain already walked, if any."""
+    floor = store.commitlog.retention_floor
+    if floor and walks is None:
+        walks = store.chain(topic, key)
+    return key_expired_reason(floor, walks or (), topic, key) or f"no message indexed under {topic}#{key}"
 
 
 def expired_start_note(store: Store, start: int | None, topic: str | None = None,

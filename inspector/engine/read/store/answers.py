@@ -59,9 +59,20 @@ def key_missing_reason(store: Store, topic: str, key: str, walks: Iterable[Chain
     """The one answer for a key no message answers, as ``rmq-inspect key``, the web chain page and the TUI's index
     chain give it: "expired: ..." when items of its hash point below the log's first offset (retention removed
     their records), else "no message indexed under topic#key". ``walks``: the chain already walked, if any."""
-    floor = store.commitlog.retention_floor
-    if floor and walks is None:
-        walks = store.chain(topic, key)
+    log = store.commitlog
+    floor = log.retention_floor
+    first = log.segments[0] if log.segments else None
+    # a first segment named off the grid (misaligned-segment) is no retention: items below it are named as such
+    off_grid = first is not None and not floor and first.start_offset > 0
+    if (floor or off_grid) and walks is None:
+        walks = list(store.chain(topic, key))
+    if off_grid:
+        below = sorted({s.item.phy_offset for w in walks or () for s in w.steps
+                        if s.hash_matches and 0 <= s.item.phy_offset < first.start_offset})
+        if below:
+            return (f"{len(below)} index item(s) of {topic}#{key}'s hash point below the first segment "
+                    f"{first.file} (at {below[0]}): that file is named {first.start_offset}, off the segment grid "
+                    "(misaligned-segment: renamed or copied, not retention; verify names it)")
     return key_expired_reason(floor, walks or (), topic, key) or f"no message indexed under {topic}#{key}"
 
 

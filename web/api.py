@@ -9,7 +9,7 @@
 | ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from`` |
 | ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped); an inner-batch record also ``inner_messages`` |
 | ``/api/hex?offset=&length=`` | ``hex --json`` fields plus ``current``, ``prev_offset``, ``next_offset`` |
-| ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind`` |
+| ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind``; ``answer``: ``key``'s not-found line when no message has the key ("expired: ..." or "no message indexed under ..."), else null |
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |

@@ -35,6 +35,7 @@ from inspector.engine import (
     index_file_view,
     inner_messages,
     is_inner_batch,
+    key_missing_reason,
     lookup,
     message_view,
     preflight,
@@ -458,15 +459,22 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
             items_truncated=len(items) > limits.max_chain_items,
         )
         files.append(view)
+    # no match in any file searched: the CLI key's not-found line ("expired: ..." when retention removed the
+    # records its items point at); None when a message has the key, or when files went unsearched (not known)
+    unsearched = sum(1 for w in walks if w.skipped_reason)
+    found = any(f["counts"]["match"] for f in files)
+    answer = None if found or unsearched else key_missing_reason(store, topic, key, walks)
     result = {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
               "key_hash": walks[0].key_hash if walks else None, "files": files,
-              "files_not_searched": sum(1 for w in walks if w.skipped_reason)}
+              "files_not_searched": unsearched, "answer": answer}
     gaps = store.index_coverage()[1]
     if gaps:  # the log no index file covers: scanned for the key, as the CLI's key does (each hit marked)
         result.update(unindexed_view(gaps, True))
         # a partial answer says so: past the request's time budget the page says how far the scan got
         hits, result["found_by_scan_stopped"] = store.scan_unindexed(topic, key, deadline)
         result["found_by_scan"] = [{"physical_offset": h.message.physical_offset, "note": h.note} for h in hits]
+        if hits:  # found after all: no not-found answer
+            result["answer"] = None
     return result
 
 

@@ -10,8 +10,8 @@ from inspector.engine import (
     NotFound,
     Store,
     chain_view,
-    expired_key_reason,
     key_hit_view,
+    key_missing_reason,
     unindexed_view,
 )
 
@@ -43,8 +43,10 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
         err_console.print(esc(coverage))
     if not hits:
         # items of the key's hash into the part retention removed: "expired", not a typo's "no message"
-        raise NotFound(expired_key_reason(store, topic, key)
-                       or f"no message indexed under {topic}#{key}" + (f" ({coverage})" if coverage else ""))
+        reason = key_missing_reason(store, topic, key)
+        if coverage and reason.startswith("no message indexed"):  # the part no index covers: scanned or not
+            reason += f" ({coverage})"
+        raise NotFound(reason)
     return 0
 
 

@@ -30,6 +30,7 @@ from inspector.engine import (
     body_preview,
     decode_trace,
     decompress_body,
+    expired_start_note,
     inner_messages,
     is_inner_batch,
     is_lmq,
@@ -59,6 +60,10 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if queue_id is not None and topic is None:
         raise BadInput("--queue needs --topic")
     unit: list = []  # queue order: the unit of the message just given (the table shows its tagsCode)
+    # a --from below what retention left lists from there: said first, on stderr (stdout stays pure JSON Lines)
+    note = expired_start_note(store, start, topic, queue_id)
+    if note is not None:
+        err_console.print(f"note: {note}", markup=False, soft_wrap=True)
     if topic is not None and queue_id is not None:
         stream = _queue_order(store, topic, queue_id, start, None if as_json else unit)
     else:

@@ -14,7 +14,7 @@ One message, its body and its meaning:
     unique_key_of, sys_flag_parts, magic_version, compression_name, transaction_name, is_lmq, Host, fmt_time
 An id or key resolved:
     resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
-    expired_key_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
+    expired_key_reason, expired_start_note, key_missing_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
     unindexed_view, Uncovered, IndexSpan,
     IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands:
@@ -270,7 +270,9 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         dledger_view,
         expired_id_reason,
         expired_key_reason,
+        expired_start_note,
         item_key_text,
+        key_missing_reason,
         open_timer,
         recovery_start,
         store_geometry,

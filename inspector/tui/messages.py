@@ -84,6 +84,7 @@ class ChainReady(Message):
     walks: list[ChainWalk]
     java_hash: int
     keys_by_item: dict[tuple[str, int], str] = field(default_factory=dict)  # (file, item) -> key string it indexes
+    answer: str | None = None  # no message has the key: the CLI key's not-found line ("expired: ..." or "no ...")
 
 
 @dataclass

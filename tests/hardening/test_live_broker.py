@@ -76,9 +76,13 @@ def _cli(*argv: str) -> tuple[int, str]:
 
 def _only_in_progress_warnings(problems: list[Problem]) -> None:
     for p in problems:
+        # an empty last file (segment or queue file) is one the broker is creating; were it to stop there, 4.9.8's
+        # load would refuse it: an error, one verdict everywhere (model/verdicts.py, issue 29 item 3)
+        if p.code == "empty-segment" or (p.code == "wrong-cq-file-size" and "empty last file" in p.reason):
+            assert p.severity == "error", p
+            continue
         assert p.severity == "warning", p
-        # an empty last file (segment or queue file) is one the broker is creating: a warning, as at start-up
-        assert IN_PROGRESS in p.reason or p.code in ("cq-ahead-of-log", "wrong-segment-size", "wrong-cq-file-size"), p
+        assert IN_PROGRESS in p.reason or p.code == "cq-ahead-of-log", p
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from inspector.engine.model import meaning
 from inspector.engine.model.crc import rocketmq_crc32
+from inspector.engine.model.verdicts import VERDICTS
 from parsers import commitlog as cl
 
 T = TypeVar("T")
@@ -34,6 +35,13 @@ class Problem:
     reason: str
     code: str
     severity: str = "error"  # "error", "warning" or "info" (normal, e.g. retention's leftovers: never fails verify)
+
+    def __post_init__(self) -> None:
+        # one verdict per fact: the table decides a code's severity, whichever producer (census, a reader, verify,
+        # preflight) made the finding (model/verdicts.py; BY_CONTEXT's codes keep the producer's)
+        known = VERDICTS.get(self.code)
+        if known is not None and known.severity != self.severity:
+            object.__setattr__(self, "severity", known.severity)
 
     def __str__(self) -> str:
         return f"{self.file} @ {self.offset}: {self.reason}"

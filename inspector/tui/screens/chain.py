@@ -18,6 +18,7 @@ from inspector.engine import (
     busiest_slots,
     indexed_key,
     item_key_text,
+    key_missing_reason,
     walk_slot,
 )
 from inspector.tui.fmt import esc, num, parse_kind, plain, when
@@ -195,10 +196,13 @@ class ChainScreen(ViewScreen):
         try:
             walks = store.chain(topic, key)
             keys = {(w.file, s.item.number): item_key_text(store, s.item) for w in walks for s in w.steps}
+            found = any(s.hash_matches and s.key_matches for w in walks for s in w.steps)
+            unsearched = any(w.skipped_reason for w in walks)
+            answer = None if found or unsearched else key_missing_reason(store, topic, key, walks)
         except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
             self.post_message(WorkerFailed("chain", str(e)))
             return
-        self.post_message(ChainReady(topic, key, walks, indexed_key(topic, key).java_hash, keys))
+        self.post_message(ChainReady(topic, key, walks, indexed_key(topic, key).java_hash, keys, answer))
 
     @work(thread=True, exclusive=True, group="chain", exit_on_error=False)
     def _slot(self, file: str, slot: int) -> None:
@@ -241,6 +245,8 @@ class ChainScreen(ViewScreen):
         t.append(f"   keyHash = |hashCode| = {key_hash}")
         if not walks:
             t.append("\nthe store has no index files", style="yellow")
+        if message.answer is not None:  # the CLI key's answer: expired (retention) or no such key
+            t.append("\n" + esc(message.answer), style="bold yellow")
         for n, w in enumerate(walks, 1):
             slots = self._slot_counts.get(w.file)
             t.append(f"\n[{n}] {esc(w.file)}", style="bold")

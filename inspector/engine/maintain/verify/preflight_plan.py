@@ -198,6 +198,7 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
                      "from the first segment (CommitLog.isMappedFileMatchedRecover)")
     rec = recover(store, mode)
     end = rec.end_offset
+    notes += _unrepaired(store, rec)
     if rec.start_segment is not None and abnormal:
         notes.append(f"abnormal recovery starts in {rec.start_segment} (the newest segment whose first record is "
                      "older than the checkpoint: CommitLog.isMappedFileMatchedRecover) and dispatches every record "
@@ -421,6 +422,32 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
         if not kind.batch and kept and kept[-1][2] is not None and not len(kept[-1][2]) and kept[-1][0] > 0:
             empty_last.append(kept[-1][1])
     return cuts, empty_last
+
+
+_LAYOUT = ("misaligned-segment", "missing-segment", "overlap")  # what a start neither refuses nor repairs
+_SHOWN = 5
+
+
+def _unrepaired(store, rec: Recovery) -> list[str]:
+    """Notes naming what the start goes ahead with and leaves as it is: a log laid out off its grid (a segment named
+    off it, a hole, an overlap: ``MappedFileQueue.load`` checks lengths only) and checkpoint times after the newest
+    record (a normal start does not read them; an abnormal one recovers from the newest segment whose first record
+    is older). File and offset each, the first five, and how many more; verify lists them all."""
+    # imported here: verify.py imports this module's neighbours at load
+    from inspector.engine.maintain.verify.verify import check_checkpoint
+
+    found = [p for p in store.commitlog.problems if p.severity == "error" and p.code in _LAYOUT]
+    last = rec.last_record_offset
+    try:
+        last_ts = store.store_timestamp_at(last) if last is not None else 0
+    except StoreError:
+        last_ts = 0
+    found += check_checkpoint(store, last_ts)
+    notes = [f"{p.file} @ {p.offset}: {p.code}: {p.reason}; the start goes ahead and leaves it (`rmq-inspect "
+             "verify` lists what it breaks)" for p in found[:_SHOWN]]
+    if len(found) > _SHOWN:
+        notes.append(f"{len(found) - _SHOWN} more such finding(s): `rmq-inspect verify` lists them")
+    return notes
 
 
 def _index_cuts(store, cp, rec: Recovery, end: int, sample: int, notes: list[str]) -> list[IndexCut]:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
+from inspector.engine.model.bounds import misalignment
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.records import Blank, Message, Problem, Segment
 from inspector.engine.read.commitlog.careful import careful_step
@@ -139,7 +140,10 @@ class CommitLog:
         """The log's first offset as retention left it: the first segment's, or an earlier entry's that is no
         file (below a broken entry nothing is expired: retention deletes whole files, it leaves no directory)."""
         starts = [int(path.name) for _, path in self._not_files]
-        return min([self.min_offset, *starts]) if self.segments else 0
+        floor = min([self.min_offset, *starts]) if self.segments else 0
+        # retention deletes whole segments, so what it leaves starts on the segment grid: a first file named off it
+        # (renamed or copied: misaligned-segment) says nothing about what was deleted, and nothing is expired
+        return 0 if self.segment_size and misalignment(floor, self.segment_size) else floor
 
     def segment_for(self, offset: int) -> Segment | None:
         i = bisect.bisect_right(self._starts, offset) - 1

@@ -25,18 +25,17 @@ UNIT_DTYPE = np.dtype([("physical_offset", ">i8"), ("size", ">i4"), ("tags_code"
 
 
 def file_size_problem(rel: str, size: int, expected: int, is_last: bool) -> Problem | None:
-    """A queue file whose length is not the configured one: an error, except an empty last file (a broker
-    creating it, or stopped right after; MappedFileQueue deletes it at start since RocketMQ 5.1.3), a warning as
-    for commitlog segments. The error is the broker's own refusal: ``MappedFileQueue.doLoad`` (5.3.1) logs
-    "length not matched message store config value, please check it manually" and returns false, so
-    ``ConsumeQueueStore.load`` fails and the broker does not start."""
+    """A queue file whose length is not the configured one: an error, the broker's own refusal:
+    ``MappedFileQueue.load`` (4.9.8) / ``doLoad`` (5.3.1) logs "length not matched message store config value,
+    please check it manually" and returns false, so ``ConsumeQueueStore.load`` fails and the broker does not start.
+    An empty last file (a broker creating it, or stopped right after) too: 4.9.8 refuses it; since RocketMQ 5.1.3
+    the load deletes it instead (the reason says both; one verdict, the stricter: model/verdicts.py)."""
     if size == expected:
         return None
     empty_last = is_last and size == 0
-    return Problem(rel, 0, f"file is {size} bytes, expected {expected}"
-                   + (" (an empty last file; RocketMQ 5.1.3+ deletes it)" if empty_last else
-                      ": the broker's MappedFileQueue.load refuses it and does not start"),
-                   "wrong-cq-file-size", "warning" if empty_last else "error")
+    return Problem(rel, 0, f"file is {size} bytes, expected {expected}: the broker's MappedFileQueue.load refuses "
+                   "it and does not start" + (" (an empty last file: RocketMQ 5.1.3+ deletes it instead)"
+                                              if empty_last else ""), "wrong-cq-file-size")
 
 
 def misaligned_name_problem(rel: str, start: int, size: int) -> Problem | None:

@@ -7,12 +7,12 @@ These are the face's store-level verbs (``recover(store)``, ``store_geometry(sto
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
-from inspector.engine.model.records import IndexItem, Message, Problem
+from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
@@ -54,6 +54,51 @@ def expired_key_reason(store: Store, topic: str, key: str) -> str | None:
     """"expired: ..." when items of topic#key's hash point below the log's first offset; None otherwise."""
     floor = store.commitlog.retention_floor
     return key_expired_reason(floor, store.chain(topic, key) if floor else (), topic, key)
+
+
+def key_missing_reason(store: Store, topic: str, key: str, walks: Iterable[ChainWalk] | None = None) -> str:
+    """The one answer for a key no message answers, as ``rmq-inspect key``, the web chain page and the TUI's index
+    chain give it: "expired: ..." when items of its hash point below the log's first offset (retention removed
+    their records), else "no message indexed under topic#key". ``walks``: the chain already walked, if any."""
+    log = store.commitlog
+    floor = log.retention_floor
+    first = log.segments[0] if log.segments else None
+    # a first segment named off the grid (misaligned-segment) is no retention: items below it are named as such
+    off_grid = first is not None and not floor and first.start_offset > 0
+    if (floor or off_grid) and walks is None:
+        walks = list(store.chain(topic, key))
+    if off_grid:
+        below = sorted({s.item.phy_offset for w in walks or () for s in w.steps
+                        if s.hash_matches and 0 <= s.item.phy_offset < first.start_offset})
+        if below:
+            return (f"{len(below)} index item(s) of {topic}#{key}'s hash point below the first segment "
+                    f"{first.file} (at {below[0]}): that file is named {first.start_offset}, off the segment grid "
+                    "(misaligned-segment: renamed or copied, not retention; verify names it)")
+    return key_expired_reason(floor, walks or (), topic, key) or f"no message indexed under {topic}#{key}"
+
+
+def expired_start_note(store: Store, start: int | None, topic: str | None = None,
+                       queue_id: int | None = None) -> str | None:
+    """What a listing asked to start below what is left says (``messages --from N``): in commitlog order below the
+    log's first offset (retention deleted the head: the walk starts at the first segment), in queue order below the
+    queue's effective min offset (``ConsumeQueue.correctMinOffset``: the listing starts at its first unit); None
+    when the start is at or above it. A listing that starts elsewhere than asked says so (STYLE: partial answers)."""
+    if start is None:
+        return None
+    floor = store.commitlog.retention_floor
+    if topic is None or queue_id is None:
+        if not floor or start >= floor:
+            return None
+        return f"--from {start}: expired: below the log's first offset {floor} (removed by retention); starting there"
+    try:
+        low = store.queue(topic, queue_id).info().min_offset
+    except StoreError:
+        return None  # no such queue: the listing itself says it
+    if start >= low:
+        return None
+    why = (f"expired: below the queue's min offset {low} (the log's first offset is {floor}: removed by retention)"
+           if floor else f"below the queue's min offset {low}")
+    return f"--from {start}: {why}; starting there"
 
 
 def item_key_text(store: Store, item: IndexItem) -> str:

@@ -30,6 +30,7 @@ from pathlib import Path
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.records import Problem
+from inspector.engine.read.commitlog.segment_files import EMPTY_SEGMENT_REASON
 from inspector.engine.read.config.settings import commitlog_folders, commitlog_key
 from inspector.engine.read.dledger.members import MemberChoice, choose_member
 from inspector.engine.read.queues.batchconsumequeue import BATCH_DIR
@@ -235,15 +236,13 @@ class _Walk:
             path = f"{folder}/{entry.name}"
             if entry_is_dir(entry):  # whatever its name: the load takes it for a segment of the wrong length
                 self.stray(entry, path, Problem(path, 0, f"a folder in {folder}/: the broker's load takes it for a "
-                                                "segment, refuses it and does not start; move it away", "wrong-type"))
+                                                "segment, refuses it and does not start; move it away",
+                                                "not-a-segment-file"))  # the log reader's code for it
                 continue
             st = self.stat(entry, path)
             size = -1 if st is None else st.st_size
             if size == 0:  # whatever its name
-                self.stray(entry, path, Problem(path, 0, f"an empty file in {folder}/: the broker's load refuses a "
-                                                "file whose length is not the segment size and does not start "
-                                                "(apache/rocketmq#3257; some newer versions delete an empty last "
-                                                "file instead); move it away", "empty-segment"))
+                self.stray(entry, path, Problem(path, 0, EMPTY_SEGMENT_REASON.format(folder=folder), "empty-segment"))
                 continue
             files.append((entry, path, size, offset_entry_problem(path, entry.name, "commitlog segment")))
         sizes = Counter(size for _, _, size, problem in files if size > 0 and problem is None)
@@ -431,7 +430,7 @@ def _load_problems(walk: _Walk, root: Path, broker_config: BrokerConfig | None) 
     configured = broker_config.mappedFileSizeConsumeQueue if broker_config is not None else None
     found = queue_files_problems(walk.queue_files.get("consumequeue", []), configured)
     found += queue_files_problems(walk.queue_files.get(BATCH_DIR, []), None, None, BCQ_DEFAULT_FILE_SIZE)
-    found = [p for p in found if p.severity == "error"]  # an empty last file is no stray: the readers say it
+    found = [p for p in found if p.severity == "error"]  # what stops the load (an empty last file too: verdicts.py)
     if walk.queue_topics:
         found += queue_type_problems(configured_topics(root, broker_config), walk.queue_topics)
     return found

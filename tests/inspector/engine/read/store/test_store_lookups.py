@@ -596,16 +596,17 @@ def test_store_opens_with_a_truncated_cq_file(main_copy: Built) -> None:
         assert s.queue("TopicA", 0).info().max_offset == 11
 
 
-def test_an_empty_last_cq_file_is_a_warning_and_an_empty_earlier_one_an_error(main_copy: Built) -> None:
-    """A broker creating a queue's next file (or stopped right after) leaves it empty: RocketMQ 5.1.3+ deletes an
-    empty last file at start, so it is a warning, as for commitlog segments; before other files, units are gone."""
+def test_an_empty_cq_file_is_an_error_last_or_not(main_copy: Built) -> None:
+    """A broker creating a queue's next file (or stopped right after) leaves it empty: 4.9.8's load refuses it and
+    the broker does not start (RocketMQ 5.1.3+ deletes an empty last file at start), an error as for commitlog
+    segments (one verdict: issue 29 item 3; it was a warning); before other files, units are gone."""
     fresh = main_copy.root / "consumequeue" / "TopicC" / "0" / f"{0:020d}"
     fresh.parent.mkdir(parents=True)
     fresh.touch()  # a new queue whose first file is being created (the live-broker test met it)
     with Store(main_copy.root) as s:
         found = [p for p in s.queue("TopicC", 0).units() if isinstance(p, Problem)]
     assert [(p.file, p.code, p.severity) for p in found] == \
-        [("consumequeue/TopicC/0/00000000000000000000", "wrong-cq-file-size", "warning")]
+        [("consumequeue/TopicC/0/00000000000000000000", "wrong-cq-file-size", "error")]
     assert "an empty last file" in found[0].reason
     first = main_copy.root / main_copy.cq_files[("TopicA", 0)][0]
     first.write_bytes(b"")  # the first of TopicA/0's two files

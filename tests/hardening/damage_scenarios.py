@@ -407,7 +407,10 @@ def index_truncated_in_slot_table(root: Path) -> Damage:
     cut = slot_position(slots // 2)
     path = root / rel
     path.write_bytes(path.read_bytes()[:cut])
-    return Damage({(rel, cut, "index-size")}, tolerated={(rel, "index-truncated"), (rel, "index-header")})
+    # the cut file's items are unreadable, so the log it indexed is covered by no index file: verify names that range
+    # (index-gap, issue 29) at the first record the broker would have indexed
+    return Damage({(rel, cut, "index-size")}, tolerated={(rel, "index-truncated"), (rel, "index-header"),
+                                                          ("commitlog/00000000000000000000", "index-gap")})
 
 
 def slot_past_index_count(root: Path) -> Damage:

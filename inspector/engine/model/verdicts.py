@@ -133,6 +133,8 @@ VERDICTS: dict[str, Verdict] = {
     "index-order": _v(ERROR, _INDEX),
     "index-orphan-items": _v(ERROR, _INDEX),
     "index-expired": _v(INFO, "IndexService.deleteExpiredFile: items below the log's first offset"),
+    "index-gap": _v(WARNING, "rmq-inspect's rule: a range of the log no index file covers (IndexService.load destroys "
+                             "files past the checkpoint on an abnormal start, apache/rocketmq#8007); lookups scan it"),
     # checkpoint and config
     "bad-checkpoint": _v(ERROR, "StoreCheckpoint: the file's 24 bytes"),
     "checkpoint-ahead": _v(ERROR, "CommitLog.recoverAbnormally: the checkpoint is past the log"),

@@ -30,52 +30,60 @@ def decompress_body(msg: Message, limit: int = MAX_DECOMPRESSED, *, prefix: bool
     if not msg.compressed:
         return msg.body[:limit] if prefix else msg.body
     codec = msg.compression
+    step = _DECODE_AT_MOST.get(codec or "")
+    if step is None:
+        raise StoreError(f"unknown compression type {codec}", msg.file, msg.position)
     try:
-        if codec == "ZLIB":
-            d = zlib.decompressobj()
-            out = d.decompress(msg.body, limit)
-            if prefix and len(out) >= limit:
-                return out
-            if d.unconsumed_tail:
-                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
-            _whole(d.eof, codec, msg)
-            return out
-        if codec == "LZ4":
-            try:
-                import lz4.frame
-            except ImportError:
-                raise CodecMissing("LZ4 body: install the 'compression' extra (lz4)", msg.file, msg.position) from None
-            d = lz4.frame.LZ4FrameDecompressor()
-            out = d.decompress(msg.body, max_length=limit + 1)
-            if len(out) > limit:
-                if prefix:
-                    return out[:limit]
-                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
-            _whole(d.eof, codec, msg)
-            return out
-        if codec == "ZSTD":
-            try:
-                import zstandard
-            except ImportError:
-                raise CodecMissing("ZSTD body: install the 'compression' extra (zstandard)", msg.file, msg.position) from None
-            # a frame that declares its size is decoded to that size whatever max_output_size says: read a stream
-            with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(msg.body)) as reader:
-                out = reader.read(limit + 1)
-            if len(out) > limit:
-                if prefix:
-                    return out[:limit]
-                raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
-            # the stream reader gives a cut frame's bytes without a word; the whole body is at most ``limit``
-            # bytes decoded here, so decode it again to learn whether the frame ended
-            d = zstandard.ZstdDecompressor().decompressobj()
-            d.decompress(msg.body)
-            _whole(d.eof, codec, msg)
-            return out
+        try:
+            out, ended = step(msg.body, limit + 1)  # one byte past the limit tells "more" from "exactly"
+        except ImportError:
+            raise CodecMissing(f"{codec} body: install the 'compression' extra ({_PACKAGE[codec]})", msg.file,
+                               msg.position) from None
+        if len(out) > limit:
+            if prefix:
+                return out[:limit]
+            raise StoreError(f"decompressed body exceeds {limit} bytes", msg.file, msg.position)
+        _whole(ended, codec, msg)
+        return out
     except StoreError:
         raise
     except Exception as e:  # noqa: BLE001 - codec libraries raise their own types
         raise StoreError(f"{codec} body does not decompress: {e}", msg.file, msg.position) from None
-    raise StoreError(f"unknown compression type {codec}", msg.file, msg.position)
+
+
+# Each codec's "decode at most n bytes": (the bytes, whether the stream ended within them). An ImportError means
+# the codec's library is missing (the 'compression' extra).
+def _zlib_at_most(body: bytes, n: int) -> tuple[bytes, bool]:
+    d = zlib.decompressobj()
+    out = d.decompress(body, n)
+    return out, d.eof
+
+
+def _lz4_at_most(body: bytes, n: int) -> tuple[bytes, bool]:
+    import lz4.frame
+
+    d = lz4.frame.LZ4FrameDecompressor()
+    out = d.decompress(body, max_length=n)
+    return out, d.eof
+
+
+def _zstd_at_most(body: bytes, n: int) -> tuple[bytes, bool]:
+    import zstandard
+
+    # a frame that declares its size is decoded to that size whatever max_output_size says: read a stream
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(body)) as reader:
+        out = reader.read(n)
+    if len(out) >= n:
+        return out, True  # past the caller's limit: cut or refused there, whether the frame ends is not asked
+    # the stream reader gives a cut frame's bytes without a word; the whole body is under n bytes decoded here, so
+    # decode it again to learn whether the frame ended
+    d = zstandard.ZstdDecompressor().decompressobj()
+    d.decompress(body)
+    return out, d.eof
+
+
+_DECODE_AT_MOST = {"ZLIB": _zlib_at_most, "LZ4": _lz4_at_most, "ZSTD": _zstd_at_most}
+_PACKAGE = {"ZLIB": "zlib", "LZ4": "lz4", "ZSTD": "zstandard"}
 
 
 def _whole(ended: bool, codec: str, msg: Message) -> None:

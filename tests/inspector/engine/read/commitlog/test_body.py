@@ -43,3 +43,22 @@ def test_a_whole_stream_decompresses_and_a_cut_one_is_an_error(plain, codec):
     for cut in (whole[:2], whole[: len(whole) // 2], whole[:-1]):
         with pytest.raises(StoreError, match="does not decompress"):
             decompress_body(replace(msg, body=cut))
+
+
+@pytest.mark.parametrize("codec,package", [("LZ4", "lz4"), ("ZSTD", "zstandard")])
+def test_a_missing_codec_library_is_named(plain, codec, package, monkeypatch):
+    """Without the 'compression' extra the body is not guessed at: the answer names the library to install."""
+    msg = replace(plain, sys_flag=TYPE[codec] | 1, body=b"\x00" * 16)
+    for name in (package, f"{package}.frame"):
+        monkeypatch.setitem(__import__("sys").modules, name, None)  # None in sys.modules: import raises ImportError
+    with pytest.raises(StoreError, match=f"{codec} body: install the 'compression' extra \\({package}\\)"):
+        decompress_body(msg)
+
+
+@pytest.mark.parametrize("codec", sorted(TYPE))
+def test_the_limit_is_exact_and_a_prefix_is_cut_there(plain, codec):
+    msg = replace(plain, sys_flag=TYPE[codec] | 1, body=_compress(codec, TEXT))
+    assert decompress_body(msg, len(TEXT)) == TEXT  # exactly the limit: whole
+    with pytest.raises(StoreError, match=f"exceeds {len(TEXT) - 1} bytes"):
+        decompress_body(msg, len(TEXT) - 1)
+    assert decompress_body(msg, 10, prefix=True) == TEXT[:10]

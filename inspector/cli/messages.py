@@ -45,6 +45,7 @@ from inspector.engine import (
 # record (worst case) and its lines; 4,096 keeps a whole 1 GiB segment near 250 MB peak (32,768: 388 MB on an
 # 8 GiB store, after the pages' release; 8,192: 305 MB)
 JSON_BATCH = 1 << 12
+PROBLEM_RUN = 8  # findings of one code in a row shown in the messages table before the rest are one counted row
 
 
 def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, units: list | None = None):
@@ -78,13 +79,32 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
               *(("tagsCode",) if queue_order else ()), "keys", "size", "body")
     shown = 0
     more: MoreAfterLimit | None = None
+    # a run of more than PROBLEM_RUN findings of one code is one counted row in the table (2,000 empty files
+    # named as segments took seconds to draw); stderr still names every one
+    run_code, run, folded = None, 0, 0
+
+    def fold_row() -> None:
+        nonlocal folded
+        if folded:
+            t.add_row("...", Text(f"{folded:,} more {run_code} finding(s): each is on stderr", style="red"),
+                      "", "", "", "", "", "", *(("",) if queue_order else ()), "")
+            folded = 0
+
     for item in stream:
         if isinstance(item, Problem):
             warn_problem(item)
-            if t is not None:
-                t.add_row(str(item.offset), Text(plain(item.reason), style="red"), "", "", "", "", "", "",
-                          *(("",) if queue_order else ()), plain(item.file))
+            run = run + 1 if item.code == run_code else 1
+            if run == 1:
+                fold_row()
+                run_code = item.code
+            if run > PROBLEM_RUN:
+                folded += 1
+                continue
+            t.add_row(str(item.offset), Text(plain(item.reason), style="red"), "", "", "", "", "", "",
+                      *(("",) if queue_order else ()), plain(item.file))
             continue
+        fold_row()
+        run_code, run = None, 0
         if shown >= limit:
             more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
             break
@@ -96,6 +116,7 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
                   str(item.total_size), plain(_body_preview(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
+    fold_row()
     console.print(t)
     console.print(f"{shown} message(s)" + (f"; {_more_note(more, queue_id is not None)}" if more else ""))
     return 0

@@ -358,9 +358,16 @@ def test_the_known_raw_reads_are_still_there() -> None:
 
 def test_every_breach_is_found_in_a_copy_with_deliberate_ones(tmp_path: Path) -> None:
     """The test fails when the architecture is breached: a copy of the tree with one breach of each rule."""
+    def sources_only(directory: str, names: list[str]) -> set[str]:
+        # Python sources are all the test reads. benchmarks/data is skipped: benchmark tests on another xdist
+        # worker create and delete stores there while this copy runs (a CI failure: "No such file").
+        here = Path(directory)
+        return {n for n in names
+                if n == "__pycache__" or (here / n).is_file() and not n.endswith(".py")
+                or here == REPO / "benchmarks" and n == "data"}
+
     for d in ("parsers", "inspector", "web", "scripts", "benchmarks"):
-        shutil.copytree(REPO / d, tmp_path / d,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.tcss", "*.html", "*.java"))
+        shutil.copytree(REPO / d, tmp_path / d, ignore=sources_only)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "timer_store.py").write_text("")
     assert breaches(tmp_path) == []

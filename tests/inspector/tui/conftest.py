@@ -14,6 +14,15 @@ from inspector.tui.app import RmqInspectApp, create_app
 
 
 @pytest.fixture(autouse=True)
+def no_animation(monkeypatch):
+    """Apps start with animations off, as ``TEXTUAL_ANIMATIONS=none`` would set: a tab underline sliding from tab 1
+    to tab 6 for a few hundred milliseconds is caught half-way by a snapshot on a loaded machine (a CI failure)."""
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture(autouse=True)
 def utc():
     """Times on screen are local: show them in UTC so snapshots are the same on every machine."""
     before = os.environ.get("TZ")

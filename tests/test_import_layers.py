@@ -26,6 +26,7 @@ deliberate breaches (each one found).
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -123,8 +124,13 @@ def imported_by_name(call: ast.Call) -> str | None:
 
 
 def modules_under(directory: str, root: Path = REPO) -> list[Path]:
-    base = root / directory
-    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts) if base.is_dir() else []
+    # os.walk, not rglob: benchmarks/data holds generated stores (tens of thousands of folders) that benchmark tests
+    # on another xdist worker create and delete while this walks; rglob raises on a folder that vanished.
+    found = []
+    for here, dirs, files in os.walk(root / directory):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not (Path(here) == root / "benchmarks" and d == "data")]
+        found += [Path(here) / f for f in files if f.endswith(".py")]
+    return sorted(found)
 
 
 def top(name: str) -> str:

@@ -6,9 +6,13 @@ the store has no case for.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import TypeVar
 
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.records import Message
+
+T = TypeVar("T")
 
 # Candidates come from a bounded sample of the store, so generating takes the same time on a store of millions
 # of messages as on a small one; the sample store fits inside every bound (its exercises are the complete set).
@@ -37,6 +41,14 @@ class Facts:
         for m in self.messages:
             for k in m.keys:
                 self.keys.setdefault((m.topic, k), []).append(m.physical_offset)
+
+    def memo(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per generate run: a kind asked for round after round (``--count`` up to 1,000) would
+        otherwise redo a whole-store search (index collisions, every message's msgId) for each of its exercises."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if name not in cache:
+            cache[name] = compute()
+        return cache[name]
 
     def cmd(self, *args: str) -> str:
         return " ".join(("rmq-inspect", args[0], str(self.store.root), *args[1:]))

@@ -128,7 +128,7 @@ def _index_used_slots(f: Facts, seed: int, r: int):
 
 
 def _collision_item(f: Facts, seed: int, r: int):
-    found = find_collisions(f.store, limit=4, time_budget=f.budget)
+    found = f.memo("collisions", lambda: find_collisions(f.store, limit=4, time_budget=f.budget))
     pool = []
     for c in found:
         for i in range(2):
@@ -153,13 +153,17 @@ def _collision_item(f: Facts, seed: int, r: int):
     )
 
 
-def _id_kind(f: Facts, seed: int, r: int):
+def _id_pool(f: Facts) -> list[tuple[str, str]]:
     pool = []
     for m in f.messages[:500]:
         pool.append((m.msg_id, "offset msgId"))
         if m.unique_key:
             pool.append((m.unique_key, "unique key"))
-    choice = variant(sorted(set(pool)), "id-kind", seed, r)
+    return sorted(set(pool))
+
+
+def _id_kind(f: Facts, seed: int, r: int):
+    choice = variant(f.memo("id-kinds", lambda: _id_pool(f)), "id-kind", seed, r)
     if choice is None:
         raise Unavailable
     text, kind = choice

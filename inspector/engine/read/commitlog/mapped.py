@@ -23,18 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.files import read_regular, refusal
+from inspector.engine.model.files import refusal
 from inspector.engine.read.store.strays import offset_name
 
 PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
-
-
-def read_small_file(path: Path, limit: int, what: str = "this file") -> bytes:
-    """The bytes of a small text file (a config, DLedger's checkpoint/currterm): OSError when it cannot be read,
-    :class:`UnfitFile` when it is no regular file (a FIFO would block the read forever) or is larger than
-    ``limit`` (never slurped whole). The one guarded read: ``model.files.read_regular``."""
-    return read_regular(path, limit, what)
 
 
 class PageReleaser:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from inspector.cli.output import console, esc, plain, print_json, table, warn_problem, when
+from inspector.cli.output import Folded, console, esc, fold_runs, plain, print_json, table, warn_problem, when
 from inspector.commandline import EXIT_STORE_ERROR
 from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
 
@@ -14,21 +14,13 @@ FOLD_RUN = 8  # a run of more alike message-less segments than this shows its fi
 def _folded(segments: list[dict]) -> list[dict]:
     """The segment rows with each long run of alike message-less files (20,000 empty files named as segments
     took seconds to draw as a table) folded into one row counting them; --json keeps every one."""
-    rows: list[dict] = []
-    i = 0
-    while i < len(segments):
-        j = i
-        while (j < len(segments) and segments[j]["messages"] == 0 and segments[j]["blank_position"] is None
-               and segments[j]["file_size"] == segments[i]["file_size"]):
-            j += 1
-        if j - i > FOLD_RUN:
-            rows += [*segments[i:i + 3], {"folded": j - i - 5, "file_size": segments[i]["file_size"]},
-                     *segments[j - 2:j]]
-            i = j
-        else:
-            rows += segments[i:max(j, i + 1)]
-            i = max(j, i + 1)
-    return rows
+    return [{"folded": r.count, "file_size": r.key} if isinstance(r, Folded) else r
+            for r in fold_runs(segments, _empty_file_size, longer_than=FOLD_RUN, head=3, tail=2)]
+
+
+def _empty_file_size(segment: dict) -> int | None:
+    """A message-less segment's size (alike files fold by it); None for a segment with something in it."""
+    return segment["file_size"] if segment["messages"] == 0 and segment["blank_position"] is None else None
 
 
 def run(store: Store, as_json: bool) -> int:

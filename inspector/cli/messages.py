@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from inspector.cli.output import (
+    Folded,
     console,
     err_console,
     esc,
+    fold_runs,
     json_safe_bytes,
     plain,
     print_json,
@@ -80,31 +83,16 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     shown = 0
     more: MoreAfterLimit | None = None
     # a run of more than PROBLEM_RUN findings of one code is one counted row in the table (2,000 empty files
-    # named as segments took seconds to draw); stderr still names every one
-    run_code, run, folded = None, 0, 0
-
-    def fold_row() -> None:
-        nonlocal folded
-        if folded:
-            t.add_row("...", Text(f"{folded:,} more {run_code} finding(s): each is on stderr", style="red"),
+    # named as segments took seconds to draw); stderr still names every one, as it is read
+    for item in fold_runs(_warned(stream), _problem_code, longer_than=PROBLEM_RUN, head=PROBLEM_RUN):
+        if isinstance(item, Folded):
+            t.add_row("...", Text(f"{item.count:,} more {item.key} finding(s): each is on stderr", style="red"),
                       "", "", "", "", "", "", *(("",) if queue_order else ()), "")
-            folded = 0
-
-    for item in stream:
+            continue
         if isinstance(item, Problem):
-            warn_problem(item)
-            run = run + 1 if item.code == run_code else 1
-            if run == 1:
-                fold_row()
-                run_code = item.code
-            if run > PROBLEM_RUN:
-                folded += 1
-                continue
             t.add_row(str(item.offset), Text(plain(item.reason), style="red"), "", "", "", "", "", "",
                       *(("",) if queue_order else ()), plain(item.file))
             continue
-        fold_row()
-        run_code, run = None, 0
         if shown >= limit:
             more = MoreAfterLimit(limit, item.physical_offset, item.queue_offset)
             break
@@ -116,10 +104,21 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
                   str(item.total_size), plain(_body_preview(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
-    fold_row()
     console.print(t)
     console.print(f"{shown} message(s)" + (f"; {_more_note(more, queue_id is not None)}" if more else ""))
     return 0
+
+
+def _warned(stream: Iterable[Message | Problem]) -> Iterator[Message | Problem]:
+    """``stream`` as it is, each finding warned on stderr when it is read (a folded one too)."""
+    for item in stream:
+        if isinstance(item, Problem):
+            warn_problem(item)
+        yield item
+
+
+def _problem_code(item: Message | Problem) -> str | None:
+    return item.code if isinstance(item, Problem) else None
 
 
 def _inner_rows(t: Table, msg: Message) -> None:

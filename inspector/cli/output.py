@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
 
 import orjson
 from rich.table import Table
@@ -12,8 +16,8 @@ from rich.table import Table
 from inspector.engine import Problem, fmt_time, json_text
 from inspector.terminal import SafeConsole, esc, plain
 
-__all__ = ["console", "err_console", "esc", "json_safe_bytes", "plain", "print_json", "print_json_line", "table",
-           "warn_problem", "when"]
+__all__ = ["Folded", "console", "err_console", "esc", "fold_runs", "json_safe_bytes", "plain", "print_json",
+           "print_json_line", "table", "warn_problem", "when"]
 
 # Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
 # Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
@@ -85,3 +89,52 @@ def when(ms: int) -> str:
     full = fmt_time(ms)
     return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
 
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Folded:
+    """The row standing for ``count`` items of a folded run whose items all had the key ``key``."""
+
+    count: int
+    key: Hashable
+
+
+def fold_runs(items: Iterable[T], key: Callable[[T], Hashable | None], *, longer_than: int, head: int,
+              tail: int = 0) -> Iterator[T | Folded]:
+    """``items`` with each run of more than ``longer_than`` consecutive items of one key (``None``: never part of
+    a run) cut to its first ``head`` and last ``tail`` items around one ``Folded`` counting the rest. A table of
+    thousands of alike rows (empty files named as segments, one finding repeated) took seconds to draw; --json
+    and stderr keep every item. Streaming: an item is yielded as soon as it is known to be shown (with
+    ``tail=0`` and ``head == longer_than`` at once), at most ``longer_than - head`` of a run are held back."""
+    if not (0 <= head and 0 <= tail and head + tail <= longer_than):
+        raise ValueError("fold_runs needs 0 <= head, 0 <= tail and head + tail <= longer_than")
+    run_key: Hashable | None = None
+    n = 0
+    held: deque = deque()  # the run's items after its head: all of them until it is known to fold, then its tail
+
+    def end_of_run() -> Iterator[T | Folded]:
+        if n > longer_than:
+            yield Folded(n - head - len(held), run_key)
+        yield from held
+
+    for item in items:
+        k = key(item)
+        if n and k != run_key:
+            yield from end_of_run()
+            n, held = 0, deque()
+        if k is None:
+            yield item
+            continue
+        run_key = k
+        n += 1
+        if n <= head:
+            yield item
+            continue
+        held.append(item)
+        if n == longer_than + 1:  # the run folds: only its last ``tail`` items are kept from here on
+            held = deque(held, maxlen=tail)
+    if n:
+        yield from end_of_run()

@@ -17,23 +17,17 @@ import mmap
 import os
 import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.files import read_regular, refusal
+from inspector.engine.model.files import refusal
 from inspector.engine.read.store.strays import offset_name
 
 PAGE = mmap.PAGESIZE
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED") and hasattr(mmap.mmap, "madvise")
-
-
-def read_small_file(path: Path, limit: int, what: str = "this file") -> bytes:
-    """The bytes of a small text file (a config, DLedger's checkpoint/currterm): OSError when it cannot be read,
-    :class:`UnfitFile` when it is no regular file (a FIFO would block the read forever) or is larger than
-    ``limit`` (never slurped whole). The one guarded read: ``model.files.read_regular``."""
-    return read_regular(path, limit, what)
 
 
 class PageReleaser:
@@ -343,37 +337,17 @@ class ZeroRuns:
         bytes were read (None: no bound)."""
         mf = self._mapped()
         arr = mf.array
-        spent = 0
         with self.lock:
             self._fresh()
-            fd = _open_quietly(self.path)
-            try:
-                pos = start
-                while pos < end:
-                    known = self._run_at(pos)
-                    if known is not None:
-                        pos = known
-                        continue
-                    data, hole = _extent_from(fd, pos, arr.size)
-                    if data > pos:  # a hole: zeros, not read
-                        self._learn(pos, min(data, end))
-                        pos = data
-                        continue
-                    stop = min(end, hole, self._next_run(pos))
-                    if budget is not None:
-                        if spent >= budget:
-                            return pos, False
-                        stop = min(stop, pos + budget - spent)
-                    found = _scan_forward(arr, pos, stop, mf.release if stop - pos > _SMALL else None)
-                    self._learn(pos, found)
-                    spent += found - pos
-                    if found < stop:
-                        return found, True
-                    pos = stop
-                return end, True
-            finally:
-                if fd is not None:
-                    os.close(fd)
+            for piece in self._unread(start, end, budget, arr.size, backward=False):
+                if isinstance(piece, int):
+                    return piece, False
+                lo, hi = piece
+                found = _scan_forward(arr, lo, hi, mf.release if hi - lo > _SMALL else None)
+                self._learn(lo, found)
+                if found < hi:
+                    return found, True
+            return end, True
 
     def data_end(self, start: int, end: int) -> int:
         return self.data_end_within(start, end, None)[0]
@@ -383,34 +357,49 @@ class ZeroRuns:
         stopped, False) once ``budget`` written bytes were read: [that position, end) holds only zeros."""
         mf = self._mapped()
         arr = mf.array
-        spent = 0
         with self.lock:
             self._fresh()
-            extents = data_extents(self.path)
-            if extents is None:
-                extents = [(0, arr.size)]
-            for lo, hi in reversed(extents):
-                lo, hi = max(lo, start), min(hi, end)
-                if hi <= lo:
-                    continue
-                pos = hi
-                while pos > lo:
-                    run = self._run_before(pos)
-                    if run is not None:
-                        pos = max(lo, run)
-                        continue
-                    stop = max(lo, self._prev_run_end(pos))
-                    if budget is not None:
-                        if spent >= budget:
-                            return pos, False
-                        stop = max(stop, pos - (budget - spent))
-                    found = _scan_backward(arr, stop, pos, mf.release if pos - stop > _SMALL else None)
-                    self._learn(found, pos)
-                    spent += pos - found
-                    if found > stop:
-                        return found, True
-                    pos = stop
+            for piece in self._unread(start, end, budget, arr.size, backward=True):
+                if isinstance(piece, int):
+                    return piece, False
+                lo, hi = piece
+                found = _scan_backward(arr, lo, hi, mf.release if hi - lo > _SMALL else None)
+                self._learn(found, hi)
+                if found > lo:
+                    return found, True
             return start, True
+
+    def _unread(self, start: int, end: int, budget: int | None, size: int,
+                backward: bool) -> Iterator[tuple[int, int] | int]:
+        """The pieces of [start, end) a zero scan has to read, nearest first (from ``start``, or from ``end``
+        backwards): holes (the file's extents, SEEK_DATA/SEEK_HOLE) and the zero runs known so far are skipped,
+        and each piece is cut to what is left of ``budget`` (None: no bound). Once the budget is spent, the
+        position where the look stopped (an int) is the last thing given. The caller scans each piece whole or
+        stops; the runs it learns are seen by the next step, as they are looked up afresh each time."""
+        extents = data_extents(self.path)
+        if extents is None:
+            extents = [(0, size)]
+        spent = 0
+        for lo, hi in reversed(extents) if backward else extents:
+            lo, hi = max(lo, start), min(hi, end)
+            pos = hi if backward else lo
+            while lo < hi and (pos > lo if backward else pos < hi):
+                known = self._run_before(pos) if backward else self._run_at(pos)
+                if known is not None:
+                    pos = max(lo, known) if backward else min(hi, known)
+                    continue
+                if budget is not None and spent >= budget:
+                    yield pos
+                    return
+                left = 1 << 63 if budget is None else budget - spent
+                if backward:
+                    stop = max(lo, self._prev_run_end(pos), pos - left)
+                    yield stop, pos
+                else:
+                    stop = min(hi, self._next_run(pos), pos + left)
+                    yield pos, stop
+                spent += abs(stop - pos)
+                pos = stop
 
     def data_end_from_front(self, start: int, end: int) -> int:
         """One past the last non-zero byte before the first aligned all-zero window of _WINDOW bytes in

@@ -6,10 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name, int64_problem
-from inspector.engine.model.files import UnfitFile
+from inspector.engine.model.files import UnfitFile, read_regular
 from inspector.engine.model.multidispatch import is_lmq
 from inspector.engine.model.records import Problem
-from inspector.engine.read.commitlog.mapped import read_small_file
 from parsers.fastjson import FastjsonError, loads, split_topic_group
 
 KNOWN_FILES = (
@@ -180,7 +179,7 @@ def _kind(value: object) -> str:
 def _read(path: Path, rel: str) -> tuple[object | None, str | None]:
     """(value, None) or (None, why it failed)."""
     try:
-        data = read_small_file(path, MAX_CONFIG_BYTES, "a config file")
+        data = read_regular(path, MAX_CONFIG_BYTES, "a config file")
     except UnfitFile as e:  # the guarded read's own refusals: no regular file, too large
         return None, e.strerror
     except OSError as e:

@@ -18,12 +18,12 @@ import numpy as np
 
 from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.files import read_regular
 from inspector.engine.model.records import Message, Problem, Segment
 from inspector.engine.read.commitlog.mapped import (
     MappedFile,
     allocated_end,
     offset_named_entries,
-    read_small_file,
 )
 from inspector.engine.read.commitlog.segment_files import not_file_problems
 from inspector.engine.read.dledger.members import MemberChoice, choose_member
@@ -264,7 +264,7 @@ class DLedgerMember:
         """``name`` parsed with ``schema`` (DLedgerCheckpoint or CurrTerm); a missing file is values None."""
         rel = f"{self.label}/{name}"
         try:
-            data = read_small_file(self.home / name, MAX_PROPERTIES_BYTES)
+            data = read_regular(self.home / name, MAX_PROPERTIES_BYTES)
         except FileNotFoundError:
             return PropertiesFile(rel, None, None)
         except OSError as e:

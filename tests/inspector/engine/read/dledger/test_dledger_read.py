@@ -85,7 +85,7 @@ def test_a_folder_of_the_store_opens_the_store(where: str) -> None:
 
 
 def test_a_term_file_that_is_a_fifo_or_huge_is_a_finding_not_a_hang(tmp_path):
-    """checkpoint and currterm are read as small files (read_small_file, as the config files are): a FIFO would
+    """checkpoint and currterm are read as small files (model.files.read_regular, as the config files are): a FIFO would
     block a plain read forever, a huge file would be read whole."""
     import os
     import shutil

@@ -136,5 +136,8 @@ def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, capsys):
     assert "trace (2 trace records: Pub, SubAfter)" in out
     code, out, _ = run(capsys, "messages", str(root), "--json", "--broker-config", str(conf))
     assert [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
+    code, out, _ = run(capsys, "messages", str(root), "--json", "--follow", "--from", "0", "--idle-timeout", "0.2",
+                       "--broker-config", str(conf))
+    assert code == 0 and [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
     code, out, _ = run(capsys, "trace", str(root), UK, "--json", "--broker-config", str(conf))
     assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]

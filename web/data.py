@@ -181,8 +181,9 @@ def _walking(store: Store) -> dict:
 LIST_PREVIEW_WIDTH = 80  # characters of a list row's body preview
 
 
-def _list_row(msg: Message, limits: Limits) -> dict:
-    view = message_view(msg, body_limit=limits.list_body_bytes)
+def _list_row(msg: Message, limits: Limits, trace_topic: str | None = None) -> dict:
+    # trace_topic: the broker config's msgTraceTopicName, so a list row decodes what the message page decodes
+    view = message_view(msg, body_limit=limits.list_body_bytes, trace_topic=trace_topic)
     view["body_preview"] = body_line(msg, LIST_PREVIEW_WIDTH)
     return view
 
@@ -205,6 +206,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
     Both stop early at ``deadline``: ``scan_stopped`` says so and ``next_from`` continues from there."""
     rows: list[dict] = []
     problems: list[dict] = []
+    trace_topic = trace_topic_of(store)
     result = {"topic": topic, "queue_id": queue_id, "from": start, "limit": limit, "messages": rows,
               "problems": problems, "next_from": None, "prev_from": None}
     if topic is not None and queue_id is not None:
@@ -232,7 +234,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
                     result["scan_stopped"] = full
                 break
             used += cost
-            rows.append(_list_row(item, limits) | {"cq_queue_offset": unit.queue_offset})
+            rows.append(_list_row(item, limits, trace_topic) | {"cq_queue_offset": unit.queue_offset})
             last = unit.queue_offset
         if result["next_from"] is None and last is not None and last + 1 < info.max_offset:
             result["next_from"] = last + 1
@@ -256,7 +258,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
                     result["scan_stopped"] = full
                 break
             used += cost
-            rows.append(_list_row(entry, limits) | _inner_rows(entry, limits, LIST_INNER_ROWS))
+            rows.append(_list_row(entry, limits, trace_topic) | _inner_rows(entry, limits, LIST_INNER_ROWS))
         if isinstance(entry, Problem):
             continue
         if scanned >= limits.scan_entries:

@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("trace", help="one message's trace timeline: every trace record (Pub, SubBefore, SubAfter, "
                        "EndTransaction, Recall) that mentions it, by time; exit 1 when none")
     _store_args(p)
-    p.add_argument("ref", help="the message's UNIQ_KEY or offset msgId")
+    p.add_argument("ref", help="the message as show takes it: its physical offset, offset msgId or UNIQ_KEY (an id "
+                   "no message has still searches the trace records)")
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
     p.add_argument("--json", action="store_true")

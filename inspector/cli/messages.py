@@ -170,6 +170,7 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
     if start is None:  # like tail -f: start at the current end of the log
         start = store.max_offset()
     shown = 0
+    trace_topic = trace_topic_of(store)  # a custom trace topic's bodies decoded, as `messages --json` does
     for item in follow_log(store, start, interval=interval, idle_timeout=idle_timeout):
         if isinstance(item, Problem):
             warn_problem(item)
@@ -177,7 +178,8 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
         if topic is not None and item.topic != topic:
             continue
         if as_json:  # an inner-batch record with its inner array, as `messages --json` gives it
-            sys.stdout.write(bytes(json_safe_bytes(record_line(item, decompress=decompress))).decode())
+            sys.stdout.write(bytes(json_safe_bytes(record_line(item, decompress=decompress,
+                                                                    trace_topic=trace_topic))).decode())
         else:
             console.print(f"{item.physical_offset}  {plain(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
                           f"{when(item.store_timestamp)}  {plain(_body_preview(item))}")

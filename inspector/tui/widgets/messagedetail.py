@@ -25,6 +25,7 @@ from inspector.engine import (
     decode_trace,
     message_view,
     trace_record_pairs,
+    trace_topic_of,
 )
 from inspector.tui.fmt import esc, plain, when
 
@@ -63,7 +64,9 @@ def render_body(msg: Message, mode: str) -> tuple[str, RenderableType]:
     return f"Body ({mode}, {preview.describe()})", Group(*parts)
 
 
-def render_message(msg: Message, mode: str = "text") -> RenderableType:
+def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
+    """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
+    store's custom one, ``trace_topic_of``)."""
     v = message_view(msg, body_limit=0)
     grid = Table.grid(padding=(0, 1))
     for _ in range(2):
@@ -91,12 +94,13 @@ def render_message(msg: Message, mode: str = "text") -> RenderableType:
         props.add_row(plain(k), plain(val))
     title, body = render_body(msg, mode)
     return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(esc(title), style="bold reverse"), body, *render_trace(msg))
+                 Text(esc(title), style="bold reverse"), body, *render_trace(msg, trace_topic))
 
 
-def render_trace(msg: Message) -> list[RenderableType]:
-    """A trace topic's record: its body's trace records, fields by name (nothing for another record)."""
-    trace = decode_trace(msg)
+def render_trace(msg: Message, trace_topic: str | None = None) -> list[RenderableType]:
+    """A trace topic's record (the default names, or ``trace_topic``): its body's trace records, fields by name
+    (nothing for another record)."""
+    trace = decode_trace(msg, trace_topic)
     if trace is None:
         return []
     grid = Table.grid(padding=(0, 1))
@@ -166,4 +170,6 @@ class MessageDetail(VerticalScroll, can_focus=True):
         if self.message is None:
             static.update(plain(self._note, "dim"))
         else:
-            static.update(RenderOnce(render_message(self.message, self.body_mode)))
+            store = getattr(self.app, "store", None)  # the broker config's msgTraceTopicName, as show reads it
+            trace_topic = trace_topic_of(store) if store is not None else None
+            static.update(RenderOnce(render_message(self.message, self.body_mode, trace_topic)))

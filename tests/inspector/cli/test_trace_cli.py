@@ -51,6 +51,33 @@ def test_trace_table_and_exit_codes(made, capsys):
     assert code == 2 and "Traceback" not in err
 
 
+def test_trace_takes_every_ref_show_takes(made, capsys):
+    """REF as show reads it (Store.locate): the physical offset and the offset msgId give UK's timeline too."""
+    root, at = made
+    records = None
+    for ref in (UK, at["msg_id"], str(at["message"]), f" {at['message']} ", str(at["msg_id"]).lower()):
+        code, out, _ = run(capsys, "trace", str(root), ref, "--json")
+        view = json.loads(out)
+        assert code == 0 and set(view["ids"]) == {UK, at["msg_id"]}, ref
+        got = [(r["type"], r["physical_offset"]) for r in view["records"]]
+        assert got == (records or got) == [("Pub", at["pub"]), ("SubBefore", at["sub"]), ("SubAfter", at["sub"])]
+        records = got
+    code, out, err = run(capsys, "trace", str(root), str(at["message"]))
+    assert code == 0 and f"trace records of {UK}, {at['msg_id']}" in out
+
+
+def test_trace_of_an_offset_that_is_no_message(made, capsys):
+    root, at = made
+    code, _, err = run(capsys, "trace", str(root), "999999999")
+    assert code == 1 and "past the end of the log" in err and "Traceback" not in err
+    for ref, exit_code in (("-5", 2), ("1.5", 2), ("Z" * 32, 2), ("12", 3)):  # 12: inside a record, as show says
+        code, _, err = run(capsys, "trace", str(root), ref)
+        assert code == exit_code and "Traceback" not in err and err.count("\n") == 1, ref
+        assert (code, err) == run(capsys, "show", str(root), ref)[::2], ref
+    code, _, err = run(capsys, "trace", str(root), str(at["pub"]))  # a trace message itself: said, exit 1
+    assert code == 1 and f"the record at physical offset {at['pub']} is itself a trace message" in err
+
+
 def test_show_and_messages_json_decode_trace_bodies(made, capsys):
     root, at = made
     code, out, _ = run(capsys, "show", str(root), str(at["tx"]))
@@ -109,5 +136,8 @@ def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, capsys):
     assert "trace (2 trace records: Pub, SubAfter)" in out
     code, out, _ = run(capsys, "messages", str(root), "--json", "--broker-config", str(conf))
     assert [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
+    code, out, _ = run(capsys, "messages", str(root), "--json", "--follow", "--from", "0", "--idle-timeout", "0.2",
+                       "--broker-config", str(conf))
+    assert code == 0 and [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
     code, out, _ = run(capsys, "trace", str(root), UK, "--json", "--broker-config", str(conf))
     assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]

@@ -48,9 +48,9 @@ def test_message_detail_renders_once_per_move(app, monkeypatch):
     calls: list[int] = []
     real = messagedetail.render_message
 
-    def counting(msg, mode="text"):  # a spy around the real renderer
+    def counting(msg, mode="text", trace_topic=None):  # a spy around the real renderer
         calls.append(msg.physical_offset)
-        return real(msg, mode)
+        return real(msg, mode, trace_topic)
 
     monkeypatch.setattr(messagedetail, "render_message", counting)
 

@@ -14,8 +14,8 @@ from inspector.tui.widgets.messagelist import MessageList
 from tests.trace_store import PUB, SUB_AFTER, T0, UK, write_trace_store
 
 
-def _detail_of(root, offset: int) -> str:
-    store = open_store(str(root))
+def _detail_of(root, offset: int, broker_config=None) -> str:
+    store = open_store(str(root), broker_config=broker_config)
     app = create_app(store, screen="messages")
 
     async def script(pilot):
@@ -45,3 +45,17 @@ def test_store_text_in_a_trace_field_is_escaped(tmp_path):
         pub = w.append(trace_spec([dict(PUB, group="g\x1b]0;pwned\x07"), SUB_AFTER], store_timestamp=T0))
     text = _detail_of(tmp_path / "evil", pub.physical_offset)
     assert "g\\x1b]0;pwned\\x07" in text and "\x1b" not in text
+
+
+def test_the_broker_configs_trace_topic_is_decoded(tmp_path):
+    """A custom trace topic (broker.conf's msgTraceTopicName) is decoded as show decodes it; without the config
+    the same record is a topic like another (its raw body only)."""
+    root = tmp_path / "custom"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        pub = w.append(trace_spec([PUB, SUB_AFTER], topic="MyTrace", store_timestamp=T0)).physical_offset
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=MyTrace\n", encoding="utf-8")
+    assert "Trace (" not in _detail_of(root, pub)
+    text = _detail_of(root, pub, conf)
+    assert "Trace (2 trace records: Pub, SubAfter)" in text
+    assert ["msg_id", UK] in [line.split() for line in text.splitlines()]

@@ -8,9 +8,10 @@ These are the face's store-level verbs (``recover(store)``, ``store_geometry(sto
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import StoreError
+from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
@@ -150,20 +151,31 @@ def trace_topic_of(store: Store, override: str | None = None) -> str | None:
 
 
 def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:
-    """One message's trace timeline: every trace record mentioning ``ref`` (a UNIQ_KEY or an offset msgId; the
-    message's other id too when the store holds it), found through the index by the traced id, else by reading
-    the trace topics' queues (the answer's ``source`` says which). BadInput when ``ref`` is no message id."""
-    ref = ref.strip().upper()
+    """One message's trace timeline: every trace record mentioning ``ref`` (what ``show`` takes: a UNIQ_KEY or an
+    offset msgId, the message's other id too when the store holds it; or a physical offset, its message's ids),
+    found through the index by the traced id, else by reading the trace topics' queues (the answer's ``source``
+    says which). BadInput when ``ref`` is neither; NotFound for an offset that names no message (an id that names
+    none still searches: trace records outlive or precede their message)."""
+    ref = ref.strip()
     trace_topic = trace_topic_of(store, trace_topic)
-    ids = [ref]
-    for reading in store.resolve_id(ref):
-        if reading.found and reading.physical_offset is not None:
-            try:
-                msg = store.message_at(reading.physical_offset)
-            except StoreError:
-                continue  # the id still searches; the record's other id is what is lost
-            if not is_trace_topic(msg.topic, trace_topic):
-                ids += [i for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
+    is_id = len(ref) in (32, 56)
+    ids = [ref.upper()] if is_id else []
+    first_notes: list[str] = []
+    try:
+        msg: Message | None = store.locate(ref)[0]  # show's REF parser: the id's readings, else an offset
+    except BadInput:
+        raise  # neither an offset nor a hex id: show's own answer (exit 2)
+    except StoreError:
+        if not is_id:
+            raise  # nothing (or damage) at the offset: show's own answer and exit code
+        msg = None  # the id still searches; the message's other id is what is lost
+    if msg is not None and is_trace_topic(msg.topic, trace_topic):
+        first_notes.append(f"the record at physical offset {msg.physical_offset} is itself a trace message "
+                           f"(topic {msg.topic}): show decodes the records it holds")
+    elif msg is not None:
+        ids += [i.upper() for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
+    if is_id:
+        ref = ref.upper()
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
     # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
@@ -181,4 +193,7 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
                 for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
                     yield item
 
-    return trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)
+    timeline = trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)
+    if first_notes:
+        timeline = replace(timeline, notes=(*first_notes, *timeline.notes))
+    return timeline

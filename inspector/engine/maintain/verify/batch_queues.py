@@ -61,8 +61,7 @@ def check_batch_queue(store, topic: str, qid: int, geometry: Geometry, log_end: 
         if mismatches:
             problems.append(Problem(*where, f"unit of queue offset {unit.msg_base_offset} -> message at "
                                     f"{unit.physical_offset} has " + ", ".join(mismatches), "bcq-mismatch"))
-    info = expired.problem("unit(s)", "bcq-expired", "BatchConsumeQueue.correctMinOffset")
-    return ([info] if info is not None else []) + problems, units
+    return expired.before(problems, "unit(s)", "bcq-expired", "BatchConsumeQueue.correctMinOffset"), units
 
 
 def _mismatches(msg: Message, unit: BatchUnit, topic: str, qid: int, geometry: Geometry) -> list[str]:

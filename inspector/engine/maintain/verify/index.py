@@ -86,15 +86,19 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     # items below the log's first offset are retention's leftovers in a file straddling it (IndexService.deleteExpiredFile
     # deletes only files wholly below): one info finding, not checked one by one
     floor = first_offset(store)
-    gone = items["phy_offset"] < floor if floor else None
     expired = ExpiredRange(floor)
-    if gone is not None and gone.any():
-        at = np.flatnonzero(gone)
-        phys = items["phy_offset"][at]
-        expired.add_many(rel, base + (int(at[0]) + 1) * 20, int(at[0]) + 1, int(at[-1]) + 1, len(at),
-                         int(phys.min()), int(phys.max()))
-    else:
-        gone = None
+    gone = None
+    if floor:
+        # reductions over one native column, no index array: half of an aged store's items can be expired
+        phys = items["phy_offset"].astype(np.int64)
+        gone = phys < floor
+        n_gone = int(np.count_nonzero(gone))
+        if n_gone:
+            low, high = int(gone.argmax()), written - 1 - int(gone[::-1].argmax())
+            expired.add_many(rel, base + (low + 1) * 20, low + 1, high + 1, n_gone,
+                             int(phys.min(where=gone, initial=floor)), int(phys.max(where=gone, initial=-1)))
+        else:
+            gone = None
     # item -> message key hashes; items the commitlog walk vouched for need nothing more
     cache: dict[int, set[int] | str] = {}  # phy offset -> its key hashes, or why it is unreadable
     min_ts = max_ts = None
@@ -158,9 +162,7 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     # oldest and newest the walk saw when those records cannot be read)
     bounds = (min_ts, max_ts) if min_ts is not None and max_ts is not None else None
     problems.extend(header_range_problems(reader, store.stored_at, bounds))
-    info = expired.problem("item(s)", "index-expired", "IndexService.deleteExpiredFile")
-    if info is not None:
-        problems.insert(0, info)
+    problems = expired.before(problems, "item(s)", "index-expired", "IndexService.deleteExpiredFile")
     # slots: chains, counters, items reachable from the right slot
     chains = None
     if cross is not None and reader.slot_count:

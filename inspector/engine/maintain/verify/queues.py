@@ -60,7 +60,7 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
                 continue
             found, prev_phy = _check_unit(store, unit, topic, qid, geometry, log_end, prev_phy)
             problems.extend(found)
-        return _with_expired(problems, expired), units
+        return _expired_first(problems, expired), units
     for run in cq.unit_runs(0):
         if isinstance(run, Problem):
             problems.append(run)
@@ -104,13 +104,11 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
             cq._map(start).release(0, cq.file_sizes.get(start, 0))
         except StoreError:
             pass
-    return _with_expired(problems, expired), units
+    return _expired_first(problems, expired), units
 
 
-def _with_expired(problems: list[Problem], expired: ExpiredRange) -> list[Problem]:
-    """The queue's findings, with its one info line for the units retention left (first, in file order)."""
-    info = expired.problem("unit(s)", "cq-expired", "ConsumeQueue.correctMinOffset")
-    return problems if info is None else [info, *problems]
+def _expired_first(problems: list[Problem], expired: ExpiredRange) -> list[Problem]:
+    return expired.before(problems, "unit(s)", "cq-expired", "ConsumeQueue.correctMinOffset")
 
 
 def unit_record(store, unit, log_end: int, prev_phy: int, label: str) -> tuple[list[Problem], int, Message | None]:

@@ -9,6 +9,7 @@ tail.py and the figures of one segment's walk (info, verify) in segment_summary.
 from __future__ import annotations
 
 import bisect
+import functools
 import threading
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -135,10 +136,12 @@ class CommitLog:
     def min_offset(self) -> int:
         return self.segments[0].start_offset if self.segments else 0
 
-    @property
+    @functools.cached_property
     def retention_floor(self) -> int:
         """The log's first offset as retention left it: the first segment's, or an earlier entry's that is no
-        file (below a broken entry nothing is expired: retention deletes whole files, it leaves no directory)."""
+        file (below a broken entry nothing is expired: retention deletes whole files, it leaves no directory).
+        Computed once: the segment list is fixed when the log is opened (``--follow``'s refresh opens a new
+        CommitLog, which computes it again), and verify asks for it once per queue and index file."""
         starts = [int(path.name) for _, path in self._not_files]
         floor = min([self.min_offset, *starts]) if self.segments else 0
         # retention deletes whole segments, so what it leaves starts on the segment grid: a first file named off it

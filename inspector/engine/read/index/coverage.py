@@ -9,7 +9,8 @@ lookup over such a range would say "not found" while the record is there: it sca
 
 Cost: the headers (begin/end phy offset), plus, for a file whose header range is wrong, its items' phy offsets
 read as one strided numpy column (never a Python loop over 20 M items); the edges of each gap are found by
-reading records from the last covered one until the first the broker would have indexed.
+reading the records from the last covered one until the first the broker would have indexed (bulk batches,
+only the records holding a key name decoded).
 """
 
 from __future__ import annotations
@@ -141,40 +142,45 @@ def _after_record(log: CommitLog, offset: int) -> int:
 
 
 def _first_indexable(log: CommitLog, start: int, stop: int) -> int | None:
-    """The offset of the first record in [start, stop) the broker would index; None when there is none."""
-    for msg in messages_between(log, start, stop):
-        if indexable(msg):
-            return msg.physical_offset
+    """The offset of the first record in [start, stop) the broker would index; None when there is none.
+
+    Read with the bulk batches: each batch's bytes are searched once for ``KEY`` (every KEYS and UNIQ_KEY
+    property name holds it) and only the records holding it are decoded, so a long run of keyless records
+    (a tail past the newest index file, a topic sent without keys) costs no Python per record."""
+    for item in _items_from(log, start):
+        if isinstance(item, MessageBatch):
+            if not len(item):
+                continue
+            if int(item.physical_offsets[0]) >= stop:
+                return None
+            seg = log.segment_for(item.segment_start)
+            mapped = log.map(seg).buf if seg is not None else item.buf.tobytes()
+            for i in _rows_holding(item, mapped, _KEY_NAMES, start, stop):
+                msg = item.message(i)
+                if indexable(msg):
+                    return msg.physical_offset
+        elif isinstance(item, Message):
+            if item.physical_offset >= stop:
+                return None
+            if item.physical_offset >= start and indexable(item):
+                return item.physical_offset
     return None
 
 
-def messages_between(log: CommitLog, start: int, stop: int) -> Iterator[Message]:
-    """The readable messages whose record starts in [start, stop), in order (damage is verify's to report).
-    ``start`` is normally a record start (or a BLANK's, or the log's end); when the walk from there does not begin
-    with a record, it starts again from the record holding ``start``."""
+_KEY_NAMES = b"KEY"  # in both property names IndexService.buildIndex reads (KEYS, UNIQ_KEY): a prefilter
+
+
+def _items_from(log: CommitLog, start: int) -> Iterator[MessageBatch | Message | Problem]:
+    """``log.batches`` from ``start`` (normally a record start, a BLANK's or the log's end); when the walk from
+    there does not begin with a record, from the record holding ``start`` (damage is verify's to report)."""
     first = True
-    for entry in log.entries(start, check_crc=False):
-        if first and isinstance(entry, Problem) and entry.severity == "error" and not log.past_the_data(start):
-            yield from _messages_from_boundary(log, start, stop)  # not a record start: from the one holding it
+    for item in log.batches(start, check_crc=False):
+        if first and isinstance(item, Problem) and item.severity == "error" and not log.past_the_data(start):
+            seg = log.segment_for(start)
+            yield from log.batches(log.boundary_before(start) if seg is not None else start, check_crc=False)
             return
         first = False
-        if not isinstance(entry, Message):
-            continue
-        if entry.physical_offset >= stop:
-            return
-        if entry.physical_offset >= start:
-            yield entry
-
-
-def _messages_from_boundary(log: CommitLog, start: int, stop: int) -> Iterator[Message]:
-    seg = log.segment_for(start)
-    begin = log.boundary_before(start) if seg is not None else start
-    for entry in log.entries(begin, check_crc=False):
-        if isinstance(entry, Message):
-            if entry.physical_offset >= stop:
-                return
-            if entry.physical_offset >= start:
-                yield entry
+        yield item
 
 
 def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int, start: int,

@@ -85,6 +85,12 @@ class ExpiredRange:
                        f"{self.first_offset} (at {self.low_phy}..{self.high_phy}): expired by retention, "
                        f"skipped by the broker ({why})", code, "info")
 
+    def before(self, problems: list[Problem], what: str, code: str, why: str) -> list[Problem]:
+        """``problems`` with this range's one info finding (:meth:`problem`) first, when there is one: it names
+        the file's first units (or items), so it comes first in file order."""
+        info = self.problem(what, code, why)
+        return problems if info is None else [info, *problems]
+
 
 def key_expired_reason(floor: int, walks: Iterable[ChainWalk], topic: str, key: str) -> str | None:
     """Why a key lookup found nothing when items of the key's hash (``walks``: topic#key's chains) point below the

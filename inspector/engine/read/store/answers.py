@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import StoreError
-from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.errors import NotFound, StoreError
+from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
+from inspector.engine.model.systopics import OP_TOPIC
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
@@ -20,6 +21,7 @@ from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
+from inspector.engine.read.story.story import Story, StoryParts, tell_story
 from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
 
 
@@ -164,6 +166,11 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
                 continue  # the id still searches; the record's other id is what is lost
             if not is_trace_topic(msg.topic, trace_topic):
                 ids += [i for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
+    return _trace_lookup(store, trace_topic)(tuple(ids), ref)
+
+
+def _trace_lookup(store: Store, trace_topic: str | None) -> Callable[..., TraceTimeline]:
+    """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``)."""
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
     # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
@@ -181,4 +188,53 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
                 for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
                     yield item
 
-    return trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)
+    def timeline(ids: tuple[str, ...], ref: str | None = None) -> TraceTimeline:
+        return trace_timeline(ref or ids[0], ids, topics, lookup, scan, trace_topic)
+
+    return timeline
+
+
+def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = True,
+             trace_topic: str | None = None) -> Story:
+    """The story of one message (``read/story/story.py``): ``ref`` an offset msgId, a UNIQ_KEY or a physical
+    offset (``Store.locate``, as ``show`` reads it), or with ``key`` a topic: the first message indexed under
+    topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
+    NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
+    extra: list[str] = []
+    if key is not None:
+        hits = store.lookup_key(ref, key, scan=scan)
+        if not hits:
+            raise NotFound(key_missing_reason(store, ref, key))
+        start, note = hits[0].message, hits[0].note
+        others = {h.message.unique_key for h in hits[1:]} - {start.unique_key}
+        if others:
+            extra.append(f"{len(hits)} messages are indexed under {ref}#{key}: this is the story of the first "
+                         f"(@{start.physical_offset}); give another's id for its own")
+        shown = f"{ref} {key}"
+    else:
+        start, note = store.locate(ref, scan)
+        shown = ref.strip()
+    offsets = store.consumer_offsets()
+    offsets_notes = tuple(p.reason for p in offsets.problems)
+    try:
+        delays = tuple(parse_delay_levels(store.delay_table().text))
+    except ValueError:
+        delays = ()
+
+    def op_records(queue_id: int, since: int) -> Iterator[Message | Problem]:
+        try:
+            first = store.queue_offset_by_time(OP_TOPIC, queue_id, since)
+        except StoreError:
+            return  # no op queue: no half was ended
+        for _, item in store.queue_messages(OP_TOPIC, queue_id, first):
+            yield item
+
+    parts = StoryParts(
+        start=start, start_note=note, copies=lambda uk: store.lookup_unique_key(uk, scan=scan),
+        message_at=store.message_at, op_records=op_records,
+        trace=_trace_lookup(store, trace_topic_of(store, trace_topic)),
+        offsets=offsets.table if offsets.error is None else {},
+        offsets_source=offsets.source if offsets.error is None else None,
+        offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,
+        coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra))
+    return tell_story(parts)

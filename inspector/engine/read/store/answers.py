@@ -23,6 +23,7 @@ from inspector.engine.read.store.retention import id_expired_reason, key_expired
 from inspector.engine.read.store.store import Store
 from inspector.engine.read.story.story import Story, StoryParts, tell_story
 from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
+from parsers.msgid import MsgIdError, decode_offset_msg_id
 
 
 def store_geometry(store: Store, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
@@ -169,8 +170,10 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
     return _trace_lookup(store, trace_topic)(tuple(ids), ref)
 
 
-def _trace_lookup(store: Store, trace_topic: str | None) -> Callable[..., TraceTimeline]:
-    """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``)."""
+def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) -> Callable[..., TraceTimeline]:
+    """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``).
+    ``fallback`` False: the trace topics' queues are read only where the index does not cover the whole log
+    (a story asks for every message, most of them never traced: a found-nothing index is the answer)."""
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
     # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
@@ -183,6 +186,8 @@ def _trace_lookup(store: Store, trace_topic: str | None) -> Callable[..., TraceT
         return [hit.message for hit in store.lookup_key(topic, key, scan=False)]
 
     def scan(topic: str) -> Iterator[Message | Problem]:
+        if indexed_everywhere and not fallback:
+            return
         for info in store.queue_infos():
             if info.topic == topic:
                 for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
@@ -194,6 +199,24 @@ def _trace_lookup(store: Store, trace_topic: str | None) -> Callable[..., TraceT
     return timeline
 
 
+def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, list]) -> tuple[Message, str | None]:
+    """The message a 32/56-hex REF names, as ``Store.locate`` reads it (the offset msgId first), except that a
+    UNIQ_KEY answers with the message that has it (an inner message of a batch, not its batch record) and its
+    hits are kept in ``hits`` for the copies lookup (one index walk, not two)."""
+    try:
+        offset = decode_offset_msg_id(ref).offset
+        msg = store.message_at(offset)
+        if msg.msg_id == ref:
+            return msg, None
+    except (MsgIdError, StoreError):
+        pass  # not this store's offset msgId: read as a UNIQ_KEY
+    found = store.lookup_unique_key(ref, scan=scan)
+    if found:
+        hits[ref] = found
+        return found[0].message, found[0].note
+    return store.locate(ref, scan)  # neither: its not-found answer (expired, not searched ...)
+
+
 def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = True,
              trace_topic: str | None = None) -> Story:
     """The story of one message (``read/story/story.py``): ``ref`` an offset msgId, a UNIQ_KEY or a physical
@@ -201,7 +224,11 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
     NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
     extra: list[str] = []
-    if key is not None:
+    first_hits: dict[str, list] = {}
+    if key is None and len(ref.strip()) in (32, 56):
+        start, note = _start_by_id(store, ref.strip().upper(), scan, first_hits)
+        shown = ref.strip()
+    elif key is not None:
         hits = store.lookup_key(ref, key, scan=scan)
         if not hits:
             raise NotFound(key_missing_reason(store, ref, key))
@@ -214,6 +241,11 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     else:
         start, note = store.locate(ref, scan)
         shown = ref.strip()
+
+    def copies(unique_key: str) -> list:
+        found = first_hits.get(unique_key)
+        return found if found is not None else store.lookup_unique_key(unique_key, scan=scan)
+
     offsets = store.consumer_offsets()
     offsets_notes = tuple(p.reason for p in offsets.problems)
     try:
@@ -230,9 +262,9 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
             yield item
 
     parts = StoryParts(
-        start=start, start_note=note, copies=lambda uk: store.lookup_unique_key(uk, scan=scan),
+        start=start, start_note=note, copies=copies,
         message_at=store.message_at, op_records=op_records,
-        trace=_trace_lookup(store, trace_topic_of(store, trace_topic)),
+        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False),
         offsets=offsets.table if offsets.error is None else {},
         offsets_source=offsets.source if offsets.error is None else None,
         offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,

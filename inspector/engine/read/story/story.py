@@ -310,18 +310,19 @@ def tell_story(parts: StoryParts) -> Story:
 
     _op_records(parts, seen, keep, notes, searched)
 
-    trace_groups: dict[str, dict[str, object]] = {}
+    trace_groups: dict[tuple[str, int], dict[str, object]] = {}
+    requests: dict[str, int] = {}
     ids = tuple(dict.fromkeys(i for i in (key, *(r.msg_id for r in seen.values() if r.role != "lmq")) if i))
     timeline = parts.trace(ids) if ids else None
     if timeline is not None:
         for entry in timeline.entries:
             keep(_trace_record(entry))
-            _note_trace_group(trace_groups, entry)
+            _note_trace_group(trace_groups, requests, entry)
             expired = _pub_expired(entry, parts.floor, offsets())
             if expired is not None:
                 keep(expired)
-        how = "through the index" if timeline.source == "index" else (
-            f"by a scan of {timeline.messages_read:,} trace message(s)")
+        how = ("through the index" if timeline.source == "index" or not timeline.messages_read else
+               f"by a scan of {timeline.messages_read:,} trace message(s)")
         searched.append(f"trace topics {', '.join(timeline.topics)} {how}" if timeline.topics
                         else "no trace topic in this store")
         notes += timeline.notes
@@ -383,12 +384,21 @@ def _trace_record(entry: TraceEntry) -> StoryRecord:
                        inner_index=r.index, trace=entry)
 
 
-def _note_trace_group(groups: dict[str, dict[str, object]], entry: TraceEntry) -> None:
-    """What a group's SubBefore/SubAfter records say: the client that consumed, the time it took, success."""
+def _note_trace_group(groups: dict[tuple[str, int], dict[str, object]], requests: dict[str, int],
+                      entry: TraceEntry) -> None:
+    """What a group's SubBefore/SubAfter records say about one delivery (``retry_times``: the consumed copy's
+    reconsume times, ConsumeMessageTraceHookImpl; a SubAfter names its SubBefore by request id): the client, the
+    time the consume took, whether it succeeded."""
     r = entry.record
     if r.type not in ("SubBefore", "SubAfter") or not r.group:
         return
-    g = groups.setdefault(r.group, {})
+    if r.type == "SubBefore":
+        retry = r.retry_times or 0
+        if r.request_id:
+            requests[r.request_id] = retry
+    else:
+        retry = requests.get(r.request_id or "", 0)
+    g = groups.setdefault((r.group, retry), {})
     if r.client_host:
         g["client"] = r.client_host
     if r.type == "SubAfter":
@@ -407,7 +417,7 @@ def _pub_expired(entry: TraceEntry, floor: int, known: set[int]) -> StoryRecord 
                        expired=expired_reason(offset, floor))
 
 
-def _groups(records: list[StoryRecord], parts: StoryParts, traced: dict[str, dict[str, object]]
+def _groups(records: list[StoryRecord], parts: StoryParts, traced: dict[tuple[str, int], dict[str, object]]
             ) -> list[GroupProgress]:
     """Each (group, queue) of the offsets whose queue holds a record of the story: consumed when the committed
     offset is past the record's queue offset (the committed offset is the next one to consume:
@@ -422,12 +432,13 @@ def _groups(records: list[StoryRecord], parts: StoryParts, traced: dict[str, dic
             if topic != rec.topic or rec.queue_id not in queues:
                 continue
             committed = queues[rec.queue_id]
-            t = traced.get(group, {})
+            reconsumed = dict(rec.facts).get("reconsume times", "0")
+            t = traced.get((group, int(reconsumed) if reconsumed.isdigit() else 0), {})
             rows.append(GroupProgress(group, topic, rec.queue_id, rec.queue_offset, committed,
                                       committed > rec.queue_offset, source, t.get("client"), t.get("cost_ms"),
                                       t.get("success")))
             listed.add(group)
-    for group, t in sorted(traced.items()):
+    for (group, _), t in sorted(traced.items()):
         if group not in listed:  # the trace says the group consumed it, the offsets hold nothing for it
             rows.append(GroupProgress(group, None, None, None, None, None, "trace records only", t.get("client"),
                                       t.get("cost_ms"), t.get("success")))

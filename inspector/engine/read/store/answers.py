@@ -199,7 +199,7 @@ def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) 
     return timeline
 
 
-def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, list]) -> tuple[Message, str | None]:
+def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, tuple]) -> tuple[Message, str | None]:
     """The message a 32/56-hex REF names, as ``Store.locate`` reads it (the offset msgId first), except that a
     UNIQ_KEY answers with the message that has it (an inner message of a batch, not its batch record) and its
     hits are kept in ``hits`` for the copies lookup (one index walk, not two)."""
@@ -210,9 +210,10 @@ def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, list]) -> t
             return msg, None
     except (MsgIdError, StoreError):
         pass  # not this store's offset msgId: read as a UNIQ_KEY
-    found = store.lookup_unique_key(ref, scan=scan)
+    unreadable: list[tuple[str, int]] = []
+    found = store.lookup_unique_key(ref, scan=scan, unreadable=unreadable)
     if found:
-        hits[ref] = found
+        hits[ref] = (found, unreadable)
         return found[0].message, found[0].note
     return store.locate(ref, scan)  # neither: its not-found answer (expired, not searched ...)
 
@@ -224,7 +225,7 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
     NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
     extra: list[str] = []
-    first_hits: dict[str, list] = {}
+    first_hits: dict[str, tuple] = {}
     if key is None and len(ref.strip()) in (32, 56):
         start, note = _start_by_id(store, ref.strip().upper(), scan, first_hits)
         shown = ref.strip()
@@ -242,9 +243,19 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
         start, note = store.locate(ref, scan)
         shown = ref.strip()
 
-    def copies(unique_key: str) -> list:
-        found = first_hits.get(unique_key)
-        return found if found is not None else store.lookup_unique_key(unique_key, scan=scan)
+    def copies(unique_key: str) -> tuple[list, list[str]]:
+        """The records with the key, and what the index points at that cannot be read (damage among them)."""
+        found, unreadable = first_hits.get(unique_key) or (None, [])
+        if found is None:
+            found = store.lookup_unique_key(unique_key, scan=scan, unreadable=unreadable)
+        notes = []
+        for file, offset in sorted(set(unreadable), key=lambda u: u[1]):
+            try:
+                store.message_at(offset)
+            except StoreError as e:
+                notes.append(f"{file} points at {offset} under this key's hash, but the record there cannot be "
+                             f"read ({e}): a copy may be lost there")
+        return found, notes
 
     offsets = store.consumer_offsets()
     offsets_notes = tuple(p.reason for p in offsets.problems)

@@ -131,11 +131,11 @@ class Story:
 class StoryParts:
     """What the story reads, as lookups over one open store (``answers.story_of`` builds them): the starting
     message and how it was found, every record with a UNIQ_KEY, a record by offset, an op queue's records from
-    a time, the trace timeline of some ids, the consumer offsets, the delay table and the retention floor."""
+    a time (with the notes of index items whose record cannot be read), the trace timeline of some ids, the consumer offsets, the delay table and the retention floor."""
 
     start: Message
     start_note: str | None
-    copies: Callable[[str], list[KeyHit]]
+    copies: Callable[[str], tuple[list[KeyHit], list[str]]]
     message_at: Callable[[int], Message]
     op_records: Callable[[int, int], Iterable[Message | Problem]]
     trace: Callable[[tuple[str, ...]], TraceTimeline]
@@ -275,7 +275,9 @@ def tell_story(parts: StoryParts) -> Story:
     for rec in _records(start, parts.start_note or "the REF", delays, notes):
         keep(rec)
     if key:
-        for hit in parts.copies(key):
+        hits, damage = parts.copies(key)
+        notes += damage
+        for hit in hits:
             for rec in _records(hit.message, hit.note or f"index ({hit.index_file})", delays, notes):
                 keep(rec)
         searched.append(f"every topic's index for UNIQ_KEY {key}" + (f"; {parts.coverage_note}"

@@ -20,6 +20,10 @@ from pathlib import Path
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.tracewrite import trace_spec
 from inspector.engine.maintain.write.writer import StoreWriter
+from inspector.engine.model.geometry import Geometry
+
+# 64 KiB segments: the tests copy the store to damage a copy, and a default 1 GiB segment (sparse) is slow to copy
+SMALL = Geometry(segment_size=1 << 16)
 
 T0 = 1_700_000_000_000
 R = "7F00000100002A9F0000000000000011"
@@ -49,7 +53,7 @@ SUB_AFTER = {"type": "SubAfter", "request_id": "req-1", "msg_id": R, "cost_time"
 def write_story_store(root: Path) -> dict[str, int | str]:
     """The store at ``root``; the physical offset of each record by name and the original's offset msgId."""
     at: dict[str, int | str] = {}
-    with StoreWriter(root, clock=lambda: T0, consumer_offsets=OFFSETS,
+    with StoreWriter(root, geometry=SMALL, clock=lambda: T0, consumer_offsets=OFFSETS,
                      topic_attributes={BATCH_TOPIC: {"queue.type": "BatchCQ"}}) as w:
         original = w.append(MessageSpec("TopicTest", b"hello", tags="TagA", keys=["order-1"], unique_key=R,
                                         store_timestamp=T0))

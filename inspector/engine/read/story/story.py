@@ -380,7 +380,7 @@ def _trace_record(entry: TraceEntry) -> StoryRecord:
         ("type", r.type), ("group", r.group), ("client host", r.client_host), ("store host", r.store_host),
         ("cost ms", r.cost_time), ("success", r.success), ("request id", r.request_id),
         ("retry times", r.retry_times), ("offset msgId", r.offset_msg_id), ("transaction state", r.transaction_state),
-        ("trace message at", entry.physical_offset)) if value is not None]
+        ) if value is not None]
     return StoryRecord("trace", entry.when, entry.physical_offset, entry.topic, None, None,
                        f"trace record #{r.index} of the trace message @{entry.physical_offset}", tuple(facts),
                        inner_index=r.index, trace=entry)

@@ -13,7 +13,7 @@ from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
-from inspector.engine.model.systopics import OP_TOPIC
+from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
@@ -215,6 +215,11 @@ def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, tuple]) -> 
     if found:
         hits[ref] = (found, unreadable)
         return found[0].message, found[0].note
+    if store.commitlog.retention_floor:  # a UNIQ_KEY whose every record retention removed: expired, not unknown
+        for topic in sorted(set(store.topics()) | set(SYSTEM_TOPICS)):
+            reason = expired_key_reason(store, topic, ref)
+            if reason:
+                raise NotFound(f"message id {ref}: {reason}")
     return store.locate(ref, scan)  # neither: its not-found answer (expired, not searched ...)
 
 

@@ -209,3 +209,28 @@ def test_expired_origin_is_listed_not_silently_absent(tmp_path):
     expired = [r for r in story.records if r.expired]
     assert [(r.role, r.physical_offset) for r in expired] == [("original", original.physical_offset)]
     assert "removed by retention" in expired[0].expired
+
+
+def test_a_key_whose_records_retention_removed_is_expired_not_unknown(tmp_path):
+    root = tmp_path / "gone"
+    with StoreWriter(root, geometry=Geometry(segment_size=1024), clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x" * 600, unique_key=R, store_timestamp=T0))
+        w.append(MessageSpec("TopicTest", b"y" * 600, store_timestamp=T0 + 1))  # the next segment
+    (root / "commitlog" / "00000000000000000000").unlink()
+    with open_store(root) as store, pytest.raises(NotFound, match="expired: 1 index item"):
+        story_of(store, R)
+
+
+def test_offsets_from_the_rocksdb_database_are_named(made, tmp_path):
+    pytest.importorskip("rocksdict")
+    from tests.offsets_support import v1_offsets_db
+
+    root = _copy(made, tmp_path)
+    # RocksDBConsumerOffsetManager.putWriteBatch: key topic@group, value the wrapper's fastjson
+    v1_offsets_db(root, {"TopicTest@G": b'{"offsetTable":{0:0}}', "TopicTest@K": b'{"offsetTable":{0:9}}'})
+    with open_store(root) as store:
+        story = story_of(store, R)
+    assert story.offsets_source == "config/consumerOffsets"
+    assert [(g.group, g.topic, g.committed, g.consumed) for g in story.groups] == [
+        ("G", "TopicTest", 0, False), ("K", "TopicTest", 9, True)]
+    assert {g.source for g in story.groups} == {"config/consumerOffsets"}

@@ -266,8 +266,8 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     offsets_notes = tuple(p.reason for p in offsets.problems)
     try:
         delays = tuple(parse_delay_levels(store.delay_table().text))
-    except ValueError:
-        delays = ()
+    except (ValueError, StoreError):
+        delays = ()  # no deliver time is computed: the delay level is still said
 
     def op_records(queue_id: int, since: int) -> Iterator[Message | Problem]:
         try:

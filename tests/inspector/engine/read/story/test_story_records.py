@@ -234,3 +234,16 @@ def test_offsets_from_the_rocksdb_database_are_named(made, tmp_path):
     assert [(g.group, g.topic, g.committed, g.consumed) for g in story.groups] == [
         ("G", "TopicTest", 0, False), ("K", "TopicTest", 9, True)]
     assert {g.source for g in story.groups} == {"config/consumerOffsets"}
+
+
+def test_an_old_clients_message_without_a_unique_key_says_what_is_found(tmp_path):
+    with StoreWriter(tmp_path / "s", clock=lambda: T0) as w:
+        first = w.append(MessageSpec("TopicTest", b"old", unique_key="", store_timestamp=T0))
+        parked = w.send_back(first.index, "G", store_timestamp=T0 + 1)
+    with open_store(tmp_path / "s") as store:
+        story = story_of(store, str(parked.physical_offset))
+    # the parked copy names its origin by ORIGIN_MESSAGE_ID: both are found without a key
+    assert [(r.role, r.physical_offset) for r in story.records] == [("original", 0),
+                                                                    ("retry-scheduled", parked.physical_offset)]
+    assert story.unique_key is None and "no UNIQ_KEY" in story.notes[0]
+    assert story.records[0].found_by == f"ORIGIN_MESSAGE_ID of @{parked.physical_offset}"

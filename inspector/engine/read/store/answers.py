@@ -272,8 +272,12 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     def op_records(queue_id: int, since: int) -> Iterator[Message | Problem]:
         try:
             first = store.queue_offset_by_time(OP_TOPIC, queue_id, since)
-        except StoreError:
+        except NotFound:
             return  # no op queue: no half was ended
+        except StoreError as e:  # the search by time read a damaged unit or record: said, not "not ended"
+            yield Problem(e.file or OP_TOPIC, e.offset or 0, f"the op queue cannot be searched: {e.reason}",
+                          "unreadable-op-queue")
+            return
         for _, item in store.queue_messages(OP_TOPIC, queue_id, first):
             yield item
 

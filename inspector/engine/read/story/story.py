@@ -348,6 +348,7 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
         want = str(half.queue_offset)
         read = 0
         found = False
+        skipped: list[str] = []
         for item in parts.op_records(half.queue_id or 0, half.time or 0):
             if read >= OP_SCAN_CAP:
                 notes.append(f"the op queue {OP_TOPIC} {half.queue_id} was read for {OP_SCAN_CAP:,} units after the "
@@ -355,6 +356,7 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
                 break
             read += 1
             if isinstance(item, Problem):
+                skipped.append(item.reason)
                 continue
             try:
                 body = item.body.decode("ascii")
@@ -369,7 +371,10 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
                 found = True
                 break
         searched.append(f"{OP_TOPIC} queue {half.queue_id} from the half's store time ({read:,} unit(s))")
-        if not found:
+        if skipped:
+            notes.append(f"{len(skipped):,} unit(s) of the op queue could not be read (first: {skipped[0]}): the "
+                         "half's op record may be among them")
+        if not found and not skipped:
             notes.append(f"no op record for the half @{half.physical_offset}: the transaction is not ended "
                          "(the broker's check will ask the producer)")
 

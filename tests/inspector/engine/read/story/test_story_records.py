@@ -247,3 +247,17 @@ def test_an_old_clients_message_without_a_unique_key_says_what_is_found(tmp_path
                                                                     ("retry-scheduled", parked.physical_offset)]
     assert story.unique_key is None and "no UNIQ_KEY" in story.notes[0]
     assert story.records[0].found_by == f"ORIGIN_MESSAGE_ID of @{parked.physical_offset}"
+
+
+def test_a_damaged_op_record_is_said_not_taken_for_an_open_transaction(made, tmp_path):
+    _, at = made
+    root = _copy(made, tmp_path)
+    segment = root / "commitlog" / "00000000000000000000"
+    data = bytearray(segment.read_bytes())
+    data[at["op_c"] + 4:at["op_c"] + 8] = b"\0\0\0\0"
+    segment.write_bytes(bytes(data))
+    with open_store(root) as store:
+        story = story_of(store, C)
+    assert [r.role for r in story.records] == ["half", "commit"]
+    assert any("op queue" in n and "could not be read" in n for n in story.notes)
+    assert not any("not ended" in n for n in story.notes)

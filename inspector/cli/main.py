@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace")
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -153,6 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("ref", help="the message as show takes it: its physical offset, offset msgId or UNIQ_KEY (an id "
                    "no message has still searches the trace records)")
+    p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
+                   "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("story", help="where did my message go: every record of it (original, scheduled, delivered, "
+                       "retry, dead letter, half/op/commit, timer, batch, LMQ, trace) by store time, with each "
+                       "consumer group's consumed or not")
+    _store_args(p)
+    p.add_argument("ref", help="the message's offset msgId, UNIQ_KEY or physical offset; or a TOPIC followed by KEY")
+    p.add_argument("key", nargs="?", help="with REF a topic: the first message indexed under TOPIC#KEY")
+    p.add_argument("--no-scan", dest="scan", action="store_false",
+                   help="do not scan the part of the log no index file covers (the answer says it was not searched)")
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
     p.add_argument("--json", action="store_true")
@@ -357,6 +369,10 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import trace
 
             return trace.run_trace(store, args.ref, args.trace_topic, args.json)
+        if args.command == "story":
+            from inspector.cli import story
+
+            return story.run_story(store, args.ref, args.key, args.scan, args.trace_topic, args.json)
         if args.command == "key":
             from inspector.cli import index
 

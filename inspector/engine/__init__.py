@@ -27,7 +27,8 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
     trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
-The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
+One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
+    group_progress_view; the timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
     verify_after_queues, verify_dledger, verify_rest
@@ -210,6 +211,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         store_overview,
         unique_key_time,
     )
+    from inspector.engine.present.storyviews import group_progress_view, story_record_view, story_view
     from inspector.engine.present.survey import survey_of
     from inspector.engine.present.timerviews import (
         timer_chain_view,
@@ -276,6 +278,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         open_timer,
         recovery_start,
         store_geometry,
+        story_of,
         trace_of,
         trace_topic_of,
     )
@@ -288,6 +291,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.store.recovery import NOT_FATAL, Recovery
     from inspector.engine.read.store.store import MAX_TIME, Store
+    from inspector.engine.read.story.story import STORY_ROLES, GroupProgress, Story, StoryRecord
     from inspector.engine.scan.batch import MessageBatch
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view

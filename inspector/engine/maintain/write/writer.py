@@ -26,6 +26,7 @@ import datetime as dt
 import ipaddress
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +43,7 @@ from inspector.engine.maintain.write.encode import _Prepared, format_host, parse
 from inspector.engine.maintain.write.messageflow import MessageFlow
 from inspector.engine.maintain.write.messagespec import TRANSACTIONS, AppendResult, MessageSpec, _Half
 from inspector.engine.maintain.write.segments import SegmentWriter
+from inspector.engine.maintain.write.sendback import SendBackFlow
 from inspector.engine.maintain.write.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
@@ -61,7 +63,7 @@ def _wall_clock() -> int:
 
 
 
-class StoreWriter(MessageFlow, TimerFlow):
+class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
     """Writes a new store directory; see the module docstring. Use as a context manager or call :meth:`close`.
 
     * ``geometry``: segment, consume-queue and index sizes, delay levels.
@@ -178,6 +180,7 @@ class StoreWriter(MessageFlow, TimerFlow):
         self._queue_offsets: dict[tuple[str, int], int] = {}
         self._topic_queues: dict[str, int] = {}  # topic -> max queue id seen (stored and real topics)
         self._halves_by_index: dict[int, _Half] = {}
+        self._recent: OrderedDict[int, tuple[AppendResult, _Prepared]] = OrderedDict()  # send_back, deliver
         self._halves_by_key: dict[str, _Half] = {}
         self._delay_levels: set[int] = set()
         self._uniq_counter = 0
@@ -319,7 +322,7 @@ class StoreWriter(MessageFlow, TimerFlow):
             for lmq in lmq_requests(request):
                 self.consume_queues.put(lmq)
         self.index.put(request)
-        return AppendResult(
+        result = AppendResult(
             index=index,
             physical_offset=physical_offset,
             queue_offset=queue_offset,
@@ -331,6 +334,8 @@ class StoreWriter(MessageFlow, TimerFlow):
             sys_flag=prepared.sys_flag,
             store_timestamp=prepared.store_timestamp,
         )
+        self._remember(result, prepared)
+        return result
 
     # MessageClientIDSetter.createUniqID
     def _create_uniq_id(self, born_timestamp: int) -> str:

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import BadInput, StoreError
-from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
+from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
@@ -21,7 +22,9 @@ from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
+from inspector.engine.read.story.story import Story, StoryParts, tell_story
 from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
+from parsers.msgid import MsgIdError, decode_offset_msg_id
 
 
 def store_geometry(store: Store, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
@@ -176,6 +179,16 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         ids += [i.upper() for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
     if is_id:
         ref = ref.upper()
+    timeline = _trace_lookup(store, trace_topic)(tuple(ids), ref)
+    if first_notes:
+        timeline = replace(timeline, notes=(*first_notes, *timeline.notes))
+    return timeline
+
+
+def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) -> Callable[..., TraceTimeline]:
+    """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``).
+    ``fallback`` False: the trace topics' queues are read only where the index does not cover the whole log
+    (a story asks for every message, most of them never traced: a found-nothing index is the answer)."""
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
     # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
@@ -188,12 +201,107 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         return [hit.message for hit in store.lookup_key(topic, key, scan=False)]
 
     def scan(topic: str) -> Iterator[Message | Problem]:
+        if indexed_everywhere and not fallback:
+            return
         for info in store.queue_infos():
             if info.topic == topic:
                 for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
                     yield item
 
-    timeline = trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)
-    if first_notes:
-        timeline = replace(timeline, notes=(*first_notes, *timeline.notes))
+    def timeline(ids: tuple[str, ...], ref: str | None = None) -> TraceTimeline:
+        return trace_timeline(ref or ids[0], ids, topics, lookup, scan, trace_topic)
+
     return timeline
+
+
+def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, tuple]) -> tuple[Message, str | None]:
+    """The message a 32/56-hex REF names, as ``Store.locate`` reads it (the offset msgId first), except that a
+    UNIQ_KEY answers with the message that has it (an inner message of a batch, not its batch record) and its
+    hits are kept in ``hits`` for the copies lookup (one index walk, not two)."""
+    try:
+        offset = decode_offset_msg_id(ref).offset
+        msg = store.message_at(offset)
+        if msg.msg_id == ref:
+            return msg, None
+    except (MsgIdError, StoreError):
+        pass  # not this store's offset msgId: read as a UNIQ_KEY
+    unreadable: list[tuple[str, int]] = []
+    found = store.lookup_unique_key(ref, scan=scan, unreadable=unreadable)
+    if found:
+        hits[ref] = (found, unreadable)
+        return found[0].message, found[0].note
+    if store.commitlog.retention_floor:  # a UNIQ_KEY whose every record retention removed: expired, not unknown
+        for topic in sorted(set(store.topics()) | set(SYSTEM_TOPICS)):
+            reason = expired_key_reason(store, topic, ref)
+            if reason:
+                raise NotFound(f"message id {ref}: {reason}")
+    return store.locate(ref, scan)  # neither: its not-found answer (expired, not searched ...)
+
+
+def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = True,
+             trace_topic: str | None = None) -> Story:
+    """The story of one message (``read/story/story.py``): ``ref`` an offset msgId, a UNIQ_KEY or a physical
+    offset (``Store.locate``, as ``show`` reads it), or with ``key`` a topic: the first message indexed under
+    topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
+    NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
+    extra: list[str] = []
+    first_hits: dict[str, tuple] = {}
+    if key is None and len(ref.strip()) in (32, 56):
+        start, note = _start_by_id(store, ref.strip().upper(), scan, first_hits)
+        shown = ref.strip()
+    elif key is not None:
+        hits = store.lookup_key(ref, key, scan=scan)
+        if not hits:
+            raise NotFound(key_missing_reason(store, ref, key))
+        start, note = hits[0].message, hits[0].note
+        others = {h.message.unique_key for h in hits[1:]} - {start.unique_key}
+        if others:
+            extra.append(f"{len(hits)} messages are indexed under {ref}#{key}: this is the story of the first "
+                         f"(@{start.physical_offset}); give another's id for its own")
+        shown = f"{ref} {key}"
+    else:
+        start, note = store.locate(ref, scan)
+        shown = ref.strip()
+
+    def copies(unique_key: str) -> tuple[list, list[str]]:
+        """The records with the key, and what the index points at that cannot be read (damage among them)."""
+        found, unreadable = first_hits.get(unique_key) or (None, [])
+        if found is None:
+            found = store.lookup_unique_key(unique_key, scan=scan, unreadable=unreadable)
+        notes = []
+        for file, offset in sorted(set(unreadable), key=lambda u: u[1]):
+            try:
+                store.message_at(offset)
+            except StoreError as e:
+                notes.append(f"{file} points at {offset} under this key's hash, but the record there cannot be "
+                             f"read ({e}): a copy may be lost there")
+        return found, notes
+
+    offsets = store.consumer_offsets()
+    offsets_notes = tuple(p.reason for p in offsets.problems)
+    try:
+        delays = tuple(parse_delay_levels(store.delay_table().text))
+    except (ValueError, StoreError):
+        delays = ()  # no deliver time is computed: the delay level is still said
+
+    def op_records(queue_id: int, since: int) -> Iterator[Message | Problem]:
+        try:
+            first = store.queue_offset_by_time(OP_TOPIC, queue_id, since)
+        except NotFound:
+            return  # no op queue: no half was ended
+        except StoreError as e:  # the search by time read a damaged unit or record: said, not "not ended"
+            yield Problem(e.file or OP_TOPIC, e.offset or 0, f"the op queue cannot be searched: {e.reason}",
+                          "unreadable-op-queue")
+            return
+        for _, item in store.queue_messages(OP_TOPIC, queue_id, first):
+            yield item
+
+    parts = StoryParts(
+        start=start, start_note=note, copies=copies,
+        message_at=store.message_at, op_records=op_records,
+        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False),
+        offsets=offsets.table if offsets.error is None else {},
+        offsets_source=offsets.source if offsets.error is None else None,
+        offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,
+        coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra))
+    return tell_story(parts)

@@ -14,7 +14,12 @@ from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
-from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
+from inspector.engine.read.commitlog.trace import (
+    TraceTimeline,
+    configured_trace_topic,
+    is_trace_topic,
+    trace_timeline,
+)
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -144,10 +149,7 @@ def open_timer(store: Store) -> TimerStore:
 def trace_topic_of(store: Store, override: str | None = None) -> str | None:
     """The custom trace topic: ``override`` (``--trace-topic``), else the broker config's ``msgTraceTopicName``
     (None: only the default ``RMQ_SYS_TRACE_TOPIC`` and the regions' trace topics hold trace records)."""
-    if override:
-        return override
-    config = store.broker_config
-    return config.properties.get("msgTraceTopicName") if config is not None else None
+    return configured_trace_topic(store.broker_config, override)
 
 
 def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:

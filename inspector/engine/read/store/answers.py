@@ -152,6 +152,9 @@ def trace_topic_of(store: Store, override: str | None = None) -> str | None:
     return configured_trace_topic(store.broker_config, override)
 
 
+UNINDEXED_SCAN_BYTES = 64 << 20  # trace_of scans at most this much log no index covers beside the index
+
+
 def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:
     """One message's trace timeline: every trace record mentioning ``ref`` (what ``show`` takes: a UNIQ_KEY or an
     offset msgId, the message's other id too when the store holds it; or a physical offset, its message's ids),
@@ -180,14 +183,20 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         ref = ref.upper()
     topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
 
-    # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
-    # (every trace record is in one) are read instead of the whole uncovered log, and the answer says "scan".
-    indexed_everywhere = not store.index_coverage()[1]
+    # Where part of the log has no index, the index answers only for the rest: a little such log (a full index
+    # file's last record, a broker stopped before dispatching its tail) is scanned beside the index, as key
+    # lookups do, and the answer says so; more than UNINDEXED_SCAN_BYTES of it, or no index at all, and the
+    # trace topics' own queues (every trace record is in one) are read instead, and the answer says "scan".
+    spans, gaps = store.index_coverage()
+    gap_bytes = sum(g.stop - g.start for g in gaps)
+    use_index = any(s.first is not None for s in spans) and gap_bytes <= UNINDEXED_SCAN_BYTES
+    if use_index and gaps:
+        first_notes.append(f"no index covers {', '.join(g.text for g in gaps)}: scanned for trace records")
 
     def lookup(topic: str, key: str) -> list[Message]:
-        if not indexed_everywhere:
+        if not use_index:
             return []
-        return [hit.message for hit in store.lookup_key(topic, key, scan=False)]
+        return [hit.message for hit in store.lookup_key(topic, key, scan=bool(gaps))]
 
     def scan(topic: str) -> Iterator[Message | Problem]:
         for info in store.queue_infos():

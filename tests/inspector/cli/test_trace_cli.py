@@ -134,3 +134,59 @@ def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, cli):
     assert code == 0 and [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
     code, out, _ = cli("trace", str(root), UK, "--json", "--broker-config", str(conf))
     assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]
+
+
+# --- bad input: a clear answer, a documented exit code, never a traceback ------------------------------------------
+
+GONE = "7F00000100002A9F00000000000000EE"  # a UNIQ_KEY no message of the store has
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory):
+    """M (UK); a trace-topic message indexed under UK whose body is no trace record (bytes no UTF-8 either);
+    a Pub of GONE, a message the store does not hold."""
+    root = tmp_path_factory.mktemp("trace-bad") / "store"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        other = w.append(MessageSpec("RMQ_SYS_TRACE_TOPIC", b"\xff\xfeHello\x01world", keys=[UK],
+                                     store_timestamp=T0 + 1)).physical_offset
+        w.append(trace_spec([dict(PUB, msg_id=GONE, offset_msg_id="7F00000100002A9F0000000000ABCDEF")],
+                            store_timestamp=T0 + 2))
+    return root, other
+
+
+def test_a_trace_body_of_another_shape(odd, cli):
+    root, other = odd
+    code, out, err = cli("trace", str(root), UK)
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert "1 record(s) of another shape" in err and f"no trace record mentions {UK}" in err
+    code, out, err = cli("show", str(root), str(other), "--json")
+    record = json.loads(out)["trace"]["records"][0]
+    assert code == 0 and record["type"] is None and "is none of Pub, SubBefore" in record["other_shape"]
+    code, out, err = cli("show", str(root), str(other))
+    assert code == 0 and "1 of another shape" in out and "\\xff" in out
+
+
+def test_a_trace_record_whose_msgid_names_nothing(odd, cli):
+    root, _ = odd
+    code, out, err = cli("trace", str(root), GONE, "--json")
+    view = json.loads(out)
+    assert code == 0 and view["ids"] == [GONE] and [r["type"] for r in view["records"]] == ["Pub"]
+    assert view["notes"] == [f"no message with id {GONE} in this store: only the trace records can answer"]
+    code, out, err = cli("trace", str(root), GONE)
+    assert code == 0 and "Pub" in out and "only the trace records can answer" in err
+
+
+def test_a_custom_trace_topic_that_does_not_exist(odd, cli, tmp_path):
+    root, _ = odd
+    code, out, err = cli("trace", str(root), GONE, "--trace-topic", "Nope\x1b[31m", "--json")
+    assert code == 0 and [r["type"] for r in json.loads(out)["records"]] == ["Pub"]  # the default topic still read
+    assert "trace topic Nope\x1b[31m (asked for) is no topic of this store; read only RMQ_SYS_TRACE_TOPIC" in \
+        json.loads(out)["notes"]
+    code, out, err = cli("trace", str(root), GONE, "--trace-topic", "Nope\x1b[31m")
+    assert code == 0 and "\x1b" not in err and "trace topic Nope\\x1b[31m (asked for) is no topic" in err
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=Missing\n", encoding="utf-8")
+    code, _, err = cli("trace", str(root), UK, "--broker-config", str(conf))
+    assert code == 1 and "Traceback" not in err
+    assert f"trace topic Missing (msgTraceTopicName of {conf}) is no topic of this store" in " ".join(err.split())

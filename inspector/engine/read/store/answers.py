@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import BadInput, StoreError
+from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.read.commitlog.trace import (
@@ -162,6 +162,7 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
     says which). BadInput when ``ref`` is neither; NotFound for an offset that names no message (an id that names
     none still searches: trace records outlive or precede their message)."""
     ref = ref.strip()
+    override = bool(trace_topic)
     trace_topic = trace_topic_of(store, trace_topic)
     is_id = len(ref) in (32, 56)
     ids = [ref.upper()] if is_id else []
@@ -170,10 +171,11 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         msg: Message | None = store.locate(ref)[0]  # show's REF parser: the id's readings, else an offset
     except BadInput:
         raise  # neither an offset nor a hex id: show's own answer (exit 2)
-    except StoreError:
+    except StoreError as e:
         if not is_id:
             raise  # nothing (or damage) at the offset: show's own answer and exit code
-        msg = None  # the id still searches; the message's other id is what is lost
+        msg = None  # the id still searches (trace records outlive their message); its other id is what is lost
+        first_notes.append(f"{e.reason if isinstance(e, NotFound) else e}: only the trace records can answer")
     if msg is not None and is_trace_topic(msg.topic, trace_topic):
         first_notes.append(f"the record at physical offset {msg.physical_offset} is itself a trace message "
                            f"(topic {msg.topic}): show decodes the records it holds")
@@ -181,7 +183,12 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         ids += [i.upper() for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
     if is_id:
         ref = ref.upper()
-    topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
+    known = store.topics()
+    topics = tuple(t for t in known if is_trace_topic(t, trace_topic))
+    if trace_topic and trace_topic not in known:  # a name mistyped, or a broker.conf of another broker
+        asked = "asked for" if override else f"msgTraceTopicName of {store.broker_config.file}"
+        first_notes.append(f"trace topic {trace_topic} ({asked}) is no topic of this store; read only "
+                           + (", ".join(topics) if topics else "the default trace topics (none here either)"))
 
     # Where part of the log has no index, the index answers only for the rest: a little such log (a full index
     # file's last record, a broker stopped before dispatching its tail) is scanned beside the index, as key

@@ -581,3 +581,104 @@ if __name__ == "__main__":  # python benchmarks/datagen.py OUT SEGMENTS SEGMENT_
 
     out, n, mb = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     print(make_store(out, segments=n, segment_size=mb << 20, workdir=Path(os.environ.get("TMPDIR", "/tmp"))))
+
+
+# --- the trace store: the lookup store and a segment of trace records ------------------------------------------
+
+TRACE_VERSION = 1  # bump when the trace store's layout changes: the cached one is regenerated
+TRACE_TOPIC = "RMQ_SYS_TRACE_TOPIC"
+
+
+def make_trace_store(root: Path, base: Path, *, traced: int = 200) -> dict:
+    """The lookup store ``base`` (hard links to its files, so it costs no copy; nothing of it is written) with a
+    second segment of trace messages as a client with message trace on sends them: for each of ``traced`` of its
+    messages a Pub, then a SubBefore + SubAfter batched in one body (``tracewrite.trace_spec``: KEYS the traced
+    UNIQ_KEY and the message's keys), with the trace topic's consume queue and an index file of their keys, of
+    the base's index geometry. Returns facts: ``traced`` (UNIQ_KEY, offset msgId, physical offset) triples."""
+    from inspector.engine import open_store
+    from inspector.engine.maintain.write.tracewrite import trace_spec
+    from parsers.java import index_key, index_key_hash
+
+    base_facts = json.loads((base / "bench.json").read_text())
+    segment_size = base_facts["segment_size"]
+    if root.exists():
+        shutil.rmtree(root)
+    for path in sorted(base.rglob("*")):
+        target = root / path.relative_to(base)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.name != "bench.json":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, target)
+            except OSError:  # another filesystem: a copy
+                shutil.copy2(path, target)
+    last = T0 + base_facts["records"] * MS_PER_RECORD
+    slots, items = base_facts["index_slots"], base_facts["index_items"] + 1  # the base's index file is full
+    with open_store(base, index_slots=slots, index_items=items) as store:
+        msgs = [store.message_at(o) for o in base_facts["sample_offsets"][:traced]]
+        # the base's full index file holds its last record's first key only (cut there, as a full file is): the
+        # broker's next index file starts with that record's keys, so ours does too (the log stays covered)
+        cut = [store.message_at(span.last) for span in store.index_coverage()[0] if span.cut]
+    with tempfile.TemporaryDirectory(dir=root.parent) as tmp:
+        geometry = Geometry(segment_size=16 << 20, cq_file_size=CQ_DEFAULT_FILE_SIZE, index_slots=1000,
+                            index_items=100_000)
+        with StoreWriter(tmp, geometry, store_host=STORE_HOST, clock=lambda: last) as w:
+            for i, m in enumerate(msgs):
+                ts = last + 1000 + 10 * i
+                keys = " ".join(m.keys) or "null"
+                pub = {"type": "Pub", "timestamp": ts, "region_id": "DefaultRegion", "group": "bench-producer",
+                       "topic": m.topic, "msg_id": m.unique_key, "tags": m.tags or "null", "keys": keys,
+                       "store_host": STORE_HOST, "body_length": len(m.body), "cost_time": 2,
+                       "msg_type": "Normal_Msg", "offset_msg_id": m.msg_id, "success": True}
+                before = {"type": "SubBefore", "timestamp": ts + 5, "region_id": "DefaultRegion",
+                          "group": "bench-consumer", "request_id": f"req-{i}", "msg_id": m.unique_key,
+                          "retry_times": 0, "keys": keys}
+                after = {"type": "SubAfter", "request_id": f"req-{i}", "msg_id": m.unique_key, "cost_time": 4,
+                         "success": True, "keys": keys, "context_code": 0, "timestamp": ts + 9,
+                         "group": "bench-consumer"}
+                w.append(trace_spec([pub], store_timestamp=ts + 1))
+                w.append(trace_spec([before, after], store_timestamp=ts + 9))
+        seg = bytearray((Path(tmp) / "commitlog" / f"{0:020d}").read_bytes())
+    # the trace messages moved to the second segment: PHYSICALOFFSET + segment_size (their offset msgIds follow)
+    units, hashes, phys, stamps = [], [], [], []
+    for m in cut:
+        for key in [m.unique_key, *m.keys]:
+            hashes.append(index_key_hash(index_key(m.topic, key)))
+            phys.append(m.physical_offset)
+            stamps.append(m.store_timestamp)
+    pos = 0
+    while pos + 8 <= len(seg) and struct.unpack_from(">i", seg, pos)[0] > 0:  # the writer's zero tail ends it
+        m = decode_message(seg, pos, len(seg), file="t", segment_start=0)
+        struct.pack_into(">q", seg, pos + 28, segment_size + pos)
+        units.append((segment_size + pos, m.total_size, 0))
+        for key in [m.unique_key, *m.keys]:  # what IndexService.buildIndex indexes: UNIQ_KEY, then each key
+            hashes.append(index_key_hash(index_key(m.topic, key)))
+            phys.append(segment_size + pos)
+            stamps.append(m.store_timestamp)
+        pos += m.total_size
+    with open(root / "commitlog" / f"{segment_size:020d}", "wb") as f:
+        f.write(bytes(seg[:pos]))
+        f.truncate(segment_size)
+    queue = root / "consumequeue" / TRACE_TOPIC / "0"
+    queue.mkdir(parents=True)
+    with open(queue / f"{0:020d}", "wb") as f:
+        np.array(units, dtype=UNIT_DTYPE).tofile(f)
+        f.truncate(CQ_DEFAULT_FILE_SIZE)
+    write_index_file(root, np.array(hashes, dtype=np.int64), np.array(phys, dtype=np.int64),
+                     np.array(stamps, dtype=np.int64),
+                     slots, items)
+    facts = dict(version=TRACE_VERSION, segment_size=segment_size, base_records=base_facts["records"],
+                 index_slots=slots, index_items=items,
+                 trace_messages=len(units), traced=[(m.unique_key, m.msg_id, m.physical_offset) for m in msgs])
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_trace_store(root: Path, base: Path, **kwargs) -> dict:
+    """``make_trace_store`` unless ``root`` holds one made from a base of the same size."""
+    base_facts = json.loads((base / "bench.json").read_text())
+    facts = stamped_facts(root, TRACE_VERSION, dict(segment_size=base_facts["segment_size"],
+                                                    base_records=base_facts["records"]))
+    return facts if facts is not None else make_trace_store(root, base, **kwargs)
+

@@ -41,7 +41,7 @@ def run_trace(store: Store, ref: str, trace_topic: str | None, as_json: bool) ->
     timeline = trace_of(store, ref, trace_topic)
     if as_json:
         print_json(trace_timeline_view(timeline))
-    else:
+    elif timeline.entries:  # none: the one line below says so (no empty table)
         how = ("through the index" if timeline.source == "index" else
                f"by a scan of {timeline.messages_read:,} trace message(s): the index found none")
         topics = ", ".join(timeline.topics) or "none in this store"

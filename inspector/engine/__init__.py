@@ -26,9 +26,11 @@ JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FI
 Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one message's trace timeline:
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
-    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
+    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX; for Spark rows (a config,
+    no Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
-    group_progress_view; the timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
+    group_progress_view
+The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
     verify_after_queues, verify_dledger, verify_rest
@@ -222,8 +224,11 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         timer_unit_view,
     )
     from inspector.engine.present.traceviews import (
+        TRACE_OBJECT_KINDS,
         TRACE_ROW_FIELDS,
+        TRACE_ROW_KINDS,
         trace_body_view,
+        trace_object_row,
         trace_record_pairs,
         trace_record_view,
         trace_rows,
@@ -253,6 +258,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         TraceOther,
         TraceRecord,
         TraceTimeline,
+        configured_trace_topic,
         decode_trace,
         decode_trace_bytes,
         is_trace_topic,

@@ -27,10 +27,12 @@ from inspector.engine import (
     DLEDGER_HEADER,
     NAME_VALUE_SEPARATOR,
     PROPERTY_SEPARATOR,
+    TRACE_ROW_FIELDS,
     Host,
     Message,
     MessageBatch,
     compression_name,
+    is_trace_topic,
     keys_of,
     magic_version,
     offset_msg_id_prefix,
@@ -40,6 +42,7 @@ from inspector.engine import (
     segment_batches,
     sys_flag_parts,
     tags_of,
+    trace_object_row,
     transaction_name,
     unique_key_of,
 )
@@ -175,12 +178,35 @@ def _base64_column(buf: memoryview, positions: np.ndarray, lengths: np.ndarray) 
                      for p, n in zip(positions.tolist(), lengths.tolist(), strict=True)], pa.string())
 
 
+def _trace_column(batch: MessageBatch, with_body: bool, trace_topic: str | None) -> pa.Array:
+    """The ``trace`` struct of each record: decoded (one Message each) only for the trace topics' records, which
+    the topic codes pick out; null for every other record, and for all in a job without bodies."""
+    n = len(batch)
+    codes = [code for code, name in enumerate(batch.topics) if is_trace_topic(name, trace_topic)]
+    if not with_body or not codes:
+        return pa.nulls(n, _TYPES["trace"])
+    values: list[dict | None] = [None] * n
+    for i in np.flatnonzero(np.isin(batch.column("topic"), codes)).tolist():
+        values[i] = _trace_dict(trace_object_row(batch.message(i), trace_topic))
+    return pa.array(values, _TYPES["trace"])
+
+
+def _trace_dict(value: tuple | None) -> dict | None:
+    """A row's ``trace`` tuple (``trace_object_row``) as the nested dicts Arrow builds a struct from."""
+    if value is None:
+        return None
+    names = [f.name for f in _TYPES["trace"]]
+    records = [dict(zip(TRACE_ROW_FIELDS, r, strict=True)) for r in value[0]]
+    return dict(zip(names, (records, *value[1:]), strict=True))
+
+
 def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: bool = True,
-                  columns: Sequence[str] = MESSAGE_COLUMNS) -> pa.RecordBatch:
+                  columns: Sequence[str] = MESSAGE_COLUMNS, trace_topic: str | None = None) -> pa.RecordBatch:
     """One engine batch (records that passed every check of its walk) as MESSAGE columns.
 
     ``columns``: the MESSAGE columns wanted, in their order; only those are built (a job that reads ten
-    columns does not pay for the properties map, msgId strings or bodies it never reads).
+    columns does not pay for the properties map, msgId strings or bodies it never reads). ``trace_topic``: the
+    store's custom trace topic (its records' ``trace`` decoded too).
     """
     want = frozenset(columns)
     c = batch.columns
@@ -259,6 +285,8 @@ def batch_columns(batch: MessageBatch, store: str, segment: str, *, with_body: b
     if "dledger" in want:
         cols["dledger"] = _dledger_column(batch, pos, c["total_size"])
     cols["inner_batch"] = pa.nulls(n, _TYPES["inner_batch"])  # a batch with an inner-batch record goes row by row
+    if "trace" in want:
+        cols["trace"] = _trace_column(batch, with_body, trace_topic)
     return pa.RecordBatch.from_arrays([cols[name] for name in columns], schema=arrow_schema(columns))
 
 
@@ -281,6 +309,8 @@ def rows_batch(rows: list[tuple], columns: Sequence[str] = MESSAGE_COLUMNS) -> p
             values = [dict(zip(fields, v, strict=True)) for v in values]
         elif name == "properties":
             values = [list(v.items()) for v in values]
+        elif name == "trace":
+            values = [_trace_dict(v) for v in values]
         elif name in _OBJECTS:
             fields = [f.name for f in _TYPES[name]]
             values = [None if v is None else dict(zip(fields, v, strict=True)) for v in values]
@@ -346,6 +376,7 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
         raise ValueError(f"not MESSAGE columns: {', '.join(unknown)}")
     for task in tasks:
         walk = _BatchWalk(task)
+        trace_topic = task.store.trace_topic
         singles: list[tuple] = []
         try:
             for item in walk.items():
@@ -355,13 +386,15 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
                         singles = []
                     if _has_inner_batch(item):
                         yield rows_batch([r for m in item.messages()
-                                          for r in record_rows(m, task.store.path, task.name, with_body=with_body)],
+                                          for r in record_rows(m, task.store.path, task.name, with_body=with_body,
+                                                               trace_topic=trace_topic)],
                                          columns)
                     else:
                         yield batch_columns(item, task.store.path, task.name, with_body=with_body,
-                                            columns=columns)
+                                            columns=columns, trace_topic=trace_topic)
                 elif isinstance(item, Message):
-                    singles.extend(record_rows(item, task.store.path, task.name, with_body=with_body))
+                    singles.extend(record_rows(item, task.store.path, task.name, with_body=with_body,
+                                               trace_topic=trace_topic))
             if singles:
                 yield rows_batch(singles, columns)
         except Exception as e:  # noqa: BLE001 - a row that cannot be built ends this segment, reported

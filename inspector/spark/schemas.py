@@ -2,8 +2,9 @@
 
 A message row is :func:`inspector.engine.present.views.message_view` (what ``rmq-inspect messages --json`` and
 the web API print) field for field: the same names, nesting and values, the body as ``body_base64`` (base64,
-as in JSON: a Parquet reader gets the bytes back with ``unbase64``), the ``dledger`` and ``inner_batch``
-objects as structs (null where JSON leaves the object out). Columns added by the pipeline: ``store`` (the
+as in JSON: a Parquet reader gets the bytes back with ``unbase64``), the ``dledger``, ``inner_batch`` and
+``trace`` objects as structs (null where JSON leaves the object out; a trace record's struct has every field,
+null where JSON leaves its key out). Columns added by the pipeline: ``store`` (the
 store root as the executors opened it) and ``segment`` (the commitlog file name).
 
 Rows built on the executors are plain tuples in schema order (see :mod:`inspector.spark.tasks`), so
@@ -32,7 +33,8 @@ from inspector.engine import (
     INNER_BATCH_KINDS,
     MESSAGE_FIELDS,
     SYS_FLAG_PART_KINDS,
-    TRACE_ROW_FIELDS,
+    TRACE_OBJECT_KINDS,
+    TRACE_ROW_KINDS,
 )
 
 
@@ -56,6 +58,10 @@ def _struct(kinds: tuple[tuple[str, str, bool], ...], *, may_be_null: bool = Fal
 SYS_FLAG_PARTS = _struct(SYS_FLAG_PART_KINDS)
 DLEDGER_ENTRY = _struct(DLEDGER_ENTRY_KINDS, may_be_null=True)
 INNER_BATCH = _struct(INNER_BATCH_KINDS, may_be_null=True)
+TRACE_RECORD = _struct(TRACE_ROW_KINDS)  # one trace record: the engine's TRACE_ROW_FIELDS and their kinds
+# a trace topic's record: message_view's ``trace`` object (null for any other record)
+TRACE_OBJECT = _fields(*((name, ArrayType(TRACE_RECORD, False) if kind == "trace_records" else _SCALARS[kind], True)
+                         for name, kind, _ in TRACE_OBJECT_KINDS))
 _KINDS = {**_SCALARS, "string_map": MapType(S, S, True), "string_list": ArrayType(S, False),
           "sys_flag_parts": SYS_FLAG_PARTS}
 
@@ -68,6 +74,7 @@ MESSAGE = _fields(
     *((name, _SCALARS[kind], nullable) for name, kind, nullable in BODY_FIELDS),  # null: a job without bodies
     ("dledger", DLEDGER_ENTRY, True),  # a DLedger store's record: its entry; else null
     ("inner_batch", INNER_BATCH, True),  # one message of a 5.x inner-batch record; else null
+    ("trace", TRACE_OBJECT, True),  # a trace topic's record: its body's trace records decoded; else null
 )
 MESSAGE_COLUMNS = tuple(MESSAGE.fieldNames())
 
@@ -181,13 +188,11 @@ HOURLY = _fields(
 
 # export --traces: one row per trace record of a trace topic's message (inspector.spark.jobs.export.trace_table):
 # where its message is, then the engine's TRACE_ROW_FIELDS (``topic`` there is the traced message's topic)
-_TRACE_KINDS = {"index": INT, "timestamp": L, "body_length": INT, "cost_time": INT, "success": B,
-                "retry_times": INT, "context_code": INT, "from_transaction_check": B}
 TRACE = _fields(
     ("store", S, False),
     ("segment", S, False),
     ("trace_physical_offset", L, False),
     ("trace_topic", S, False),
     ("trace_store_timestamp", L, False),
-    *((name, _TRACE_KINDS.get(name, S), name != "index") for name in TRACE_ROW_FIELDS),
+    *((f.name, f.dataType, f.nullable) for f in TRACE_RECORD.fields),
 )

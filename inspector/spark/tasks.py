@@ -29,6 +29,7 @@ from inspector.engine import (
     Store,
     StoreError,
     b64,
+    configured_trace_topic,
     dispatch_record,
     dledger_entry,
     inner_batch_of,
@@ -38,6 +39,7 @@ from inspector.engine import (
     queue_ends,
     segment_entries,
     sys_flag_parts,
+    trace_object_row,
     verify_index_file,
     verify_queue,
     verify_segment,
@@ -66,6 +68,11 @@ class StoreRef:
         return open_store(self.path, segment_size=self.segment_size, cq_file_size=self.cq_file_size,
                           index_slots=self.index_slots, index_items=self.index_items,
                           broker_config=self.broker_config, dledger_member=self.dledger_member)
+
+    @property
+    def trace_topic(self) -> str | None:
+        """The broker config's custom trace topic (``msgTraceTopicName``), whose bodies rows decode too."""
+        return configured_trace_topic(self.broker_config)
 
 
 @dataclass(frozen=True)
@@ -229,25 +236,31 @@ def _struct(obj: dict | None) -> tuple | None:
     return None if obj is None else tuple(obj.values())  # the declared order, as the schema's struct
 
 
-def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True) -> tuple:
+def message_row(msg: Message, store: str, segment: str, *, with_body: bool = True,
+                trace_topic: str | None = None) -> tuple:
     """A row of :data:`inspector.spark.schemas.MESSAGE`: the store and segment, then ``message_view``'s fields
-    (``MESSAGE_FIELDS``, the body in base64, the ``dledger`` and ``inner_batch`` objects as structs)."""
+    (``MESSAGE_FIELDS``, the body in base64, the ``dledger``, ``inner_batch`` and ``trace`` objects as structs;
+    ``trace_topic``: the store's custom trace topic, ``configured_trace_topic``; a job without bodies has no
+    trace either)."""
     return (store, segment, *[derive(msg) for derive in _ROW_FIELDS],
             b64(msg.body) if with_body else None, False if with_body else None,
-            _struct(dledger_entry(msg)), _struct(inner_batch_of(msg)))
+            _struct(dledger_entry(msg)), _struct(inner_batch_of(msg)),
+            trace_object_row(msg, trace_topic) if with_body else None)
 
 
-def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True) -> list[tuple]:
+def record_rows(msg: Message, store: str, segment: str, *, with_body: bool = True,
+                trace_topic: str | None = None) -> list[tuple]:
     """A record's MESSAGE rows: one, or for a 5.x inner-batch record one per inner message, as ``messages
     --topic T --queue N`` lists them (queue offset = the record's QUEUEOFFSET, i.e. INNER_BASE, + i; its own
     flag, properties, keys, tags and body; the record's physical offset, msgId, sizes and times). A body that
     does not split into items stays one row (the record as stored; ``verify`` names what is wrong with it)."""
     if is_inner_batch(msg):
         try:
-            return [message_row(m, store, segment, with_body=with_body) for m in inner_messages(msg)]
+            return [message_row(m, store, segment, with_body=with_body, trace_topic=trace_topic)
+                    for m in inner_messages(msg)]
         except StoreError:
             pass
-    return [message_row(msg, store, segment, with_body=with_body)]
+    return [message_row(msg, store, segment, with_body=with_body, trace_topic=trace_topic)]
 
 
 def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = True) -> Iterator[tuple]:
@@ -255,10 +268,12 @@ def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = 
     ``record_rows``); each segment's report goes to ``sink``."""
     for task in tasks:
         walk = SegmentWalk(task)
+        trace_topic = task.store.trace_topic
         for entry in walk.entries():
             if isinstance(entry, Message):
                 try:
-                    rows = record_rows(entry, task.store.path, task.name, with_body=with_body)
+                    rows = record_rows(entry, task.store.path, task.name, with_body=with_body,
+                                       trace_topic=trace_topic)
                 except Exception as e:  # noqa: BLE001
                     walk.fail(e)
                     break

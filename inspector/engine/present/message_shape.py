@@ -11,7 +11,8 @@ What every shape adds after these fields is declared here too, so JSON and Spark
 the body (:data:`BODY_FIELDS`: ``body_base64``, the stored bytes in base64, and ``body_truncated``), a DLedger
 record's entry (the ``dledger`` object, :func:`dledger_entry`) and an inner-batch message's place in its
 record (the ``inner_batch`` object, :func:`inner_batch_of`). JSON leaves an object out when the record has
-none; a Spark row holds null there. The ``lmq`` object (a message read through an LMQ queue) is JSON's only:
+none; a Spark row holds null there. A trace topic's record's ``trace`` object is declared beside its decoder,
+in ``present/traceviews.py`` (``TRACE_OBJECT_KINDS``, ``trace_object_row``). The ``lmq`` object (a message read through an LMQ queue) is JSON's only:
 Spark reads the commitlog, never through a queue.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from inspector.engine.model.records import fmt_time
+from inspector.engine.model.records import Message, fmt_time
 from inspector.engine.read.commitlog.trace import (
     TRACE_FIELDS,
     TraceBody,
@@ -13,6 +13,7 @@ from inspector.engine.read.commitlog.trace import (
     TraceOther,
     TraceRecord,
     TraceTimeline,
+    decode_trace,
     decode_trace_bytes,
 )
 
@@ -71,17 +72,42 @@ def trace_record_pairs(record: TraceRecord | TraceOther) -> list[tuple[str, str]
     return pairs
 
 
-# one row per trace record (Spark's trace table): TRACE_FIELDS, then an other shape's reason and text
+# one row per trace record (Spark's trace table, and the records of a message row's ``trace`` struct):
+# TRACE_FIELDS, then an other shape's reason and text
 TRACE_ROW_FIELDS = (*TRACE_FIELDS, "other_shape", "text")
+
+# their kinds, in message_shape's words (string, int32, int64, bool) and whether null may stand there: a Java
+# long is int64, a Java int int32; every field but ``index`` is null where a record's type (or shape) has none
+_NOT_TEXT = {"index": "int32", "timestamp": "int64", "body_length": "int32", "cost_time": "int32", "success": "bool",
+             "retry_times": "int32", "context_code": "int32", "from_transaction_check": "bool"}
+TRACE_ROW_KINDS: tuple[tuple[str, str, bool], ...] = tuple(
+    (name, _NOT_TEXT.get(name, "string"), name != "index") for name in TRACE_ROW_FIELDS)
+
+# the ``trace`` object of a message row (trace_body_view's keys, in its order): the records as TRACE_ROW_KINDS
+# structs (a JSON record leaves out the keys of another kind of record: null in a row), then the body's facts
+TRACE_OBJECT_KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("records", "trace_records", False), ("terminated", "bool", False), ("error", "string", True),
+    ("summary", "string", False))
+
+
+def _record_row(record: TraceRecord | TraceOther) -> tuple:
+    """A record as a TRACE_ROW_FIELDS tuple (an other shape: ``type`` None, its reason and text; a known record:
+    ``other_shape`` and ``text`` None)."""
+    if isinstance(record, TraceOther):
+        return (record.index, *(None,) * (len(TRACE_FIELDS) - 1), record.reason, record.text)
+    return (*(getattr(record, name) for name in TRACE_FIELDS), None, None)
 
 
 def trace_rows(data: bytes) -> list[tuple]:
-    """A trace body's records as tuples in TRACE_ROW_FIELDS order (an other shape: ``type`` None, its reason and
-    text; a known record: ``other_shape`` and ``text`` None). Never raises."""
-    rows = []
-    for record in decode_trace_bytes(data).records:
-        if isinstance(record, TraceOther):
-            rows.append((record.index, *(None,) * (len(TRACE_FIELDS) - 1), record.reason, record.text))
-        else:
-            rows.append((*(getattr(record, name) for name in TRACE_FIELDS), None, None))
-    return rows
+    """A trace body's records as tuples in TRACE_ROW_FIELDS order. Never raises."""
+    return [_record_row(r) for r in decode_trace_bytes(data).records]
+
+
+def trace_object_row(msg: Message, trace_topic: str | None = None) -> tuple | None:
+    """``message_view``'s ``trace`` object as a row's struct (TRACE_OBJECT_KINDS order: the records as
+    TRACE_ROW_FIELDS tuples, terminated, error, summary); None for a record of no trace topic (``trace_topic``:
+    the custom one). Decompresses as ``message_view`` does. Never raises."""
+    body = decode_trace(msg, trace_topic)
+    if body is None:
+        return None
+    return ([_record_row(r) for r in body.records], body.terminated, body.error, body.summary())

@@ -4,7 +4,8 @@ Tables under ``--out``:
 
 * ``messages/``: Parquet, partitioned by ``topic`` and ``store_date`` (UTC day of the store time); the
   columns are :data:`inspector.spark.schemas.EXPORT` (``store`` and ``segment``, then the ``message_view``
-  fields as ``rmq-inspect messages --json`` prints them, body as ``body_base64``). Read it back with
+  fields as ``rmq-inspect messages --json`` prints them, body as ``body_base64``, a trace topic's record with
+  its ``trace`` struct). Read it back with
   ``spark.read.parquet(...)`` or :func:`read_messages`.
 * ``messages-jsonl/`` (``--format jsonl`` or ``both``): the same rows as JSON Lines.
 * ``traces/`` (``--traces``): one row per trace record of the trace topics' messages, decoded
@@ -45,11 +46,16 @@ def with_store_date(messages: DataFrame) -> DataFrame:
     return messages.withColumn("store_date", store_date("store_timestamp"))
 
 
-def trace_table(spark: SparkSession, messages: DataFrame) -> DataFrame:
-    """MESSAGE rows -> TRACE rows: each trace record of the trace topics' messages (``RMQ_SYS_TRACE_TOPIC`` and
-    the regions' ``rmq_sys_TRACE_DATA_*``), decoded on the executors by the engine. A compressed body is not
-    decompressed here: its row says so (``other_shape``); ``rmq-inspect show`` decodes it."""
-    traced = messages.where((F.col("topic") == TRACE_TOPIC) | F.col("topic").startswith(TRACE_TOPIC_PREFIX))
+def trace_table(spark: SparkSession, messages: DataFrame, trace_topic: str | None = None) -> DataFrame:
+    """MESSAGE rows -> TRACE rows: each trace record of the trace topics' messages (``RMQ_SYS_TRACE_TOPIC``, the
+    regions' ``rmq_sys_TRACE_DATA_*`` and ``trace_topic``, the broker config's custom one), decoded on the
+    executors by the engine. A compressed body is not decompressed here: its row says so (``other_shape``);
+    ``rmq-inspect show`` and the message rows' ``trace`` decode it."""
+    traced = F.col("topic") == TRACE_TOPIC
+    traced |= F.col("topic").startswith(TRACE_TOPIC_PREFIX)
+    if trace_topic:
+        traced |= F.col("topic") == trace_topic
+    traced = messages.where(traced)
     picked = traced.select("store", "segment", "physical_offset", "topic", "store_timestamp", "compression",
                            F.unbase64("body_base64").alias("body"))
     return spark.createDataFrame(picked.rdd.flatMap(_trace_rows), TRACE, verifySchema=False)
@@ -132,7 +138,9 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
         source.write.mode(mode).option("ignoreNullFields", False).json(
             common.table_path(args.out, "messages-jsonl"))
     if args.traces:  # its own pass over the segments: the Parquet writer above may not have kept the bodies
-        trace_table(spark, stage.messages()).write.mode(mode).parquet(common.table_path(args.out, "traces"))
+        trace_topic = refs[0].trace_topic if refs else None  # one --broker-config for every store
+        trace_table(spark, stage.messages(), trace_topic).write.mode(mode).parquet(
+            common.table_path(args.out, "traces"))
     reports = stage.reports()
     stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))
     count = sum(r.messages for rs in reports.values() for r in rs)

@@ -12,17 +12,10 @@ from hostile_text import unsafe_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.cli.main import main
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.tracewrite import trace_spec
 from inspector.engine.maintain.write.writer import StoreWriter
 from tests.trace_store import PUB, SUB_AFTER, T0, UK, write_trace_store
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +24,9 @@ def made(tmp_path_factory):
     return root, write_trace_store(root)
 
 
-def test_trace_json_is_the_timeline(made, capsys):
+def test_trace_json_is_the_timeline(made, cli):
     root, at = made
-    code, out, _ = run(capsys, "trace", str(root), UK, "--json")
+    code, out, _ = cli("trace", str(root), UK, "--json")
     view = json.loads(out)
     assert code == 0 and view["source"] == "index" and view["trace_topics"] == ["RMQ_SYS_TRACE_TOPIC"]
     assert [(r["type"], r["physical_offset"], r["time"]) for r in view["records"]] == [
@@ -41,64 +34,64 @@ def test_trace_json_is_the_timeline(made, capsys):
     assert view["records"][0]["offset_msg_id"] == at["msg_id"] and view["records"][2]["success"] is False
 
 
-def test_trace_table_and_exit_codes(made, capsys):
+def test_trace_table_and_exit_codes(made, cli):
     root, _ = made
-    code, out, _ = run(capsys, "trace", str(root), UK)
+    code, out, _ = cli("trace", str(root), UK)
     assert code == 0 and "through the index" in out and "SubAfter" in out and "req-1" in out
-    code, _, err = run(capsys, "trace", str(root), "7F00000100002A9F00000000000000FF")
+    code, _, err = cli("trace", str(root), "7F00000100002A9F00000000000000FF")
     assert code == 1 and "no trace record mentions" in err
-    code, _, err = run(capsys, "trace", str(root), "not-an-id")
+    code, _, err = cli("trace", str(root), "not-an-id")
     assert code == 2 and "Traceback" not in err
 
 
-def test_trace_takes_every_ref_show_takes(made, capsys):
+def test_trace_takes_every_ref_show_takes(made, cli):
     """REF as show reads it (Store.locate): the physical offset and the offset msgId give UK's timeline too."""
     root, at = made
     records = None
     for ref in (UK, at["msg_id"], str(at["message"]), f" {at['message']} ", str(at["msg_id"]).lower()):
-        code, out, _ = run(capsys, "trace", str(root), ref, "--json")
+        code, out, _ = cli("trace", str(root), ref, "--json")
         view = json.loads(out)
         assert code == 0 and set(view["ids"]) == {UK, at["msg_id"]}, ref
         got = [(r["type"], r["physical_offset"]) for r in view["records"]]
         assert got == (records or got) == [("Pub", at["pub"]), ("SubBefore", at["sub"]), ("SubAfter", at["sub"])]
         records = got
-    code, out, err = run(capsys, "trace", str(root), str(at["message"]))
+    code, out, err = cli("trace", str(root), str(at["message"]))
     assert code == 0 and f"trace records of {UK}, {at['msg_id']}" in out
 
 
-def test_trace_of_an_offset_that_is_no_message(made, capsys):
+def test_trace_of_an_offset_that_is_no_message(made, cli):
     root, at = made
-    code, _, err = run(capsys, "trace", str(root), "999999999")
+    code, _, err = cli("trace", str(root), "999999999")
     assert code == 1 and "past the end of the log" in err and "Traceback" not in err
     for ref, exit_code in (("-5", 2), ("1.5", 2), ("Z" * 32, 2), ("12", 3)):  # 12: inside a record, as show says
-        code, _, err = run(capsys, "trace", str(root), ref)
+        code, _, err = cli("trace", str(root), ref)
         assert code == exit_code and "Traceback" not in err and err.count("\n") == 1, ref
-        assert (code, err) == run(capsys, "show", str(root), ref)[::2], ref
-    code, _, err = run(capsys, "trace", str(root), str(at["pub"]))  # a trace message itself: said, exit 1
+        assert (code, err) == cli("show", str(root), ref)[::2], ref
+    code, _, err = cli("trace", str(root), str(at["pub"]))  # a trace message itself: said, exit 1
     assert code == 1 and f"the record at physical offset {at['pub']} is itself a trace message" in err
 
 
-def test_show_and_messages_json_decode_trace_bodies(made, capsys):
+def test_show_and_messages_json_decode_trace_bodies(made, cli):
     root, at = made
-    code, out, _ = run(capsys, "show", str(root), str(at["tx"]))
+    code, out, _ = cli("show", str(root), str(at["tx"]))
     assert code == 0 and "trace (1 trace record: EndTransaction)" in out and "COMMIT_MESSAGE" in out
-    code, out, _ = run(capsys, "show", str(root), str(at["tx"]), "--json")
+    code, out, _ = cli("show", str(root), str(at["tx"]), "--json")
     assert json.loads(out)["trace"]["records"][0]["transaction_id"] == "tx-9"
-    code, out, _ = run(capsys, "messages", str(root), "--json")
+    code, out, _ = cli("messages", str(root), "--json")
     lines = [json.loads(line) for line in out.splitlines()]
     assert [bool(line.get("trace")) for line in lines] == [False, True, True, True, True, True]
     assert lines[-1]["trace"]["records"][0]["type"] is None  # the other shape, with its reason
     assert "SubAfter with 3 fields" in lines[-1]["trace"]["records"][0]["other_shape"]
 
 
-def test_custom_trace_topic_and_escaped_store_text(tmp_path, capsys):
+def test_custom_trace_topic_and_escaped_store_text(tmp_path, cli):
     root = tmp_path / "custom"
     with StoreWriter(root, clock=lambda: T0) as w:
         w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
         w.append(trace_spec([dict(PUB, group="pg\x1b[31mred"), SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9))
-    code, _, _ = run(capsys, "trace", str(root), UK)
+    code, _, _ = cli("trace", str(root), UK)
     assert code == 1  # MyTrace is no trace topic unless named
-    code, out, _ = run(capsys, "trace", str(root), UK, "--trace-topic", "MyTrace")
+    code, out, _ = cli("trace", str(root), UK, "--trace-topic", "MyTrace")
     assert code == 0 and "Pub" in out and "\x1b" not in out and "pg\\x1b[31mred" in out
 
 
@@ -121,23 +114,79 @@ def test_any_trace_body_shows_without_a_control_character(tmp_path_factory, body
             assert not unsafe_in(out) and not unsafe_in(err), (argv, unsafe_in(out)[:3])
 
 
-def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, capsys):
+def test_the_broker_configs_trace_topic_decodes_everywhere(tmp_path, cli):
     root = tmp_path / "custom"
     with StoreWriter(root, clock=lambda: T0) as w:
         w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
         at = w.append(trace_spec([PUB, SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9)).physical_offset
     conf = tmp_path / "broker.conf"
     conf.write_text("msgTraceTopicName=MyTrace\n", encoding="utf-8")
-    code, out, _ = run(capsys, "show", str(root), str(at), "--json")
+    code, out, _ = cli("show", str(root), str(at), "--json")
     assert code == 0 and "trace" not in json.loads(out)  # without the config MyTrace is a topic like another
-    code, out, _ = run(capsys, "show", str(root), str(at), "--json", "--broker-config", str(conf))
+    code, out, _ = cli("show", str(root), str(at), "--json", "--broker-config", str(conf))
     assert [r["type"] for r in json.loads(out)["trace"]["records"]] == ["Pub", "SubAfter"]
-    code, out, _ = run(capsys, "show", str(root), str(at), "--broker-config", str(conf))
+    code, out, _ = cli("show", str(root), str(at), "--broker-config", str(conf))
     assert "trace (2 trace records: Pub, SubAfter)" in out
-    code, out, _ = run(capsys, "messages", str(root), "--json", "--broker-config", str(conf))
+    code, out, _ = cli("messages", str(root), "--json", "--broker-config", str(conf))
     assert [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
-    code, out, _ = run(capsys, "messages", str(root), "--json", "--follow", "--from", "0", "--idle-timeout", "0.2",
+    code, out, _ = cli("messages", str(root), "--json", "--follow", "--from", "0", "--idle-timeout", "0.2",
                        "--broker-config", str(conf))
     assert code == 0 and [bool(json.loads(line).get("trace")) for line in out.splitlines()] == [False, True]
-    code, out, _ = run(capsys, "trace", str(root), UK, "--json", "--broker-config", str(conf))
+    code, out, _ = cli("trace", str(root), UK, "--json", "--broker-config", str(conf))
     assert code == 0 and json.loads(out)["trace_topics"] == ["MyTrace"]
+
+
+# --- bad input: a clear answer, a documented exit code, never a traceback ------------------------------------------
+
+GONE = "7F00000100002A9F00000000000000EE"  # a UNIQ_KEY no message of the store has
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory):
+    """M (UK); a trace-topic message indexed under UK whose body is no trace record (bytes no UTF-8 either);
+    a Pub of GONE, a message the store does not hold."""
+    root = tmp_path_factory.mktemp("trace-bad") / "store"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        other = w.append(MessageSpec("RMQ_SYS_TRACE_TOPIC", b"\xff\xfeHello\x01world", keys=[UK],
+                                     store_timestamp=T0 + 1)).physical_offset
+        w.append(trace_spec([dict(PUB, msg_id=GONE, offset_msg_id="7F00000100002A9F0000000000ABCDEF")],
+                            store_timestamp=T0 + 2))
+    return root, other
+
+
+def test_a_trace_body_of_another_shape(odd, cli):
+    root, other = odd
+    code, out, err = cli("trace", str(root), UK)
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert "1 record(s) of another shape" in err and f"no trace record mentions {UK}" in err
+    code, out, err = cli("show", str(root), str(other), "--json")
+    record = json.loads(out)["trace"]["records"][0]
+    assert code == 0 and record["type"] is None and "is none of Pub, SubBefore" in record["other_shape"]
+    code, out, err = cli("show", str(root), str(other))
+    assert code == 0 and "1 of another shape" in out and "\\xff" in out
+
+
+def test_a_trace_record_whose_msgid_names_nothing(odd, cli):
+    root, _ = odd
+    code, out, err = cli("trace", str(root), GONE, "--json")
+    view = json.loads(out)
+    assert code == 0 and view["ids"] == [GONE] and [r["type"] for r in view["records"]] == ["Pub"]
+    assert view["notes"] == [f"no message with id {GONE} in this store: only the trace records can answer"]
+    code, out, err = cli("trace", str(root), GONE)
+    assert code == 0 and "Pub" in out and "only the trace records can answer" in err
+
+
+def test_a_custom_trace_topic_that_does_not_exist(odd, cli, tmp_path):
+    root, _ = odd
+    code, out, err = cli("trace", str(root), GONE, "--trace-topic", "Nope\x1b[31m", "--json")
+    assert code == 0 and [r["type"] for r in json.loads(out)["records"]] == ["Pub"]  # the default topic still read
+    assert "trace topic Nope\x1b[31m (asked for) is no topic of this store; read only RMQ_SYS_TRACE_TOPIC" in \
+        json.loads(out)["notes"]
+    code, out, err = cli("trace", str(root), GONE, "--trace-topic", "Nope\x1b[31m")
+    assert code == 0 and "\x1b" not in err and "trace topic Nope\\x1b[31m (asked for) is no topic" in err
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=Missing\n", encoding="utf-8")
+    code, _, err = cli("trace", str(root), UK, "--broker-config", str(conf))
+    assert code == 1 and "Traceback" not in err
+    assert f"trace topic Missing (msgTraceTopicName of {conf}) is no topic of this store" in " ".join(err.split())

@@ -32,6 +32,7 @@ def expected_view(msg: Message, root: Path) -> dict:
     v = message_view(msg)
     v.setdefault("dledger", None)  # JSON leaves out the objects a record has not; a row holds null
     v.setdefault("inner_batch", None)
+    v.setdefault("trace", None)
     v["store"] = str(root.resolve())
     v["segment"] = msg.file.rsplit("/", 1)[-1]
     return v

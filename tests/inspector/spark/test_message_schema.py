@@ -20,12 +20,14 @@ from inspector.spark.tasks import StoreRef, message_row, message_rows
 sys.path.insert(0, str(Path(__file__).parents[2]))
 from batch_store import BATCH_TOPIC, write_batch_store  # noqa: E402
 
+from tests.trace_store import write_trace_store  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_message_columns_are_the_declared_fields_between_the_source_and_the_body() -> None:
     assert MESSAGE_COLUMNS == ("store", "segment", *(f.name for f in MESSAGE_FIELDS), "body_base64",
-                               "body_truncated", "dledger", "inner_batch")
+                               "body_truncated", "dledger", "inner_batch", "trace")
 
 
 @pytest.mark.parametrize("store", ["sample_store", "sample_store_dledger"])
@@ -59,9 +61,17 @@ def _json_objects(argv: list[str], capsys) -> list[dict]:
 def _as_json_object(row: dict) -> dict:
     """A row as a dict, less where it comes from (store, segment) and the null objects JSON leaves out."""
     d = {k: v for k, v in row.items() if k not in ("store", "segment")}
-    for name in ("dledger", "inner_batch"):
+    for name in ("dledger", "inner_batch", "trace"):
         if d[name] is None:
             del d[name]
+    return _trace_fields_set(d)
+
+
+def _trace_fields_set(d: dict) -> dict:
+    """A row's trace record has every field (null where its kind has none), a JSON record only its kind's keys
+    (a known type's with null values): compared on the fields that hold a value."""
+    if "trace" in d:
+        d["trace"]["records"] = [{k: v for k, v in r.items() if v is not None} for r in d["trace"]["records"]]
     return d
 
 
@@ -87,14 +97,18 @@ def _first(root: Path, which) -> int:
         return next(m.physical_offset for m in st.entries() if isinstance(m, Message) and which(m))
 
 
-@pytest.mark.parametrize("kind", ["plain", "compressed", "dledger", "batch"])
+@pytest.mark.parametrize("kind", ["plain", "compressed", "dledger", "batch", "trace"])
 def test_a_spark_row_is_its_json_object_field_for_field(spark, tmp_path, capsys, kind: str) -> None:
     """Issue 28: one outward shape. A record's Spark row, as a dict, equals what ``messages --json`` prints for
-    it: the same names, nesting and values (body_base64, the dledger and inner_batch objects included)."""
+    it: the same names, nesting and values (body_base64, the dledger, inner_batch and trace objects included)."""
     if kind == "batch":
         root = tmp_path / "s"
         write_batch_store(root)
         argv = [str(root), "--topic", BATCH_TOPIC, "--queue", "0"]  # each inner message its own object
+    elif kind == "trace":
+        root = tmp_path / "t"
+        write_trace_store(root)  # trace records of each type, and a body of another shape
+        argv = [str(root)]
     else:
         root = ROOT / ("sample_store_dledger" if kind == "dledger" else "sample_store")
         which = {"plain": lambda m: not m.compression, "compressed": lambda m: m.compression is not None,
@@ -103,8 +117,8 @@ def test_a_spark_row_is_its_json_object_field_for_field(spark, tmp_path, capsys,
     objects = _json_objects(argv, capsys)
     rows = _spark_rows(spark, root)
     for obj in objects:
-        assert rows[(obj["physical_offset"], obj["queue_offset"])] == obj
+        assert rows[(obj["physical_offset"], obj["queue_offset"])] == _trace_fields_set(obj)
     marks = {"plain": lambda o: o["compression"] is None and "dledger" not in o,
              "compressed": lambda o: o["compression"] is not None, "dledger": lambda o: "dledger" in o,
-             "batch": lambda o: "inner_batch" in o}
+             "batch": lambda o: "inner_batch" in o, "trace": lambda o: "trace" in o}
     assert objects and any(marks[kind](o) for o in objects)

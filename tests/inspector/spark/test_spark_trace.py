@@ -5,11 +5,15 @@ it was not decoded)."""
 from __future__ import annotations
 
 import base64
+import json
 
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.tracewrite import trace_spec
+from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.spark.jobs import export
 from inspector.spark.schemas import MESSAGE
 from tests.inspector.spark.test_transforms import msg
-from tests.trace_store import T0, UK, UK_TX, write_trace_store
+from tests.trace_store import END_TX, PUB, SUB_AFTER, T0, UK, UK_TX, write_trace_store
 
 
 def test_export_traces_rows_are_the_records_written(spark, tmp_path):
@@ -43,3 +47,32 @@ def test_trace_table_transform_on_a_tiny_frame(spark):
     assert sorted(rows) == [10, 20]  # topic T is no trace topic
     assert (rows[10].type, rows[10].msg_id, rows[10].success, rows[10].timestamp) == ("Recall", "M1", True, 1)
     assert rows[20].type is None and "ZLIB-compressed" in rows[20].other_shape
+
+
+def test_export_rows_carry_the_trace_object_and_the_configs_trace_topic(spark, tmp_path):
+    """Issue 30: a message row (Parquet and JSON Lines) of a trace topic's record has ``messages --json``'s
+    ``trace`` object (null for another record), the broker config's msgTraceTopicName included, and --traces
+    rows cover that topic too."""
+    root = tmp_path / "custom"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        plain = w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0)).physical_offset
+        mine = w.append(trace_spec([PUB, SUB_AFTER], topic="MyTrace", store_timestamp=T0 + 9)).physical_offset
+        default = w.append(trace_spec([END_TX], store_timestamp=T0 + 10)).physical_offset
+    conf = tmp_path / "broker.conf"
+    conf.write_text("msgTraceTopicName=MyTrace\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = [str(root), "--out", str(out), "--format", "both", "--traces", "--broker-config", str(conf)]
+    assert export.main(argv, spark) == 0
+    lines = [json.loads(line) for f in sorted((out / "messages-jsonl").glob("*.json"))
+             for line in f.read_text(encoding="utf-8").splitlines()]
+    by_offset = {line["physical_offset"]: line["trace"] for line in lines}
+    assert by_offset[plain] is None
+    assert by_offset[mine]["summary"] == "2 trace records: Pub, SubAfter" and by_offset[mine]["terminated"]
+    assert [(r["type"], r["msg_id"], r["cost_time"]) for r in by_offset[mine]["records"]] == [
+        ("Pub", UK, 3), ("SubAfter", UK, 7)]
+    assert by_offset[default]["records"][0]["transaction_id"] == "tx-9"
+    parquet = {r.physical_offset: r.trace for r in export.read_messages(spark, str(out / "messages")).collect()}
+    assert parquet[plain] is None and parquet[mine].records[1].success is False
+    traces = spark.read.parquet(str(out / "traces")).collect()
+    assert sorted((r.trace_topic, r.type) for r in traces) == [
+        ("MyTrace", "Pub"), ("MyTrace", "SubAfter"), ("RMQ_SYS_TRACE_TOPIC", "EndTransaction")]

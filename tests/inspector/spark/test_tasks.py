@@ -40,7 +40,7 @@ def walk_all(root: Path) -> list:
 def row_as_view(row: tuple) -> dict:
     """A MESSAGE row as a dict (structs as dicts); the null objects JSON leaves out, left out."""
     d = dict(zip(MESSAGE_COLUMNS, row, strict=True))
-    for name in ("sys_flag_parts", "dledger", "inner_batch"):
+    for name in ("sys_flag_parts", "dledger", "inner_batch", "trace"):
         if d[name] is None:
             del d[name]
         else:

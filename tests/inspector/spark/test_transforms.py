@@ -27,7 +27,7 @@ def msg(**kw) -> tuple:
              born_host="10.0.0.1:1", store_timestamp=MIDNIGHT, store_host="10.0.0.2:10911", reconsume_times=0,
              prepared_transaction_offset=0, topic="T", properties={}, tags=None, keys=[], unique_key=None,
              msg_id="0A00000200002A9F0000000000000000", transaction="NOT_TYPE", compression=None, body_length=2,
-             body_base64="aGk=", body_truncated=False, dledger=None, inner_batch=None)
+             body_base64="aGk=", body_truncated=False, dledger=None, inner_batch=None, trace=None)
     d.update(kw)
     return tuple(d[c] for c in MESSAGE_COLUMNS)
 

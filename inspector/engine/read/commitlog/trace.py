@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 
+from inspector.engine.model.broker_config import BrokerConfig
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.body import decompress_body
 from parsers.trace import MESSAGE_TYPES, TRACE_TOPIC, TRACE_TOPIC_PREFIX, OtherShape, parse_trace_body
 
 __all__ = ["TRACE_FIELDS", "TRACE_TOPIC", "TRACE_TOPIC_PREFIX", "SCAN_CAP", "TraceBody", "TraceEntry", "TraceOther",
-           "TraceRecord", "TraceTimeline", "decode_trace", "decode_trace_bytes", "is_trace_topic", "trace_timeline"]
+           "TraceRecord", "TraceTimeline", "configured_trace_topic", "decode_trace", "decode_trace_bytes", "is_trace_topic",
+           "trace_timeline"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,15 @@ def is_trace_topic(topic: str | None, trace_topic: str | None = None) -> bool:
     if not isinstance(topic, str):  # a batch's interning table may hold empty slots
         return False
     return topic == TRACE_TOPIC or topic.startswith(TRACE_TOPIC_PREFIX) or (bool(trace_topic) and topic == trace_topic)
+
+
+def configured_trace_topic(config: BrokerConfig | None, override: str | None = None) -> str | None:
+    """The custom trace topic: ``override`` (``--trace-topic``), else the broker config's ``msgTraceTopicName``
+    (None: only the default ``RMQ_SYS_TRACE_TOPIC`` and the regions' trace topics hold trace records). For a
+    front end that has a config but no open Store (Spark's executors); ``trace_topic_of`` asks a Store."""
+    if override:
+        return override
+    return config.properties.get("msgTraceTopicName") if config is not None else None
 
 
 def decode_trace_bytes(data: bytes) -> TraceBody:

@@ -15,7 +15,12 @@ from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
-from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
+from inspector.engine.read.commitlog.trace import (
+    TraceTimeline,
+    configured_trace_topic,
+    is_trace_topic,
+    trace_timeline,
+)
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -147,10 +152,10 @@ def open_timer(store: Store) -> TimerStore:
 def trace_topic_of(store: Store, override: str | None = None) -> str | None:
     """The custom trace topic: ``override`` (``--trace-topic``), else the broker config's ``msgTraceTopicName``
     (None: only the default ``RMQ_SYS_TRACE_TOPIC`` and the regions' trace topics hold trace records)."""
-    if override:
-        return override
-    config = store.broker_config
-    return config.properties.get("msgTraceTopicName") if config is not None else None
+    return configured_trace_topic(store.broker_config, override)
+
+
+UNINDEXED_SCAN_BYTES = 64 << 20  # trace_of scans at most this much log no index covers beside the index
 
 
 def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:
@@ -160,6 +165,7 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
     says which). BadInput when ``ref`` is neither; NotFound for an offset that names no message (an id that names
     none still searches: trace records outlive or precede their message)."""
     ref = ref.strip()
+    override = bool(trace_topic)
     trace_topic = trace_topic_of(store, trace_topic)
     is_id = len(ref) in (32, 56)
     ids = [ref.upper()] if is_id else []
@@ -168,10 +174,11 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         msg: Message | None = store.locate(ref)[0]  # show's REF parser: the id's readings, else an offset
     except BadInput:
         raise  # neither an offset nor a hex id: show's own answer (exit 2)
-    except StoreError:
+    except StoreError as e:
         if not is_id:
             raise  # nothing (or damage) at the offset: show's own answer and exit code
-        msg = None  # the id still searches; the message's other id is what is lost
+        msg = None  # the id still searches (trace records outlive their message); its other id is what is lost
+        first_notes.append(f"{e.reason if isinstance(e, NotFound) else e}: only the trace records can answer")
     if msg is not None and is_trace_topic(msg.topic, trace_topic):
         first_notes.append(f"the record at physical offset {msg.physical_offset} is itself a trace message "
                            f"(topic {msg.topic}): show decodes the records it holds")
@@ -179,29 +186,43 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
         ids += [i.upper() for i in (msg.unique_key, msg.msg_id) if i and i.upper() not in ids]
     if is_id:
         ref = ref.upper()
-    timeline = _trace_lookup(store, trace_topic)(tuple(ids), ref)
+    timeline = _trace_lookup(store, trace_topic, override=override)(tuple(ids), ref)
     if first_notes:
         timeline = replace(timeline, notes=(*first_notes, *timeline.notes))
     return timeline
 
 
-def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) -> Callable[..., TraceTimeline]:
+def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True, *,
+                  override: bool = False) -> Callable[..., TraceTimeline]:
     """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``).
-    ``fallback`` False: the trace topics' queues are read only where the index does not cover the whole log
-    (a story asks for every message, most of them never traced: a found-nothing index is the answer)."""
-    topics = tuple(t for t in store.topics() if is_trace_topic(t, trace_topic))
+    ``fallback`` False: the trace topics' queues are read only when the index is not used (a story asks for every
+    message, most of them never traced: a found-nothing index is the answer). ``override``: ``trace_topic`` came
+    from the user (``--trace-topic``), not the broker config (named so in a note when no topic has that name)."""
+    notes: list[str] = []
+    known = store.topics()
+    topics = tuple(t for t in known if is_trace_topic(t, trace_topic))
+    if trace_topic and trace_topic not in known:  # a name mistyped, or a broker.conf of another broker
+        asked = "asked for" if override else f"msgTraceTopicName of {store.broker_config.file}"
+        notes.append(f"trace topic {trace_topic} ({asked}) is no topic of this store; read only "
+                     + (", ".join(topics) if topics else "the default trace topics (none here either)"))
 
-    # Where part of the log has no index, the index answers only for the rest: then the trace topics' own queues
-    # (every trace record is in one) are read instead of the whole uncovered log, and the answer says "scan".
-    indexed_everywhere = not store.index_coverage()[1]
+    # Where part of the log has no index, the index answers only for the rest: a little such log (a full index
+    # file's last record, a broker stopped before dispatching its tail) is scanned beside the index, as key
+    # lookups do, and the answer says so; more than UNINDEXED_SCAN_BYTES of it, or no index at all, and the
+    # trace topics' own queues (every trace record is in one) are read instead, and the answer says "scan".
+    spans, gaps = store.index_coverage()
+    gap_bytes = sum(g.stop - g.start for g in gaps)
+    use_index = any(s.first is not None for s in spans) and gap_bytes <= UNINDEXED_SCAN_BYTES
+    if use_index and gaps:
+        notes.append(f"no index covers {', '.join(g.text for g in gaps)}: scanned for trace records")
 
     def lookup(topic: str, key: str) -> list[Message]:
-        if not indexed_everywhere:
+        if not use_index:
             return []
-        return [hit.message for hit in store.lookup_key(topic, key, scan=False)]
+        return [hit.message for hit in store.lookup_key(topic, key, scan=bool(gaps))]
 
     def scan(topic: str) -> Iterator[Message | Problem]:
-        if indexed_everywhere and not fallback:
+        if use_index and not fallback:
             return
         for info in store.queue_infos():
             if info.topic == topic:
@@ -209,7 +230,8 @@ def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) 
                     yield item
 
     def timeline(ids: tuple[str, ...], ref: str | None = None) -> TraceTimeline:
-        return trace_timeline(ref or ids[0], ids, topics, lookup, scan, trace_topic)
+        found = trace_timeline(ref or ids[0], ids, topics, lookup, scan, trace_topic)
+        return replace(found, notes=(*notes, *found.notes)) if notes else found
 
     return timeline
 

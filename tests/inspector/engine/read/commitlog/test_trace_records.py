@@ -18,11 +18,19 @@ from inspector.engine import (
     open_store,
     trace_of,
 )
+from inspector.engine.maintain.write.messagespec import MessageSpec
+from inspector.engine.maintain.write.tracewrite import trace_spec
+from inspector.engine.maintain.write.writer import StoreWriter
+from inspector.engine.model.geometry import Geometry
+from inspector.engine.read.store import answers
 from tests.trace_store import (
     END_TX_TEXT,
     OTHER_TEXT,
+    PUB,
     PUB_TEXT,
     RECALL_TEXT,
+    SUB_AFTER,
+    SUB_BEFORE,
     SUB_TEXT,
     T0,
     UK,
@@ -105,3 +113,34 @@ def test_unknown_id_finds_nothing(made):
     root, _ = made
     timeline = trace_of(open_store(str(root)), "7F00000100002A9F00000000000000FF")
     assert timeline.entries == () and timeline.source == "scan"
+
+
+def _rolled_trace_store(root: Path) -> None:
+    """M, its SubBefore + SubAfter, then its Pub, with index files of 8 items: M's 3 keys and the Sub message's 4
+    fill the first file, the Pub's go to the second, which is then deleted (an abnormal start's loss)."""
+    geometry = Geometry(segment_size=1 << 20, cq_file_size=6000, index_slots=16, index_items=8)
+    with StoreWriter(root, geometry, clock=lambda: T0) as w:
+        m = w.append(MessageSpec("TopicTest", b"hello", keys=["order-1", "order-2"], unique_key=UK,
+                                 store_timestamp=T0))
+        w.append(trace_spec([SUB_BEFORE, SUB_AFTER], store_timestamp=T0 + 60))
+        w.append(trace_spec([dict(PUB, offset_msg_id=m.msg_id)], store_timestamp=T0 + 61))
+    files = sorted((root / "index").iterdir())
+    assert len(files) == 2
+    files[-1].unlink()
+
+
+def test_a_little_unindexed_log_is_scanned_beside_the_index(tmp_path: Path, monkeypatch):
+    """The Pub in log no index covers is found by scanning that range beside the index (the answer says which);
+    past UNINDEXED_SCAN_BYTES of such log the trace topics' queues are read instead ("scan")."""
+    root = tmp_path / "rolled"
+    _rolled_trace_store(root)
+    with open_store(str(root), index_slots=16, index_items=8) as store:
+        timeline = trace_of(store, UK)
+        assert timeline.source == "index"
+        assert [e.record.type for e in timeline.entries] == ["Pub", "SubBefore", "SubAfter"]
+        assert any(n.startswith("no index covers ") and "scanned for trace records" in n for n in timeline.notes)
+    monkeypatch.setattr(answers, "UNINDEXED_SCAN_BYTES", 0)
+    with open_store(str(root), index_slots=16, index_items=8) as store:
+        timeline = trace_of(store, UK)
+        assert timeline.source == "scan" and timeline.messages_read == 2
+        assert [e.record.type for e in timeline.entries] == ["Pub", "SubBefore", "SubAfter"]

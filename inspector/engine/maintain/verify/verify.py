@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from inspector.engine.maintain.verify.batch_queues import check_batch_queue
 from inspector.engine.maintain.verify.coverage import QueueCoverage
 from inspector.engine.maintain.verify.crosschecks import CrossChecks
 from inspector.engine.maintain.verify.dledger import check_dledger, index_stream
-from inspector.engine.maintain.verify.index import check_index
+from inspector.engine.maintain.verify.index import chain_summary, check_index, wants_chain_summary
 from inspector.engine.maintain.verify.index_gaps import index_gap_problems
 from inspector.engine.maintain.verify.lmq import lmq_record_problems
 from inspector.engine.maintain.verify.queues import check_queue
@@ -129,21 +130,27 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
     problems.extend(store_load_problems(store))
     cq_units = 0
     log_end = store.max_offset()
-    for topic, qid in store.queue_ids():
-        found, n = check_queue(store, topic, qid, geometry, log_end, cross)
-        problems.extend(found)
-        cq_units += n
-    for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
-        found, n = check_batch_queue(store, topic, qid, geometry, log_end)
-        problems.extend(found)
-        cq_units += n
-    problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
-    problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
-    index_items = 0
-    for reader in store.index_files():
-        found, n = check_index(store, reader, cross)
-        problems.extend(found)
-        index_items += n
+    readers = store.index_files()
+    with ThreadPoolExecutor(1, thread_name_prefix="verify-chains") as pool:
+        # the index files' chain passes read those files alone (a compiled kernel, no GIL): under way beside the
+        # queue checks, which hold the main thread (an aged store's index has twice the items of its log)
+        chains = ({r.rel: pool.submit(chain_summary, r) for r in readers if wants_chain_summary(r)}
+                  if cross is not None else {})
+        for topic, qid in store.queue_ids():
+            found, n = check_queue(store, topic, qid, geometry, log_end, cross)
+            problems.extend(found)
+            cq_units += n
+        for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
+            found, n = check_batch_queue(store, topic, qid, geometry, log_end)
+            problems.extend(found)
+            cq_units += n
+        problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
+        problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
+        index_items = 0
+        for reader in readers:
+            found, n = check_index(store, reader, cross, chains.get(reader.rel))
+            problems.extend(found)
+            index_items += n
     problems.extend(store.index_problems())
     problems.extend(index_gap_problems(store))  # the log no index file covers (lookups by key miss it)
     problems.extend(store.checkpoint_problems())

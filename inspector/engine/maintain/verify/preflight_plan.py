@@ -40,6 +40,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.meaning import keys_of, unique_key_of
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import data_end
+from inspector.engine.read.config.checkpoint import future_note
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
@@ -196,6 +197,9 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
         cp = None
         notes.append(f"checkpoint unreadable ({e}): StoreCheckpoint reads zeros; an abnormal start then recovers "
                      "from the first segment (CommitLog.isMappedFileMatchedRecover)")
+    future = future_note(cp)
+    if future is not None:
+        notes.append(future)
     rec = recover(store, mode)
     end = rec.end_offset
     notes += _unrepaired(store, rec)

@@ -38,6 +38,7 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.body import CodecMissing, decompress_body
 from inspector.engine.read.commitlog.journal import interrupted_rebuild_problems
 from inspector.engine.read.commitlog.parallel import default_workers
+from inspector.engine.read.config.checkpoint import FUTURE_SLACK_MS
 from inspector.engine.read.store.answers import store_load_problems
 from inspector.engine.scan.kernels import LAZY_BYTES, numba_enabled, small_job
 from parsers.java import (
@@ -211,7 +212,7 @@ def crc_property_problems(store, msg: Message) -> list[Problem]:
     return []
 
 
-CHECKPOINT_FUTURE_SLACK_MS = 86_400_000
+CHECKPOINT_FUTURE_SLACK_MS = FUTURE_SLACK_MS  # a day (read/config/checkpoint.py)
 """With no record to compare with, a checkpoint time may run ahead of this machine's clock by a day (the
 broker's clock and ours differ, time zones do not matter: both are epoch ms); further is no time a broker wrote."""
 
@@ -238,8 +239,10 @@ def check_checkpoint(store, last_ts: int, now_ms: int | None = None) -> list[Pro
             found.append(Problem("checkpoint", at, f"{name} {value} is negative: the broker writes a record's "
                                  "store time or 0", "checkpoint-time"))
         elif last_ts and value > last_ts:
+            late = (f"; it is also after this machine's clock ({now_ms}) by more than a day: not a time a broker "
+                    "wrote" if value > now_ms + CHECKPOINT_FUTURE_SLACK_MS else "")
             found.append(Problem("checkpoint", at, f"{name} {value} is after the newest record ({last_ts}): "
-                                 f"{missing}", "checkpoint-ahead"))
+                                 f"{missing}{late}", "checkpoint-ahead"))
         elif not last_ts and value > now_ms + CHECKPOINT_FUTURE_SLACK_MS:
             found.append(Problem("checkpoint", at, f"{name} {value} is more than a day after now ({now_ms}), and "
                                  "no record tells otherwise: not a time a broker wrote", "checkpoint-time"))

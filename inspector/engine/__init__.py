@@ -119,6 +119,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         PRE_DLEDGER,
         QUEUE_ID,
         QUEUE_OFFSET,
+        SCAN_BUDGET,
         SEGMENT_SIZE,
         START,
         TIME_MS,

@@ -13,29 +13,15 @@ from external_tools import import_or_skip
 
 from inspector.cli.main import main as cli_main
 from inspector.engine import Store, preflight
-from parsers.java import tags_code
-from parsers.rocksdb_cq import CqValue, cq_key, offset_key
 from tests.aged_store import tree_digest
-from tests.offsets_support import write_rocksdb
+from tests.offsets_support import rocksdb_queue_store
 
 import_or_skip("rocksdict")
 
 
 @pytest.fixture
 def rocks_store(tmp_path, write_commitlog):
-    specs = [dict(topic="TopicTest", queue_id=1, queue_offset=i, store_timestamp=1_700_000_000_000 + i * 1000,
-                  properties={"TAGS": "TagA", "KEYS": f"k{i}"}) for i in range(5)]
-    offsets = write_commitlog(tmp_path, specs)
-    units = {}
-    with Store(tmp_path) as plain:
-        for i, off in enumerate(offsets):
-            m = plain.message_at(off)
-            units[cq_key("TopicTest", 1, i)] = CqValue.build(dict(physical_offset=off, size=m.total_size,
-                                                                  tags_code=tags_code("TagA"),
-                                                                  store_timestamp=m.store_timestamp))
-    bounds = {offset_key("TopicTest", "max", 1): offsets[-1].to_bytes(8, "big") + (4).to_bytes(8, "big"),
-              offset_key("TopicTest", "min", 1): offsets[0].to_bytes(8, "big") + (0).to_bytes(8, "big")}
-    write_rocksdb(tmp_path / "consumequeue", units, {"offset": bounds})
+    rocksdb_queue_store(tmp_path, write_commitlog)
     return tmp_path
 
 

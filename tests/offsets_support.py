@@ -52,3 +52,29 @@ def offsets_store(root: Path, n: int = 5) -> Path:
         for i in range(n):
             w.append(MessageSpec(topic="TopicTest", body=f"m{i}".encode(), store_timestamp=T0 + i))
     return root
+
+
+def rocksdb_queue_store(root: Path, write_commitlog) -> list[int]:
+    """Five records of TopicTest queue 1 under ``root`` and their consume queue as a RocksDB database in
+    ``consumequeue/`` (5.x storeType=defaultRocksDB: units keyed by topic, queue and queue offset, the offset
+    column family's min and max, the checkpoint's max); the records' physical offsets. ``write_commitlog``: the
+    conftest fixture's writer."""
+    from inspector.engine import Store
+    from parsers.java import tags_code
+    from parsers.rocksdb_cq import CHECKPOINT_TOPIC, CqValue, cq_key, offset_key
+
+    specs = [dict(topic="TopicTest", queue_id=1, queue_offset=i, store_timestamp=T0 + i * 1000,
+                  properties={"TAGS": "TagA", "KEYS": f"k{i}"}) for i in range(5)]
+    offsets = write_commitlog(root, specs)
+    units = {}
+    with Store(root) as plain:
+        for i, off in enumerate(offsets):
+            m = plain.message_at(off)
+            units[cq_key("TopicTest", 1, i)] = CqValue.build(dict(physical_offset=off, size=m.total_size,
+                                                                  tags_code=tags_code("TagA"),
+                                                                  store_timestamp=m.store_timestamp))
+    bounds = {offset_key("TopicTest", "max", 1): offsets[-1].to_bytes(8, "big") + (4).to_bytes(8, "big"),
+              offset_key("TopicTest", "min", 1): offsets[0].to_bytes(8, "big") + (0).to_bytes(8, "big"),
+              offset_key(CHECKPOINT_TOPIC, "max", 0): (offsets[-1] + 1).to_bytes(8, "big")}
+    write_rocksdb(root / "consumequeue", units, {"offset": bounds})
+    return offsets

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, err_console, esc, plain, print_json, table, warn_problem, when
+from inspector.cli.progress import stopped_note, unindexed_scan
 from inspector.engine import (
     MAX_TIME,
     NotFound,
@@ -17,8 +18,10 @@ from inspector.engine import (
 
 
 def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool,
-            scan: bool = True) -> int:
-    hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end, scan)
+            scan: bool = True, budget: float | None = None) -> int:
+    with unindexed_scan(store, budget, as_json) as limits:
+        hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end, scan)
+    stopped = stopped_note(limits)  # a partial answer says so: on stderr (--json's stdout stays the document)
     for p in store.index_trust_problems():  # the lookup scanned the log where these files could not be followed
         warn_problem(p)
     coverage = store.index_coverage_note(scan)  # the log no index covers: scanned, or said to be not searched
@@ -41,11 +44,15 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
                 err_console.print(f"{h.message.physical_offset}: {esc(h.note)}")
     if coverage is not None and hits and not scan:  # a partial answer says so
         err_console.print(esc(coverage))
+    if stopped is not None and hits:
+        err_console.print(esc(stopped))
     if not hits:
         # items of the key's hash into the part retention removed: "expired", not a typo's "no message"
         reason = key_missing_reason(store, topic, key)
         if coverage and reason.startswith("no message indexed"):  # the part no index covers: scanned or not
             reason += f" ({coverage})"
+        if stopped is not None:
+            reason += f"; {stopped}"
         raise NotFound(reason)
     return 0
 

@@ -6,7 +6,15 @@ import sys
 
 from inspector.cli.output import Folded, console, esc, fold_runs, plain, print_json, table, warn_problem, when
 from inspector.commandline import EXIT_STORE_ERROR
-from inspector.engine import Store, census, census_summary, open_timer, store_overview, timer_line
+from inspector.engine import (
+    Store,
+    census,
+    census_summary,
+    checkpoint_future_note,
+    open_timer,
+    store_overview,
+    timer_line,
+)
 
 FOLD_RUN = 8  # a run of more alike message-less segments than this shows its first 3 and last 2
 
@@ -74,6 +82,9 @@ def run(store: Store, as_json: bool) -> int:
     if cp:
         console.print(f"checkpoint: physicMsgTimestamp {when(cp['physic_msg_timestamp'])}, "
                       f"logicsMsgTimestamp {when(cp['logics_msg_timestamp'])}, indexMsgTimestamp {when(cp['index_msg_timestamp'])}")
+        future = checkpoint_future_note(store)  # the table only: info --json stays the same document
+        if future is not None:
+            console.print(f"[yellow]{esc(future)}[/]", markup=True)
     console.print("last shutdown: " + ("clean (no abort file)" if data["clean_shutdown"] else "[yellow]broker running or crashed (abort file present)[/]"),
                   markup=True)
     r = data["recovery"]

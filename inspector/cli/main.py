@@ -31,6 +31,7 @@ from inspector.engine import (
     PORT,
     PRE_DLEDGER,
     QUEUE_ID,
+    SCAN_BUDGET,
     START,
     TIME_MS,
     TIMER_SLOT,
@@ -139,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref")
     p.add_argument("--no-scan", dest="scan", action="store_false",
                    help="do not scan the part of the log no index file covers (the answer says it was not searched)")
+    p.add_argument("--budget", type=kind_arg(SCAN_BUDGET), metavar="SECONDS",
+                   help="stop that scan after this many seconds (the answer says where it stopped; default: no limit)")
     p.add_argument("--decompress", action="store_true",
                    help="--json: also give the decompressed body; --raw: write it decompressed (the table always "
                    "shows the body decompressed)")
@@ -179,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
     p.add_argument("--no-scan", dest="scan", action="store_false",
                    help="do not scan the part of the log no index file covers (the answer says it was not searched)")
+    p.add_argument("--budget", type=kind_arg(SCAN_BUDGET), metavar="SECONDS",
+                   help="stop that scan after this many seconds (the answer says where it stopped; default: no limit)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("chain", help="the hash-slot walk for topic#key in every index file")
@@ -364,7 +369,7 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import messages
 
             return messages.run_show(store, args.ref, args.json, args.decompress, args.raw,
-                                     args.body_limit or messages.BODY_LIMIT, args.scan)
+                                     args.body_limit or messages.BODY_LIMIT, args.scan, args.budget)
         if args.command == "trace":
             from inspector.cli import trace
 
@@ -376,7 +381,8 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "key":
             from inspector.cli import index
 
-            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json, args.scan)
+            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json, args.scan,
+                                 args.budget)
         if args.command == "chain":
             from inspector.cli import index
 

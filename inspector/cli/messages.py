@@ -22,10 +22,12 @@ from inspector.cli.output import (
     warn_problem,
     when,
 )
+from inspector.cli.progress import stopped_note, unindexed_scan
 from inspector.engine import (
     BadInput,
     Message,
     MoreAfterLimit,
+    NotFound,
     Problem,
     Store,
     StoreError,
@@ -202,15 +204,15 @@ BODY_LIMIT = 4096  # show: body bytes (characters of pretty JSON) printed unless
 
 
 def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str | None = None,
-             body_limit: int = BODY_LIMIT, scan: bool = True) -> int:
+             body_limit: int = BODY_LIMIT, scan: bool = True, budget: float | None = None) -> int:
     if raw is not None:
         if as_json:
             raise BadInput("--raw writes the body's bytes; it does not take --json")
         if raw == "-" and sys.stdout.isatty():  # refused before the message is read
             raise BadInput("--raw -: standard output is a terminal, and a body's bytes would garble it; give a "
                            "file name, or pipe the output (| xxd)")
-        return write_raw(store.find(ref, scan), raw, decompress)
-    msg, note = store.locate(ref, scan)  # note: found by scanning log no index file covers
+        return write_raw(_located(store, ref, scan, budget, True)[0], raw, decompress)
+    msg, note = _located(store, ref, scan, budget, as_json)  # note: found by scanning log no index file covers
     inner, inner_error = _inner(msg)
     if as_json:
         view = message_view(msg, decompress=decompress, trace_topic=trace_topic_of(store))
@@ -235,6 +237,19 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str |
         if inner_error is not None:
             console.print(f"[red]inner messages: {esc(inner_error)}[/]", markup=True)
     return 0
+
+
+def _located(store: Store, ref: str, scan: bool, budget: float | None, quiet: bool) -> tuple[Message, str | None]:
+    """``store.locate``, its scan of the log no index file covers shown and limited (``unindexed_scan``); not
+    found after a scan that stopped at its budget, the answer says so (a partial answer)."""
+    with unindexed_scan(store, budget, quiet) as limits:
+        try:
+            return store.locate(ref, scan)
+        except NotFound as e:
+            stopped = stopped_note(limits)
+            if stopped is None:
+                raise
+            raise NotFound(f"{e.reason}; {stopped}", e.file, e.offset) from None
 
 
 def _inner(msg: Message) -> tuple[list[Message], str | None]:

@@ -35,3 +35,24 @@ def byte_progress(label: str, enabled: bool | None = None) -> Iterator:
             progress.update(task, completed=done, total=total)
 
         yield update
+
+
+@contextmanager
+def unindexed_scan(store, budget_seconds: float | None, as_json: bool) -> Iterator:
+    """Around a lookup that may scan the log no index file covers (``key``, ``show``): the progress bar the other
+    long commands show (stderr, a terminal, not with --json), and at most ``budget_seconds`` of scanning. Yields
+    the limits: their ``stopped`` says where the scan stopped short (:func:`stopped_note`); print the answer after
+    the block, when the bar is gone."""
+    from inspector.engine import Budget
+
+    with byte_progress("scanning the log no index file covers", False if as_json else None) as update, \
+            store.scan_limits(Budget(budget_seconds) if budget_seconds else None, update) as limits:
+        yield limits
+
+
+def stopped_note(limits) -> str | None:
+    """What a partial answer says when the scan stopped at its --budget; None when it scanned everything."""
+    if limits.stopped is None:
+        return None
+    return (f"the scan of the log no index file covers {limits.stopped}: the rest was not searched (a larger "
+            "--budget searches further)")

@@ -4,7 +4,7 @@ Open a store from what the user typed, with its settings:
     open_store, store_config, read_broker_config, store_input_problem, Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
     parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
 What is in it (the overview's facts):
-    store_overview, survey_of, segment_size, dledger_view, timer_line, timer_summary, CheckpointInfo, QueueInfo,
+    store_overview, survey_of, segment_size, dledger_view, checkpoint_future_note, timer_line, timer_summary, CheckpointInfo, QueueInfo,
     IndexFileInfo, Segment, SegmentScan, Recovery, recovery_start, NOT_FATAL, MAX_TIME
 Messages in an order, with the problems that precede them:
     log_order, follow_log, segment_batches, segment_entries, segment_at, MessageBatch, Entry, Message, Blank,
@@ -122,6 +122,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         PRE_DLEDGER,
         QUEUE_ID,
         QUEUE_OFFSET,
+        SCAN_BUDGET,
         SEGMENT_SIZE,
         START,
         TIME_MS,
@@ -275,6 +276,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         is_inner_batch,
     )
     from inspector.engine.read.store.answers import (
+        checkpoint_future_note,
         dledger_view,
         expired_id_reason,
         expired_key_reason,

@@ -65,6 +65,8 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("timer --from", ("timer", "{S}", "--from", "{V}", "--json"), 0, I64_MAX),
     Argument("timer --limit", ("timer", "{S}", "--limit", "{V}", "--json"), 1, I64_MAX),
     # --from 0 --limit 1: the first message ends the run, whatever the timeout (nan, inf or 1e308 never did)
+    Argument("key --budget", ("key", "{S}", "OrderEvents", "order-1108", "--budget", "{V}"), 0, 0,
+             seconds=(0.0, 86_400.0)),
     Argument("messages --idle-timeout", ("messages", "{S}", "--follow", "--from", "0", "--limit", "1",
                                          "--idle-timeout", "{V}"), 0, 0, seconds=(0.0, 86_400.0)),
 )}

@@ -188,3 +188,5 @@ DLEDGER_INDEX_FILE_SIZE = ArgumentKind("a DLedger index file size in bytes", 32,
 # messages --follow --idle-timeout: stop after this long with nothing new. Past a day is no "idle" timeout
 # (leave it out to follow for ever); nan, inf or 1e308 would never stop, 0 or -1 stops before the first look
 IDLE_TIMEOUT = SecondsKind("an idle time", 0.0, 86_400.0)
+# key / show --budget: stop the scan of the log no index file covers after this long (a day at most)
+SCAN_BUDGET = SecondsKind("a time budget", 0.0, 86_400.0)

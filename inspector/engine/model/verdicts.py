@@ -135,6 +135,9 @@ VERDICTS: dict[str, Verdict] = {
     "index-expired": _v(INFO, "IndexService.deleteExpiredFile: items below the log's first offset"),
     "index-gap": _v(WARNING, "rmq-inspect's rule: a range of the log no index file covers (IndexService.load destroys "
                              "files past the checkpoint on an abnormal start, apache/rocketmq#8007); lookups scan it"),
+    "index-covers-nothing": _v(WARNING, "IndexService.getAndCreateLastIndexFile: a new file only when the newest is "
+                                        "full, so a file without items before another is none the broker left; "
+                                        "IndexService.queryOffset passes it by"),
     # checkpoint and config
     "bad-checkpoint": _v(ERROR, "StoreCheckpoint: the file's 24 bytes"),
     "checkpoint-ahead": _v(ERROR, "CommitLog.recoverAbnormally: the checkpoint is past the log"),

@@ -97,3 +97,41 @@ def test_info_verify_preflight_and_key(bad) -> None:
         assert _run("key", str(root), "OrderEvents", "order-1108")[0] == 0
         code, key = _run("key", str(root), "OrderEvents", "no-such-key")
         assert code == 1 and "no message indexed under OrderEvents#no-such-key" in key
+
+
+def test_a_checkpoint_in_the_future_is_said_so_by_info_preflight_and_verify(tmp_path) -> None:
+    root = _copy(tmp_path)
+    rel = checkpoint_in_the_future(root)
+    before = tree_digest(root)
+    code, info = _run("info", str(root))
+    assert code == 0 and f"checkpoint in the future: physicMsgTimestamp {FUTURE_MS} (2100-01-01" in info
+    assert "recovers from the newest segment only (CommitLog.isMappedFileMatchedRecover)" in info
+    code, pre = _run("preflight", str(root))
+    assert code == 0 and f"note: checkpoint in the future: physicMsgTimestamp {FUTURE_MS}" in pre
+    code, out = _run("verify", str(root), "--json")
+    ahead = [p for p in json.loads(out)["problems"] if p["code"] == "checkpoint-ahead"]
+    assert code == 4 and [p["offset"] for p in ahead] == [0, 8, 16]
+    assert all(p["file"] == rel and p["severity"] == "error" and "after this machine's clock" in p["reason"]
+               for p in ahead)
+    code, out = _run("info", str(root), "--json")
+    assert code == 0 and "in the future" not in out  # info --json stays the same document
+    assert tree_digest(root) == before
+
+
+def test_an_index_file_without_items_before_the_newest_is_a_finding(tmp_path) -> None:
+    """The newest file without items is one the broker just made (above: nothing to say); one before another
+    covers nothing and never comes from a broker: a warning naming the file and its indexCount field."""
+    root = _copy(tmp_path)
+    size = os.path.getsize(sorted((root / "index").iterdir())[0])
+    data = bytearray(size)
+    struct.pack_into(">qqqqii", data, 0, 0, 0, 0, 0, 0, 1)
+    rel = "index/20000101000000000"
+    (root / rel).write_bytes(bytes(data))
+    before = tree_digest(root)
+    code, out = _run("verify", str(root), "--json")
+    mine = [(p["file"], p["offset"], p["code"], p["severity"]) for p in json.loads(out)["problems"] if p["file"] == rel]
+    assert code == 0 and mine == [(rel, 36, "index-covers-nothing", "warning")]
+    code, text = _run("verify", str(root))
+    assert code == 0 and "index-covers-nothing" in text and "indexCount 1: no items, before the newest" in text
+    assert _run("key", str(root), "OrderEvents", "order-1108")[0] == 0  # the lookup passes it by
+    assert tree_digest(root) == before

@@ -5,6 +5,7 @@ the slot chains (spec §5).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,7 +67,26 @@ def _message_index_hashes(msg: Message) -> set[int]:
     return {index_key_hash(index_key(msg.topic, k)) for k in keys}
 
 
-def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None) -> tuple[list[Problem], int]:
+def chain_summary(reader: IndexFileReader) -> tuple[int, int, bool]:
+    """(slots in use, items reached, unusual) of ``reader``'s chains, from the compiled pass check_index takes
+    with the walk's tables (:func:`index_chains`); the file's pages are given back after. It reads the index
+    file alone, so verify runs it beside the queue checks (the kernel releases the GIL)."""
+    try:
+        return index_chains(reader.mf.array, 40, reader.slot_count, 40 + reader.slot_count * 4, reader.item_count,
+                            reader.effective_index_count, reader.mf.size, reader.written_items, reader.mf.release)
+    finally:
+        reader.mf.release(0, reader.mf.size)
+
+
+def wants_chain_summary(reader: IndexFileReader) -> bool:
+    """Whether check_index (with the walk's tables) takes :func:`chain_summary` of ``reader``."""
+    return bool(reader.slot_count) and reader.written_items > 0
+
+
+def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None,
+                chains: Future | None = None) -> tuple[list[Problem], int]:
+    """(problems, items checked) of one index file. ``chains``: :func:`chain_summary` of it already under way
+    (verify starts it in a thread), else taken here when the walk's tables (``cross``) are there."""
     problems: list[Problem] = []
     h = reader.header
     rel = reader.rel
@@ -164,17 +184,15 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
     problems.extend(header_range_problems(reader, store.stored_at, bounds))
     problems = expired.before(problems, "item(s)", "index-expired", "IndexService.deleteExpiredFile")
     # slots: chains, counters, items reachable from the right slot
-    chains = None
-    if cross is not None and reader.slot_count:
-        used, reached_n, unusual = index_chains(reader.mf.array, 40, reader.slot_count, base, reader.item_count,
-                                                     count, reader.mf.size, written, reader.mf.release)
-        reader.mf.release(0, reader.mf.size)
+    walked = None
+    if cross is not None and wants_chain_summary(reader):
+        used, reached_n, unusual = chains.result() if chains is not None else chain_summary(reader)
         if not unusual:
-            chains = (used, reached_n)
-    if chains is None:
+            walked = (used, reached_n)
+    if walked is None:
         used_slots, reached_count = _walk_chains(reader, count, rel, problems, written)
     else:
-        used_slots, reached_count = chains
+        used_slots, reached_count = walked
     if used_slots != h.hash_slot_count:
         problems.append(Problem(rel, 32, f"hashSlotCount {h.hash_slot_count} but {used_slots} slots are in use",
                                 "index-header"))

@@ -1,4 +1,5 @@
-"""verify's ``index-gap``: the log no index file covers, with why when the store can tell.
+"""verify's ``index-gap``: the log no index file covers, with why when the store can tell; and
+``index-covers-nothing``: an index file before the newest that holds no item.
 
 A key query (``IndexService.queryOffset``) answers only from the index files, so a record no file covers is not
 found by its key however sound it is. The reasons a store shows:
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
-from inspector.engine.read.index.coverage import Uncovered
+from inspector.engine.read.index.coverage import IndexSpan, Uncovered
 
 __all__ = ["index_gap_problems"]
 
@@ -36,7 +37,7 @@ def index_gap_problems(store) -> list[Problem]:
     except StoreError as e:  # an unreadable edge: the walks' own findings name it
         return [Problem(e.file or "index", e.offset or 0, f"index coverage not known: {e.reason}", "index-gap",
                         "warning")]
-    found = []
+    found = _covering_nothing(store.index_coverage()[0])
     for gap in gaps:
         seg = store.commitlog.segment_for(gap.start)
         file, pos = (seg.file, gap.start - seg.start_offset) if seg is not None else ("commitlog", gap.start)
@@ -44,6 +45,17 @@ def index_gap_problems(store) -> list[Problem]:
                              "query of the broker does not find these records (rmq-inspect key and show scan them)",
                              "index-gap", "warning"))
     return found
+
+
+def _covering_nothing(spans: list[IndexSpan]) -> list[Problem]:
+    """An ``index-covers-nothing`` warning for each index file without items that is not the newest: the broker
+    makes a new file only when the newest is full (``IndexService.getAndCreateLastIndexFile``), so the newest may
+    be one just made (normal, nothing said), an earlier one never is. Its header's range covers no record; a key
+    query passes it by (``IndexService.queryOffset`` picks files by their time range)."""
+    return [Problem(span.file, 36, "indexCount 1: no items, before the newest index file: it covers no record of "
+                    "the log (the broker makes a new file only when the newest is full: "
+                    "IndexService.getAndCreateLastIndexFile); key queries pass it by", "index-covers-nothing")
+            for span in spans[:-1] if span.first is None and span.how == "header"]
 
 
 def _why(store, gap: Uncovered) -> str:

@@ -40,6 +40,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.meaning import keys_of, unique_key_of
 from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.mapped import data_end
+from inspector.engine.read.config.checkpoint import future_note
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
 from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
@@ -114,6 +115,7 @@ class Preflight:
     notes: list[str]
     dledger: str | None = None  # DLedger's recovery preview (a DLedger store)
     deleted_segments: list[str] = field(default_factory=list)  # MappedFileQueue.truncateDirtyFiles: past the end
+    unchecked: str | None = None  # a part of the start not modelled (a partial answer): the verdict says it
 
     @property
     def loses_data(self) -> bool:
@@ -125,9 +127,10 @@ class Preflight:
     def verdict(self) -> str:
         if self.refusals:
             return f"the broker would not start: {len(self.refusals)} problem(s) stop it"
+        partial = f" ({self.unchecked} not checked)" if self.unchecked else ""
         if self.loses_data:
-            return f"{self.mode} start, which loses data"
-        return f"{self.mode} start, nothing lost"
+            return f"{self.mode} start, which loses data{partial}"
+        return f"{self.mode} start, nothing lost{partial}"
 
     @property
     def banner(self) -> str:
@@ -148,7 +151,8 @@ class Preflight:
             lost.append(f"{len(self.index_cuts)} index file(s) ({keys:,} key(s) become unfindable)")
         if self.dledger is not None and "truncate the data" in self.dledger:
             lost.append("DLedger truncates the data")
-        return f"next start: {self.mode}, " + ("loses " + "; ".join(lost) if lost else "nothing lost")
+        partial = f" ({self.unchecked} not checked)" if self.unchecked else ""
+        return f"next start: {self.mode}, " + ("loses " + "; ".join(lost) if lost else "nothing lost") + partial
 
     @property
     def exit_code(self) -> int:
@@ -196,6 +200,9 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
         cp = None
         notes.append(f"checkpoint unreadable ({e}): StoreCheckpoint reads zeros; an abnormal start then recovers "
                      "from the first segment (CommitLog.isMappedFileMatchedRecover)")
+    future = future_note(cp)
+    if future is not None:
+        notes.append(future)
     rec = recover(store, mode)
     end = rec.end_offset
     notes += _unrepaired(store, rec)
@@ -222,12 +229,20 @@ def preflight_plan(store, *, sample: int = SAMPLE, dledger: str | None = None) -
                                     "ConsumeQueue.correctMinOffset reads at position -20 (selectMappedBuffer), an "
                                     "IllegalArgumentException, and the broker does not start (apache/rocketmq#10108; "
                                     "4.9.8 starts); move the empty file away", "cq-empty-last-file"))
+    unchecked = None
     if getattr(store, "rocksdb_cq", None) is not None:
-        notes.append("the RocksDB consume queue is not modelled: its truncation is not listed")
+        # 5.x storeType=defaultRocksDB: RocksDBMessageStore's RocksDBConsumeQueueStore recovers and truncates the
+        # queue inside its database (no files to cut); that step is not modelled here, so what the start does to the
+        # queue is not known: said in the verdict (a partial answer), the note says what is missing
+        unchecked = "the RocksDB consume queue"
+        notes.append("the RocksDB consume queue (consumequeue/ is a RocksDB database: storeType=defaultRocksDB, "
+                     "RocksDBMessageStore / RocksDBConsumeQueueStore) is not checked: the units the start removes "
+                     "from it past the log's end are not listed, and `nothing lost` speaks of the commitlog and "
+                     "index files only")
     # MappedFileQueue.truncateDirtyFiles(processOffset): a segment starting past the end is destroyed (one
     # starting at it is kept, empty)
     deleted = [seg.file for seg in store.commitlog.segments if seg.start_offset > end]
-    return Preflight(mode, why, rec, discarded, queue_cuts, index_cuts, refusals, notes, None, deleted)
+    return Preflight(mode, why, rec, discarded, queue_cuts, index_cuts, refusals, notes, None, deleted, unchecked)
 
 
 def _discarded(store, end: int, sample: int) -> Discarded:

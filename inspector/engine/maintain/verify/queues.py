@@ -71,13 +71,15 @@ def check_queue(store, topic: str, qid: int, geometry: Geometry, log_end: int,
         tags = run.column("tags_code")
         real = ~((phys == 0) & (sizes == PRE_BLANK_SIZE) & (tags == 0))
         units += int(np.count_nonzero(real))
-        gone = real & (phys < floor)  # below the log's first offset: ConsumeQueue.correctMinOffset skips them
-        at = np.flatnonzero(gone) if floor else ()
-        if len(at):
-            first_unit, last_unit = run.unit(int(at[0])), run.unit(int(at[-1]))
+        # below the log's first offset: ConsumeQueue.correctMinOffset skips them (reductions, no index array: an
+        # aged queue's first file can be mostly expired units)
+        gone = real & (phys < floor) if floor else None
+        n_gone = int(np.count_nonzero(gone)) if gone is not None else 0
+        if n_gone:
+            first_unit, last_unit = run.unit(int(gone.argmax())), run.unit(len(gone) - 1 - int(gone[::-1].argmax()))
             expired.add_many(first_unit.file, first_unit.position, first_unit.queue_offset, last_unit.queue_offset,
-                             len(at), int(phys[at].min()), int(phys[at].max()))
-        index = np.flatnonzero(real & ~gone)
+                             n_gone, int(phys.min(where=gone, initial=floor)), int(phys.max(where=gone, initial=-1)))
+        index = np.flatnonzero(real & ~gone if n_gone else real)
         if not index.size:
             continue
         phys, sizes = phys[index], sizes[index]

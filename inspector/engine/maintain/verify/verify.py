@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from inspector.engine.maintain.verify.batch_queues import check_batch_queue
 from inspector.engine.maintain.verify.coverage import QueueCoverage
 from inspector.engine.maintain.verify.crosschecks import CrossChecks
 from inspector.engine.maintain.verify.dledger import check_dledger, index_stream
-from inspector.engine.maintain.verify.index import check_index
+from inspector.engine.maintain.verify.index import chain_summary, check_index, wants_chain_summary
 from inspector.engine.maintain.verify.index_gaps import index_gap_problems
 from inspector.engine.maintain.verify.lmq import lmq_record_problems
 from inspector.engine.maintain.verify.queues import check_queue
@@ -37,6 +38,7 @@ from inspector.engine.model.records import Message, Problem
 from inspector.engine.read.commitlog.body import CodecMissing, decompress_body
 from inspector.engine.read.commitlog.journal import interrupted_rebuild_problems
 from inspector.engine.read.commitlog.parallel import default_workers
+from inspector.engine.read.config.checkpoint import FUTURE_SLACK_MS
 from inspector.engine.read.store.answers import store_load_problems
 from inspector.engine.scan.kernels import LAZY_BYTES, numba_enabled, small_job
 from parsers.java import (
@@ -129,21 +131,27 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
     problems.extend(store_load_problems(store))
     cq_units = 0
     log_end = store.max_offset()
-    for topic, qid in store.queue_ids():
-        found, n = check_queue(store, topic, qid, geometry, log_end, cross)
-        problems.extend(found)
-        cq_units += n
-    for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
-        found, n = check_batch_queue(store, topic, qid, geometry, log_end)
-        problems.extend(found)
-        cq_units += n
-    problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
-    problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
-    index_items = 0
-    for reader in store.index_files():
-        found, n = check_index(store, reader, cross)
-        problems.extend(found)
-        index_items += n
+    readers = store.index_files()
+    with ThreadPoolExecutor(1, thread_name_prefix="verify-chains") as pool:
+        # the index files' chain passes read those files alone (a compiled kernel, no GIL): under way beside the
+        # queue checks, which hold the main thread (an aged store's index has twice the items of its log)
+        chains = ({r.rel: pool.submit(chain_summary, r) for r in readers if wants_chain_summary(r)}
+                  if cross is not None else {})
+        for topic, qid in store.queue_ids():
+            found, n = check_queue(store, topic, qid, geometry, log_end, cross)
+            problems.extend(found)
+            cq_units += n
+        for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
+            found, n = check_batch_queue(store, topic, qid, geometry, log_end)
+            problems.extend(found)
+            cq_units += n
+        problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
+        problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
+        index_items = 0
+        for reader in readers:
+            found, n = check_index(store, reader, cross, chains.get(reader.rel))
+            problems.extend(found)
+            index_items += n
     problems.extend(store.index_problems())
     problems.extend(index_gap_problems(store))  # the log no index file covers (lookups by key miss it)
     problems.extend(store.checkpoint_problems())
@@ -204,7 +212,7 @@ def crc_property_problems(store, msg: Message) -> list[Problem]:
     return []
 
 
-CHECKPOINT_FUTURE_SLACK_MS = 86_400_000
+CHECKPOINT_FUTURE_SLACK_MS = FUTURE_SLACK_MS  # a day (read/config/checkpoint.py)
 """With no record to compare with, a checkpoint time may run ahead of this machine's clock by a day (the
 broker's clock and ours differ, time zones do not matter: both are epoch ms); further is no time a broker wrote."""
 
@@ -231,8 +239,10 @@ def check_checkpoint(store, last_ts: int, now_ms: int | None = None) -> list[Pro
             found.append(Problem("checkpoint", at, f"{name} {value} is negative: the broker writes a record's "
                                  "store time or 0", "checkpoint-time"))
         elif last_ts and value > last_ts:
+            late = (f"; it is also after this machine's clock ({now_ms}) by more than a day: not a time a broker "
+                    "wrote" if value > now_ms + CHECKPOINT_FUTURE_SLACK_MS else "")
             found.append(Problem("checkpoint", at, f"{name} {value} is after the newest record ({last_ts}): "
-                                 f"{missing}", "checkpoint-ahead"))
+                                 f"{missing}{late}", "checkpoint-ahead"))
         elif not last_ts and value > now_ms + CHECKPOINT_FUTURE_SLACK_MS:
             found.append(Problem("checkpoint", at, f"{name} {value} is more than a day after now ({now_ms}), and "
                                  "no record tells otherwise: not a time a broker wrote", "checkpoint-time"))

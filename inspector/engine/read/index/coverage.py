@@ -183,12 +183,25 @@ def _items_from(log: CommitLog, start: int) -> Iterator[MessageBatch | Message |
         yield item
 
 
+@dataclass
+class ScanLimits:
+    """What a caller asking a lookup through the Store's usual verbs (``Store.scan_limits``: the CLI's ``key`` and
+    ``show``) gives the scans of the log no index file covers: a time ``budget``, a ``progress`` callback (bytes
+    scanned, bytes to scan) called between batches; ``stopped`` says why a scan stopped short (None: whole)."""
+
+    budget: Budget | None = None
+    progress: Callable[[int, int], None] | None = None
+    stopped: str | None = None
+
+
 def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int, start: int,
-               stop: int, budget: Budget | None = None) -> Iterator[Message]:
+               stop: int, budget: Budget | None = None,
+               at: Callable[[int], None] | None = None) -> Iterator[Message]:
     """Messages of ``topic`` (None: any) with ``key`` (a KEYS piece or the UNIQ_KEY) stored in [begin, end] (ms)
     whose record starts in [start, stop), read with the bulk kernels: each columnar batch's bytes are searched
     for the key once, and only the records holding it are decoded. Once ``budget`` runs out the scan stops
-    between batches and raises ``BudgetExceeded`` naming the offset it reached."""
+    between batches and raises ``BudgetExceeded`` naming the offset it reached. ``at``: told each batch's first
+    offset (a progress bar)."""
     needle = key.encode("utf-8", "surrogateescape")
     if not needle:
         return
@@ -199,6 +212,8 @@ def scan_range(log: CommitLog, topic: str | None, key: str, begin: int, end: int
             offsets = item.physical_offsets
             if int(offsets[0]) >= stop:
                 return
+            if at is not None:
+                at(int(offsets[0]))
             if budget is not None:
                 budget.check(f"scanning {start:,}..{stop - 1:,} up to {int(offsets[0]):,}")
             seg = log.segment_for(item.segment_start)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inspector.engine.model.bounds import decimal_name
 from inspector.engine.model.budget import Budget
-from inspector.engine.model.errors import StoreError
+from inspector.engine.model.errors import BudgetExceeded, StoreError
 from inspector.engine.model.records import (
     ChainWalk,
     KeyHit,
@@ -20,6 +20,7 @@ from inspector.engine.model.systopics import SYSTEM_TOPICS
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.index.coverage import (
     IndexSpan,
+    ScanLimits,
     Uncovered,
     index_spans,
     scan_range,
@@ -59,6 +60,9 @@ class KeyIndex:
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._coverage: tuple[list[IndexSpan], list[Uncovered]] | None = None
         self._lock = threading.RLock()  # shared by threads: the readers are opened once (and closed once)
+        # the scans' budget and progress for lookups asked without a budget of their own (Store.scan_limits: a
+        # one-shot caller, the CLI; the TUI and web pass their budgets to scan_unindexed)
+        self.scan_limits: ScanLimits | None = None
 
     def close(self) -> None:
         for r in self._index_readers or []:
@@ -254,12 +258,27 @@ class KeyIndex:
         "found by scan: no index covers A..B", added to ``into`` as found (``budget``: see ``scan_range``; the
         hits before it ran out are in ``into``)."""
         hits: list[KeyHit] = [] if into is None else into
-        for gap in self.uncovered():
-            for msg in scan_range(self.log, topic, key, begin, end, gap.start, gap.stop, budget):
-                if msg.physical_offset not in seen:
-                    seen.add(msg.physical_offset)
-                    hits.append(KeyHit(msg, "", 0, "unique_key" if key == msg.unique_key else "key",
-                                       f"found by scan: no index covers {gap.text}"))
+        limits = self.scan_limits if budget is None else None  # a caller's own budget: it catches the stop
+        budget = limits.budget if limits is not None else budget
+        progress = limits.progress if limits is not None else None
+        gaps = self.uncovered()
+        total, done = sum(g.stop - g.start for g in gaps), 0
+        try:
+            for gap in gaps:
+                at = None if progress is None else (lambda offset, g=gap, base=done: progress(base + offset - g.start,
+                                                                                               total))
+                for msg in scan_range(self.log, topic, key, begin, end, gap.start, gap.stop, budget, at):
+                    if msg.physical_offset not in seen:
+                        seen.add(msg.physical_offset)
+                        hits.append(KeyHit(msg, "", 0, "unique_key" if key == msg.unique_key else "key",
+                                           f"found by scan: no index covers {gap.text}"))
+                done += gap.stop - gap.start
+                if progress is not None:
+                    progress(done, total)
+        except BudgetExceeded as e:
+            if limits is None:
+                raise
+            limits.stopped = str(e)  # the hits found before it are kept; the caller says it stopped short
         return hits
 
     def _inner_key_hits(self, topic: str, key: str, begin: int, end: int, seen: set[tuple[int, int]]

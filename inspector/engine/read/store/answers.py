@@ -21,6 +21,7 @@ from inspector.engine.read.commitlog.trace import (
     is_trace_topic,
     trace_timeline,
 )
+from inspector.engine.read.config.checkpoint import future_note
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -84,6 +85,17 @@ def key_missing_reason(store: Store, topic: str, key: str, walks: Iterable[Chain
                     f"{first.file} (at {below[0]}): that file is named {first.start_offset}, off the segment grid "
                     "(misaligned-segment: renamed or copied, not retention; verify names it)")
     return key_expired_reason(floor, walks or (), topic, key) or f"no message indexed under {topic}#{key}"
+
+
+def checkpoint_future_note(store: Store, now_ms: int | None = None) -> str | None:
+    """"checkpoint in the future: ..." when checkpoint times are more than a day after ``now_ms`` (default: this
+    machine's clock), with what an abnormal start does with them; None otherwise, and when it cannot be read
+    (its own finding says why)."""
+    try:
+        cp = store.checkpoint()
+    except StoreError:
+        return None
+    return future_note(cp, now_ms)
 
 
 def expired_start_note(store: Store, start: int | None, topic: str | None = None,

@@ -4,6 +4,7 @@ takes a Store."""
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -54,7 +55,7 @@ from inspector.engine.read.config.settings import (
 from inspector.engine.read.config.storeroot import unopenable
 from inspector.engine.read.dledger.dledger import dledger_folders, member_of, member_root, opened_member
 from inspector.engine.read.dledger.members import MemberChoice
-from inspector.engine.read.index.coverage import IndexSpan, Uncovered
+from inspector.engine.read.index.coverage import IndexSpan, ScanLimits, Uncovered
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.store_keys import MAX_TIME, KeyIndex
 from inspector.engine.read.queues.batchconsumequeue import BatchConsumeQueue
@@ -426,6 +427,20 @@ class Store:
         except BudgetExceeded as e:
             return hits, str(e)
         return hits, None
+
+    @contextlib.contextmanager
+    def scan_limits(self, budget: Budget | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> Iterator[ScanLimits]:
+        """Inside the block, the lookups' scans of the log no index file covers (``lookup_key``, ``locate`` and
+        ``find`` by a unique key) stop once ``budget`` runs out, keeping what they found (the yielded limits'
+        ``stopped`` then says where), and report ``progress(bytes scanned, bytes to scan)`` between batches. For a
+        one-shot caller (the CLI): the limits hold for this Store until the block ends."""
+        limits = ScanLimits(budget, progress)
+        before, self.key_index.scan_limits = self.key_index.scan_limits, limits
+        try:
+            yield limits
+        finally:
+            self.key_index.scan_limits = before
 
     def index_coverage_note(self, scan: bool = True) -> str | None:
         """What a key lookup did about the log no index covers (``KeyIndex.coverage_note``); None: all covered."""

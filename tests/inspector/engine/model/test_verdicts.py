@@ -50,6 +50,8 @@ def _made() -> dict[str, set[tuple[str, str | None]]]:
                 code, severity = args[3], ast.Constant("warning")
             elif name == "problem" and len(args) == 3:  # store/retention.py's expired count: an info
                 code, severity = args[1], ast.Constant("info")
+            elif name == "before" and len(args) == 4:  # ExpiredRange.before(problems, what, code, why): the same
+                code, severity = args[2], ast.Constant("info")
             else:
                 continue
             codes, severities = _strings(code), _strings(severity) if severity is not None else [None]

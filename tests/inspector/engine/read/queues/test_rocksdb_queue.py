@@ -9,27 +9,9 @@ from external_tools import import_or_skip
 
 from inspector.engine import Store
 from parsers.java import tags_code
-from parsers.rocksdb_cq import CHECKPOINT_TOPIC, CqValue, cq_key, offset_key
+from tests.offsets_support import rocksdb_queue_store
 
 rocksdict = import_or_skip("rocksdict")
-
-
-def _make_rocksdb_cq(path, units, bounds, checkpoint=None):
-    from rocksdict import Options, Rdict
-
-    opt = Options(raw_mode=True)
-    opt.create_if_missing(True)
-    db = Rdict(str(path), opt)
-    offsets = db.create_column_family("offset", Options(raw_mode=True))
-    for (topic, qid, qoff), (phy, size, tags, ts) in units.items():
-        db[cq_key(topic, qid, qoff)] = CqValue.build(
-            dict(physical_offset=phy, size=size, tags_code=tags, store_timestamp=ts))
-    for (topic, qid, kind), (phy, qoff) in bounds.items():
-        offsets[offset_key(topic, kind, qid)] = phy.to_bytes(8, "big") + qoff.to_bytes(8, "big")
-    if checkpoint is not None:
-        offsets[offset_key(CHECKPOINT_TOPIC, "max", 0)] = checkpoint.to_bytes(8, "big")
-    db.close()
-    (path / "rocksdict-config.json").unlink(missing_ok=True)
 
 
 def _snapshot(directory):
@@ -38,19 +20,7 @@ def _snapshot(directory):
 
 @pytest.fixture
 def rocks_store(tmp_path, write_commitlog):
-    specs = [dict(topic="TopicTest", queue_id=1, queue_offset=i, store_timestamp=1_700_000_000_000 + i * 1000,
-                  properties={"TAGS": "TagA", "KEYS": f"k{i}"}) for i in range(5)]
-    offsets = write_commitlog(tmp_path, specs)
-    units = {}
-    with Store(tmp_path) as plain:
-        for i, off in enumerate(offsets):
-            m = plain.message_at(off)
-            units[("TopicTest", 1, i)] = (off, m.total_size, tags_code("TagA"), m.store_timestamp)
-    cq_dir = tmp_path / "consumequeue"
-    cq_dir.mkdir()
-    _make_rocksdb_cq(cq_dir, units, {("TopicTest", 1, "max"): (offsets[-1], 4), ("TopicTest", 1, "min"): (offsets[0], 0)},
-                     checkpoint=offsets[-1] + 1)
-    return tmp_path, offsets
+    return tmp_path, rocksdb_queue_store(tmp_path, write_commitlog)
 
 
 def test_queues_and_bounds_come_from_the_offset_column_family(rocks_store):

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from web_support import served
+from web_support import served, watched_page
 
 from inspector.engine import Store, preflight
 from web.app import create_app
@@ -36,15 +36,9 @@ def test_the_next_start_banner_shows_store_text_escaped_and_inert(browser, hosti
         banner = preflight(store).banner
     assert TOPIC in banner and "wrong-cq-file-size" in banner  # the store text reaches the banner as it is
     app = create_app(hostile_banner_store)
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    dialogs: list[str] = []
-    errors: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        with served(app) as url:
+        with watched_page(browser) as watched, served(app) as url:
+            page = watched.page
             for _ in range(600):  # the walk runs in the background: the banner is shown once it is done
                 if page.request.get(f"{url}/api/").json()["walk"]["done"]:
                     break
@@ -59,8 +53,8 @@ def test_the_next_start_banner_shows_store_text_escaped_and_inert(browser, hosti
                 in_banner: document.querySelectorAll('#next-start span.warn *').length,
             })""")
     finally:
-        context.close()
         app.extensions["rmq_store"].close()
-    assert injected == {"pwned": None, "scripts": 0, "in_banner": 0} and dialogs == [] and errors == []
+    assert injected == {"pwned": None, "scripts": 0, "in_banner": 0}
+    assert watched.dialogs == [] and watched.console == []
     assert "<script>window.__pwned=1;alert(1)<\\script>\\x1b[2J\\u202e" in shown  # literal, controls spelled out
     assert "\x1b" not in shown and "\u202e" not in shown

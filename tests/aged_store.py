@@ -52,14 +52,3 @@ def age_store(root: Path, segments: int = 1, *, cleanup: bool = True) -> Aged:
     consume-queue and index files the broker would delete below the new first offset: the engine's model of
     the broker's cleanup (inspector/engine/maintain/write/aging.py, each rule cited there)."""
     return apply_aging(root, Aging(expired_segments=segments, cleanup=cleanup))
-
-
-def tree_digest(root: Path) -> str:
-    """One hash of every file's path and bytes under ``root``: equal before and after = nothing was written."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()

@@ -20,8 +20,8 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store, terminal_text
-from inspector.tui.fmt import commitlog_offset, is_number, parse_kind
+from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store
+from inspector.tui.fmt import commitlog_offset, esc, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
@@ -84,7 +84,7 @@ class RmqInspectApp(App):
         self.first_screen = screen
         self.store = store
         self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
-        self.sub_title = terminal_text(self.store_name)
+        self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
         self.background_scan = background_scan
         self.views: dict[str, Screen] = {}
@@ -141,7 +141,7 @@ class RmqInspectApp(App):
                timeout: float | None = None, markup: bool = False) -> None:
         """Every notification of every screen comes here: its text often quotes the store (a topic, a file name,
         a problem's reason), so it is shown escaped and never as markup (``markup`` is ignored)."""
-        super().notify(terminal_text(message, multiline=True), title=terminal_text(title), severity=severity,
+        super().notify(esc(message, multiline=True), title=esc(title), severity=severity,
                        timeout=timeout, markup=False)
 
     def on_unmount(self) -> None:

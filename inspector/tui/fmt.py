@@ -98,7 +98,11 @@ def clip(text: str, width: int) -> str:
 
 def esc(text: str | None, *, multiline: bool = False) -> str:
     """A string from a store, every control character shown escaped (``terminal_text``); '' for None. With
-    ``multiline`` (prose that quotes the store: a tour step, an exercise) line feeds and tabs stay."""
+    ``multiline`` (prose that quotes the store: a tour step, an exercise) line feeds and tabs stay.
+
+    The TUI's one escape of store text (the command line's ``inspector.terminal.plain``, the same escapes). Unlike
+    the command line's ``esc`` it leaves markup brackets alone: the TUI never lets a str be read as markup (a
+    ``Text``, the Safe widgets, ``notify`` with markup off), so an escaped bracket would show as ``\\[``."""
     return "" if text is None else terminal_text(text, multiline=multiline)
 
 

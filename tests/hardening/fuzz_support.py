@@ -8,7 +8,6 @@ the classes already named in issue 22 through (counted, so a run says what it me
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import shutil
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.cli.main import main as cli_main
-from inspector.engine.read.commitlog.mapped import data_extents
+from tests.store_digest import content_hash
 
 EXIT_CODES = {0, 1, 2, 3, 4}  # README "Never a traceback": the documented table
 HTTP_OK = {200, 400, 404}
@@ -87,21 +86,6 @@ def fingerprint(root: Path) -> dict[str, tuple]:
     return seen
 
 
-def _content_hash(path: Path, size: int) -> str:
-    """SHA-256 of the file's bytes. A large sparse file (the timer wheel) is hashed extent by extent with the
-    extents themselves: bytes outside them are zeros, and a write into a hole makes a new extent, so this is
-    still "byte for byte" at a fraction of the reading."""
-    extents = data_extents(path) if size >= 1 << 20 else None
-    if extents is None:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    h = hashlib.sha256(repr(extents).encode())
-    with open(path, "rb") as f:
-        for start, end in extents:
-            f.seek(start)
-            h.update(f.read(end - start))
-    return h.hexdigest()
-
-
 # A file's hash by its inode's identity (device, inode, size, mtime, ctime): a write, truncate, chmod or rename
 # moves ctime, which nothing can set back, so the same key is the same bytes. Only files whose ctime lies
 # SETTLED_NS in the past are kept: a write in the same clock tick as the hash cannot hide behind a coarse ctime.
@@ -114,7 +98,7 @@ def _settled_hash(path: Path, st: os.stat_result) -> str:
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     found = _HASHES.get(key)
     if found is None:
-        found = _content_hash(path, st.st_size)
+        found = content_hash(path, st.st_size)
         if time.time_ns() - st.st_ctime_ns > SETTLED_NS:
             _HASHES[key] = found
     return found

@@ -11,17 +11,11 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
-from tests.aged_store import tree_digest
+from tests.store_digest import patch_bytes, tree_digest
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_store_dledger"
 DATA = "dledger-n0/data"
 INDEX = "dledger-n0/index/00000000000000000000"
-
-
-def _patch(path: Path, at: int, data: bytes) -> None:
-    raw = bytearray(path.read_bytes())
-    raw[at: at + len(data)] = data
-    path.write_bytes(bytes(raw))
 
 
 def _unit(root: Path, n: int) -> tuple[int, int, int, int, int]:
@@ -43,12 +37,12 @@ def _damage(tmp_path: Path, kind: str) -> Path:
     root = tmp_path / "store"
     shutil.copytree(SAMPLE, root)
     if kind == "pos":  # dledger#285: "pos 0 != ..." - an entry whose pos field is not its place
-        _patch(root / DATA / "00000000000000131072", 24, struct.pack(">q", 0))
+        patch_bytes(root / DATA / "00000000000000131072", 24, struct.pack(">q", 0))
     elif kind == "torn":  # the last entry's record half written (a crash), zeros after it
         _, pos, size, _, _ = _unit(root, 301)
-        _patch(root / DATA / "00000000000000196608", pos - 196_608 + size - 100, bytes(100))
+        patch_bytes(root / DATA / "00000000000000196608", pos - 196_608 + size - 100, bytes(100))
     elif kind == "index":  # index unit 5 says another term than its entry
-        _patch(root / INDEX, 5 * 32 + 24, struct.pack(">q", 9))
+        patch_bytes(root / INDEX, 5 * 32 + 24, struct.pack(">q", 9))
     elif kind == "currterm":
         (root / "dledger-n0" / "currterm").write_bytes(b"\x00\x17garbage\xff\n")
     return root

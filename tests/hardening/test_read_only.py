@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from fuzz_support import _content_hash
 
 from inspector.cli.main import main as cli_main
 from inspector.engine import Message, Store
+from tests.store_digest import content_hash
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_store"
@@ -100,7 +100,7 @@ def snapshot(root: Path) -> dict[str, tuple]:
     for path in [root, *sorted(root.rglob("*"))]:
         st = path.lstat()
         # extent by extent for large sparse files (a writer-made store's 1 GiB segment, its index files)
-        digest = _content_hash(path, path.stat().st_size) if path.is_file() else None
+        digest = content_hash(path) if path.is_file() else None
         out[str(path.relative_to(root))] = (st.st_mode, st.st_size if digest else None, st.st_mtime_ns, digest)
     return out
 

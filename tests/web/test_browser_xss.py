@@ -21,6 +21,7 @@ from hostile_support import (
     write_rich_hostile_store,
 )
 from test_browser import served
+from web_support import watched_page
 
 from inspector.engine import Store
 from inspector.engine.workshop.exercises import generate
@@ -114,16 +115,9 @@ def test_every_route_is_visited(rich):
 
 def test_no_payload_runs_or_becomes_markup_on_any_page(browser, live_rich, rich):
     store, facts = rich
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    dialogs: list[str] = []
-    console: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
     visited = 0
-    try:
+    with watched_page(browser) as watched:
+        page = watched.page
         for urls in urls_by_route(store, facts).values():
             for url, literal in urls:
                 response = page.goto(live_rich + url)
@@ -136,8 +130,7 @@ def test_no_payload_runs_or_becomes_markup_on_any_page(browser, live_rich, rich)
                 for s in literal:
                     assert s in text, (url, s)
                 visited += 1
-    finally:
-        context.close()
+    dialogs, console = watched.dialogs, watched.console
     assert dialogs == []
     # a document answered with 400/404 logs its status; anything else would be injected code or a CSP block
     assert [c for c in console if "Failed to load resource: the server responded with a status of 4" not in c] == []

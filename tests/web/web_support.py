@@ -6,7 +6,9 @@ import contextlib
 import hashlib
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
@@ -43,6 +45,33 @@ def tree_digest(root: Path) -> dict[str, str]:
     """Every file under root with its SHA-256 and mtime (to prove nothing was written)."""
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() + f"@{p.stat().st_mtime_ns}"
             for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@dataclass
+class Watched:
+    """A browser page and what it did that a page of ours never does: dialogs opened (each dismissed), page errors
+    and console errors or warnings logged."""
+
+    page: Any
+    dialogs: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def watched_page(browser) -> Iterator[Watched]:
+    """A fresh page of ``browser`` in a context of its own (closed after), watched (:class:`Watched`)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    watched = Watched(page)
+    page.on("dialog", lambda d: (watched.dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: watched.console.append(f"pageerror: {e}"))
+    page.on("console", lambda m: watched.console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
+            else None)
+    try:
+        yield watched
+    finally:
+        context.close()
 
 
 @contextlib.contextmanager

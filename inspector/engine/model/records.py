@@ -35,6 +35,10 @@ class Problem:
     reason: str
     code: str
     severity: str = "error"  # "error", "warning" or "info" (normal, e.g. retention's leftovers: never fails verify)
+    # where in a file that has no byte offsets (a config file's entry, named whole: all its findings are at offset
+    # 0 and the reason shows a key cut short): what tells two findings apart. Not in the outward views (the reason
+    # names the entry); the report says one fact once by it (verify's finding_key)
+    entry: str | None = None
 
     def __post_init__(self) -> None:
         # one verdict per fact: the table decides a code's severity, whichever producer (census, a reader, verify,

@@ -10,7 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
 from inspector import version
-from inspector.engine import StoreError, terminal_text
+from inspector.engine import StoreError
+from inspector.tui.fmt import plain
 from inspector.tui.widgets.messagedetail import MessageDetail
 
 
@@ -27,7 +28,7 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
-            yield Label(Text(terminal_text(self.prompt_title)), id="prompt-title")
+            yield Label(plain(self.prompt_title), id="prompt-title")
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -15,8 +15,8 @@ from textual.filter import LineFilter
 from textual.widgets import DataTable, Label, Static, Tree
 from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
-from inspector.engine import has_terminal_controls, terminal_text
-from inspector.tui.fmt import safe
+from inspector.engine import has_terminal_controls
+from inspector.tui.fmt import esc, safe
 
 
 def _safe_content(content):
@@ -88,5 +88,5 @@ a tenth of what Textual's own colour filter takes for it.
             return segments
         self.hits += 1
         width = Segment.get_line_length(segments)
-        mended = [s if s.control else Segment(terminal_text(s.text), s.style, s.control) for s in segments]
+        mended = [s if s.control else Segment(esc(s.text), s.style, s.control) for s in segments]
         return Segment.adjust_line_length(mended, width)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main as cli_main
-from tests.aged_store import tree_digest
+from tests.store_digest import tree_digest
 
 SAMPLE = Path(__file__).resolve().parents[3] / "sample_store"
 FUTURE_MS = 4_102_444_800_000  # 2100-01-01

@@ -166,12 +166,17 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
                         dledger.recovery if dledger is not None else None)
 
 
+def finding_key(p: Problem) -> tuple:
+    """What makes a finding one fact: its file, offset and code, and where the file has no offsets (offset 0: a
+    config file) its entry, or when it names none what it says."""
+    return p.file, p.offset, p.code, p.entry if p.entry is not None else p.reason if not p.offset else ""
+
+
 def _dedupe(problems: list[Problem]) -> Iterator[Problem]:
-    # One fact found by two checks is said once; findings about one file without a byte offset of their own
-    # (a JSON config's entries, all at offset 0) differ by what they say, so the message is part of the key.
+    # One fact found by two checks is said once (finding_key)
     seen = set()
     for p in problems:
-        key = (p.file, p.offset, p.code, p.reason if not p.offset else "")
+        key = finding_key(p)
         if key not in seen:
             seen.add(key)
             yield p
@@ -270,9 +275,15 @@ def check_consumer_offsets(store) -> list[Problem]:
             found.append(Problem(source, 0,
                                  f"{row['topic']}@{row['group']} queue {row['queue_id']}: offset {off} is below the "
                                  f"queue's min offset {info.min_offset} (its units expired): will be corrected by the "
-                                 "broker", "consumer-offset-expired", "info"))
+                                 "broker", "consumer-offset-expired", "info", entry=_offset_entry(row)))
         elif not info.min_offset <= off <= info.max_offset:
             found.append(Problem(source, 0,
                                  f"{row['topic']}@{row['group']} queue {row['queue_id']}: offset {off} is outside "
-                                 f"[{info.min_offset}, {info.max_offset}]", "consumer-offset-range", "warning"))
+                                 f"[{info.min_offset}, {info.max_offset}]", "consumer-offset-range", "warning",
+                                 entry=_offset_entry(row)))
     return found
+
+
+def _offset_entry(row: dict) -> str:
+    """A consumer offset's entry: its group, topic and queue (the locator of a finding in the offsets file)."""
+    return f"{row['topic']}@{row['group']}/{row['queue_id']}"

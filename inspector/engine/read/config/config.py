@@ -151,10 +151,10 @@ def entry_problems(name: str, rel: str, value: dict) -> list[Problem]:
             bad = list(item.items())
         else:  # not "topic@group": {queue: offset}
             found.append(Problem(rel, 0, f"offsetTable entry {key!s:.60} is not topic@group with queue offsets: "
-                                 "ignored", "bad-config-entry", "warning"))
+                                 "ignored", "bad-config-entry", "warning", entry=str(key)))
             continue
         found += [Problem(rel, 0, f"offsetTable {key!s:.60}: {k!s:.40}:{v!s:.40} is not a queue id and a 64-bit "
-                          "offset: ignored", "bad-config-entry", "warning")
+                          "offset: ignored", "bad-config-entry", "warning", entry=f"{key}/{k}")
                   for k, v in bad if _as_int(k) is None or not _is_long(v)]
     return found
 
@@ -165,7 +165,8 @@ def _lmq_table_problems(rel: str, value: dict) -> list[Problem]:
     if not isinstance(table, dict):
         return [Problem(rel, 0, f"lmqOffsetTable is {_kind(table)}, not an object: ignored", "bad-config-entry")]
     return [Problem(rel, 0, f"lmqOffsetTable entry {key!s:.60}:{offset!s:.40} is not an LMQ group's topic@group "
-                    "with a 64-bit offset: the broker never reads it, ignored", "bad-config-entry", "warning")
+                    "with a 64-bit offset: the broker never reads it, ignored", "bad-config-entry", "warning",
+                    entry=str(key))
             for key, offset in table.items() if not _lmq_entry_ok(key, offset)]
 
 

@@ -97,12 +97,12 @@ def v1_offsets(families: dict[str, list[tuple[bytes, bytes]]], rel: str) -> tupl
             obj = loads(value)
         except (UnicodeDecodeError, FastjsonError, RecursionError) as e:
             problems.append(Problem(rel, 0, f"entry {key[:60]!r}: not a topic@group with fastjson offsets ({e}): "
-                                    "ignored", "bad-config-entry", "warning"))
+                                    "ignored", "bad-config-entry", "warning", entry=key.hex()))
             continue
         queues = obj.get("offsetTable") if isinstance(obj, dict) else None
         if "@" not in name or not isinstance(queues, dict):
             problems.append(Problem(rel, 0, f"entry {name[:60]!r}: no offsetTable object: ignored",
-                                    "bad-config-entry", "warning"))
+                                    "bad-config-entry", "warning", entry=key.hex()))
             continue
         parsed = {_long(q): _long(o) for q, o in queues.items()}
         table[split_topic_group(name)] = {q: o for q, o in parsed.items() if q is not None and o is not None}
@@ -123,11 +123,12 @@ def v2_offsets(families: dict[str, list[tuple[bytes, bytes]]], rel: str) -> tupl
             topic, group = k.topic_bytes.decode("utf-8"), k.group_bytes.decode("utf-8")
         except Exception as e:  # noqa: BLE001 - construct's errors and UnicodeDecodeError: a damaged key
             problems.append(Problem(rel, 0, f"consumer-offset key {key.hex()[:80]} does not parse ({e}): ignored",
-                                    "bad-config-entry", "warning"))
+                                    "bad-config-entry", "warning", entry=key.hex()))
             continue
         if len(value) != 8:
             problems.append(Problem(rel, 0, f"consumer offset {topic}@{group} queue {k.queue_id}: value of "
-                                    f"{len(value)} bytes, not an int64: ignored", "bad-config-entry", "warning"))
+                                    f"{len(value)} bytes, not an int64: ignored", "bad-config-entry", "warning",
+                                    entry=key.hex()))
             continue
         table.setdefault((topic, group), {})[k.queue_id] = int.from_bytes(value, "big", signed=True)
     return table, problems
@@ -159,13 +160,13 @@ def _named_objects(rows, rel: str) -> tuple[dict[str, dict], list[Problem]]:
             name, obj = key.decode("utf-8"), loads(value)
         except (UnicodeDecodeError, FastjsonError, RecursionError) as e:
             problems.append(Problem(rel, 0, f"entry {key[:60]!r} is not a name with a fastjson object ({e}): "
-                                    "ignored", "bad-config-entry", "warning"))
+                                    "ignored", "bad-config-entry", "warning", entry=key.hex()))
             continue
         if isinstance(obj, dict):
             table[name] = obj
         else:
             problems.append(Problem(rel, 0, f"entry {name[:60]!r} is not an object: ignored", "bad-config-entry",
-                                    "warning"))
+                                    "warning", entry=key.hex()))
     return table, problems
 
 

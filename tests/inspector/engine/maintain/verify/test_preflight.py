@@ -12,7 +12,8 @@ import pytest
 from inspector.engine import Geometry, Store, preflight
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
-from tests.aged_store import Written, age_store, tree_digest, write_store
+from tests.aged_store import Written, age_store, write_store
+from tests.store_digest import tree_digest
 
 BASE_MS = 1_758_272_400_000
 # index files of exactly 400 items (IndexFile.putKey: indexCount starts at 1, < indexNum = 401): 200 records each,

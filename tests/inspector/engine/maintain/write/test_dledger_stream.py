@@ -16,37 +16,32 @@ from inspector.engine import Store
 from inspector.engine.maintain.verify import verify as verify_module
 from inspector.engine.maintain.write.dledger_stream import IndexStream
 from inspector.engine.read.dledger.dledger import member_of
+from tests.store_digest import patch_bytes
 
 SAMPLE = Path(__file__).resolve().parents[5] / "sample_store_dledger"
 INDEX0 = "dledger-n0/index/00000000000000000000"
 INDEX1 = "dledger-n0/index/00000000000000008192"
 
 
-def _patch(path: Path, at: int, data: bytes) -> None:
-    raw = bytearray(path.read_bytes())
-    raw[at : at + len(data)] = data
-    path.write_bytes(bytes(raw))
-
-
 def _damaged(tmp_path: Path, kind: str) -> Path:
     root = tmp_path / kind
     shutil.copytree(SAMPLE, root)
     if kind == "unit-term":  # a unit in the second index file disagrees with its entry
-        _patch(root / INDEX1, 7 * 32 + 24, struct.pack(">q", 9))
+        patch_bytes(root / INDEX1, 7 * 32 + 24, struct.pack(">q", 9))
     elif kind == "unit-first":  # the very first unit
-        _patch(root / INDEX0, 12, struct.pack(">i", 5))
+        patch_bytes(root / INDEX0, 12, struct.pack(">i", 5))
     elif kind == "fewer-units":  # the index ends before the data: the last 20 units zeroed
         raw = (root / INDEX1).read_bytes()
         used = len(raw.rstrip(b"\0")) // 32 + 1
-        _patch(root / INDEX1, (used - 20) * 32, bytes(20 * 32))
+        patch_bytes(root / INDEX1, (used - 20) * 32, bytes(20 * 32))
     elif kind == "record":  # an entry's record damaged: the walk tables no row for it
         data = sorted((root / "dledger-n0/data").iterdir())[1]
-        _patch(data, 48 + 4, b"\xde\xad\xbe\xef")  # the first entry's record's magic code
+        patch_bytes(data, 48 + 4, b"\xde\xad\xbe\xef")  # the first entry's record's magic code
     elif kind == "term-falls":  # unit and entry agree on a term below the one before
         _, pos, *_ = struct.unpack_from(">iqiqq", (root / INDEX1).read_bytes(), 3 * 32)
         seg = max(int(p.name) for p in (root / "dledger-n0/data").iterdir() if int(p.name) <= pos)
-        _patch(root / f"dledger-n0/data/{seg:020d}", pos - seg + 16, struct.pack(">q", 0))
-        _patch(root / INDEX1, 3 * 32 + 24, struct.pack(">q", 0))
+        patch_bytes(root / f"dledger-n0/data/{seg:020d}", pos - seg + 16, struct.pack(">q", 0))
+        patch_bytes(root / INDEX1, 3 * 32 + 24, struct.pack(">q", 0))
     return root
 
 

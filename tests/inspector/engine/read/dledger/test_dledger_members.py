@@ -4,7 +4,6 @@ info, verify and census say which is read and which are not."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from inspector.cli.main import main
 from inspector.engine import BadInput, Store, census, census_summary, load_broker_config
 from inspector.engine.read.dledger.members import choose_member
+from tests.store_digest import tree_digest
 
 SAMPLE = Path(__file__).resolve().parents[5] / "sample_store_dledger"
 
@@ -26,14 +26,6 @@ def two(tmp_path: Path) -> Path:
     shutil.copytree(root / "dledger-n0", root / "dledger-n1")
     (root / "dledger-n1" / "currterm").write_bytes(b"voteLeader=n1\ncurrTerm=9\n")
     return root
-
-
-def _digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(root)).encode() + p.read_bytes())
-    return h.hexdigest()
 
 
 def _info(capsys, *args: str) -> dict:
@@ -63,7 +55,7 @@ def test_choose_member_order_of_choices(tmp_path: Path) -> None:
 
 
 def test_the_first_by_name_is_read_with_a_warning(two: Path, capsys) -> None:
-    before = _digest(two)
+    before = tree_digest(two)
     data = _info(capsys, str(two))
     assert data["dledger"]["member"] == "dledger-n0" and data["dledger"]["currterm"]["currTerm"] == 4
     (warning,) = [p for p in data["problems"] if p["code"] == "dledger-members"]
@@ -78,7 +70,7 @@ def test_the_first_by_name_is_read_with_a_warning(two: Path, capsys) -> None:
     c = json.loads(capsys.readouterr().out)
     assert "DLedger member dledger-n0 read, not dledger-n1; 1 unknown or misplaced (README.md)" in c["summary"]
     assert "dledger-members" in {p["code"] for p in c["problems"]}
-    assert _digest(two) == before
+    assert tree_digest(two) == before
 
 
 def test_a_member_chosen_by_flag_folder_or_broker_config(two: Path, tmp_path: Path, capsys) -> None:
@@ -100,7 +92,7 @@ def test_a_member_chosen_by_flag_folder_or_broker_config(two: Path, tmp_path: Pa
 
 @pytest.mark.parametrize("command", ["info", "verify", "messages", "census"])
 def test_a_member_that_is_not_there_is_one_line_exit_2(two: Path, capsys, command: str) -> None:
-    before = _digest(two)
+    before = tree_digest(two)
     capsys.readouterr()
     assert main([command, str(two), "--dledger-member", "n7"]) == 2
     err = capsys.readouterr().err.strip()
@@ -108,7 +100,7 @@ def test_a_member_that_is_not_there_is_one_line_exit_2(two: Path, capsys, comman
     assert "no DLedger member dledger-n7" in err and "members: dledger-n0, dledger-n1" in err and str(two) in err
     assert main([command, str(two), "--dledger-member", "../n0"]) == 2
     assert "is no self id" in capsys.readouterr().err
-    assert _digest(two) == before
+    assert tree_digest(two) == before
 
 
 def test_one_member_says_nothing(capsys) -> None:

@@ -18,6 +18,7 @@ from inspector.commandline import (
     EXIT_OK,
     EXIT_STORE_ERROR,
     geometry_options,
+    keep_heap_top,
     kind_arg,
 )
 from inspector.commandline import OneLineParser as _Parser
@@ -410,6 +411,7 @@ def _tui_available() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    keep_heap_top()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _the_parser()
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):

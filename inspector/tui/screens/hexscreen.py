@@ -30,6 +30,7 @@ class HexScreen(ViewScreen):
         Binding("right_square_bracket", "segment(1)", "Next seg"),
         Binding("left_square_bracket", "segment(-1)", "Prev seg", show=False),
         Binding("enter", "open_message", "Message"),
+        Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -102,6 +103,15 @@ class HexScreen(ViewScreen):
             self.notify("the cursor is not on a message record", severity="warning")
             return
         self.app.show_message(info.region.start)
+
+    def action_story(self) -> None:
+        if self.later(self.action_story):
+            return
+        info = self.hex_view.cursor_info()
+        if info is None or info.region is None or info.region.kind != "message":
+            self.notify("the cursor is not on a message record", severity="warning")
+            return
+        self.app.show_story(str(info.region.start))
 
     # -- cursor → status line and side panel ----------------------------------------------------------------------
 

@@ -38,15 +38,20 @@ def story_rows(app) -> tuple[list[str], list[int], list[tuple], str, str]:
             static_text(screen.query_one("#story-summary", Static)), static_text(screen.query_one("#story-notes", Static)))
 
 
+async def then_s(pilot, go) -> None:
+    """``go()`` (put a message on the screen), then ``s`` on it, each let settle."""
+    await settle(pilot)
+    go()
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+
+
 def test_s_on_the_hex_view_tells_the_story_of_the_record_under_the_cursor(store):
     app = create_app(store, background_scan=False, screen="hex")
 
     async def script(pilot):
-        await settle(pilot)
-        app.show_hex(DEAD_LETTER)
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await then_s(pilot, lambda: app.show_hex(DEAD_LETTER))
         return app.current_mode, story_rows(app)
 
     mode, (roles, offsets, groups, summary, notes) = drive(app, script)
@@ -69,10 +74,7 @@ def test_s_on_a_message_window_and_in_the_message_browser(store):
         await pilot.press("s")
         await settle(pilot)
         from_browser = (app.current_mode, app.views["story"].story.ref)
-        app.show_message(ORIGINAL)
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await then_s(pilot, lambda: app.show_message(ORIGINAL))
         return first, from_browser, isinstance(app.screen, MessageScreen), story_rows(app)
 
     first, from_browser, still_modal, (roles, offsets, *_rest) = drive(app, script)
@@ -85,11 +87,7 @@ def test_s_on_the_msgid_screen_tells_the_story_of_the_id(store):
     app = create_app(store, background_scan=False, screen="ids")
 
     async def script(pilot):
-        await settle(pilot)
-        app.resolve(UNIQ_KEY)
-        await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await then_s(pilot, lambda: app.resolve(UNIQ_KEY))
         return app.views["story"].story.ref, story_rows(app)
 
     ref, (roles, offsets, *_rest) = drive(app, script)

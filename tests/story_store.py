@@ -8,7 +8,7 @@ is checked against (known from how the store was made):
   retry copy, not the second.
 * ``D``: a message delayed (level 3) and delivered into TopicTest.
 * ``C`` / ``B``: a transaction half then committed / a half then rolled back.
-* ``T``: a 5.x timer message and its delivery; ``I``: the second inner message of a BatchCQ batch.
+* ``T``: a 5.x timer message and its delivery; ``INNER``: the second inner message of a BatchCQ batch.
 * ``write_lmq_story_store``: a message multi-dispatched to two LMQ queues, offsets in lmqConsumerOffset.json
   (an enableLmq broker keeps every offset there), the LMQ group ahead on one queue and behind on the other.
 """
@@ -20,6 +20,10 @@ from pathlib import Path
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.tracewrite import trace_spec
 from inspector.engine.maintain.write.writer import StoreWriter
+from inspector.engine.model.geometry import Geometry
+
+# 64 KiB segments: the tests copy the store to damage a copy, and a default 1 GiB segment (sparse) is slow to copy
+SMALL = Geometry(segment_size=1 << 16)
 
 T0 = 1_700_000_000_000
 R = "7F00000100002A9F0000000000000011"
@@ -28,7 +32,7 @@ C = "7F00000100002A9F0000000000000013"
 B = "7F00000100002A9F0000000000000014"
 T = "7F00000100002A9F0000000000000015"
 I_BATCH = "7F00000100002A9F0000000000000016"
-I = "7F00000100002A9F0000000000000017"
+INNER = "7F00000100002A9F0000000000000017"
 L = "7F00000100002A9F0000000000000018"
 BATCH_TOPIC = "StoryBatch"
 OFFSETS = {("TopicTest", "G"): {0: 5}, ("TopicTest", "H"): {0: 0}, ("%RETRY%G", "G"): {0: 1}}
@@ -49,7 +53,7 @@ SUB_AFTER = {"type": "SubAfter", "request_id": "req-1", "msg_id": R, "cost_time"
 def write_story_store(root: Path) -> dict[str, int | str]:
     """The store at ``root``; the physical offset of each record by name and the original's offset msgId."""
     at: dict[str, int | str] = {}
-    with StoreWriter(root, clock=lambda: T0, consumer_offsets=OFFSETS,
+    with StoreWriter(root, geometry=SMALL, clock=lambda: T0, consumer_offsets=OFFSETS,
                      topic_attributes={BATCH_TOPIC: {"queue.type": "BatchCQ"}}) as w:
         original = w.append(MessageSpec("TopicTest", b"hello", tags="TagA", keys=["order-1"], unique_key=R,
                                         store_timestamp=T0))
@@ -79,7 +83,7 @@ def write_story_store(root: Path) -> dict[str, int | str]:
                                            store_timestamp=T0 + 500)).physical_offset
         batch = w.append(MessageSpec(BATCH_TOPIC, b"", unique_key=I_BATCH, store_timestamp=T0 + 600, batch=[
             MessageSpec("", b"first", unique_key="7F00000100002A9F0000000000000019"),
-            MessageSpec("", b"second", unique_key=I)]))
+            MessageSpec("", b"second", unique_key=INNER)]))
         at["batch"] = batch.physical_offset
         w.append(MessageSpec("Other", b"tick", store_timestamp=T0 + 60_000))  # after the timer's time
     return at

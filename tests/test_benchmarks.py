@@ -29,7 +29,7 @@ def test_run_smoke():
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-4000:]
     for row in ("boundary walk", "bulk decode", "verify", "messages --json", "start-up", "consume-queue reads",
                 "key lookup", "peak RSS", "`timer --json`", "fallback key scan of an unindexed range",
-                "`preflight`", "verify, aged store"):
+                "`preflight`", "verify, aged store", "story by UNIQ_KEY"):
         assert row in proc.stdout, row
 
 

@@ -28,18 +28,20 @@ def print_story(story: Story) -> None:
     """The records table and the groups table (every store text through ``plain``: terminal_text)."""
     key = f" (UNIQ_KEY {plain(story.unique_key)})" if story.unique_key else " (no UNIQ_KEY)"
     t = table(f"story of {plain(story.ref)}{key}: {len(story.records)} record(s)",
-              "time", "role", "@ offset", "topic", "queue", "queue offset", "facts", "found by")
+              "time", "role", "@ offset", "topic", "queue", "queue offset", "facts (and how found, unless by index)")
     for r in story.records:
         facts = "; ".join(f"{name} {value}" for name, value in r.facts)
         if r.expired:
             facts = f"{r.expired}" + (f"; {facts}" if facts else "")
+        if not r.found_by.startswith("index (") and r.role not in ("trace", "lmq"):  # the file: in --json
+            facts += f"{'; ' if facts else ''}({r.found_by})"
         role = Text(r.role + (" (expired)" if r.expired else ""), style="red" if r.expired else "bold")
         where = "" if r.physical_offset is None else str(r.physical_offset)
         if r.inner_index is not None and r.role == "inner":
             where += f" #{r.inner_index}"
         t.add_row("" if r.time is None else when(r.time), role, where, plain(r.topic),
                   "" if r.queue_id is None else str(r.queue_id),
-                  "" if r.queue_offset is None else str(r.queue_offset), plain(facts), plain(r.found_by))
+                  "" if r.queue_offset is None else str(r.queue_offset), plain(facts))
     console.print(t)
     source = plain(story.offsets_source or "none readable")
     g = table(f"consumer groups (offsets from {source})", "group", "topic", "queue", "message at",

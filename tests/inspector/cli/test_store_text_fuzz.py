@@ -45,6 +45,8 @@ def table_commands(store: str, m: dict, msg) -> dict[tuple[str, ...], set[int]]:
         ("show", store, msg.msg_id): {0},
         # no trace record mentions it: exit 1 after the index and a scan of the (absent) trace topics
         ("trace", store, msg.msg_id): {1},
+        # the story of the message: its records and the groups' progress (a hostile group name among them)
+        ("story", store, msg.msg_id): {0},
         ("key", store, m["topic"], key): {0, 1},
         ("chain", store, m["topic"], key): {0, 1},
         ("hex", store, str(msg.physical_offset), "--length", "512"): {0},

@@ -208,12 +208,16 @@ class KeyIndex:
             hits += self.uncovered_hits(topic, key, begin, end, {h.message.physical_offset for h in hits})
         return hits + list(self._inner_key_hits(topic, key, begin, end, set()))
 
-    def _indexed_hits(self, topic: str, key: str, begin: int, end: int) -> list[KeyHit]:
-        """What following the chains of topic#key finds (every index file that can be trusted)."""
+    def _indexed_hits(self, topic: str, key: str, begin: int, end: int,
+                      unreadable: list[tuple[str, int]] | None = None) -> list[KeyHit]:
+        """What following the chains of topic#key finds (every index file that can be trusted). ``unreadable``
+        collects (index file, offset) of the items with the key's hash whose record cannot be read."""
         hits: list[KeyHit] = []
         seen: set[int] = set()
         for walk in self.chain(topic, key, begin, end):
             for step in walk.steps:
+                if unreadable is not None and step.hash_matches and step.key_matches is None:
+                    unreadable.append((walk.file, step.item.phy_offset))
                 # a file walked whole (its header range is wrong): the message's own time decides, not the header's
                 if not (step.hash_matches and step.key_matches and (step.in_time_range or walk.note)):
                     continue
@@ -299,14 +303,15 @@ class KeyIndex:
                 for p in (r.header_problems if not r.trusted else []) + self.index_range_problems(r)]
 
     def lookup_unique_key(self, unique_key: str, topics: list[str] | None, known: Sequence[str],
-                          scan: bool = True) -> list[KeyHit]:
+                          scan: bool = True, unreadable: list[tuple[str, int]] | None = None) -> list[KeyHit]:
         """Messages whose UNIQ_KEY is ``unique_key`` in ``topics`` (None: every topic ``known``, and the system
         ones); the index key needs the topic, so each topic's chain is followed, and the ranges of untrusted index
-        files (and, with ``scan``, the log no index covers) are scanned once for all of them."""
+        files (and, with ``scan``, the log no index covers) are scanned once for all of them. ``unreadable``:
+        see ``_indexed_hits`` (a story says which of its copies may be behind a damaged record)."""
         candidates = topics or sorted(set(known) | set(SYSTEM_TOPICS))
         hits: list[KeyHit] = []
         for topic in candidates:
-            hits.extend(h for h in self._indexed_hits(topic, unique_key, 0, MAX_TIME)
+            hits.extend(h for h in self._indexed_hits(topic, unique_key, 0, MAX_TIME, unreadable)
                         if h.message.unique_key == unique_key)
         scanned = self._scanned_hits(None, unique_key, 0, MAX_TIME,
                                      {h.message.physical_offset for h in hits})

@@ -13,7 +13,7 @@ from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
-from inspector.engine.model.systopics import OP_TOPIC
+from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
@@ -199,7 +199,7 @@ def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True) 
     return timeline
 
 
-def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, list]) -> tuple[Message, str | None]:
+def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, tuple]) -> tuple[Message, str | None]:
     """The message a 32/56-hex REF names, as ``Store.locate`` reads it (the offset msgId first), except that a
     UNIQ_KEY answers with the message that has it (an inner message of a batch, not its batch record) and its
     hits are kept in ``hits`` for the copies lookup (one index walk, not two)."""
@@ -210,10 +210,16 @@ def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, list]) -> t
             return msg, None
     except (MsgIdError, StoreError):
         pass  # not this store's offset msgId: read as a UNIQ_KEY
-    found = store.lookup_unique_key(ref, scan=scan)
+    unreadable: list[tuple[str, int]] = []
+    found = store.lookup_unique_key(ref, scan=scan, unreadable=unreadable)
     if found:
-        hits[ref] = found
+        hits[ref] = (found, unreadable)
         return found[0].message, found[0].note
+    if store.commitlog.retention_floor:  # a UNIQ_KEY whose every record retention removed: expired, not unknown
+        for topic in sorted(set(store.topics()) | set(SYSTEM_TOPICS)):
+            reason = expired_key_reason(store, topic, ref)
+            if reason:
+                raise NotFound(f"message id {ref}: {reason}")
     return store.locate(ref, scan)  # neither: its not-found answer (expired, not searched ...)
 
 
@@ -224,7 +230,7 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
     NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
     extra: list[str] = []
-    first_hits: dict[str, list] = {}
+    first_hits: dict[str, tuple] = {}
     if key is None and len(ref.strip()) in (32, 56):
         start, note = _start_by_id(store, ref.strip().upper(), scan, first_hits)
         shown = ref.strip()
@@ -242,22 +248,36 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
         start, note = store.locate(ref, scan)
         shown = ref.strip()
 
-    def copies(unique_key: str) -> list:
-        found = first_hits.get(unique_key)
-        return found if found is not None else store.lookup_unique_key(unique_key, scan=scan)
+    def copies(unique_key: str) -> tuple[list, list[str]]:
+        """The records with the key, and what the index points at that cannot be read (damage among them)."""
+        found, unreadable = first_hits.get(unique_key) or (None, [])
+        if found is None:
+            found = store.lookup_unique_key(unique_key, scan=scan, unreadable=unreadable)
+        notes = []
+        for file, offset in sorted(set(unreadable), key=lambda u: u[1]):
+            try:
+                store.message_at(offset)
+            except StoreError as e:
+                notes.append(f"{file} points at {offset} under this key's hash, but the record there cannot be "
+                             f"read ({e}): a copy may be lost there")
+        return found, notes
 
     offsets = store.consumer_offsets()
     offsets_notes = tuple(p.reason for p in offsets.problems)
     try:
         delays = tuple(parse_delay_levels(store.delay_table().text))
-    except ValueError:
-        delays = ()
+    except (ValueError, StoreError):
+        delays = ()  # no deliver time is computed: the delay level is still said
 
     def op_records(queue_id: int, since: int) -> Iterator[Message | Problem]:
         try:
             first = store.queue_offset_by_time(OP_TOPIC, queue_id, since)
-        except StoreError:
+        except NotFound:
             return  # no op queue: no half was ended
+        except StoreError as e:  # the search by time read a damaged unit or record: said, not "not ended"
+            yield Problem(e.file or OP_TOPIC, e.offset or 0, f"the op queue cannot be searched: {e.reason}",
+                          "unreadable-op-queue")
+            return
         for _, item in store.queue_messages(OP_TOPIC, queue_id, first):
             yield item
 

@@ -405,9 +405,11 @@ class Store:
         """See ``KeyIndex.lookup_key``; ``scan``: also read the log no index file covers."""
         return self.key_index.lookup_key(topic, key, begin, end, scan)
 
-    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None, scan: bool = True) -> list[KeyHit]:
-        """Messages whose UNIQ_KEY is ``unique_key`` (in ``topics``, else in every topic this store knows)."""
-        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics(), scan)
+    def lookup_unique_key(self, unique_key: str, topics: list[str] | None = None, scan: bool = True,
+                          unreadable: list[tuple[str, int]] | None = None) -> list[KeyHit]:
+        """Messages whose UNIQ_KEY is ``unique_key`` (in ``topics``, else in every topic this store knows);
+        ``unreadable`` collects (index file, offset) of items with the key's hash whose record cannot be read."""
+        return self.key_index.lookup_unique_key(unique_key, topics, [] if topics else self.topics(), scan, unreadable)
 
     def index_coverage(self) -> tuple[list[IndexSpan], list[Uncovered]]:
         """Each index file's span of the log and the ranges no index file covers (``KeyIndex.coverage``)."""

@@ -131,11 +131,11 @@ class Story:
 class StoryParts:
     """What the story reads, as lookups over one open store (``answers.story_of`` builds them): the starting
     message and how it was found, every record with a UNIQ_KEY, a record by offset, an op queue's records from
-    a time, the trace timeline of some ids, the consumer offsets, the delay table and the retention floor."""
+    a time (with the notes of index items whose record cannot be read), the trace timeline of some ids, the consumer offsets, the delay table and the retention floor."""
 
     start: Message
     start_note: str | None
-    copies: Callable[[str], list[KeyHit]]
+    copies: Callable[[str], tuple[list[KeyHit], list[str]]]
     message_at: Callable[[int], Message]
     op_records: Callable[[int, int], Iterable[Message | Problem]]
     trace: Callable[[tuple[str, ...]], TraceTimeline]
@@ -275,7 +275,9 @@ def tell_story(parts: StoryParts) -> Story:
     for rec in _records(start, parts.start_note or "the REF", delays, notes):
         keep(rec)
     if key:
-        for hit in parts.copies(key):
+        hits, damage = parts.copies(key)
+        notes += damage
+        for hit in hits:
             for rec in _records(hit.message, hit.note or f"index ({hit.index_file})", delays, notes):
                 keep(rec)
         searched.append(f"every topic's index for UNIQ_KEY {key}" + (f"; {parts.coverage_note}"
@@ -346,6 +348,7 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
         want = str(half.queue_offset)
         read = 0
         found = False
+        skipped: list[str] = []
         for item in parts.op_records(half.queue_id or 0, half.time or 0):
             if read >= OP_SCAN_CAP:
                 notes.append(f"the op queue {OP_TOPIC} {half.queue_id} was read for {OP_SCAN_CAP:,} units after the "
@@ -353,6 +356,7 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
                 break
             read += 1
             if isinstance(item, Problem):
+                skipped.append(item.reason)
                 continue
             try:
                 body = item.body.decode("ascii")
@@ -367,7 +371,10 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
                 found = True
                 break
         searched.append(f"{OP_TOPIC} queue {half.queue_id} from the half's store time ({read:,} unit(s))")
-        if not found:
+        if skipped:
+            notes.append(f"{len(skipped):,} unit(s) of the op queue could not be read (first: {skipped[0]}): the "
+                         "half's op record may be among them")
+        if not found and not skipped:
             notes.append(f"no op record for the half @{half.physical_offset}: the transaction is not ended "
                          "(the broker's check will ask the producer)")
 
@@ -378,7 +385,7 @@ def _trace_record(entry: TraceEntry) -> StoryRecord:
         ("type", r.type), ("group", r.group), ("client host", r.client_host), ("store host", r.store_host),
         ("cost ms", r.cost_time), ("success", r.success), ("request id", r.request_id),
         ("retry times", r.retry_times), ("offset msgId", r.offset_msg_id), ("transaction state", r.transaction_state),
-        ("trace message at", entry.physical_offset)) if value is not None]
+        ) if value is not None]
     return StoryRecord("trace", entry.when, entry.physical_offset, entry.topic, None, None,
                        f"trace record #{r.index} of the trace message @{entry.physical_offset}", tuple(facts),
                        inner_index=r.index, trace=entry)

@@ -110,7 +110,7 @@ def test_the_store_is_large_and_has_every_case(root, complete):
         assert len(store.segments) >= 10 and len(store.index_files()) >= 5
 
 
-def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_client, complete):
+def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_client, complete, root):
     steps, exercises = complete
     _, client = make_client()
     r, took = timed(client, "/api/")
@@ -129,6 +129,14 @@ def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_clien
         html = client.get(url).get_data(as_text=True)
         assert "Truncated:" not in html and "not computed" not in html, url
     assert "A real hash collision" in client.get("/tour?step=7").get_data(as_text=True)
+    # the story of the dead letter: found through the index, every copy, within the request's time
+    with open_store(root) as store:
+        dead = next(m for _, m in store.queue_messages("%DLQ%g", 0))
+    r, took = timed(client, f"/api/story?ref={dead.unique_key}")
+    assert r.status_code == 200 and took < SHIPPED, took
+    d = r.get_json()
+    assert [x["role"] for x in d["records"]] == ["original", "retry-scheduled", "retry", "dead-letter"]
+    assert d["records_truncated"] is False and d["unindexed_scanned"] is True
 
 
 def test_a_tiny_budget_answers_at_once_with_a_truncation_note(make_client):

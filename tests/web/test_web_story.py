@@ -75,3 +75,29 @@ def test_log_no_index_covers_past_the_scan_size_is_named_not_searched(sample_sto
     assert any("copies there were not searched; `rmq-inspect story STORE 90151` scans them" in n for n in d["notes"])
     capped = story_data(sample_store, str(DEAD_LETTER), None, Limits(max_rows=3))
     assert (len(capped["records"]), capped["records_total"], capped["records_truncated"]) == (3, 8, True)
+
+
+def test_trace_records_and_groups_on_the_scenario_store(tmp_path):
+    """tests/story_store.py's R on the page: each trace record's ids link to the msgId page, G's failed consume
+    (SubAfter: 12 ms, success false) and H behind the message (offset 0: not consumed)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from story_store import R, write_story_store
+
+    from inspector.engine import Store
+    from web.app import create_app
+
+    at = write_story_store(tmp_path / "store")
+    with Store(tmp_path / "store") as store:
+        client = create_app(store, {"TESTING": True}).test_client()
+        html = client.get(f"/story?ref={R}").get_data(as_text=True)
+        body = client.get(f"/api/story?ref={R}").get_json()
+    assert [r["role"] for r in body["records"]].count("trace") == 3
+    assert f'<b>offset_msg_id</b> <a class="id" href="/resolve?id={at["msg_id"]}">{at["msg_id"]}</a>' in html
+    assert f'<a class="record" href="/message/{at["pub"]}">{at["pub"]}</a>' in html
+    groups = {(g["group"], g["topic"], g["queue_offset"]): g for g in body["groups"]}
+    assert groups[("G", "TopicTest", "0")]["cost_ms"] == 12 and groups[("G", "TopicTest", "0")]["success"] is False
+    assert groups[("H", "TopicTest", "0")]["consumed"] is False and groups[("H", "TopicTest", "0")]["committed"] == "0"
+    assert '<span class="bad">NO</span>' in html and '<span class="bad">no</span>' in html

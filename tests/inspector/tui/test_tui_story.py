@@ -12,6 +12,7 @@ failed billing-consumer three times (each send-back parked in SCHEDULE_TOPIC_XXX
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from hostile_tui import TOPIC_DIR, painted, write_hostile_store
 from textual.widgets import DataTable, Static
@@ -196,3 +197,35 @@ def test_story_screen_snapshot(snap_compare, store):
     assert snap_compare(create_app(store, background_scan=False, screen="story"), terminal_size=SIZE,
                         run_before=run_before)
 
+
+
+def test_trace_records_and_a_group_behind_on_the_scenario_store(tmp_path):
+    """tests/story_store.py's R: its trace records (Pub, SubBefore + SubAfter of G) are rows with their decoded
+    fields in the panel; H has not consumed it (offset 0), G's SubAfter says it failed after 12 ms."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from story_store import R, write_story_store
+
+    at = write_story_store(tmp_path / "store")
+    with Store(tmp_path / "store") as store:
+        app = create_app(store, background_scan=False, screen="story")
+
+        async def script(pilot):
+            await settle(pilot)
+            app.show_story(R)
+            await settle(pilot)
+            screen = app.views["story"]
+            table = screen.query_one("#story-records", DataTable)
+            table.move_cursor(row=1)
+            await settle(pilot)
+            return story_rows(app), static_text(screen.query_one("#story-detail", Static))
+
+        (roles, offsets, groups, _summary, _notes), detail = drive(app, script)
+    assert roles == ["original", "trace", "trace", "trace", "retry-scheduled", "retry", "retry-scheduled", "retry",
+                     "dead-letter"]
+    assert offsets[:2] == [at["original"], at["pub"]] and offsets[-1] == at["dlq"]
+    assert ("G", "TopicTest", "0", "0", "5", "yes", "", "12", "NO") in groups
+    assert ("H", "TopicTest", "0", "0", "0", "no", "", "", "") in groups
+    assert detail.startswith("trace: a trace record mentioning the message")
+    assert "type=Pub" in detail and f"offset_msg_id={at['msg_id']}" in detail

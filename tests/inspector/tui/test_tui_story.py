@@ -129,15 +129,16 @@ def test_enter_opens_a_record_and_x_shows_its_bytes(store):
         await pilot.press("enter")
         await settle(pilot)
         opened = app.screen.phy_offset if isinstance(app.screen, MessageScreen) else None
+        windows = sum(isinstance(s, MessageScreen) for s in app.screen_stack)
         await pilot.press("escape")
         await settle(pilot)
         detail = static_text(app.views["story"].query_one("#story-detail", Static))
         await pilot.press("x")
         await settle(pilot)
-        return opened, detail, app.current_mode, app.views["hex"].hex_view.cursor
+        return opened, windows, detail, app.current_mode, app.views["hex"].hex_view.cursor
 
-    opened, detail, mode, cursor = drive(app, script)
-    assert opened == OFFSETS[2]
+    opened, windows, detail, mode, cursor = drive(app, script)
+    assert opened == OFFSETS[2] and windows == 1  # enter opens one window (the table's, not also the screen's)
     assert detail.startswith("retry: the sent-back copy delivered into %RETRY%group")
     assert "found by index (index/" in detail
     assert "reconsume times 1" in detail and "ORIGIN_MESSAGE_ID 0A14000500002A9F0000000000015004" in detail

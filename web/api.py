@@ -13,6 +13,7 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+| ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -26,7 +27,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify
 
 from inspector.engine import expired_id_reason
-from web import data, timer
+from web import data, story, timer
 from web.offsets import stringify_offsets
 from web.params import (
     chain_args,
@@ -96,6 +97,12 @@ def timer_view():
 @bp.route("/teach")
 def teach():
     return send(data.teach_data(*teach_args()))
+
+
+@bp.route("/story")
+def story_view():
+    ref = text_arg("ref", required=True)
+    return send(story.story_data(get_store(), ref, text_arg("key"), get_limits()))
 
 
 @bp.route("/resolve")

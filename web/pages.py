@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request, url_for
 
 from inspector.engine import fmt_time, timer_line
-from web import data, svg, timer
+from web import data, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
@@ -101,6 +101,15 @@ def teach():
     d = data.teach_data(hashes, slots, step, lookup_hash)
     return render_template("teach.html", d=d, drawing=svg.teach_svg(d), hashes_text=",".join(map(str, hashes)),
                            lookup_arg=request.args.get("lookup", ""))
+
+
+@bp.route("/story")
+def story_page():
+    ref, key = text_arg("ref"), text_arg("key")
+    if ref is None:
+        return render_template("story.html", d=None, ref="", key=key or "")
+    d = story.story_data(get_store(), ref, key, get_limits())
+    return render_template("story.html", d=d, ref=ref, key=key or "")
 
 
 @bp.route("/resolve")

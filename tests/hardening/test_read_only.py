@@ -174,6 +174,7 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
         "/hex": [f"/hex?offset={o}", "/hex?offset=0"], "/chain": [f"/chain?topic={t}&key={k}"],
         "/slot": ["/slot", f"/slot?file={f['index']}&slot=1"], "/teach": ["/teach", "/teach?step=3"],
         "/resolve": [f"/resolve?id={f['msg_id']}", f"/resolve?id={f['uniq']}"],
+        "/story": [f"/story?ref={o}", f"/story?ref={f['uniq']}"],
     }
     urls = {**pages, **{"/api" + rule: [("/api" + u if u != "/" else "/api/") for u in us] for rule, us in pages.items()}}
     urls["/api/"] = urls.pop("/api/")

@@ -78,6 +78,7 @@ class BrowserScreen(ViewScreen):
         Binding("c", "clear", "Clear filters"),
         Binding("x", "hex", "Hex"),
         Binding("b", "body", "Body view"),
+        Binding("s", "story", "Story"),
         Binding("escape", "cancel", "Cancel scan"),
         Binding("question_mark", "app.help", "Help"),
     ]
@@ -176,6 +177,15 @@ class BrowserScreen(ViewScreen):
         offset = lst.source.offset(lst.cursor) if len(lst.source) else None
         if offset is not None:
             self.app.show_hex(offset)
+
+    def action_story(self) -> None:
+        """The story of the selected message (every copy, retry, dead letter, trace record, group)."""
+        lst = self.message_list
+        offset = lst.source.offset(lst.cursor) if len(lst.source) else None
+        if offset is None:
+            self.notify("no message selected", severity="warning")
+            return
+        self.app.show_story(str(offset))
 
     def action_cancel(self) -> None:
         if self.scanning:

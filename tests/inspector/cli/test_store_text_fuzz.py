@@ -100,6 +100,11 @@ def test_json_gives_the_store_text_back_exactly(messages):
             code, out, _ = run("show", store, str(view["physical_offset"]), "--json")
             assert code == 0
             assert_same_text(m, json.loads(out))
+        # the story's JSON gives the topic back exactly too (its record at the REF's offset)
+        code, out, _ = run("story", store, str(lines[0]["physical_offset"]), "--json")
+        assert code == 0
+        assert [r["topic"] for r in json.loads(out)["records"]
+                if r["physical_offset"] == lines[0]["physical_offset"] and r["role"] != "lmq"] == [messages[0]["topic"]]
         code, out, _ = run("info", store, "--json")
         assert code == 0 and {m["topic"] for m in messages} <= {t["topic"] for t in json.loads(out)["topics"]}
 

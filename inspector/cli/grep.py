@@ -1,7 +1,7 @@
 """``rmq-inspect grep STORE PATTERN``: the messages whose body, keys, tags or properties match, in log order.
 
-Exit codes: 0 hits, 1 no hit, 2 bad input (an invalid regex, an unknown ``--in`` field), 3 no hit while a
-segment could not be read at all (the answer cannot be "none").
+Exit codes: 0 hits, 1 no hit, 2 bad input (an invalid regex, an unknown ``--in`` field), 3 no hit while part
+of the log could not be read (a segment unreadable, no regular file, or missing: the answer cannot be "none").
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from inspector.engine import (
 )
 
 DEFAULT_LIMIT = 100
+UNREAD = ("unreadable-file", "not-a-segment-file", "missing-segment")  # log a search could not read: "none" is no answer
 
 
 def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str | None, topic: str | None,
@@ -48,7 +49,7 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
                     t.add_row(*_row(item))
             elif isinstance(item, Problem):
                 warn_problem(item)
-                unreadable = unreadable or item.code == "unreadable-file"
+                unreadable = unreadable or item.code in UNREAD
             else:
                 end = item
     if t is not None and hits:
@@ -60,7 +61,8 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
         return 0
     if not as_json:
         err_console.print(Text(f"no message matches {plain(text)}"
-                               + (f" ({end.records_decoded:,} record(s) decoded, {end.how})" if end else "")))
+                               + (f" ({end.records_decoded:,} record(s) decoded, {end.how})" if end else "")
+                               + ("; part of the log could not be read (above)" if unreadable else "")))
     return EXIT_STORE_ERROR if unreadable else EXIT_NOT_FOUND
 
 

@@ -25,7 +25,7 @@ from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.read.search import grep as grep_module
-from inspector.engine.scan.kernels import python_only
+from inspector.engine.scan.kernels import compiled, compiled_for, python_only
 
 T0 = 1_758_272_400_000
 GEOMETRY = Geometry(segment_size=1 << 16, index_slots=64, index_items=1024)
@@ -191,10 +191,12 @@ def test_topic_and_tag_filters(store_root):
     assert hits == oracle(store_root, b"NEEDLE", tag="NEEDLE") != {}
 
 
-def test_the_python_path_gives_the_same_hits(store_root):
+def test_the_compiled_and_the_python_paths_give_the_same_hits(store_root, numba_in_use):
+    compiled()  # loaded: a small store then walks with the kernels too (compiled_for)
+    assert compiled_for(1) is not None
+    hits, _, _ = search(store_root, "NEEDLE")
     with python_only():
-        hits, _, _ = search(store_root, "NEEDLE")
-    assert hits == oracle(store_root, b"NEEDLE")
+        assert search(store_root, "NEEDLE")[0] == hits == oracle(store_root, b"NEEDLE")
 
 
 def test_a_hit_names_the_record(store_root):

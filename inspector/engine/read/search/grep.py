@@ -24,6 +24,7 @@ from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
 from inspector.engine.scan.decode import RecordError, decode_message
+from inspector.engine.scan.find import find_folded
 from inspector.engine.scan.record_layout import SYSFLAG_AT
 from inspector.engine.scan.walk import Run, walk_boundaries
 from parsers.commitlog import COMPRESSED_FLAG
@@ -149,7 +150,7 @@ class _Search:
                                        max_records=max(run.count, 1), entry_header=seg.entry_header)
         if not len(positions):
             return []
-        picked = self._candidates(buf, positions, run.start, run.end)
+        picked = self._candidates(buf, arr, positions, run.start, run.end)
         if self.body:  # compressed bodies are not in the bytes searched: each one is a candidate
             sys_low = arr[positions + (SYSFLAG_AT + 3)]  # sysFlag is big-endian: its low byte holds the flag
             picked = np.union1d(picked, np.flatnonzero(sys_low & COMPRESSED_FLAG))
@@ -163,26 +164,20 @@ class _Search:
             out += self.check(msg)
         return out
 
-    def _candidates(self, buf, positions: np.ndarray, start: int, end: int) -> np.ndarray:
+    def _candidates(self, buf, arr: np.ndarray, positions: np.ndarray, start: int, end: int) -> np.ndarray:
         """Indexes (into ``positions``) of the records of [start, end) the prefilter finds the pattern in."""
         p = self.pattern
         if not p.literal and p.prefilter is None:
             return np.arange(len(positions))
         n = len(positions)
         picked: list[int] = []
-        if p.literal and p.fold:  # ASCII case folding: the run's bytes lowered once (a run is at most ~4 MiB)
-            data, base = buf[start:end].lower(), start
-            find = data.find
-        else:
-            data, base = buf, 0
-            find = data.find
         at = start
         while at < end:
             if p.literal:
-                h = find(p.literal, at - base, end - base)
+                # -i: both cases of the literal's rarest byte by memchr, then a folded compare (scan/find.py)
+                h = find_folded(arr, p.literal, at, end) if p.fold else buf.find(p.literal, at, end)
                 if h < 0:
                     break
-                h += base
             else:
                 m = p.prefilter.search(buf, at, end)
                 if m is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspector.cli.output import console, err_console, plain, print_json_line, table, warn_problem, when
+from inspector.cli.output import console, err_console, plain, print_json_line, warn_problem, when
 from inspector.cli.progress import byte_progress
 from inspector.engine import (
     EXIT_NOT_FOUND,
@@ -24,6 +24,7 @@ from inspector.engine import (
 )
 
 DEFAULT_LIMIT = 100
+TABLE_CONTEXT = 32  # characters of context the listing shows on each side of the match (--json: the engine's 40 bytes)
 UNREAD = ("unreadable-file", "not-a-segment-file", "missing-segment")  # log a search could not read: "none" is no answer
 
 
@@ -33,8 +34,6 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput (exit 2) before any reading
     wanted = parse_fields(fields) if fields is not None else None
     limit = DEFAULT_LIMIT if limit is None else limit
-    t = None if as_json else table(f"grep {plain(text)}", "physical offset", "topic", "queue", "queue offset",
-                                   "stored", "msgId", "UNIQ_KEY", "field", "context")
     hits = 0
     unreadable = False
     end: GrepEnd | None = None
@@ -43,17 +42,16 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
         for item in grep(store, pattern, topic=topic, tag=tag, limit=limit, progress=update, **kwargs):
             if isinstance(item, GrepHit):
                 hits += 1
-                if t is None:
+                if as_json:
                     print_json_line(grep_hit_view(item))
                 else:
-                    t.add_row(*_row(item))
+                    for line in _lines(item):
+                        console.print(line)
             elif isinstance(item, Problem):
                 warn_problem(item)
                 unreadable = unreadable or item.code in UNREAD
             else:
                 end = item
-    if t is not None and hits:
-        console.print(t)
     if end is not None and end.truncated:
         more = f" (--limit {limit} was reached: a larger --limit shows more)" if end.hits >= limit else ""
         err_console.print(Text(f"note: a partial answer: {end.truncated}{more}", style="yellow"), soft_wrap=True)
@@ -66,11 +64,21 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     return EXIT_STORE_ERROR if unreadable else EXIT_NOT_FOUND
 
 
-def _row(hit: GrepHit) -> tuple:
+def _lines(hit: GrepHit) -> tuple[Text, Text]:
+    """A hit in two lines, as grep shows a match: where the record is and what names it, then the field and
+    the match in its context (store text escaped; the match in bold)."""
     m = hit.message
-    context = Text(plain(hit.before))
+    head = Text(f"{m.physical_offset}", style="bold cyan")
+    head.append(f"  {plain(m.topic)}  queue {m.queue_id}  offset {m.queue_offset}  {when(m.store_timestamp)}  "
+                f"msgId {m.msg_id}  UNIQ_KEY {plain(m.unique_key or '-')}")
+    before, after = plain(hit.before), plain(hit.after)  # escaped first: the cut never splits an escape
+    if len(before) > TABLE_CONTEXT:
+        before = "…" + before[-TABLE_CONTEXT:]
+    if len(after) > TABLE_CONTEXT:
+        after = after[:TABLE_CONTEXT] + "…"
+    fields = ", ".join(hit.fields) + ("" if hit.field == "body" else f" ({plain(hit.field)})")  # "keys, props (KEYS)"
+    context = Text(f"    {fields}: ", style="dim")
+    context.append(before)
     context.append(plain(hit.match), style="bold red")
-    context.append(plain(hit.after))
-    fields = ", ".join(hit.fields) + ("" if hit.field == "body" else f" ({hit.field})")  # e.g. "keys, props (KEYS)"
-    return (str(m.physical_offset), plain(m.topic), str(m.queue_id), str(m.queue_offset), when(m.store_timestamp),
-            m.msg_id, plain(m.unique_key or ""), plain(fields), context)
+    context.append(after)
+    return head, context

@@ -1,4 +1,4 @@
-"""``rmq-inspect grep``: the table and JSON Lines on the sample store, the exit codes (0 hits, 1 none, 2 bad
+"""``rmq-inspect grep``: the listing (two lines a hit) and JSON Lines on the sample store, the exit codes (0 hits, 1 none, 2 bad
 pattern or --in, 3 none while part of the log was unreadable), the partial-answer note, and store text escaped."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_json_lines_name_each_hit(capsys):
     assert [v["physical_offset"] for v in lines] == sorted(v["physical_offset"] for v in lines)
 
 
-def test_the_table_and_the_limit_note():
+def test_the_listing_and_the_limit_note():
     code, out, err = run("grep", str(SAMPLE), "ORDER-1108", "-i", "--in", "keys", "--limit", "2")
     assert code == 0
     assert out.count("OrderEvents") + out.count("InventoryEvents") + out.count("PaymentEvents") == 2

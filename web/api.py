@@ -13,6 +13,7 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+| ``/api/search?q=&fixed=1&i=1&in=&topic=&tag=&limit=`` | ``grep --json`` hits, ``problems``, ``end`` (``truncated``: why the search stopped early) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -36,6 +37,7 @@ from web.params import (
     hex_args,
     list_args,
     offset_value,
+    search_args,
     slot_args,
     teach_args,
     text_arg,
@@ -52,6 +54,11 @@ def send(value, status: int = 200):
 @bp.route("/")
 def overview():
     return send(data.overview(get_store(), get_limits(), get_deadline()))
+
+
+@bp.route("/search")
+def search():
+    return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
 
 
 @bp.route("/messages")

@@ -52,6 +52,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/exercises": (["seed", "id", "answer"], {"id": "{exercise}", "answer": "x"}),
     "/timer": (["slot"], {}),
     "/api/timer": (["slot"], {}),
+    "/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
+    "/api/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
 }
 
 

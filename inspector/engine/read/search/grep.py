@@ -167,17 +167,25 @@ class _Search:
     def _candidates(self, buf, arr: np.ndarray, positions: np.ndarray, start: int, end: int) -> np.ndarray:
         """Indexes (into ``positions``) of the records of [start, end) the prefilter finds the pattern in."""
         p = self.pattern
-        if not p.literal and p.prefilter is None:
+        if not p.literal and not p.alternatives and p.prefilter is None:
             return np.arange(len(positions))
         n = len(positions)
         picked: list[int] = []
+        ahead = {a: -2 for a in p.alternatives}  # each alternative's next hit (-2: not looked for yet)
         at = start
         while at < end:
             if p.literal:
-                # -i: both cases of the literal's rarest byte by memchr, then a folded compare (scan/find.py)
-                h = find_folded(arr, p.literal, at, end) if p.fold else buf.find(p.literal, at, end)
+                h = self._find(buf, arr, p.literal, at, end)
                 if h < 0:
                     break
+            elif p.alternatives:  # the first hit of any alternative; each one searched again only once passed
+                for a, was in ahead.items():
+                    if was != -1 and was < at:
+                        ahead[a] = self._find(buf, arr, a, at, end)
+                live = [x for x in ahead.values() if x >= 0]
+                if not live:
+                    break
+                h = min(live)
             else:
                 m = p.prefilter.search(buf, at, end)
                 if m is None:
@@ -190,6 +198,10 @@ class _Search:
             picked.append(i)
             at = int(positions[i + 1]) if i + 1 < n else end  # on after this record: it is checked whole
         return np.asarray(picked, dtype=np.int64)
+
+    def _find(self, buf, arr: np.ndarray, literal: bytes, at: int, end: int) -> int:
+        # -i: both cases of the literal's rarest byte by memchr, then a folded compare (scan/find.py)
+        return find_folded(arr, literal, at, end) if self.pattern.fold else buf.find(literal, at, end)
 
     # -- one record ---------------------------------------------------------------------------------------------
 

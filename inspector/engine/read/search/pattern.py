@@ -51,11 +51,15 @@ class SearchPattern:
     literal: bytes
     fold: bool
     prefilter: re.Pattern[bytes] | None
+    alternatives: tuple[bytes, ...] = ()  # no literal: one of these is in every match (a|b of literals)
 
     @property
     def how(self) -> str:
+        folded = " (ASCII case folded)" if self.fold else ""
         if self.literal:
-            return f"byte search for {self.literal!r}" + (" (ASCII case folded)" if self.fold else "")
+            return f"byte search for {self.literal!r}" + folded
+        if self.alternatives:
+            return "byte search for any of " + ", ".join(repr(a) for a in self.alternatives) + folded
         if self.prefilter is not None:
             return "regex search over the segment bytes"
         return "every record decoded (the regex has an assertion, an atomic group or a possessive repeat)"
@@ -88,10 +92,38 @@ def compile_pattern(text: str, *, fixed: bool = False, ignore_case: bool = False
         literal = _required_literal(tree) if not _has_local_flags(tree) else b""
         if len(literal) < MIN_LITERAL:
             literal = b""
+    alternatives = () if literal or tree is None or _has_local_flags(tree) else _alternatives(tree)
     prefilter = None
-    if not literal and tree is not None and _position_free(tree):
+    if not literal and not alternatives and tree is not None and _position_free(tree):
         prefilter = regex
-    return SearchPattern(text, fixed, ignore_case, regex, literal.lower() if fold else literal, fold, prefilter)
+    if fold:
+        literal, alternatives = literal.lower(), tuple(a.lower() for a in alternatives)
+    return SearchPattern(text, fixed, ignore_case, regex, literal, fold, prefilter, alternatives)
+
+
+MAX_ALTERNATIVES = 8  # more alternatives: one pass of the regex costs less than that many byte searches
+
+
+def _alternatives(tree) -> tuple[bytes, ...]:
+    """For a pattern with an alternation every match passes through (``refund|chargeback``,
+    ``(refund|chargeback)-\\d+``: at its top level, or in a plain group there), the literal each alternative must
+    contain; () when there is none whose every alternative has MIN_LITERAL bytes (or it has too many)."""
+    for op, av in _top_level(tree):
+        if op is not sre.BRANCH:
+            continue
+        found = tuple(_required_literal(alt) for alt in av[1])
+        if len(found) <= MAX_ALTERNATIVES and all(len(a) >= MIN_LITERAL for a in found):
+            return found
+    return ()
+
+
+def _top_level(items):
+    """The items every match goes through in order: the top level, plain groups opened."""
+    for op, av in items:
+        if op is sre.SUBPATTERN and not av[1] and not av[2]:
+            yield from _top_level(av[3])
+        else:
+            yield op, av
 
 
 def _required_literal(tree) -> bytes:

@@ -137,6 +137,8 @@ def search(root: Path, text: str, **kw) -> tuple[dict[int, tuple[str, ...]], lis
     (r"^NEEDLE", 0, {}),  # no literal beside the anchor? there is one: NEEDLE; ^ is checked per field
     (r"(?<=s )NEEDLE", 0, {}),  # a lookbehind: it sees only the field
     (r"^L", 0, {}),  # no literal, an anchor: every record decoded
+    (r"NEEDLE-key|lower case|has NEEDLE", 0, {}),  # alternatives: a byte search for each
+    (r"(needle|NEEDLE)\b", re.IGNORECASE, {"ignore_case": True}),  # alternatives in a group, folded
 ])
 def test_hits_are_the_oracles(store_root, text, flags, kw):
     hits, problems, end = search(store_root, text, **kw)

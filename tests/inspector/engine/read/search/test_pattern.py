@@ -46,3 +46,16 @@ def test_an_empty_pattern_and_unknown_fields_are_bad_input():
     for bad in ("", "body,header", "nope"):
         with pytest.raises(BadInput, match="--in"):
             parse_fields(bad)
+
+
+@pytest.mark.parametrize("text,alternatives", [
+    ("refund|chargeback", (b"refund", b"chargeback")),
+    (r"(refund|chargeback)-\d+", (b"refund", b"chargeback")),  # the alternation every match goes through
+    ("ab|cdef", ()),  # an alternative too short for a byte search
+    ("(?:x+|abc)", ()),  # an alternative without a literal
+    ("|".join(c * 3 for c in "abcdefghi"), ()),  # too many: the regex itself does better
+])
+def test_alternatives(text, alternatives):
+    p = compile_pattern(text)
+    assert p.literal == b"" and p.alternatives == alternatives
+    assert compile_pattern(text, ignore_case=True).alternatives == tuple(a.lower() for a in alternatives)

@@ -297,3 +297,14 @@ def test_real_commitlogs_match_the_oracle(real_commitlog_stores):
             assert hits == expected, (name, text)
             assert end.truncated is None
             assert hits or text == "(me)!", (name, text)  # the real stores' bodies: "Once, there was a chance for me!"
+
+
+@pytest.mark.parametrize("sample", ["sample_store", "sample_store_dledger", "sample_store_aged"])
+def test_the_sample_stores_match_the_oracle(sample):
+    """A DLedger store (records after 48-byte entry headers) and an aged one (retention, a crash) too."""
+    root = Path(__file__).parents[5] / sample
+    for text, flags, kw in (("order-11", 0, {}), ("CAPTURED", re.IGNORECASE, {"ignore_case": True}),
+                            (r"(created|refunded)\b", 0, {})):
+        hits, _, end = search(root, text, **kw)
+        assert hits == oracle(root, text.encode(), flags) != {}, (sample, text)
+        assert end.truncated is None

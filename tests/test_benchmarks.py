@@ -34,6 +34,13 @@ def test_run_smoke():
         assert row in proc.stdout, row
 
 
+def test_grep_smoke():
+    proc = _run(str(BENCH / "grep_bench.py"), "--smoke")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("fixed string, no hit", "regex with a literal", "-i fixed string", "whole process"):
+        assert row in proc.stdout, row
+
+
 @pytest.mark.spark
 def test_spark_vs_single_smallest():
     need(JAVA)

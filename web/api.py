@@ -14,6 +14,7 @@
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
 | ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |
+| ``/api/search?q=&fixed=1&i=1&in=&topic=&tag=&limit=`` | ``grep --json`` hits, ``problems``, ``end`` (``truncated``: why the search stopped early) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -37,6 +38,7 @@ from web.params import (
     hex_args,
     list_args,
     offset_value,
+    search_args,
     slot_args,
     teach_args,
     text_arg,
@@ -53,6 +55,11 @@ def send(value, status: int = 200):
 @bp.route("/")
 def overview():
     return send(data.overview(get_store(), get_limits(), get_deadline()))
+
+
+@bp.route("/search")
+def search():
+    return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
 
 
 @bp.route("/messages")

@@ -13,8 +13,10 @@ import weakref
 from dataclasses import dataclass
 
 from inspector.engine import (
+    SEARCH_FIELDS,
     BadInput,
     ChainWalk,
+    GrepHit,
     IndexFileReader,
     Message,
     NotFound,
@@ -28,6 +30,10 @@ from inspector.engine import (
     census,
     census_view,
     chain_view,
+    compile_pattern,
+    grep,
+    grep_end_view,
+    grep_hit_view,
     hex_segment,
     hex_window,
     holds_offset,
@@ -38,6 +44,7 @@ from inspector.engine import (
     key_missing_reason,
     lookup,
     message_view,
+    parse_fields,
     preflight,
     problem_view,
     queue_view,
@@ -556,3 +563,25 @@ def resolve_data(store: Store, text: str) -> dict:
     """``id_overview``: both readings of a 32/56-hex id (the CLI's ``decode-id --json`` fields), each checked
     against the store; ``found_as`` is empty when neither is in it."""
     return id_overview(text, store)
+
+
+def search(store: Store, text: str | None, *, fixed: bool, ignore_case: bool, fields: str | None,
+           topic: str | None, tag: str | None, limit: int, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
+    """The search page (``rmq-inspect grep``): at most ``limit`` hits as ``grep_hit_view``s, the problems met (at
+    most ``max_problems``) and ``truncated``: why the search stopped early (the limit, the request's budget),
+    None when it read the whole log. No ``text``: the empty form."""
+    result: dict = {"q": text, "fixed": fixed, "ignore_case": ignore_case, "fields": fields, "topic": topic,
+                    "tag": tag, "limit": limit, "hits": [], "problems": [], "end": None}
+    if text is None:
+        return result
+    pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput: a 400 page naming it
+    wanted = parse_fields(fields) if fields else SEARCH_FIELDS
+    for item in grep(store, pattern, fields=wanted, topic=topic, tag=tag, limit=limit, budget=deadline):
+        if isinstance(item, GrepHit):
+            result["hits"].append(grep_hit_view(item))
+        elif isinstance(item, Problem):
+            if len(result["problems"]) < limits.max_problems:
+                result["problems"].append(problem_view(item))
+        else:
+            result["end"] = grep_end_view(item)
+    return result

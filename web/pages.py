@@ -16,6 +16,7 @@ from web.params import (
     hex_args,
     list_args,
     offset_value,
+    search_args,
     slot_args,
     teach_args,
     text_arg,
@@ -55,6 +56,13 @@ def messages():
 def message(offset: str):
     d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
     return render_template("message.html", d=d, m=d["message"])
+
+
+@bp.route("/search")
+def search():
+    """Messages whose body, keys, tags or properties match (``rmq-inspect grep``), within the request's budget."""
+    d = data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args())
+    return render_template("search.html", d=d)
 
 
 @bp.route("/hex")

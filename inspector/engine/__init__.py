@@ -32,6 +32,8 @@ The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chun
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
     verify_dledger, verify_rest
+Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
+    grep_hit_view, grep_end_view
 The next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
@@ -178,6 +180,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
         hex_bytes,
@@ -272,12 +275,20 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         inner_messages,
         is_inner_batch,
     )
+    from inspector.engine.read.search.grep import GrepEnd, GrepHit
+    from inspector.engine.read.search.pattern import (
+        SEARCH_FIELDS,
+        SearchPattern,
+        compile_pattern,
+        parse_fields,
+    )
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,
         dledger_view,
         expired_id_reason,
         expired_key_reason,
         expired_start_note,
+        grep,
         item_key_text,
         key_missing_reason,
         open_timer,

@@ -54,6 +54,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/timer": (["slot"], {}),
     "/story": (["ref", "key"], {"ref": "Plain"}),
     "/api/story": (["ref", "key"], {"ref": "Plain"}),
+    "/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
+    "/api/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
 }
 
 

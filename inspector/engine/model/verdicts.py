@@ -74,6 +74,7 @@ VERDICTS: dict[str, Verdict] = {
     "crc-property-mismatch": _v(ERROR, "MessageStoreConfig.enableCheckCRC / the client's __CRC32# check"),
     "body-undecompressable": _v(ERROR, "MessageDecoder.decode: the consumer cannot decompress the body"),
     "codec-missing": _v(WARNING, _OURS + " (a decompressor this installation lacks; the body is not checked)"),
+    "body-search-cut": _v(INFO, _OURS + " (grep: a body decompresses past the search limit; its first bytes searched)"),
     # DLedger
     "dledger-body-size": _v(ERROR, _DLEDGER),
     "dledger-body-length": _v(ERROR, _DLEDGER),

@@ -25,6 +25,8 @@ from inspector.engine.read.config.checkpoint import future_note
 from inspector.engine.read.dledger.dledger import member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
+from inspector.engine.read.search.grep import GrepEnd, GrepHit, grep_log
+from inspector.engine.read.search.pattern import FIELDS, SearchPattern
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
@@ -339,3 +341,15 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
         offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,
         coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra))
     return tell_story(parts)
+
+
+def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
+         tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
+         progress: Callable[[int, int], None] | None = None,
+         workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+    """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
+    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
+    yield from store.commitlog.problems
+    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))
+    yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
+                        progress=progress, workers=workers)

@@ -44,12 +44,12 @@ Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code
     EXIT_STORE_ERROR); terminal_text, has_terminal_controls (every store text on a terminal); Budget;
     rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR; the argument kinds (ArgumentKind,
     SecondsKind, integer_kind, parse_integer, OFFSET, LIMIT, ... in model/arguments.py)
-
-The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
-from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
-numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
-front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
 """
+
+# The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
+# from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
+# numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
+# front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
 
 from __future__ import annotations
 

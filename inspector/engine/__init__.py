@@ -27,11 +27,12 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
     trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
+Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of -> GroupView,
+    GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
-    verify_after_queues, verify_dledger, verify_rest
-The next broker start (what it will do and cut): preflight
+    verify_after_queues, verify_dledger, verify_rest; the next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue):
     rebuild, rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
 Write (the only writers besides rebuild): write_store, message_lines, DLedgerOptions
@@ -177,6 +178,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
         hex_bytes,
@@ -257,6 +259,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.groups.groups import (
+        DEFAULT_PENDING,
+        GroupQueue,
+        GroupSummary,
+        GroupView,
+        QueueMessage,
+        TopicCount,
+    )
     from inspector.engine.read.index.coverage import IndexSpan, Uncovered
     from inspector.engine.read.index.indexfile import IndexFileReader
     from inspector.engine.read.index.keys import indexed_key
@@ -271,6 +281,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         expired_id_reason,
         expired_key_reason,
         expired_start_note,
+        group_of,
+        groups_of,
         item_key_text,
         key_missing_reason,
         open_timer,

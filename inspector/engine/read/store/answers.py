@@ -14,7 +14,18 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.geometry import Geometry
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.read.commitlog.trace import TraceTimeline, is_trace_topic, trace_timeline
+from inspector.engine.read.config.offsets import OffsetPlaces
 from inspector.engine.read.dledger.dledger import member_view
+from inspector.engine.read.groups.groups import (
+    DEFAULT_PENDING,
+    GroupSources,
+    GroupSummary,
+    GroupView,
+    QueueAccess,
+    groups_summary,
+    load_sources,
+    make_group_view,
+)
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
@@ -182,3 +193,25 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
                     yield item
 
     return trace_timeline(ref, tuple(ids), topics, lookup, scan, trace_topic)
+
+
+def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
+    """The offsets (every source), subscription groups and queue reads a group's view takes from the store."""
+    sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
+    access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
+                         lambda: [*store.queue_ids(), *store.batch_queue_ids()])
+    return sources, access
+
+
+def groups_of(store: Store) -> list[GroupSummary]:
+    """Every consumer group the store knows (any offsets source, the subscription-group config), each with its
+    queues, total lag and retry/DLQ counts (``groups.groups_summary``); StoreError when the broker's offsets
+    source cannot be read."""
+    return groups_summary(*_group_parts(store))
+
+
+def group_of(store: Store, group: str, limit: int = DEFAULT_PENDING) -> GroupView:
+    """One consumer group's view (``groups.make_group_view``): NotFound naming the groups that exist when none is
+    ``group``; at most ``limit`` pending messages."""
+    sources, access = _group_parts(store)
+    return make_group_view(sources, access, group, limit)

@@ -46,7 +46,8 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace")
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace",
+               "groups", "group")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -154,6 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref", help="the message's UNIQ_KEY or offset msgId")
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
+    _store_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("group", help="one consumer group: per queue its committed offset, min, max, lag, the last "
+                       "consumed and first unconsumed message; then the messages after its offsets; exit 1 when "
+                       "no source names the group")
+    _store_args(p)
+    p.add_argument("group", help="the consumer group's name")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many pending messages (default 20)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
@@ -356,6 +369,12 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import trace
 
             return trace.run_trace(store, args.ref, args.trace_topic, args.json)
+        if args.command in ("groups", "group"):
+            from inspector.cli import groups
+
+            if args.command == "groups":
+                return groups.run_groups(store, args.json)
+            return groups.run_group(store, args.group, 20 if args.limit is None else args.limit, args.json)
         if args.command == "key":
             from inspector.cli import index
 

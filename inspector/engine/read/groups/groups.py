@@ -289,8 +289,7 @@ def make_group_view(sources: GroupSources, access: QueueAccess, group: str, limi
             pending.append(_message(access, gq.topic, gq.queue_id, offset))
         if len(pending) >= limit:
             break
-    problems = [p for p in sources.problems if group in p.reason or p.code in ("offsets-disagree",
-                                                                                "offsets-source-missing")]
+    problems = list(sources.problems)  # every finding about the files this view reads (load_sources picks them)
     only_elsewhere = _only_elsewhere(sources, group)
     if only_elsewhere:
         problems.append(only_elsewhere)

@@ -102,7 +102,7 @@ def test_a_group_name_with_escapes_is_shown_escaped(tmp_path):
     group = "g" + "".join(DANGEROUS)
     root = tmp_path / "store"
     with StoreWriter(root, clock=lambda: T0, consumer_offsets={("T", group): {0: 0}}) as w:
-        w.append(MessageSpec(topic="T", body="x\x1b[2J".encode(), tags="t\x1b]0;PWNED\x07", store_timestamp=T0))
+        w.append(MessageSpec(topic="T", body=b"x\x1b[2J", tags="t\x1b]0;PWNED\x07", store_timestamp=T0))
     for argv in (("groups", str(root)), ("group", str(root), group)):
         code, out, err = hostile_run(*argv)
         assert code == 0 and "Traceback" not in out + err, err[-300:]

@@ -55,7 +55,8 @@ def run_group(store: Store, group: str, limit: int, as_json: bool) -> int:
     console.print(f"subscription-group config in {plain(data['config_source'])}: {config}")
     console.print(f"subscriptions (topics its offsets name): {plain(', '.join(data['topics'])) or '-'}")
     console.print(f"retry: {_count(data['retry'])}; DLQ: {_count(data['dlq'])}; total lag {data['lag']:,}")
-    t = table("queues", "topic", "queue", "committed offset", "min", "max", "lag", "last consumed",
+    t = table("queues (a message either side of the committed offset: queue offset @ physical offset, stored; "
+              "`show OFFSET` for the rest)", "topic", "queue", "committed offset", "min", "max", "lag", "last consumed",
               "first unconsumed", "note")
     for q in data["queues"]:
         note = [q["note"]] if q["note"] else []
@@ -69,7 +70,7 @@ def run_group(store: Store, group: str, limit: int, as_json: bool) -> int:
     p = table(f"pending: messages after the committed offsets ({len(data['pending'])} of {data['pending_total']:,})",
               "topic", "queue", "queue offset", "physical offset", "stored", "tags", "keys", "body")
     for m in data["pending"]:
-        if "problem" in m:
+        if "body_preview" not in m:
             p.add_row(plain(m["topic"]), str(m["queue_id"]), str(m["queue_offset"]), "-", "-", "-", "-",
                       Text(f"unreadable: {plain(m['problem'])}", style="red"))
             continue

@@ -27,17 +27,20 @@ def groups_view(summaries: list[GroupSummary], source: str, reason: str) -> dict
 
 
 def queue_message_view(qm: QueueMessage | None) -> dict | None:
-    """The short shape of a message read through a queue (``problem``: why it could not be read)."""
+    """A message read through a queue: its place and store time; read whole (a pending one) also its ids, tags,
+    keys and a one-line body preview; ``problem``: why it could not be read."""
     if qm is None:
         return None
-    view: dict = {"topic": qm.topic, "queue_id": qm.queue_id, "queue_offset": qm.queue_offset}
+    view: dict = {"topic": qm.topic, "queue_id": qm.queue_id, "queue_offset": qm.queue_offset,
+                  "physical_offset": qm.physical_offset, "store_timestamp": qm.store_timestamp}
+    if qm.problem is not None:
+        view["problem"] = qm.problem
     m = qm.message
     if m is None:
-        return {**view, "problem": qm.problem}
-    return {**view, "physical_offset": m.physical_offset, "msg_id": m.msg_id, "unique_key": m.unique_key,
-            "store_timestamp": m.store_timestamp,
-            "born_timestamp": m.born_timestamp, "reconsume_times": m.reconsume_times, "tags": m.tags,
-            "keys": list(m.keys), "body_preview": body_line(m, 60)}
+        return view
+    return {**view, "msg_id": m.msg_id, "unique_key": m.unique_key, "born_timestamp": m.born_timestamp,
+            "reconsume_times": m.reconsume_times, "tags": m.tags, "keys": list(m.keys),
+            "body_preview": body_line(m, 60)}
 
 
 def group_queue_view(q: GroupQueue) -> dict:

@@ -63,8 +63,11 @@ def test_group_json_values(store, capsys):
     data = json.loads(out)
     q0, q1 = data["queues"]
     assert code == 0 and (q0["committed_offset"], q0["max_offset"], q0["lag"]) == (2, 5, 3)
-    assert (q0["last_consumed"]["queue_offset"], q0["first_unconsumed"]["body_preview"]) == (1, "a2")
-    assert (q1["lag"], q1["first_unconsumed"], q1["last_consumed"]["body_preview"]) == (0, None, "b2")
+    assert (q0["last_consumed"]["queue_offset"], q0["first_unconsumed"]["store_timestamp"]) == (1, T0 + 2)
+    assert (q1["lag"], q1["first_unconsumed"], q1["last_consumed"]["store_timestamp"]) == (0, None, T0 + 12)
+    # the sides are read light: `show` at their physical offset gives the message
+    code, out, _ = run(capsys, "show", str(store), str(q0["first_unconsumed"]["physical_offset"]), "--json")
+    assert code == 0 and json.loads(out)["queue_offset"] == 2 and json.loads(out)["topic"] == "T"
     assert [m["body_preview"] for m in data["pending"]] == ["a2", "a3", "a4"]
     assert (data["pending_limit"], data["more_pending"]) == (20, 0)
 

@@ -25,6 +25,7 @@ from inspector.engine.read.groups.groups import (
     groups_summary,
     load_sources,
     make_group_view,
+    units_at,
 )
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
@@ -199,7 +200,9 @@ def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
     """The offsets (every source), subscription groups and queue reads a group's view takes from the store."""
     sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
     access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
-                         lambda: [*store.queue_ids(), *store.batch_queue_ids()])
+                         lambda: [*store.queue_ids(), *store.batch_queue_ids()],
+                         lambda topic, queue_id, offsets: units_at(store.queue(topic, queue_id), offsets),
+                         store.store_timestamp_at)
     return sources, access
 
 

@@ -31,18 +31,25 @@ def _behind_and_ahead(root):
     return root
 
 
-def _body(qm) -> bytes:
-    return qm.message.body
+def _body(qm, root=None) -> bytes:
+    """The body of a message of the view: read whole (pending), or at the physical offset its unit gave (the
+    per-queue sides are read light: their unit and store time)."""
+    if qm.message is not None:
+        return qm.message.body
+    with Store(root) as store:
+        assert store.store_timestamp_at(qm.physical_offset) == qm.store_timestamp
+        return store.message_at(qm.physical_offset).body
 
 
 def test_a_group_behind_and_ahead(tmp_path):
-    with Store(_behind_and_ahead(tmp_path)) as store:
+    root = _behind_and_ahead(tmp_path)
+    with Store(root) as store:
         view = group_of(store, "g")
     by = {(q.topic, q.queue_id): q for q in view.queues}
     q0, q1, retry = by[("T", 0)], by[("T", 1)], by[("%RETRY%g", 0)]
     assert (q0.committed, q0.min_offset, q0.max_offset, q0.lag, q0.note) == (2, 0, 5, 3, None)
-    assert _body(q0.last_consumed) == b"a1" and q0.last_consumed.queue_offset == 1
-    assert _body(q0.first_unconsumed) == b"a2" and q0.first_unconsumed.queue_offset == 2
+    assert _body(q0.last_consumed, root) == b"a1" and q0.last_consumed.store_timestamp == T0 + 1 and q0.last_consumed.queue_offset == 1
+    assert _body(q0.first_unconsumed, root) == b"a2" and q0.first_unconsumed.queue_offset == 2
     assert (q1.committed, q1.max_offset, q1.lag) == (9, 3, 0)
     assert "past the queue's max offset 3" in q1.note and q1.first_unconsumed is None
     assert q1.last_consumed is None  # offset 8 is past the queue: nothing to show as last consumed
@@ -93,7 +100,8 @@ def test_an_offset_below_the_min_will_be_corrected(tmp_path):
 
 
 def test_lmq_offsets_from_lmq_consumer_offset_json(tmp_path):
-    with Store(write_lmq_store(tmp_path)) as store:
+    root = write_lmq_store(tmp_path)
+    with Store(root) as store:
         view = group_of(store, LMQ)
         names = {s.group for s in groups_of(store)}
     assert names == {"g", LMQ}
@@ -101,8 +109,9 @@ def test_lmq_offsets_from_lmq_consumer_offset_json(tmp_path):
     assert view.source == "config/lmqConsumerOffset.json"
     # %LMQ%x holds a, b, c at 0, 1, 2 (its own offsets, not TopicA's); committed 2: c pending
     assert (q.topic, q.queue_id, q.committed, q.max_offset, q.lag) == (LMQ, 0, 2, 3, 1)
-    assert _body(q.last_consumed) == b"b" and _body(q.first_unconsumed) == b"c"
-    assert q.first_unconsumed.message.queue_offset == 2  # read through the LMQ queue
+    assert _body(q.last_consumed, root) == b"b" and _body(q.first_unconsumed, root) == b"c"
+    (pending,) = view.pending
+    assert pending.message.queue_offset == 2 and pending.message.body == b"c"  # read through the LMQ queue
 
 
 def test_rocksdb_offsets_are_used_and_a_disagreeing_file_is_named(tmp_path):
@@ -117,7 +126,7 @@ def test_rocksdb_offsets_are_used_and_a_disagreeing_file_is_named(tmp_path):
     (q,) = view.queues
     assert view.source == "config/consumerOffsets" and (q.committed, q.lag) == (1, 4)
     assert [(o.source, o.offset) for o in q.others] == [("config/consumerOffset.json", 4)]
-    assert _body(q.last_consumed) == b"m0" and _body(q.first_unconsumed) == b"m1"
+    assert _body(q.last_consumed, root) == b"m0" and _body(q.first_unconsumed, root) == b"m1"
     assert any(p.code == "offsets-disagree" for p in view.problems)
     # a group only the stale file knows: listed, no queue the broker reads, and said
     assert "old" in names and old.queues == []
@@ -130,7 +139,7 @@ def test_rocksdb_v2_offsets(tmp_path):
     write_rocksdb(root / "config" / "rdb", {v2_offset_key("g1", "TopicTest", 0): (3).to_bytes(8, "big")})
     with Store(root) as store:
         (q,) = group_of(store, "g1").queues
-    assert (q.source, q.committed, q.lag, _body(q.first_unconsumed)) == ("config/rdb", 3, 2, b"m3")
+    assert (q.source, q.committed, q.lag, _body(q.first_unconsumed, root)) == ("config/rdb", 3, 2, b"m3")
 
 
 def test_an_unknown_group_names_the_groups_there_are(tmp_path):

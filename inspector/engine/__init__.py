@@ -27,8 +27,8 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
     trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX
-Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of -> GroupView,
-    GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view
+Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of, committed_offsets,
+    GroupView, GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
     verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
@@ -277,6 +277,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         is_inner_batch,
     )
     from inspector.engine.read.store.answers import (
+        committed_offsets,
         dledger_view,
         expired_id_reason,
         expired_key_reason,

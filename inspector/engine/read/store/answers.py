@@ -218,3 +218,14 @@ def group_of(store: Store, group: str, limit: int = DEFAULT_PENDING) -> GroupVie
     ``group``; at most ``limit`` pending messages."""
     sources, access = _group_parts(store)
     return make_group_view(sources, access, group, limit)
+
+
+def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str, int]]:
+    """(group, committed offset) of every group with an offset on this queue, from the source the broker uses
+    (the queue listings' marker lines), by offset then group; [] when that source cannot be read (``info`` and
+    ``group`` say why)."""
+    offsets = store.consumer_offsets()
+    if offsets.error is not None:
+        return []
+    return sorted(((g, queues[queue_id]) for (t, g), queues in offsets.table.items()
+                   if t == topic and queue_id in queues), key=lambda pair: (pair[1], pair[0]))

@@ -29,6 +29,10 @@ from inspector.engine import (
     census_view,
     chain_view,
     committed_offsets,
+    group_of,
+    group_view,
+    groups_of,
+    groups_view,
     hex_segment,
     hex_window,
     holds_offset,
@@ -197,6 +201,24 @@ def _full(rows: list, used: int, cost: int, limits: Limits) -> str | None:
     if rows and used + cost > limits.list_bytes:
         return f"stopped at the page size cap ({limits.list_bytes} bytes of records) after {len(rows)} messages"
     return None
+
+
+def groups_data(store: Store, limits: Limits) -> dict:
+    """Every consumer group (``groups --json``), at most ``max_rows`` of them (``shown_of`` says how many)."""
+    offsets = store.consumer_offsets()
+    d = groups_view(groups_of(store), offsets.source, offsets.reason)
+    d["shown_of"] = len(d["groups"])
+    d["groups"] = d["groups"][:limits.max_rows]
+    return d
+
+
+def group_data(store: Store, name: str, limit: int, limits: Limits) -> dict:
+    """One group (``group --json``; NotFound naming the groups there are), at most ``max_rows`` queue rows
+    (``queues_total`` says how many there are)."""
+    d = group_view(group_of(store, name, limit))
+    d["queues_total"] = len(d["queues"])
+    d["queues"] = d["queues"][:limits.max_rows]
+    return d
 
 
 def group_marks(store: Store, page: dict) -> dict | None:

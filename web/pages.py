@@ -13,6 +13,7 @@ from web.params import (
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
@@ -55,6 +56,14 @@ def messages():
 def message(offset: str):
     d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
     return render_template("message.html", d=d, m=d["message"])
+
+
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return render_template("groups.html", d=data.groups_data(get_store(), get_limits()))
+    return render_template("group.html", d=data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/hex")

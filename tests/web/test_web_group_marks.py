@@ -1,6 +1,6 @@
 """The web's queue listing marks each consumer group's committed offset (issue 30 item 2): a line before the
-group's first pending row, or after the queue's last row when the group consumed it all; store text (a group name
-carrying markup) shown as text; ``/api/messages`` unchanged. The page in headless Chromium too."""
+group's first pending row, or after the queue's last row when the group consumed it all; the groups page and one
+group's page; store text (a group name carrying markup) shown as text; ``/api/messages`` unchanged. In Chromium too."""
 
 from __future__ import annotations
 
@@ -72,5 +72,43 @@ def test_marks_in_chromium(page, root):  # noqa: F811
             following = page.locator("tr.group-mark + tr td:nth-child(4)").first.inner_text()
             assert following == "2"
             assert page.locator("img").count() == 0
+    finally:
+        app.extensions["rmq_store"].close()
+
+
+def test_groups_and_group_pages(root):
+    app = create_app(root, {"TESTING": True})
+    try:
+        client = app.test_client()
+        listing = client.get("/groups")
+        one = client.get("/groups?name=late&limit=2")
+        unknown = client.get("/groups?name=nobody")
+        bad = client.get("/groups?name=late&limit=-1")
+        evil = client.get("/groups", query_string={"name": EVIL})
+    finally:
+        app.extensions["rmq_store"].close()
+    text = listing.get_data(as_text=True)
+    assert listing.status_code == 200 and 'href="/groups?name=late"' in text and "<img" not in text
+    html = one.get_data(as_text=True)
+    assert one.status_code == 200
+    assert '<strong id="group-lag">4</strong>' in html  # committed 2 of 6
+    assert "Pending: messages after the committed offsets (2 of 4)" in html
+    assert "limit 2: 2 more pending message(s) not listed." in html
+    assert unknown.status_code == 404 and "groups here: " in unknown.get_data(as_text=True)
+    assert bad.status_code == 400
+    assert evil.status_code == 200 and "<img" not in evil.get_data(as_text=True)
+
+
+def test_group_page_in_chromium(page, root):  # noqa: F811
+    app = create_app(root)
+    try:
+        with served(app) as url:
+            page.goto(f"{url}/groups")
+            page.locator("#groups a", has_text="late").click()
+            assert page.locator("#group-lag").inner_text() == "4"
+            cells = page.locator("#group-queues tbody tr").first.locator("td").all_inner_texts()
+            assert cells[:6] == ["T", "0", "2", "0", "6", "4"]
+            assert cells[7].startswith("2 @ ")  # the first unconsumed message: queue offset 2
+            assert page.locator("#group-pending tbody tr").count() == 4
     finally:
         app.extensions["rmq_store"].close()

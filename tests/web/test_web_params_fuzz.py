@@ -52,6 +52,7 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/exercises": (["seed", "id", "answer"], {"id": "{exercise}", "answer": "x"}),
     "/timer": (["slot"], {}),
     "/api/timer": (["slot"], {}),
+    "/groups": (["name", "limit"], {"name": "g"}),
 }
 
 

@@ -26,6 +26,7 @@ from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
+from inspector.tui.screens.groups import GroupsScreen
 from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
@@ -45,10 +46,12 @@ SCREEN_CLASSES = {
     "tour": TourScreen,
     "exercises": ExercisesScreen,
     "timer": TimerScreen,
+    "groups": GroupsScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
-                 "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel"}
+                 "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
+                 "groups": "Consumer groups"}
 
 
 def store_name(store: Store) -> str:
@@ -72,6 +75,7 @@ class RmqInspectApp(App):
         Binding("7", "go('tour')", "Tour", show=False),
         Binding("8", "go('exercises')", "Exercises", show=False),
         Binding("9", "go('timer')", "Timer wheel", show=False),
+        Binding("0", "go('groups')", "Consumer groups", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -352,6 +356,8 @@ class RmqInspectApp(App):
                             lambda: self.view("exercises").action_seed())
         yield SystemCommand("Timer: walk slot", "the chain of one slot of the 5.x timer wheel, hop by hop",
                             lambda: self.view("timer").action_slot_prompt())
+        yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
+                            lambda: self.view("groups"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 

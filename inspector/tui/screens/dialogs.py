@@ -137,6 +137,11 @@ HELP = [
                   "on a hop: open its rmq_sys_wheel_timer record"),
         ("s", "walk any slot by number (`rmq-inspect timer STORE --slot N` prints the same chain)"),
     ]),
+    ("consumer groups", [
+        ("0", "every consumer group: queues, lag, retry and DLQ counts (`rmq-inspect groups STORE`); enter: its "
+              "queues, committed / min / max / lag and the messages either side (`rmq-inspect group STORE G`)"),
+        ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

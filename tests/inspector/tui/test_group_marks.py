@@ -1,5 +1,5 @@
 """The TUI's queue listing marks each consumer group's committed offset (issue 30 item 2): on the first pending row,
-or on the last row when the group consumed them all; the group name (store text) escaped."""
+or on the last row when the group consumed them all; the group name (store text) escaped. The groups screen (0)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,32 @@ def test_no_marks_on_a_queue_no_group_reads(tmp_path):
             return [lst.marker(i) for i in range(len(lst.source))]
 
         assert drive(app, script) == [None] * 6
+
+
+def test_groups_screen_lists_groups_and_opens_a_queue_at_the_committed_offset(tmp_path):
+    root = _store(tmp_path / "s", {("T", "late"): {0: 2}, ("T", "done"): {0: 6}})
+    with Store(root) as store:
+        app = create_app(store, screen="overview")
+
+        async def script(pilot):
+            await pilot.press("0")
+            await settle(pilot)
+            screen = app.screen
+            groups = screen.query_one("#groups-table")
+            listed = [groups.get_row_at(i)[:4] for i in range(groups.row_count)]
+            groups.move_cursor(row=1)  # "late" (groups by name: done, late)
+            await pilot.press("enter")
+            await settle(pilot)
+            queues = screen.query_one("#group-queues")
+            row = queues.get_row_at(0)
+            text = screen_text(app)
+            await pilot.press("enter")  # the queue: the browser at the committed offset, marked there
+            await settle(pilot)
+            lst = app.screen.query_one(MessageList)
+            return listed, [str(c) for c in row], text, app.current_mode, lst.cursor, lst.row_text(2, 200)
+
+        listed, row, text, mode, cursor, marked = drive(app, script)
+    assert [[str(c) for c in r] for r in listed] == [["done", "T", "1", "0"], ["late", "T", "1", "4"]]
+    assert row[:6] == ["T", "0", "2", "0", "6", "4"] and row[6].startswith("1 @ ") and row[7].startswith("2 @ ")
+    assert "late: lag 4, 4 pending" in text
+    assert mode == "messages" and cursor == 1 and "▶ committed 2: late" in marked

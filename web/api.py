@@ -13,6 +13,7 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+| ``/api/groups?name=&limit=`` | ``groups --json`` (at most ``max_rows`` groups, ``shown_of``); with ``name`` ``group --json`` (at most ``max_rows`` queues, ``queues_total``; 404 naming the groups there are) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -33,6 +34,7 @@ from web.params import (
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
@@ -52,6 +54,14 @@ def send(value, status: int = 200):
 @bp.route("/")
 def overview():
     return send(data.overview(get_store(), get_limits(), get_deadline()))
+
+
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return send(data.groups_data(get_store(), get_limits()))
+    return send(data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/messages")

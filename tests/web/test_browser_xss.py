@@ -101,6 +101,7 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/timer": [("/timer", []), (f"/timer?slot={q(SCRIPT)}", [])],  # no timer store here: test_web_timer.py
         "/api/timer": [("/api/timer", [])],
         "/groups": [("/groups", [GROUP]), (f"/groups?name={q(GROUP)}", [GROUP])],  # issue 30: consumer groups
+        "/api/groups": [("/api/groups", []), (f"/api/groups?name={q(GROUP)}", [])],
     }
 
 

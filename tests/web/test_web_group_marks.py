@@ -85,6 +85,8 @@ def test_groups_and_group_pages(root):
         unknown = client.get("/groups?name=nobody")
         bad = client.get("/groups?name=late&limit=-1")
         evil = client.get("/groups", query_string={"name": EVIL})
+        api = client.get("/api/groups?name=late&limit=1").get_json()
+        api_unknown = client.get("/api/groups?name=nobody")
     finally:
         app.extensions["rmq_store"].close()
     text = listing.get_data(as_text=True)
@@ -97,6 +99,9 @@ def test_groups_and_group_pages(root):
     assert unknown.status_code == 404 and "groups here: " in unknown.get_data(as_text=True)
     assert bad.status_code == 400
     assert evil.status_code == 200 and "<img" not in evil.get_data(as_text=True)
+    (q,) = api["queues"]  # the JSON twin: group --json, 64-bit offsets as strings
+    assert (q["committed_offset"], q["max_offset"], q["lag"], api["more_pending"]) == ("2", "6", 4, 3)
+    assert api_unknown.status_code == 404 and api_unknown.get_json()["status"] == 404
 
 
 def test_group_page_in_chromium(page, root):  # noqa: F811

@@ -53,6 +53,7 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/timer": (["slot"], {}),
     "/api/timer": (["slot"], {}),
     "/groups": (["name", "limit"], {"name": "g"}),
+    "/api/groups": (["name", "limit"], {"name": "g"}),
 }
 
 

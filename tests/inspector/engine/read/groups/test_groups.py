@@ -12,6 +12,7 @@ from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.read.store.store import Store
 from tests.aged_store import GEOMETRY
+from tests.batch_store import write_batch_store
 from tests.lmq_store import LMQ, write_lmq_store
 from tests.offsets_support import T0, offsets_store, v1_offsets_db, v2_offset_key, write_rocksdb
 
@@ -168,3 +169,36 @@ def test_an_unreadable_offsets_database_is_a_store_error(tmp_path):
     with Store(root) as store, pytest.raises(StoreError) as e:
         groups_of(store)
     assert e.value.file == "config/consumerOffsets" and not isinstance(e.value, NotFound)
+
+
+def test_a_batch_queue_by_message_offset(tmp_path):
+    """A 5.x BatchCQ queue: offsets count inner messages (0-3, 4-6, 7); the sides point at the records holding
+    them, the pending ones are the inner messages themselves."""
+    root = tmp_path / "s"
+    results = write_batch_store(root)
+    (root / "config" / "consumerOffset.json").write_text('{"offsetTable":{"Direct5BatchCQ@g":{0:3}}}')
+    with Store(root) as store:
+        view = group_of(store, "g", limit=2)
+    (q,) = view.queues
+    assert (q.committed, q.min_offset, q.max_offset, q.lag) == (3, 0, 8, 5)
+    assert q.last_consumed.physical_offset == results[1].physical_offset  # offset 2: in the first batch
+    assert q.first_unconsumed.physical_offset == results[1].physical_offset  # offset 3: its last inner message
+    assert [(m.queue_offset, m.message.body) for m in view.pending] == [(3, b"inner body 3"), (4, b"inner body 4")]
+    assert view.more_pending == 3
+
+
+def test_a_unit_pointing_past_the_log_is_said_on_its_side_and_its_pending_row(tmp_path):
+    root = _behind_and_ahead(tmp_path)
+    cq = root / "consumequeue" / "T" / "0" / f"{0:020d}"
+    with open(cq, "r+b") as f:  # queue offset 2 (g's first unconsumed): a physical offset 5 GiB out
+        f.seek(2 * 20)
+        f.write((5 << 30).to_bytes(8, "big"))
+    with Store(root) as store:
+        view = group_of(store, "g")
+        data = group_view(view)
+    q0 = next(q for q in view.queues if q.topic == "T" and q.queue_id == 0)
+    assert q0.first_unconsumed.physical_offset == 5 << 30 and q0.first_unconsumed.problem
+    bad = next(m for m in view.pending if m.topic == "T" and m.queue_offset == 2)
+    assert bad.message is None and str(5 << 30) in bad.problem
+    (row,) = [m for m in data["pending"] if m["topic"] == "T" and m["queue_offset"] == 2]
+    assert row["problem"] == bad.problem and "body_preview" not in row

@@ -15,6 +15,7 @@
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
 | ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |
 | ``/api/search?q=&fixed=1&i=1&in=&topic=&tag=&limit=`` | ``grep --json`` hits, ``problems``, ``end`` (``truncated``: why the search stopped early) |
+| ``/api/groups?name=&limit=`` | ``groups --json`` (at most ``max_rows`` groups, ``shown_of``); with ``name`` ``group --json`` (at most ``max_rows`` queues, ``queues_total``; 404 naming the groups there are) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -35,6 +36,7 @@ from web.params import (
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
@@ -60,6 +62,12 @@ def overview():
 @bp.route("/search")
 def search():
     return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return send(data.groups_data(get_store(), get_limits()))
+    return send(data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/messages")

@@ -30,10 +30,15 @@ from inspector.engine import (
     census,
     census_view,
     chain_view,
+    committed_offsets,
     compile_pattern,
     grep,
     grep_end_view,
     grep_hit_view,
+    group_of,
+    group_view,
+    groups_of,
+    groups_view,
     hex_segment,
     hex_window,
     holds_offset,
@@ -204,6 +209,45 @@ def _full(rows: list, used: int, cost: int, limits: Limits) -> str | None:
     if rows and used + cost > limits.list_bytes:
         return f"stopped at the page size cap ({limits.list_bytes} bytes of records) after {len(rows)} messages"
     return None
+
+
+def groups_data(store: Store, limits: Limits) -> dict:
+    """Every consumer group (``groups --json``), at most ``max_rows`` of them (``shown_of`` says how many)."""
+    offsets = store.consumer_offsets()
+    d = groups_view(groups_of(store), offsets.source, offsets.reason)
+    d["shown_of"] = len(d["groups"])
+    d["groups"] = d["groups"][:limits.max_rows]
+    return d
+
+
+def group_data(store: Store, name: str, limit: int, limits: Limits) -> dict:
+    """One group (``group --json``; NotFound naming the groups there are), at most ``max_rows`` queue rows
+    (``queues_total`` says how many there are)."""
+    d = group_view(group_of(store, name, limit))
+    d["queues_total"] = len(d["queues"])
+    d["queues"] = d["queues"][:limits.max_rows]
+    return d
+
+
+def group_marks(store: Store, page: dict) -> dict | None:
+    """The marker lines of a queue page (``message_list`` in queue order): each consumer group's committed offset
+    (from the source the broker uses), before its first pending row on this page (``before``: queue offset ->
+    label), or after the page's last row when that is the queue's last and the groups consumed it (``after``).
+    None for a page in commitlog order. Not part of ``/api/messages``: the page draws them, the API is unchanged."""
+    if page.get("order") != "queue":
+        return None
+    shown = {m["cq_queue_offset"] for m in page["messages"]}
+    last = max(shown, default=None)
+    before: dict[int, list[str]] = {}
+    after: list[str] = []
+    for group, offset in committed_offsets(store, page["topic"], page["queue_id"]):
+        if offset in shown:
+            before.setdefault(offset, []).append(group)
+        elif last is not None and offset == last + 1 == page["queue"]["max_offset"]:
+            after.append(group)
+    end = page["queue"]["max_offset"]
+    return {"before": {o: f"▶ committed {o}: {', '.join(g)} (pending from here)" for o, g in before.items()},
+            "after": f"◀ committed {end}, all consumed: {', '.join(after)}" if after else None}
 
 
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,

@@ -13,6 +13,7 @@ from web.params import (
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
@@ -49,7 +50,7 @@ def overview():
 @bp.route("/messages")
 def messages():
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args())
-    return render_template("messages.html", d=d)
+    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
 
 
 @bp.route("/message/<offset>")
@@ -63,6 +64,12 @@ def search():
     """Messages whose body, keys, tags or properties match (``rmq-inspect grep``), within the request's budget."""
     d = data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args())
     return render_template("search.html", d=d)
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return render_template("groups.html", d=data.groups_data(get_store(), get_limits()))
+    return render_template("group.html", d=data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/hex")

@@ -111,6 +111,12 @@ def list_args() -> dict:
             "limit": kind_arg("limit", LIMIT.at_most(limits.max_page_size), limits.page_size)}
 
 
+def group_args() -> tuple[str | None, int]:
+    """``/groups?name=G&limit=N``: a group's name (None: the list of groups) and how many pending messages."""
+    limits = get_limits()
+    return text_arg("name"), kind_arg("limit", LIMIT.at_most(limits.max_page_size), 20)
+
+
 def offset_value(text: str) -> int:
     return parse_kind(text, "offset", OFFSET)
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story",
-               "grep")
+               "grep", "groups", "group")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -196,6 +196,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     _grep_parser(sub)
+
+    p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
+    _store_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("group", help="one consumer group: per queue its committed offset, min, max, lag, the last "
+                       "consumed and first unconsumed message; then the messages after its offsets; exit 1 when "
+                       "no source names the group")
+    _store_args(p)
+    p.add_argument("group", help="the consumer group's name")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many pending messages (default 20)")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
     _store_args(p, optional=True)
@@ -409,6 +421,13 @@ def run(args: argparse.Namespace) -> int:
 
             return grep.run(store, args.pattern, fixed=args.fixed, ignore_case=args.ignore_case, fields=args.fields,
                             topic=args.topic, tag=args.tag, limit=args.limit, as_json=args.json)
+
+        if args.command in ("groups", "group"):
+            from inspector.cli import groups
+
+            if args.command == "groups":
+                return groups.run_groups(store, args.json)
+            return groups.run_group(store, args.group, 20 if args.limit is None else args.limit, args.json)
         if args.command == "key":
             from inspector.cli import index
 

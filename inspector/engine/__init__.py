@@ -28,6 +28,9 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
     group_progress_view
+Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of, committed_offsets,
+    GroupView, GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view,
+    queue_message_view
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
@@ -181,6 +184,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view
+    from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
         hex_bytes,
@@ -266,6 +270,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.groups.groups import (
+        DEFAULT_PENDING,
+        GroupQueue,
+        GroupSummary,
+        GroupView,
+        QueueMessage,
+        TopicCount,
+    )
     from inspector.engine.read.index.coverage import IndexSpan, Uncovered
     from inspector.engine.read.index.indexfile import IndexFileReader
     from inspector.engine.read.index.keys import indexed_key
@@ -284,11 +296,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,
+        committed_offsets,
         dledger_view,
         expired_id_reason,
         expired_key_reason,
         expired_start_note,
         grep,
+        group_of,
+        groups_of,
         item_key_text,
         key_missing_reason,
         open_timer,

@@ -26,6 +26,7 @@ from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
+from inspector.tui.screens.groups import GroupsScreen
 from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
@@ -47,11 +48,12 @@ SCREEN_CLASSES = {
     "exercises": ExercisesScreen,
     "timer": TimerScreen,
     "story": StoryScreen,
+    "groups": GroupsScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
-                 "story": "Story of a message"}
+                 "story": "Story of a message", "groups": "Consumer groups"}
 
 
 def store_name(store: Store) -> str:
@@ -75,6 +77,7 @@ class RmqInspectApp(App):
         Binding("7", "go('tour')", "Tour", show=False),
         Binding("8", "go('exercises')", "Exercises", show=False),
         Binding("9", "go('timer')", "Timer wheel", show=False),
+        Binding("0", "go('groups')", "Consumer groups", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -369,6 +372,8 @@ class RmqInspectApp(App):
                             lambda: self.view("timer").action_slot_prompt())
         yield SystemCommand("Story: of a message", "every record of one message (copies, retries, dead letter, "
                             "trace) and each group's progress", self.action_story_prompt)
+        yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
+                            lambda: self.view("groups"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 

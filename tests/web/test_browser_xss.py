@@ -104,6 +104,8 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/story": [(f"/story?ref={evil}", [TOPIC, GROUP]), (f"/story?ref={facts['evil_msg_id']}", [TOPIC]),
                    (f"/story?ref={t}&key={q(facts['keys'][0])}", [TOPIC]), (f"/story?ref={q(SCRIPT)}", [])],
         "/api/story": [(f"/api/story?ref={evil}", []), (f"/api/story?ref={q(IMG)}", [])],
+        "/groups": [("/groups", [GROUP]), (f"/groups?name={q(GROUP)}", [GROUP])],  # issue 30: consumer groups
+        "/api/groups": [("/api/groups", []), (f"/api/groups?name={q(GROUP)}", [])],
     }
 
 

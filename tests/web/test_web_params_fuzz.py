@@ -56,6 +56,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/story": (["ref", "key"], {"ref": "Plain"}),
     "/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
     "/api/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
+    "/groups": (["name", "limit"], {"name": "g"}),
+    "/api/groups": (["name", "limit"], {"name": "g"}),
 }
 
 

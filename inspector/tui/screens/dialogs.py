@@ -153,6 +153,11 @@ HELP = [
         ("s (on the story)", "the story of another physical offset, msgId, UNIQ_KEY, or topic and key (ctrl+p: "
                              "'Story: of a message'); e.g. 90151 in sample_store: retried 3 times, then %DLQ%"),
     ]),
+    ("consumer groups", [
+        ("0", "every consumer group: queues, lag, retry and DLQ counts (`rmq-inspect groups STORE`); enter: its "
+              "queues, committed / min / max / lag and the messages either side (`rmq-inspect group STORE G`)"),
+        ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

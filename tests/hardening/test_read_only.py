@@ -177,6 +177,7 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
         "/slot": ["/slot", f"/slot?file={f['index']}&slot=1"], "/teach": ["/teach", "/teach?step=3"],
         "/resolve": [f"/resolve?id={f['msg_id']}", f"/resolve?id={f['uniq']}"],
         "/story": [f"/story?ref={o}", f"/story?ref={f['uniq']}"],
+        "/search": [f"/search?q={k}&fixed=1", f"/search?q={t}&in=body,keys&topic={t}"],
     }
     urls = {**pages, **{"/api" + rule: [("/api" + u if u != "/" else "/api/") for u in us] for rule, us in pages.items()}}
     urls["/api/"] = urls.pop("/api/")

@@ -106,6 +106,9 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/api/story": [(f"/api/story?ref={evil}", []), (f"/api/story?ref={q(IMG)}", [])],
         "/groups": [("/groups", [GROUP]), (f"/groups?name={q(GROUP)}", [GROUP])],  # issue 30: consumer groups
         "/api/groups": [("/api/groups", []), (f"/api/groups?name={q(GROUP)}", [])],
+        # grep (issue 31): a hit's topic and its match in context are store text
+        "/search": [(f"/search?q={q(SCRIPT)}&fixed=1", [TOPIC]), (f"/search?q={q(SCRIPT)}&topic={t}", [TOPIC])],
+        "/api/search": [(f"/api/search?q={q(SCRIPT)}&fixed=1", [])],
     }
 
 

@@ -151,6 +151,8 @@ VERDICTS: dict[str, Verdict] = {
     "consumer-offset-range": _v(WARNING, "ConsumerOffsetManager: an offset past the queue's end"),
     "offsets-disagree": _v(WARNING, "ConsumerOffsetManager: the sources the broker does not read"),
     "offsets-source-missing": _v(WARNING, "ConsumerOffsetManager: the source its settings name"),
+    # groups: the subscription groups' database unreadable, the JSON file read instead (the view says so)
+    "subscriptions-unreadable": _v(WARNING, _OURS + " (groups: SubscriptionGroupManager's source unreadable)"),
     # story: a copy's lookup that could not be made (the answer says so, not "never ended")
     "unreadable-op-queue": _v(WARNING, _OURS + " (story: the op queue's search by time read damaged bytes)"),
     "delay-level-conflict": _v(WARNING, "ScheduleMessageService.parseDelayLevel (inferred table)"),

@@ -51,7 +51,8 @@ def table_commands(store: str, m: dict, msg) -> dict[tuple[str, ...], set[int]]:
         ("chain", store, m["topic"], key): {0, 1},
         ("hex", store, str(msg.physical_offset), "--length", "512"): {0},
         # grep: every hit's context is store text (a key as a fixed string, and any byte but a line feed)
-        ("grep", store, "--fixed", key): {0, 1},
+        # (an empty key is no pattern: grep refuses it, exit 2, as the README says)
+        ("grep", store, "--fixed", key or "absent"): {0, 1},
         ("grep", store, ".", "--limit", "5"): {0, 1},
         ("decode-id", msg.msg_id, "--store", store): {0},
         # the timer views: a store without timer messages has no timer store (not found)

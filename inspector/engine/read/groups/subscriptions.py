@@ -75,7 +75,7 @@ def load_subscription_groups(places: OffsetPlaces) -> SubscriptionGroups:
     except StoreError as e:
         return SubscriptionGroups(JSON_FILE, _json_table(places), [
             Problem(source, 0, f"subscription groups unreadable, {JSON_FILE} used instead: {e.reason}",
-                    "unreadable-file", "warning")])
+                    "subscriptions-unreadable", "warning")])
     result = SubscriptionGroups(source)
     for key, value in _rows(families, source):
         try:

@@ -65,8 +65,17 @@ def web_client(store_copy):
         yield create_app(store, {"TESTING": False}).test_client()
 
 
+# what a terminal acts on: C0 controls but newline and tab, DEL, C1 controls, bidi overrides and isolates
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def cli_symptoms(arg: Argument, value: str, run: CliRun) -> list[Symptom]:
     found = run.symptoms()
+    # --json output is data that gives store text back exactly (controls escaped by JSON itself, bidi kept)
+    shown = run.err + ("" if "--json" in run.argv else run.out)
+    raw = RAW_CONTROL.search(shown) if arg.takes != "integer" else None
+    if raw is not None:  # a text argument echoed (a note naming the topic asked for, a REF not found) unescaped
+        found.append(Symptom("unescaped", f"{arg.name} {value[:30]!r}: {raw.group()!r} printed raw"))
     if run.code == 2 and "unrecognized arguments" in run.err:
         found.append(Symptom("exit", f"{arg.name} {value[:30]!r}: exit 2 'unrecognized arguments' (misparsed)"))
     elif impossible(arg, value) and run.code not in (None, 2):
@@ -148,6 +157,15 @@ REGRESSIONS = [
     ("messages --idle-timeout", "1e308"),
     ("messages --idle-timeout", "-1"),
     ("messages --idle-timeout", "0.5"),  # a valid one: the first message ends the run
+    # issue 35, the newer commands: a --trace-topic no topic has, on a store with no broker.conf: AttributeError
+    ("story --trace-topic", "\x1b]0;PWNED\x07"),
+    ("trace --trace-topic", "\u202eevil"),
+    ("story KEY", "-x"),
+    ("story REF", "0" * 56),
+    ("trace REF", "1" * 4301),
+    ("story REF --no-scan", "60781"),
+    ("show --budget", "nan"),
+    ("preflight --cq-file-size", "7"),
 ]
 
 

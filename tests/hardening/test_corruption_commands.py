@@ -24,7 +24,10 @@ from inspector.engine.model.errors import StoreError
 pytestmark = pytest.mark.timeout(180)
 
 ALLOWED = {"info": {0}, "messages": {0}, "show": {0, 1, 3}, "key": {0, 1}, "chain": {0, 1}, "hex": {0, 1, 3},
-           "decode-id": {0, 1}, "verify": {0, 4}, "rebuild": {0}, "tour": {0}, "exercises": {0}}
+           "decode-id": {0, 1}, "verify": {0, 4}, "rebuild": {0}, "tour": {0}, "exercises": {0},
+           # story and trace answer as show does (1: nothing there or no trace record, 3: the record unreadable);
+           # preflight 4 when the next start would lose data or not start
+           "story": {0, 1, 3}, "trace": {0, 1, 3}, "preflight": {0, 3, 4}}
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +68,9 @@ def _commands(path: Path, ref: int | None, probe: dict, out: Path) -> list[list[
         ["decode-id", msg_id, "--store", p, "--json"],
         ["verify", p], ["rebuild", p, "--out", str(out / "rebuilt"), "--json"],
         ["tour", p, "--all"], ["exercises", p, "--answer-key", "--json", "--count", "4"],
+        # the newer commands (issue 35): story and trace by each REF form, story by TOPIC KEY, preflight
+        ["story", p, at], ["story", p, msg_id, "--json"], ["story", p, uniq, "--no-scan"], ["story", p, t, k, "--json"],
+        ["trace", p, at], ["trace", p, uniq, "--json"], ["preflight", p], ["preflight", p, "--json"],
     ]
 
 
@@ -259,6 +265,9 @@ def _bad_invocations(store: str, tmp: Path) -> list[list[str]]:
         ["verify", store, "--delay-levels", "1x 2y"], ["verify", missing], ["verify", store, "--cq-file-size", "7"],
         ["tui", missing], ["web", store, "--port", "99999"], ["web", missing],
         ["tour", store, "--step", "9999"], ["tour", store, "--step", "-1"], ["tour", missing],
+        ["story", store], ["story", store, "zzz"], ["story", store, "-5"], ["story", store, "T", "k", "extra"],
+        ["story", missing, "0"], ["story", store, "0", "--trace-topic", "\x1b[2J"], ["trace", store, "G" * 32],
+        ["trace", store, str(1 << 63)], ["trace", missing, "0"], ["preflight", missing], ["preflight", str(full)],
         ["exercises", store, "--count", "0"], ["exercises", store, "--answers", missing],
         ["exercises", store, "--answers", str(bad_json)], ["templates"], ["templates", "--out", str(full / "x")],
     ]

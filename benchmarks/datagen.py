@@ -435,6 +435,44 @@ def cached_many_queue_store(root: Path, **kwargs) -> dict:
     return facts if facts is not None else make_many_queue_store(root, **kwargs)
 
 
+GROUP_STORE_VERSION = 1  # bump when the group store's layout changes
+
+
+def make_group_store(base: Path, root: Path, *, group: str = "bench-group", committed: int = 1) -> dict:
+    """The many-queue store ``base`` as hard links (no byte copied), with one consumer group committed at
+    ``committed`` on every one of its queues (issue 30: ``group`` of a 16,000-queue store): its own
+    ``config/consumerOffset.json`` and ``subscriptionGroup.json`` (new files, never the linked ones)."""
+    if root.exists():
+        shutil.rmtree(root)
+    queues: dict[str, dict[int, int]] = {}
+    for path in sorted(base.rglob("*")):
+        target = root / path.relative_to(base)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent.name == "config" and path.name in ("consumerOffset.json", "subscriptionGroup.json"):
+            continue
+        os.link(path, target)
+        if path.parent.parent.parent.name == "consumequeue":
+            queues.setdefault(path.parent.parent.name, {})[int(path.parent.name)] = committed
+    offsets = {f"{topic}@{group}": dict(sorted(q.items())) for topic, q in sorted(queues.items())}
+    (root / "config" / "consumerOffset.json").write_text(json.dumps({"offsetTable": offsets}))
+    (root / "config" / "subscriptionGroup.json").write_text(json.dumps(
+        {"subscriptionGroupTable": {group: {"groupName": group, "consumeEnable": True, "retryMaxTimes": 16}}}))
+    facts = dict(version=GROUP_STORE_VERSION, group=group, committed=committed,
+                 queues=sum(len(q) for q in queues.values()))
+    (root / "bench.json").unlink(missing_ok=True)  # the base's stamp was linked: this store has its own
+    (root / "bench.json").write_text(json.dumps(facts))
+    return facts
+
+
+def cached_group_store(base: Path, root: Path, **kwargs) -> dict:
+    """``make_group_store`` unless ``root`` already holds one made with the same arguments."""
+    facts = stamped_facts(root, GROUP_STORE_VERSION, kwargs)
+    return facts if facts is not None else make_group_store(base, root, **kwargs)
+
+
 # --- stores whose files are larger or more numerous than their data (issue 35) ------------------------------
 
 SHAPES_VERSION = 1  # bump when these stores' layout changes: the cached ones are regenerated

@@ -903,6 +903,43 @@ def bench_many_queues_web(root: Path, facts: dict, repeat: int) -> list[Row]:
                 "the page shows the first 1,000 topics (Limits.max_rows)")]
 
 
+def bench_group(data: Path, mode: str, repeat: int) -> list[Row]:
+    """``group`` of the many-queue store with one group committed on every queue (issue 30: < 1 s for 16,000
+    queues): the engine's answer and its JSON (``group_of`` + ``group_view`` + the CLI's orjson) in this process,
+    warm, on a freshly opened store each run (queue infos are cached per store); then ``group --json`` and
+    ``groups --json`` as whole processes."""
+    import orjson
+
+    from inspector.engine import group_of, group_view
+
+    base, facts = many_queue_store(data, mode)
+    root = (data / "smoke" if mode == "smoke" else data) / "many_queues_group"
+    group = datagen.cached_group_store(base, root)
+    queues = group["queues"]
+
+    def once() -> None:
+        with Store(root) as store:
+            view = group_of(store, group["group"])
+            assert len(view.queues) == queues and view.lag == queues  # 2 messages a queue, committed 1
+            orjson.dumps(group_view(view))
+
+    secs = timed(once, repeat)  # its own warm-up run first: page cache
+    cpu = timed(once, repeat, time.process_time)  # what it costs on a shared machine, whatever the load
+    argv = ["inspector.cli.main", "group", str(root), group["group"], "--json"]
+    _child_run(*argv)
+    whole = [_child_run(*argv)[0] for _ in range(repeat)]
+    many = [_child_run("inspector.cli.main", "groups", str(root), "--json")[0] for _ in range(repeat)]
+    note = (f"{queues:,} queues committed at 1 of 2 messages: per queue the effective min/max, lag, the last "
+            f"consumed and first unconsumed message (2 reads); 20 pending listed")
+    return [Row(f"`group`, {queues:,}-queue store: group_of + JSON, opened store", "s", secs, "< 1",
+                statistics.median(secs) < 1, note),
+            Row("  the same, CPU time of this process", "s", cpu, "", None,
+                "user + sys of every thread; the wall figure above on a loaded machine waits for the cores"),
+            Row("  `group --json` of it, whole process", "s", whole, "", None,
+                "includes interpreter start, imports, the store's open"),
+            Row("  `groups --json` of it, whole process", "s", many, "", None, "one group, lag summed over its queues")]
+
+
 def bench_copied_store(data: Path, mode: str, repeat: int) -> list[Row]:
     """A store copied without its holes (issue 35): one message in a segment whose preallocated tail, and its
     index file's, are written out as zeros. ``info`` and ``hex`` inside the zero tail, whole processes, on the copy
@@ -1250,6 +1287,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_tui_pages(seg_root, seg_facts, repeat)
     rows += bench_tui_memory(data["eight"][0], data["eight"][1], {"full": 30, "quick": 5}.get(mode, 1))
     rows += bench_many_queues(args.data, mode, repeat)
+    rows += bench_group(args.data, mode, repeat)
     rows += bench_timer(args.data, mode, repeat)
     rows += bench_copied_store(args.data, mode, repeat)
     rows += bench_empty_segments(args.data, mode, repeat)

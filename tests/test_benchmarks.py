@@ -29,7 +29,15 @@ def test_run_smoke():
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-4000:]
     for row in ("boundary walk", "bulk decode", "verify", "messages --json", "start-up", "consume-queue reads",
                 "key lookup", "peak RSS", "`timer --json`", "fallback key scan of an unindexed range",
-                "`preflight`", "verify, aged store", "story by UNIQ_KEY"):
+                "`preflight`", "verify, aged store", "story by UNIQ_KEY",
+                "trace of one message by UNIQ_KEY (through the index)"):
+        assert row in proc.stdout, row
+
+
+def test_grep_smoke():
+    proc = _run(str(BENCH / "grep_bench.py"), "--smoke")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("fixed string, no hit", "regex with a literal", "-i fixed string", "whole process"):
         assert row in proc.stdout, row
 
 

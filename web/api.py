@@ -13,6 +13,9 @@
 | ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
+| ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |
+| ``/api/search?q=&fixed=1&i=1&in=&topic=&tag=&limit=`` | ``grep --json`` hits, ``problems``, ``end`` (``truncated``: why the search stopped early) |
+| ``/api/groups?name=&limit=`` | ``groups --json`` (at most ``max_rows`` groups, ``shown_of``); with ``name`` ``group --json`` (at most ``max_rows`` queues, ``queues_total``; 404 naming the groups there are) |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -26,16 +29,18 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify
 
 from inspector.engine import expired_id_reason
-from web import data, timer
+from web import data, story, timer
 from web.offsets import stringify_offsets
 from web.params import (
     chain_args,
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
+    search_args,
     slot_args,
     teach_args,
     text_arg,
@@ -52,6 +57,17 @@ def send(value, status: int = 200):
 @bp.route("/")
 def overview():
     return send(data.overview(get_store(), get_limits(), get_deadline()))
+
+
+@bp.route("/search")
+def search():
+    return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return send(data.groups_data(get_store(), get_limits()))
+    return send(data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/messages")
@@ -96,6 +112,12 @@ def timer_view():
 @bp.route("/teach")
 def teach():
     return send(data.teach_data(*teach_args()))
+
+
+@bp.route("/story")
+def story_view():
+    ref = text_arg("ref", required=True)
+    return send(story.story_data(get_store(), ref, text_arg("key"), get_limits()))
 
 
 @bp.route("/resolve")

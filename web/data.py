@@ -13,8 +13,10 @@ import weakref
 from dataclasses import dataclass
 
 from inspector.engine import (
+    SEARCH_FIELDS,
     BadInput,
     ChainWalk,
+    GrepHit,
     IndexFileReader,
     Message,
     NotFound,
@@ -28,6 +30,15 @@ from inspector.engine import (
     census,
     census_view,
     chain_view,
+    committed_offsets,
+    compile_pattern,
+    grep,
+    grep_end_view,
+    grep_hit_view,
+    group_of,
+    group_view,
+    groups_of,
+    groups_view,
     hex_segment,
     hex_window,
     holds_offset,
@@ -38,6 +49,7 @@ from inspector.engine import (
     key_missing_reason,
     lookup,
     message_view,
+    parse_fields,
     preflight,
     problem_view,
     queue_view,
@@ -197,6 +209,45 @@ def _full(rows: list, used: int, cost: int, limits: Limits) -> str | None:
     if rows and used + cost > limits.list_bytes:
         return f"stopped at the page size cap ({limits.list_bytes} bytes of records) after {len(rows)} messages"
     return None
+
+
+def groups_data(store: Store, limits: Limits) -> dict:
+    """Every consumer group (``groups --json``), at most ``max_rows`` of them (``shown_of`` says how many)."""
+    offsets = store.consumer_offsets()
+    d = groups_view(groups_of(store), offsets.source, offsets.reason)
+    d["shown_of"] = len(d["groups"])
+    d["groups"] = d["groups"][:limits.max_rows]
+    return d
+
+
+def group_data(store: Store, name: str, limit: int, limits: Limits) -> dict:
+    """One group (``group --json``; NotFound naming the groups there are), at most ``max_rows`` queue rows
+    (``queues_total`` says how many there are)."""
+    d = group_view(group_of(store, name, limit))
+    d["queues_total"] = len(d["queues"])
+    d["queues"] = d["queues"][:limits.max_rows]
+    return d
+
+
+def group_marks(store: Store, page: dict) -> dict | None:
+    """The marker lines of a queue page (``message_list`` in queue order): each consumer group's committed offset
+    (from the source the broker uses), before its first pending row on this page (``before``: queue offset ->
+    label), or after the page's last row when that is the queue's last and the groups consumed it (``after``).
+    None for a page in commitlog order. Not part of ``/api/messages``: the page draws them, the API is unchanged."""
+    if page.get("order") != "queue":
+        return None
+    shown = {m["cq_queue_offset"] for m in page["messages"]}
+    last = max(shown, default=None)
+    before: dict[int, list[str]] = {}
+    after: list[str] = []
+    for group, offset in committed_offsets(store, page["topic"], page["queue_id"]):
+        if offset in shown:
+            before.setdefault(offset, []).append(group)
+        elif last is not None and offset == last + 1 == page["queue"]["max_offset"]:
+            after.append(group)
+    end = page["queue"]["max_offset"]
+    return {"before": {o: f"▶ committed {o}: {', '.join(g)} (pending from here)" for o, g in before.items()},
+            "after": f"◀ committed {end}, all consumed: {', '.join(after)}" if after else None}
 
 
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
@@ -556,3 +607,25 @@ def resolve_data(store: Store, text: str) -> dict:
     """``id_overview``: both readings of a 32/56-hex id (the CLI's ``decode-id --json`` fields), each checked
     against the store; ``found_as`` is empty when neither is in it."""
     return id_overview(text, store)
+
+
+def search(store: Store, text: str | None, *, fixed: bool, ignore_case: bool, fields: str | None,
+           topic: str | None, tag: str | None, limit: int, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
+    """The search page (``rmq-inspect grep``): at most ``limit`` hits as ``grep_hit_view``s, the problems met (at
+    most ``max_problems``) and ``truncated``: why the search stopped early (the limit, the request's budget),
+    None when it read the whole log. No ``text``: the empty form."""
+    result: dict = {"q": text, "fixed": fixed, "ignore_case": ignore_case, "fields": fields, "topic": topic,
+                    "tag": tag, "limit": limit, "hits": [], "problems": [], "end": None}
+    if text is None:
+        return result
+    pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput: a 400 page naming it
+    wanted = parse_fields(fields) if fields else SEARCH_FIELDS
+    for item in grep(store, pattern, fields=wanted, topic=topic, tag=tag, limit=limit, budget=deadline):
+        if isinstance(item, GrepHit):
+            result["hits"].append(grep_hit_view(item))
+        elif isinstance(item, Problem):
+            if len(result["problems"]) < limits.max_problems:
+                result["problems"].append(problem_view(item))
+        else:
+            result["end"] = grep_end_view(item)
+    return result

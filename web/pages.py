@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request, url_for
 
 from inspector.engine import fmt_time, timer_line
-from web import data, svg, timer
+from web import data, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
@@ -13,9 +13,11 @@ from web.params import (
     get_deadline,
     get_limits,
     get_store,
+    group_args,
     hex_args,
     list_args,
     offset_value,
+    search_args,
     slot_args,
     teach_args,
     text_arg,
@@ -48,13 +50,26 @@ def overview():
 @bp.route("/messages")
 def messages():
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args())
-    return render_template("messages.html", d=d)
+    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
 
 
 @bp.route("/message/<offset>")
 def message(offset: str):
     d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
     return render_template("message.html", d=d, m=d["message"])
+
+
+@bp.route("/search")
+def search():
+    """Messages whose body, keys, tags or properties match (``rmq-inspect grep``), within the request's budget."""
+    d = data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args())
+    return render_template("search.html", d=d)
+@bp.route("/groups")
+def groups():
+    name, limit = group_args()
+    if name is None:
+        return render_template("groups.html", d=data.groups_data(get_store(), get_limits()))
+    return render_template("group.html", d=data.group_data(get_store(), name, limit, get_limits()))
 
 
 @bp.route("/hex")
@@ -101,6 +116,15 @@ def teach():
     d = data.teach_data(hashes, slots, step, lookup_hash)
     return render_template("teach.html", d=d, drawing=svg.teach_svg(d), hashes_text=",".join(map(str, hashes)),
                            lookup_arg=request.args.get("lookup", ""))
+
+
+@bp.route("/story")
+def story_page():
+    ref, key = text_arg("ref"), text_arg("key")
+    if ref is None:
+        return render_template("story.html", d=None, ref="", key=key or "")
+    d = story.story_data(get_store(), ref, key, get_limits())
+    return render_template("story.html", d=d, ref=ref, key=key or "")
 
 
 @bp.route("/resolve")

@@ -111,6 +111,12 @@ def list_args() -> dict:
             "limit": kind_arg("limit", LIMIT.at_most(limits.max_page_size), limits.page_size)}
 
 
+def group_args() -> tuple[str | None, int]:
+    """``/groups?name=G&limit=N``: a group's name (None: the list of groups) and how many pending messages."""
+    limits = get_limits()
+    return text_arg("name"), kind_arg("limit", LIMIT.at_most(limits.max_page_size), 20)
+
+
 def offset_value(text: str) -> int:
     return parse_kind(text, "offset", OFFSET)
 
@@ -163,3 +169,11 @@ def teach_args() -> tuple[list[int], int, int, int | None]:
     step = int_arg("step", 0, low=0, high=len(hashes))
     lookup_hash = int_arg("lookup", low=-(1 << 31), high=(1 << 31) - 1)
     return hashes, slots, step, lookup_hash
+
+
+def search_args() -> dict:
+    """The search page's arguments (``rmq-inspect grep``'s options): q, fixed=1, i=1, in, topic, tag, limit."""
+    limits = get_limits()
+    return {"text": text_arg("q"), "fixed": request.args.get("fixed") == "1",
+            "ignore_case": request.args.get("i") == "1", "fields": text_arg("in"), "topic": text_arg("topic"),
+            "tag": text_arg("tag"), "limit": int_arg("limit", limits.page_size, low=1, high=limits.max_page_size)}

@@ -18,6 +18,7 @@ from inspector.commandline import (
     EXIT_OK,
     EXIT_STORE_ERROR,
     geometry_options,
+    keep_heap_top,
     kind_arg,
 )
 from inspector.commandline import OneLineParser as _Parser
@@ -47,7 +48,8 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story")
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story",
+               "grep", "groups", "group")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -81,6 +83,27 @@ def _config_options(g) -> None:
                         "several folders), file sizes, index slots/items, messageDelayLevel; flags win over it")
     g.add_argument("--delay-levels", help="messageDelayLevel, e.g. '1s 5s 10s ...' (default: the broker.conf's, "
                                           "else inferred from the store's SCHEDULE_TOPIC_XXXX units)")
+
+
+def _grep_parser(sub) -> None:
+    p = sub.add_parser("grep", help="messages whose body, keys, tags or properties match a pattern, in log order; "
+                       "exit 1 when none", description="Search the commitlog: a byte search over the mapped segments "
+                       "finds candidates, only the records around them are decoded, and each field is matched on "
+                       "its own bytes (a match never spans two fields). Compressed bodies are decompressed and "
+                       "searched (every compressed record is decoded: slower). Exit codes: 0 hits, 1 no hit, "
+                       "2 bad input (an invalid regex), 3 no hit and a segment could not be read.")
+    _store_args(p)
+    p.add_argument("pattern", help="a Python regular expression over bytes (UTF-8), or with --fixed a plain string")
+    p.add_argument("-F", "--fixed", action="store_true", help="the pattern is a plain string, not a regex")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="ASCII letters match in either case")
+    p.add_argument("--in", dest="fields", metavar="FIELDS",
+                   help="where to search, comma-separated: body (decompressed), keys (KEYS and UNIQ_KEY), tags, "
+                        "props (every property's name and value); default: all")
+    p.add_argument("--topic", help="only this topic's messages")
+    p.add_argument("--tag", help="only messages with this tag (TAGS)")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many hits (default 100); a search it "
+                   "cuts says so on stderr")
+    p.add_argument("--json", action="store_true", help="JSON Lines, one hit per line")
 
 
 _parser: argparse.ArgumentParser | None = None
@@ -170,6 +193,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not scan the part of the log no index file covers (the answer says it was not searched)")
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
+    p.add_argument("--json", action="store_true")
+
+    _grep_parser(sub)
+
+    p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
+    _store_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("group", help="one consumer group: per queue its committed offset, min, max, lag, the last "
+                       "consumed and first unconsumed message; then the messages after its offsets; exit 1 when "
+                       "no source names the group")
+    _store_args(p)
+    p.add_argument("group", help="the consumer group's name")
+    p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many pending messages (default 20)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("key", help="all messages indexed under a key")
@@ -378,6 +415,19 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import story
 
             return story.run_story(store, args.ref, args.key, args.scan, args.trace_topic, args.json)
+
+        if args.command == "grep":
+            from inspector.cli import grep
+
+            return grep.run(store, args.pattern, fixed=args.fixed, ignore_case=args.ignore_case, fields=args.fields,
+                            topic=args.topic, tag=args.tag, limit=args.limit, as_json=args.json)
+
+        if args.command in ("groups", "group"):
+            from inspector.cli import groups
+
+            if args.command == "groups":
+                return groups.run_groups(store, args.json)
+            return groups.run_group(store, args.group, 20 if args.limit is None else args.limit, args.json)
         if args.command == "key":
             from inspector.cli import index
 
@@ -410,6 +460,7 @@ def _tui_available() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    keep_heap_top()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _the_parser()
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):

@@ -103,7 +103,7 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
         code = (str(unit[0].tags_code) if unit and unit[0] is not None else "-",) if queue_order else ()
         t.add_row(str(item.physical_offset), plain(item.topic), str(item.queue_id), str(item.queue_offset),
                   when(item.store_timestamp), plain(item.tags or ""), *code, plain(" ".join(item.keys)),
-                  str(item.total_size), plain(_body_preview(item)))
+                  str(item.total_size), plain(body_line(item)))
         if queue_id is None:  # commitlog order: an inner-batch record's messages under it (queue order lists them)
             _inner_rows(t, item)
     console.print(t)
@@ -131,7 +131,7 @@ def _inner_rows(t: Table, msg: Message) -> None:
     inner, error = _inner(msg)
     for m in inner:
         t.add_row(f"  └ #{m.inner_index}", "", "", str(m.queue_offset), "", plain(m.tags or ""),
-                  plain(" ".join(m.keys)), str(len(m.body)), plain(_body_preview(m)))
+                  plain(" ".join(m.keys)), str(len(m.body)), plain(body_line(m)))
     if error is not None:
         t.add_row("  └", Text(f"inner messages: {plain(error)}", style="red"), "", "", "", "", "", "", "")
 
@@ -184,20 +184,15 @@ def run_follow(store: Store, topic: str | None, start: int | None, limit: int | 
                                                                     trace_topic=trace_topic))).decode())
         else:
             console.print(f"{item.physical_offset}  {plain(item.topic)}  q{item.queue_id}#{item.queue_offset}  "
-                          f"{when(item.store_timestamp)}  {plain(_body_preview(item))}")
+                          f"{when(item.store_timestamp)}  {plain(body_line(item))}")
             for m in _inner(item)[0]:
                 console.print(f"  └ #{m.inner_index}  q{m.queue_id}#{m.queue_offset}  {plain(' '.join(m.keys))}  "
-                              f"{plain(_body_preview(m))}")
+                              f"{plain(body_line(m))}")
         sys.stdout.flush()
         shown += 1
         if limit is not None and shown >= limit:
             break
     return 0
-
-
-def _body_preview(msg: Message, width: int = 40) -> str:
-    """A table cell's body: the engine's one-line preview (decompressed, escaped; ``<binary, N bytes> …``)."""
-    return body_line(msg, width)
 
 
 BODY_LIMIT = 4096  # show: body bytes (characters of pretty JSON) printed unless --body-limit says otherwise
@@ -232,7 +227,7 @@ def run_show(store: Store, ref: str, as_json: bool, decompress: bool, raw: str |
                   "#", "queue offset", "flag", "tags", "keys", "unique key", "size", "body")
         for m in inner:
             t.add_row(str(m.inner_index), str(m.queue_offset), str(m.flag), plain(m.tags or ""),
-                      plain(" ".join(m.keys)), plain(m.unique_key or ""), str(len(m.body)), plain(_body_preview(m)))
+                      plain(" ".join(m.keys)), plain(m.unique_key or ""), str(len(m.body)), plain(body_line(m)))
         console.print(t)
         if inner_error is not None:
             console.print(f"[red]inner messages: {esc(inner_error)}[/]", markup=True)

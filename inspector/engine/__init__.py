@@ -1,56 +1,58 @@
 """The engine's one public face: every name the front ends (CLI, TUI, web, Spark) may import, by question.
 
-Open a store from what the user typed, with its settings:
-    open_store, store_config, read_broker_config, store_input_problem, Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry, Geometry,
-    parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
-What is in it (the overview's facts):
-    store_overview, survey_of, segment_size, dledger_view, checkpoint_future_note, timer_line, timer_summary, CheckpointInfo, QueueInfo,
-    IndexFileInfo, Segment, SegmentScan, Recovery, recovery_start, NOT_FATAL, MAX_TIME
-Messages in an order, with the problems that precede them:
-    log_order, follow_log, segment_batches, segment_entries, segment_at, MessageBatch, Entry, Message, Blank,
-    Problem, MoreAfterLimit, inner_messages, is_inner_batch, InnerMessage, BatchConsumeQueue, BatchUnit
-One message, its body and its meaning:
-    message_view, body_preview, body_line, BodyPreview, decompress_body, properties_map, keys_of, tags_of,
-    unique_key_of, sys_flag_parts, magic_version, compression_name, transaction_name, is_lmq, Host, fmt_time
-An id or key resolved:
-    resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix, offset_msg_id_suffix, expired_id_reason,
-    expired_key_reason, expired_start_note, key_missing_reason, indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep,
-    unindexed_view, Uncovered, IndexSpan,
-    IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
-A hex window with its bands:
-    hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view
+Open a store from what the user typed, with its settings: open_store, store_config, read_broker_config,
+    store_input_problem, Store, not_a_store, check_store_root, load_broker_config, BrokerConfig, store_geometry,
+    Geometry, parse_delay_levels, DelayTable, Setting, census, census_summary, census_view
+What is in it (the overview's facts): store_overview, survey_of, segment_size, dledger_view, checkpoint_future_note,
+    timer_line, timer_summary, CheckpointInfo, QueueInfo, IndexFileInfo, Segment, SegmentScan, Recovery,
+    recovery_start, NOT_FATAL, MAX_TIME
+Messages in an order, with the problems that precede them: log_order, follow_log, segment_batches, segment_entries,
+    segment_at, MessageBatch, Entry, Message, Blank, Problem, MoreAfterLimit, inner_messages, is_inner_batch,
+    InnerMessage, BatchConsumeQueue, BatchUnit
+One message, its body and its meaning: message_view, body_preview, body_line, BodyPreview, decompress_body,
+    properties_map, keys_of, tags_of, unique_key_of, sys_flag_parts, magic_version, compression_name,
+    transaction_name, is_lmq, Host, fmt_time
+An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix,
+    offset_msg_id_suffix, expired_id_reason, expired_key_reason, expired_start_note, key_missing_reason,
+    indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
+    IndexSpan, IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
+A hex window with its bands: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region,
+    FieldSpan, region_view
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
-    BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER,
-    dledger_entry, INNER_BATCH_KINDS, inner_batch_of):
-    json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
+    BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER, dledger_entry, INNER_BATCH_KINDS,
+    inner_batch_of): json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
 Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one message's trace timeline:
     decode_trace, decode_trace_bytes, is_trace_topic, TraceBody, TraceRecord, TraceOther, TRACE_FIELDS, trace_of,
     trace_topic_of, TraceTimeline, TraceEntry, trace_body_view, trace_record_view, trace_record_pairs,
-    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX; for Spark rows (a config,
-    no Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
+    trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX; for Spark rows (a config, no
+    Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
     group_progress_view
+Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of, committed_offsets,
+    GroupView, GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view,
+    queue_message_view
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
-Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges):
-    verify, verify_layout, verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file,
-    verify_after_queues, verify_dledger, verify_rest
+Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
+    verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
+    verify_dledger, verify_rest
+Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
+    grep_hit_view, grep_end_view
 The next broker start (what it will do and cut): preflight
-Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue):
-    rebuild, rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
+Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
+    rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
 Write (the only writers besides rebuild): write_store, message_lines, DLedgerOptions
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
-Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT,
-    EXIT_NOT_FOUND, EXIT_STORE_ERROR); terminal_text, has_terminal_controls
-    (every store text on a terminal); Budget; rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR,
-    PROPERTY_SEPARATOR; the argument kinds (ArgumentKind, SecondsKind, integer_kind, parse_integer, OFFSET,
-    LIMIT, ... in model/arguments.py)
-
-The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
-from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
-numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
-front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
+Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
+    EXIT_STORE_ERROR); terminal_text, has_terminal_controls (every store text on a terminal); Budget;
+    rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR; the argument kinds (ArgumentKind,
+    SecondsKind, integer_kind, parse_integer, OFFSET, LIMIT, ... in model/arguments.py)
 """
+
+# The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
+# from them and names load lazily (PEP 562), so ``rmq-inspect info`` does not import the writer, the tour or the
+# numba kernels. Inside, six rooms (model, scan, read, present, maintain, workshop; the README's Architecture);
+# front ends never import a room's module or a parser (tests/test_import_layers.py holds that and this list).
 
 from __future__ import annotations
 
@@ -181,6 +183,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view
+    from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
         hex_bytes,
@@ -266,6 +270,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.groups.groups import (
+        DEFAULT_PENDING,
+        GroupQueue,
+        GroupSummary,
+        GroupView,
+        QueueMessage,
+        TopicCount,
+    )
     from inspector.engine.read.index.coverage import IndexSpan, Uncovered
     from inspector.engine.read.index.indexfile import IndexFileReader
     from inspector.engine.read.index.keys import indexed_key
@@ -275,12 +287,23 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         inner_messages,
         is_inner_batch,
     )
+    from inspector.engine.read.search.grep import GrepEnd, GrepHit
+    from inspector.engine.read.search.pattern import (
+        SEARCH_FIELDS,
+        SearchPattern,
+        compile_pattern,
+        parse_fields,
+    )
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,
+        committed_offsets,
         dledger_view,
         expired_id_reason,
         expired_key_reason,
         expired_start_note,
+        grep,
+        group_of,
+        groups_of,
         item_key_text,
         key_missing_reason,
         open_timer,

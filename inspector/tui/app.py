@@ -26,10 +26,12 @@ from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
+from inspector.tui.screens.groups import GroupsScreen
 from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.story import StoryScreen
 from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
 from inspector.tui.screens.workshop.tour import TourScreen
@@ -45,10 +47,13 @@ SCREEN_CLASSES = {
     "tour": TourScreen,
     "exercises": ExercisesScreen,
     "timer": TimerScreen,
+    "story": StoryScreen,
+    "groups": GroupsScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
-                 "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel"}
+                 "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
+                 "story": "Story of a message", "groups": "Consumer groups"}
 
 
 def store_name(store: Store) -> str:
@@ -72,6 +77,7 @@ class RmqInspectApp(App):
         Binding("7", "go('tour')", "Tour", show=False),
         Binding("8", "go('exercises')", "Exercises", show=False),
         Binding("9", "go('timer')", "Timer wheel", show=False),
+        Binding("0", "go('groups')", "Consumer groups", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -254,6 +260,10 @@ class RmqInspectApp(App):
     def show_slot(self, file: str, slot: int) -> None:
         self.view("chain").browse_slot(file, slot)
 
+    def show_story(self, ref: str, key: str | None = None) -> None:
+        """The story screen telling the story of ``ref`` (or of topic ``ref`` and ``key``)."""
+        self.view("story").tell(ref, key)
+
     def resolve(self, text: str) -> None:
         self.view("ids").resolve(text)
 
@@ -293,6 +303,14 @@ class RmqInspectApp(App):
 
     def action_resolve_prompt(self) -> None:
         self.ask("Resolve a message id (offset msgId or unique key)", "32 or 56 hex digits", self.resolve)
+
+    def action_story_prompt(self) -> None:
+        def tell(text: str) -> None:
+            first, _, key = text.strip().partition(" ")
+            self.show_story(first, key.strip() or None)  # two words: a topic and a key
+
+        self.ask("Story of a message: a physical offset, an offset msgId, a UNIQ_KEY, or a topic and a key",
+                 "e.g. 90151 or 0A1401151E276D06D69C5F7499F40168 or PaymentEvents pay-880571", tell)
 
     def action_slot_prompt(self) -> None:
         def browse(text: str) -> None:
@@ -352,13 +370,18 @@ class RmqInspectApp(App):
                             lambda: self.view("exercises").action_seed())
         yield SystemCommand("Timer: walk slot", "the chain of one slot of the 5.x timer wheel, hop by hop",
                             lambda: self.view("timer").action_slot_prompt())
+        yield SystemCommand("Story: of a message", "every record of one message (copies, retries, dead letter, "
+                            "trace) and each group's progress", self.action_story_prompt)
+        yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
+                            lambda: self.view("groups"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 
 def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview") -> RmqInspectApp:
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
-    ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises);
+    ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
+    story);
     ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
     problems).
     """

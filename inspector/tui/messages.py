@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from inspector.engine import ChainWalk, IdReading, Problem, Region, Segment, SegmentScan
+from inspector.engine import ChainWalk, IdReading, Problem, Region, Segment, SegmentScan, Story
 
 
 @dataclass
@@ -125,3 +125,11 @@ class WorkerFailed(Message):
 
     what: str
     error: str
+
+
+@dataclass
+class StoryTold(Message):
+    """The story of one message, read (``generation``: which question it answers; an older one is dropped)."""
+
+    story: Story
+    generation: int

@@ -219,7 +219,7 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
 
 STORE_COMMANDS = [["info"], ["info", "--json"], ["messages"], ["show", "0"], ["key", "T", "k"], ["chain", "T", "k"],
                   ["hex", "0"], ["verify"], ["verify", "--json"], ["rebuild", "--out", "{out}"], ["tour", "--all"],
-                  ["exercises", "--answer-key"], ["tui"], ["web", "--port", "0"]]
+                  ["exercises", "--answer-key"], ["tui"], ["web", "--port", "0"], ["groups"], ["group", "g"]]
 
 
 def test_a_broken_store_path_is_one_line_naming_it(broken_path, capsys, tmp_path):

@@ -141,6 +141,8 @@ def _commands(root: Path, f: dict) -> list[list[str]]:
         ["verify", r], ["verify", r, "--json"],
         ["tour", r, "--all"], ["tour", r, "--json"],
         ["exercises", r, "--answer-key"], ["exercises", r, "--answer-key", "--json"], ["exercises", r],
+        ["groups", r], ["groups", r, "--json"],  # consumer groups (issue 30): the sample store's groups
+        ["group", r, "fulfillment-consumer"], ["group", r, "billing-consumer", "--json"],
         [r],  # bare `rmq-inspect STORE` (info when not on a terminal)
     ]
 
@@ -154,7 +156,7 @@ def _run_tui(root: Path) -> list[str]:
         with Store(root) as store:
             app = create_app(store)
             async with app.run_test(size=(120, 36)) as pilot:
-                for key in ("1", "2", "3", "4", "5", "6", "7", "8", "question_mark", "escape", "1"):
+                for key in ("1", "2", "3", "4", "5", "6", "7", "8", "0", "question_mark", "escape", "1"):
                     await pilot.press(key)
                     for _ in range(3):
                         await pilot.pause()
@@ -174,12 +176,15 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
         "/hex": [f"/hex?offset={o}", "/hex?offset=0"], "/chain": [f"/chain?topic={t}&key={k}"],
         "/slot": ["/slot", f"/slot?file={f['index']}&slot=1"], "/teach": ["/teach", "/teach?step=3"],
         "/resolve": [f"/resolve?id={f['msg_id']}", f"/resolve?id={f['uniq']}"],
+        "/story": [f"/story?ref={o}", f"/story?ref={f['uniq']}"],
     }
     urls = {**pages, **{"/api" + rule: [("/api" + u if u != "/" else "/api/") for u in us] for rule, us in pages.items()}}
     urls["/api/"] = urls.pop("/api/")
     urls.update({"/tour": ["/tour"], "/exercises": ["/exercises"], "/api/tour": ["/api/tour"],
                  "/api/tour/<number>": ["/api/tour/1", "/api/tour/2"], "/api/exercises": ["/api/exercises"],
-                 "/timer": ["/timer"], "/api/timer": ["/api/timer"]})
+                 "/timer": ["/timer"], "/api/timer": ["/api/timer"],
+                 "/groups": ["/groups", "/groups?name=fulfillment-consumer"],
+                 "/api/groups": ["/api/groups", "/api/groups?name=billing-consumer"]})
     return urls
 
 

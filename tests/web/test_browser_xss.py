@@ -101,6 +101,11 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/api/exercises": [(f"/api/exercises?id={ex}&answer={q(SCRIPT)}", [])],
         "/timer": [("/timer", []), (f"/timer?slot={q(SCRIPT)}", [])],  # no timer store here: test_web_timer.py
         "/api/timer": [("/api/timer", [])],
+        "/story": [(f"/story?ref={evil}", [TOPIC, GROUP]), (f"/story?ref={facts['evil_msg_id']}", [TOPIC]),
+                   (f"/story?ref={t}&key={q(facts['keys'][0])}", [TOPIC]), (f"/story?ref={q(SCRIPT)}", [])],
+        "/api/story": [(f"/api/story?ref={evil}", []), (f"/api/story?ref={q(IMG)}", [])],
+        "/groups": [("/groups", [GROUP]), (f"/groups?name={q(GROUP)}", [GROUP])],  # issue 30: consumer groups
+        "/api/groups": [("/api/groups", []), (f"/api/groups?name={q(GROUP)}", [])],
     }
 
 

@@ -131,6 +131,7 @@ PAGES = {
     "/slot": ["file", "slot"],
     "/teach": ["hashes", "slots", "step", "lookup"],
     "/resolve": ["id"],
+    "/search": ["q", "fixed", "i", "in", "topic", "tag", "limit"],
 }
 
 

@@ -39,8 +39,8 @@ def open_store(root) -> Store:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
     """20,000 short messages in 4 topics x 4 queues, with a delayed message every 100, a transaction every 100
-    (committed or rolled back), and two keys whose index keys collide ("Aa" / "BB" hash alike): every tour step
-    has its case."""
+    (committed or rolled back), two keys whose index keys collide ("Aa" / "BB" hash alike), and at the end a
+    message retried once then dead-lettered: every tour step has its case."""
     root = tmp_path_factory.mktemp("budget") / "store"
     t0 = 1_758_272_400_000
     with StoreWriter(root, GEOMETRY) as w:
@@ -61,6 +61,12 @@ def root(tmp_path_factory):
             else:
                 w.append(MessageSpec(topic=f"T{i % 4}", queue_id=i % 4, body=b"m", tags=f"g{i % 7}", keys=[f"k{i}"],
                                      store_timestamp=ts))
+        # the retry-dlq step's case: group g fails once (parked, then delivered to %RETRY%g), then gives up
+        ts = t0 + COUNT
+        poison = w.append(MessageSpec(topic="T3", queue_id=3, body=b"p", tags="p", keys=["poison"], store_timestamp=ts))
+        parked = w.send_back(poison.index, "g", store_timestamp=ts + 1, max_reconsume_times=1)
+        retry = w.deliver(parked.index, store_timestamp=ts + 10_001)
+        w.send_back(retry.index, "g", store_timestamp=ts + 10_002, max_reconsume_times=1)
     with open_store(root) as store:  # warm up the JIT-compiled scanners, which a first request would pay for
         assert len(store.scans()) >= 10
     return root
@@ -104,7 +110,7 @@ def test_the_store_is_large_and_has_every_case(root, complete):
         assert len(store.segments) >= 10 and len(store.index_files()) >= 5
 
 
-def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_client, complete):
+def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_client, complete, root):
     steps, exercises = complete
     _, client = make_client()
     r, took = timed(client, "/api/")
@@ -123,6 +129,14 @@ def test_with_the_shipped_budget_every_answer_is_complete_and_in_time(make_clien
         html = client.get(url).get_data(as_text=True)
         assert "Truncated:" not in html and "not computed" not in html, url
     assert "A real hash collision" in client.get("/tour?step=7").get_data(as_text=True)
+    # the story of the dead letter: found through the index, every copy, within the request's time
+    with open_store(root) as store:
+        dead = next(m for _, m in store.queue_messages("%DLQ%g", 0))
+    r, took = timed(client, f"/api/story?ref={dead.unique_key}")
+    assert r.status_code == 200 and took < SHIPPED, took
+    d = r.get_json()
+    assert [x["role"] for x in d["records"]] == ["original", "retry-scheduled", "retry", "dead-letter"]
+    assert d["records_truncated"] is False and d["unindexed_scanned"] is True
 
 
 def test_a_tiny_budget_answers_at_once_with_a_truncation_note(make_client):
@@ -141,7 +155,7 @@ def test_a_tiny_budget_answers_at_once_with_a_truncation_note(make_client):
     assert r.status_code == 200 and took < SLACK and d["truncated"] is None
     assert d["walk"]["done"] or (d["segments"] == [] and d["recovery"] is None and d["walk"]["note"])
     d = client.get("/api/tour").get_json()
-    assert "time limit after 0 of 13 steps" in d["truncated"]
+    assert "time limit after 0 of 14 steps" in d["truncated"]
     assert all(not s["available"] and s["missing_reason"].startswith("not computed: ") for s in d["steps"])
     d = client.get("/api/exercises?seed=0").get_json()
     assert "time limit" in d["truncated"] and d["exercises"] == []

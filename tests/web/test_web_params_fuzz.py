@@ -52,6 +52,12 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/exercises": (["seed", "id", "answer"], {"id": "{exercise}", "answer": "x"}),
     "/timer": (["slot"], {}),
     "/api/timer": (["slot"], {}),
+    "/story": (["ref", "key"], {"ref": "Plain"}),
+    "/api/story": (["ref", "key"], {"ref": "Plain"}),
+    "/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
+    "/api/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
+    "/groups": (["name", "limit"], {"name": "g"}),
+    "/api/groups": (["name", "limit"], {"name": "g"}),
 }
 
 

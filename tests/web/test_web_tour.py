@@ -88,8 +88,8 @@ def test_tour_navigation_links(client, steps):
 
 
 @pytest.mark.parametrize(("url", "status"), [
-    ("/tour?step=0", 404), ("/tour?step=14", 404), ("/tour?step=-1", 404), ("/tour?step=x", 400),
-    ("/tour?step=99999999999999999999", 400), ("/api/tour/0", 404), ("/api/tour/14", 404), ("/api/tour/x", 400),
+    ("/tour?step=0", 404), ("/tour?step=15", 404), ("/tour?step=-1", 404), ("/tour?step=x", 400),
+    ("/tour?step=99999999999999999999", 400), ("/api/tour/0", 404), ("/api/tour/15", 404), ("/api/tour/x", 400),
     ("/exercises?seed=x", 400), ("/exercises?seed=-1", 400), ("/exercises?id=01-key-offset", 400),
     ("/exercises?answer=1", 400), ("/exercises?seed=0&id=nope&answer=1", 404), ("/api/exercises?id=nope&answer=1", 404),
     ("/api/exercises?seed=0&id=01-key-offset&answer=%01", 400),

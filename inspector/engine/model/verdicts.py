@@ -74,6 +74,7 @@ VERDICTS: dict[str, Verdict] = {
     "crc-property-mismatch": _v(ERROR, "MessageStoreConfig.enableCheckCRC / the client's __CRC32# check"),
     "body-undecompressable": _v(ERROR, "MessageDecoder.decode: the consumer cannot decompress the body"),
     "codec-missing": _v(WARNING, _OURS + " (a decompressor this installation lacks; the body is not checked)"),
+    "body-search-cut": _v(INFO, _OURS + " (grep: a body decompresses past the search limit; its first bytes searched)"),
     # DLedger
     "dledger-body-size": _v(ERROR, _DLEDGER),
     "dledger-body-length": _v(ERROR, _DLEDGER),
@@ -150,6 +151,8 @@ VERDICTS: dict[str, Verdict] = {
     "consumer-offset-range": _v(WARNING, "ConsumerOffsetManager: an offset past the queue's end"),
     "offsets-disagree": _v(WARNING, "ConsumerOffsetManager: the sources the broker does not read"),
     "offsets-source-missing": _v(WARNING, "ConsumerOffsetManager: the source its settings name"),
+    # story: a copy's lookup that could not be made (the answer says so, not "never ended")
+    "unreadable-op-queue": _v(WARNING, _OURS + " (story: the op queue's search by time read damaged bytes)"),
     "delay-level-conflict": _v(WARNING, "ScheduleMessageService.parseDelayLevel (inferred table)"),
     "delay-level-unlikely": _v(WARNING, "ScheduleMessageService.parseDelayLevel (inferred table)"),
     "delay-level-unspellable": _v(WARNING, "ScheduleMessageService.parseDelayLevel (inferred table)"),

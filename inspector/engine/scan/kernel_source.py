@@ -1058,3 +1058,36 @@ def _kn_template_lines(out, lits, lit_offs, kinds, cols, ints, tab, tab_offs, id
                 o = _nb_put(out, o, tab, tab_offs[e], tab_offs[e + 1] - tab_offs[e])
         o = _nb_lit(out, o, lits, lit_offs, fields)
     return o
+
+
+def _kn_find_fold(b, start, end, lit, anchor):
+    """The first p in [start, end - len(lit)] where b[p:p + len(lit)] with ASCII letters lowered equals ``lit``
+    (lower case), or -1 (grep -i). Candidates come from libc memchr for both cases of ``lit[anchor]`` (a rare
+    byte of the literal: memchr skips the text between its occurrences at memory speed)."""
+    m = lit.size
+    a = lit[anchor]
+    up = a - 32 if 97 <= a <= 122 else a
+    last = end - m
+    p = start + anchor  # where the anchor byte is looked for
+    stop = last + anchor + 1
+    next_a = _nb_find(b, p, stop, a)
+    next_u = next_a if up == a else _nb_find(b, p, stop, up)
+    while True:
+        q = next_a if next_a < next_u else next_u
+        if q >= stop:
+            return -1
+        s = q - anchor
+        j = 0
+        while j < m:
+            y = b[s + j]
+            if 65 <= y <= 90:
+                y += 32
+            if y != lit[j]:
+                break
+            j += 1
+        if j == m:
+            return s
+        if q == next_a:
+            next_a = _nb_find(b, q + 1, stop, a)
+        if q == next_u:
+            next_u = next_a if up == a else _nb_find(b, q + 1, stop, up)

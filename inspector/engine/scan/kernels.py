@@ -148,7 +148,7 @@ _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn
             "crc_many": "_kn_crc_many", "gather": "_kn_gather", "entry_units": "_kn_entry_units", "find_clean": "_kn_find_clean",
             "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
             "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_queues": "_kn_mark_queues",
-            "json_lines": "_kn_json_lines", "template_lines": "_kn_template_lines"}
+            "json_lines": "_kn_json_lines", "template_lines": "_kn_template_lines", "find_fold": "_kn_find_fold"}
 
 
 def _libc_address(function: str) -> int | None:

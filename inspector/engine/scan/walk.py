@@ -123,6 +123,7 @@ class Run:
     last_store_timestamp: int
     max_store_timestamp: int
     last_position: int = -1  # where the run's last record starts (check_run; recovery's last record); -1: not told
+    start: int = -1  # where the run starts (check_run: its ``start``, a DLedger entry's start); -1: not told
 
 
 def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int | None = None,
@@ -142,7 +143,7 @@ def check_run(buf, start: int, limit: int, *, segment_start: int, stop_at: int |
         stats = np.zeros(5, dtype=np.int64)
         n, end = k.check_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, stats,
                              entry_header)
-        return Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]), int(stats[4]))
+        return Run(int(n), int(end), int(stats[0]), int(stats[1]), int(stats[2]), int(stats[4]), start)
     return _check_run_py(buf if not isinstance(buf, np.ndarray) else arr.data, start, limit, stop_at,
                          soft_stop, segment_start, flags, entry_header)
 
@@ -264,6 +265,7 @@ def _clean_py(buf, pos, limit, segment_start, flags):
 def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags, hdr=0) -> Run:
     n = first = last = top = 0
     at = -1
+    start = pos
     while pos < stop_at and pos < soft_stop:
         rec, layout = clean_entry_py(buf, pos, limit, segment_start, flags, hdr)
         if layout is None or rec + layout[0] > stop_at:
@@ -276,7 +278,7 @@ def _check_run_py(buf, pos, limit, stop_at, soft_stop, segment_start, flags, hdr
         at = rec
         n += 1
         pos = rec + layout[0]
-    return Run(n, pos, first, last, top, at)
+    return Run(n, pos, first, last, top, at, start)
 
 
 def clean_entry_py(buf, pos: int, limit: int, segment_start: int, flags: int, hdr: int):

@@ -7,20 +7,20 @@ looked up in the store it is given (never a fixed offset): a store that lacks a 
 ``available=False`` and a ``missing_reason``. ``step_view`` turns a step into JSON-ready data.
 
 This module holds the tour in order (``STEP_IDS``, ``TITLES``, ``tour_steps``); the step model and ``step_view``
-are in ``tour_targets``, the steps themselves in ``tour_records``, ``tour_queues`` and ``tour_index``, what they
-share in ``tour``.
+are in ``tour_targets``, the steps themselves in ``tour_records``, ``tour_queues``, ``tour_index`` and ``tour_story``,
+what they share in ``tour``.
 """
 
 from __future__ import annotations
 
 from inspector.engine.model.budget import Budget, Partial, budget_or_none
 from inspector.engine.model.errors import BudgetExceeded, StoreError
-from inspector.engine.workshop import tour_index, tour_queues, tour_records
+from inspector.engine.workshop import tour_index, tour_queues, tour_records, tour_story
 from inspector.engine.workshop.tour import Context, Missing
 from inspector.engine.workshop.tour_targets import TourStep
 
 STEP_IDS = ("directory", "record", "segment-end", "cq-unit", "key-chain", "index-header", "collision", "ids",
-            "delay", "transaction", "torn-tail", "rebuild", "retention")
+            "delay", "transaction", "torn-tail", "rebuild", "retention", "retry-dlq")
 
 TITLES = {
     "directory": "The store directory",
@@ -36,13 +36,14 @@ TITLES = {
     "torn-tail": "A torn tail, and how recovery finds the end",
     "rebuild": "What rebuild does",
     "retention": "Retention: the log's first offset",
+    "retry-dlq": "One message through retry and dead letter",
 }
 
 
 NOT_COMPUTED = "not computed: "  # how a step the budget cut off starts its missing_reason
 
 # step id -> the function that builds its (text, target, extra, commands) from a Context
-_BUILDERS = {**tour_records.BUILDERS, **tour_queues.BUILDERS, **tour_index.BUILDERS}
+_BUILDERS = {**tour_records.BUILDERS, **tour_queues.BUILDERS, **tour_index.BUILDERS, **tour_story.BUILDERS}
 
 
 def tour_steps(store, *, budget: Budget | None = None) -> list[TourStep]:

@@ -14,7 +14,15 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Label, ProgressBar
 from textual.worker import get_current_worker
 
-from inspector.engine import MAX_TIME, QUEUE_ID, BatchConsumeQueue, Message, StoreError, is_lmq
+from inspector.engine import (
+    MAX_TIME,
+    QUEUE_ID,
+    BatchConsumeQueue,
+    Message,
+    StoreError,
+    committed_offsets,
+    is_lmq,
+)
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, when
@@ -35,6 +43,24 @@ from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic
 
 BATCH_SECONDS = 0.1
+
+
+def group_marks(store, topic: str, queue_id: int, lo: int, hi: int) -> dict[int, str]:
+    """Queue offset -> the marker of that row: the consumer groups committed there (from the source the broker
+    uses), on their first pending row ("▶"), or on the last row when they consumed all of [lo, hi) ("◀")."""
+    pending: dict[int, list[str]] = {}
+    done: list[str] = []
+    for group, offset in committed_offsets(store, topic, queue_id):
+        if lo <= offset < hi:
+            pending.setdefault(offset, []).append(group)
+        elif offset == hi > lo:
+            done.append(group)
+    marks = {offset: f"▶ committed {offset}: {', '.join(groups)}" for offset, groups in pending.items()}
+    if done:
+        marks[hi - 1] = f"◀ committed {hi}, all consumed: {', '.join(done)}"
+    return marks
+
+
 FILTERS = ("topic", "queue", "tag", "key", "from", "to")
 
 
@@ -78,6 +104,7 @@ class BrowserScreen(ViewScreen):
         Binding("c", "clear", "Clear filters"),
         Binding("x", "hex", "Hex"),
         Binding("b", "body", "Body view"),
+        Binding("s", "story", "Story"),
         Binding("escape", "cancel", "Cancel scan"),
         Binding("question_mark", "app.help", "Help"),
     ]
@@ -177,6 +204,15 @@ class BrowserScreen(ViewScreen):
         if offset is not None:
             self.app.show_hex(offset)
 
+    def action_story(self) -> None:
+        """The story of the selected message (every copy, retry, dead letter, trace record, group)."""
+        lst = self.message_list
+        offset = lst.source.offset(lst.cursor) if len(lst.source) else None
+        if offset is None:
+            self.notify("no message selected", severity="warning")
+            return
+        self.app.show_story(str(offset))
+
     def action_cancel(self) -> None:
         if self.scanning:
             self.app.workers.cancel_group(self, "rows")
@@ -211,7 +247,8 @@ class BrowserScreen(ViewScreen):
             if query.tag is None and query.key is None:
                 # batch and LMQ queues: rows by queue offset, each message read through the queue (an inner
                 # message; a record at its INNER_MULTI_QUEUE_OFFSET in that LMQ)
-                source = BatchQueueRows(store, cq, lo, hi) if by_queue_offset else QueueRows(cq, lo, hi)
+                source = (BatchQueueRows(store, cq, lo, hi) if by_queue_offset else
+                          QueueRows(cq, lo, hi, group_marks(store, query.topic, query.queue, lo, hi)))
                 lst.set_source(source, cursor=0 if start is None else start - lo)
                 self.scanning = False
                 self._status(f"queue offsets {num(lo)}…{num(hi)}", len(source), finished=True)

@@ -46,6 +46,7 @@ class MessageScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close"),
         Binding("x", "hex", "Show in hex view"),
         Binding("b", "body", "Body text/JSON/hex"),
+        Binding("s", "story", "Story"),
     ]
 
     def __init__(self, offset: int) -> None:
@@ -77,6 +78,11 @@ class MessageScreen(ModalScreen[None]):
 
     def action_body(self) -> None:
         self.query_one(MessageDetail).cycle_body()
+
+    def action_story(self) -> None:
+        offset = self.phy_offset
+        self.dismiss(None)
+        self.app.show_story(str(offset))
 
 
 HELP = [
@@ -137,6 +143,20 @@ HELP = [
         ("enter", "on a slot: walk its chain last_pos → prev_pos …, each hop's unit and record, hops against num; "
                   "on a hop: open its rmq_sys_wheel_timer record"),
         ("s", "walk any slot by number (`rmq-inspect timer STORE --slot N` prints the same chain)"),
+    ]),
+    ("story of a message", [
+        ("s", "on a message (messages, hex view, a message window, msgId): the story screen, every record of "
+              "the message in store-time order with its role (original, scheduled, retry, dead letter, half, "
+              "commit, trace …), each consumer group consumed or not, what was searched; `rmq-inspect story "
+              "STORE REF` prints the same"),
+        ("enter / x", "open the selected record / show its bytes in the hex view"),
+        ("s (on the story)", "the story of another physical offset, msgId, UNIQ_KEY, or topic and key (ctrl+p: "
+                             "'Story: of a message'); e.g. 90151 in sample_store: retried 3 times, then %DLQ%"),
+    ]),
+    ("consumer groups", [
+        ("0", "every consumer group: queues, lag, retry and DLQ counts (`rmq-inspect groups STORE`); enter: its "
+              "queues, committed / min / max / lag and the messages either side (`rmq-inspect group STORE G`)"),
+        ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
     ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "

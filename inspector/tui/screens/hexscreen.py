@@ -30,6 +30,7 @@ class HexScreen(ViewScreen):
         Binding("right_square_bracket", "segment(1)", "Next seg"),
         Binding("left_square_bracket", "segment(-1)", "Prev seg", show=False),
         Binding("enter", "open_message", "Message"),
+        Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -97,11 +98,24 @@ class HexScreen(ViewScreen):
     def action_open_message(self) -> None:
         if self.later(self.action_open_message):
             return
+        offset = self._record_under_cursor()
+        if offset is not None:
+            self.app.show_message(offset)
+
+    def action_story(self) -> None:
+        if self.later(self.action_story):
+            return
+        offset = self._record_under_cursor()
+        if offset is not None:
+            self.app.show_story(str(offset))
+
+    def _record_under_cursor(self) -> int | None:
+        """Where the message record under the cursor starts (None, said in a notification: not on a record)."""
         info = self.hex_view.cursor_info()
         if info is None or info.region is None or info.region.kind != "message":
             self.notify("the cursor is not on a message record", severity="warning")
-            return
-        self.app.show_message(info.region.start)
+            return None
+        return info.region.start
 
     # -- cursor → status line and side panel ----------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ KIND_TITLES = {"offset_msg_id": "offset msgId", "unique_key": "unique key (UNIQ_
 class ResolverScreen(ViewScreen):
     BINDINGS = [
         Binding("slash", "edit", "Edit id"),
+        Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -57,6 +58,13 @@ class ResolverScreen(ViewScreen):
 
     def action_edit(self) -> None:
         self.query_one("#r-id", FormInput).focus()
+
+    def action_story(self) -> None:
+        """The story of the message the id finds (the id itself is the story's REF)."""
+        if self.result is None or not any(r.found for r in self.result.readings):
+            self.notify("resolve an id that finds a message first", severity="warning")
+            return
+        self.app.show_story(self.result.text)
 
     @on(FormInput.Submitted, "#r-id")
     def _submitted(self, event: FormInput.Submitted) -> None:

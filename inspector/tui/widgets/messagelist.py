@@ -125,15 +125,23 @@ class LogRows(OffsetRows):
 
 
 class QueueRows(RowSource):
-    """Queue offsets [lo, hi) of one consume queue: the physical offset is read from the unit when drawn."""
+    """Queue offsets [lo, hi) of one consume queue: the physical offset is read from the unit when drawn.
+    ``marks``: labels drawn on some rows (their queue offsets), in the marker style: a consumer group's committed
+    offset, on the first pending row (or on the last row, after which it points). The rows stay one a unit."""
 
-    def __init__(self, queue, lo: int, hi: int) -> None:
+    def __init__(self, queue, lo: int, hi: int, marks: dict[int, str] | None = None) -> None:
         self.queue = queue
         self.lo = lo
         self.hi = max(lo, hi)
+        # queue offset -> a marker drawn on that row (a consumer group's committed offset: group_marks)
+        self.marks = marks or {}
 
     def __len__(self) -> int:
         return self.hi - self.lo
+
+    def marker(self, index: int) -> str | None:
+        """The marker of row ``index`` (its label), None for most rows."""
+        return self.marks.get(self.lo + index) if self.marks else None
 
     def offset(self, index: int) -> int | None:
         if not 0 <= index < len(self):
@@ -218,7 +226,7 @@ class MessageList(ScrollView, can_focus=True):
         Binding("space", "toggle_inner", "Expand batch", show=False),
     ]
 
-    COMPONENT_CLASSES = {"messagelist--cursor", "messagelist--error", "messagelist--dim"}
+    COMPONENT_CLASSES = {"messagelist--cursor", "messagelist--error", "messagelist--dim", "messagelist--marker"}
 
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
 
@@ -262,6 +270,11 @@ class MessageList(ScrollView, can_focus=True):
 
     def _update_size(self) -> None:
         self.virtual_size = Size(max(40, self.size.width), len(self.source))
+
+    def marker(self, index: int) -> str | None:
+        """The marker label of row ``index`` (a consumer group's committed offset), None for most rows."""
+        marker = getattr(self.source, "marker", None)
+        return None if marker is None else marker(index)
 
     def message(self, index: int) -> StoreMessage | str | None:
         """The message of row ``index`` (decoded once, cached), or why it cannot be read."""
@@ -372,6 +385,9 @@ class MessageList(ScrollView, can_focus=True):
         if isinstance(self.source, LogRows) and is_inner_batch(m):
             fold = "▾" if self.source.expanded(index) else "▸"
             keys = f"{fold} {m.properties.get('INNER_NUM', '?')} inner (space) {keys}".rstrip()
+        label = self.marker(index)
+        if label is not None:  # before the keys: the keys cell takes the rest of the width and may be cut
+            keys = f"{label} │ {keys}" if keys else label
         return _cells([str(m.physical_offset), when(m.store_timestamp), m.topic, str(m.queue_id), str(m.queue_offset),
                        m.tags or "", keys], width)
 
@@ -389,6 +405,8 @@ class MessageList(ScrollView, can_focus=True):
             style = base
             if isinstance(self.message(index), str):
                 style = base + self.get_component_rich_style("messagelist--error", partial=True)
+            elif self.marker(index) is not None:
+                style = base + self.get_component_rich_style("messagelist--marker", partial=True)
             if selected:
                 style = style + self.get_component_rich_style("messagelist--cursor", partial=True)
             strip = Strip([Segment(text.ljust(width)[:width], style)]).crop_extend(0, width, Style())

@@ -10,7 +10,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.engine import Budget, Store
-from tests.aged_store import tree_digest
+from tests.store_digest import tree_digest
 from tests.unindexed_store import write_unindexed
 
 TINY = "0.000000001"  # a budget spent before the scan's first batch: it stops there, deterministically

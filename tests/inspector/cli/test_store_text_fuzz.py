@@ -50,11 +50,15 @@ def table_commands(store: str, m: dict, msg) -> dict[tuple[str, ...], set[int]]:
         ("key", store, m["topic"], key): {0, 1},
         ("chain", store, m["topic"], key): {0, 1},
         ("hex", store, str(msg.physical_offset), "--length", "512"): {0},
+        # grep: every hit's context is store text (a key as a fixed string, and any byte but a line feed)
+        ("grep", store, "--fixed", key): {0, 1},
+        ("grep", store, ".", "--limit", "5"): {0, 1},
         ("decode-id", msg.msg_id, "--store", store): {0},
         # the timer views: a store without timer messages has no timer store (not found)
         ("timer", store): {0, 1},
         ("timer", store, "--wheel"): {0, 1},
         ("timer", store, "--summary"): {0, 1},
+        ("groups", store): {0},  # a group's name is store text too (issue 30)
     }
 
 
@@ -79,6 +83,8 @@ def test_no_command_prints_a_control_character_from_the_store(messages, group):
         # the store-wide commands (info, census, verify, the timer views ...) are the same argv for both
         # messages: each distinct command line runs once
         commands = {**table_commands(store, messages[0], records[0]), **table_commands(store, messages[-1], last)}
+        if group is not None:  # its view; unknown (1) when the first topic names no offsets file entry ("@")
+            commands[("group", store, "--", group)] = {0, 1}
         for argv, allowed in commands.items():
             assert_clean(argv, *run(*argv), allowed)
 
@@ -100,6 +106,11 @@ def test_json_gives_the_store_text_back_exactly(messages):
             code, out, _ = run("show", store, str(view["physical_offset"]), "--json")
             assert code == 0
             assert_same_text(m, json.loads(out))
+        # the story's JSON gives the topic back exactly too (its record at the REF's offset)
+        code, out, _ = run("story", store, str(lines[0]["physical_offset"]), "--json")
+        assert code == 0
+        assert [r["topic"] for r in json.loads(out)["records"]
+                if r["physical_offset"] == lines[0]["physical_offset"] and r["role"] != "lmq"] == [messages[0]["topic"]]
         code, out, _ = run("info", store, "--json")
         assert code == 0 and {m["topic"] for m in messages} <= {t["topic"] for t in json.loads(out)["topics"]}
 

@@ -5,6 +5,7 @@ store text (a group with an escape sequence) escaped on the terminal."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hostile_text import run as hostile_run
@@ -12,6 +13,7 @@ from hostile_text import unsafe_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.engine import Store
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.tracewrite import trace_spec
 from inspector.engine.maintain.write.writer import StoreWriter
@@ -195,3 +197,24 @@ def test_a_custom_trace_topic_that_does_not_exist(odd, cli, tmp_path):
     code, _, err = cli("trace", str(root), UK, "--broker-config", str(conf))
     assert code == 1 and "Traceback" not in err
     assert f"trace topic Missing (msgTraceTopicName of {conf}) is no topic of this store" in " ".join(err.split())
+
+
+def test_a_compressed_trace_body_that_does_not_decompress(tmp_path, cli):
+    """The trace producer compresses a large body (sysFlag ZLIB); bytes that do not inflate are named, not a
+    traceback: show's trace object carries the error, trace's note names the message."""
+    root = tmp_path / "store"
+    with StoreWriter(root, clock=lambda: T0) as w:
+        w.append(MessageSpec("TopicTest", b"x", unique_key=UK, store_timestamp=T0))
+        at = w.append(replace(trace_spec([PUB], store_timestamp=T0 + 1), compression="zlib")).physical_offset
+    segment = root / "commitlog" / f"{0:020d}"
+    data = bytearray(segment.read_bytes())
+    with Store(root) as store:
+        body = store.message_at(at).body
+    where = data.index(body, at)
+    data[where:where + 2] = b"\x00\x00"  # no zlib header any more
+    segment.write_bytes(bytes(data))
+    code, out, err = cli("show", str(root), str(at), "--json")
+    assert code == 0 and json.loads(out)["trace"]["error"].startswith("the body does not decompress")
+    code, out, err = cli("trace", str(root), UK)
+    assert code == 1 and "Traceback" not in err
+    assert f"trace message @ {at}: the body does not decompress" in " ".join(err.split())

@@ -46,7 +46,7 @@ def test_tour_all_prints_every_step_with_its_view(capsys, monkeypatch):
     monkeypatch.chdir(REPO)  # the default store is ./sample_store
     code, out, _ = run(capsys, "tour", "--all")
     assert code == 0
-    positions = [out.index(f"Step {n}/13: {TITLES[i]}") for n, i in enumerate(TITLES, 1)]
+    positions = [out.index(f"Step {n}/14: {TITLES[i]}") for n, i in enumerate(TITLES, 1)]
     assert positions == sorted(positions)
     assert "CBD43194" in out and "65518" in out  # the BLANK, highlighted in the hex view
     assert "coupon-BB7K" in out and "hash collision" in out  # the chain table of the collision
@@ -58,17 +58,17 @@ def test_tour_all_prints_every_step_with_its_view(capsys, monkeypatch):
 
 def test_tour_step_prints_one_step(capsys):
     code, out, _ = run(capsys, "tour", str(SAMPLE), "--step", "6")
-    assert code == 0 and "Step 6/13: What hashSlotCount and indexCount really count" in out
-    assert "Step 5/13" not in out and "Step 7/13" not in out
+    assert code == 0 and "Step 6/14: What hashSlotCount and indexCount really count" in out
+    assert "Step 5/14" not in out and "Step 7/14" not in out
     assert "hash_slot_count" in out and "114" in out and "128 slots" in out
-    code, _, err = run(capsys, "tour", str(SAMPLE), "--step", "14")
-    assert code == 2 and "between 1 and 13" in err
+    code, _, err = run(capsys, "tour", str(SAMPLE), "--step", "15")
+    assert code == 2 and "between 1 and 14" in err
 
 
 def test_tour_json(capsys):
     code, out, _ = run(capsys, "tour", str(SAMPLE), "--json")
     steps = json.loads(out)
-    assert code == 0 and [s["number"] for s in steps] == list(range(1, 14))
+    assert code == 0 and [s["number"] for s in steps] == list(range(1, 15))
     assert all(s["available"] for s in steps)
     code, out, _ = run(capsys, "tour", str(SAMPLE), "--step", "3", "--json")
     step = json.loads(out)
@@ -79,18 +79,18 @@ def test_tour_waits_for_enter_back_jump_and_quit(capsys, monkeypatch):
     prompts = feed(monkeypatch, "", "b", "9", "x", "q")
     code, out, _ = run(capsys, "tour", str(SAMPLE))
     assert code == 0 and len(prompts) == 5
-    order = [int(n) for n in __import__("re").findall(r"Step (\d+)/13:", out)]
+    order = [int(n) for n in __import__("re").findall(r"Step (\d+)/14:", out)]
     assert order == [1, 2, 1, 9, 9]
     assert "Enter for the next step" in out
 
 
 def test_tour_ends_at_the_last_step_and_on_end_of_input(capsys, monkeypatch):
-    feed(monkeypatch, "13", "")
+    feed(monkeypatch, "14", "")
     code, out, _ = run(capsys, "tour", str(SAMPLE))
     assert code == 0 and "End of the tour" in out
     feed(monkeypatch)  # no input at all: the first step, then EOF
     code, out, _ = run(capsys, "tour", str(SAMPLE))
-    assert code == 0 and "Step 1/13" in out and "Step 2/13" not in out
+    assert code == 0 and "Step 1/14" in out and "Step 2/14" not in out
 
 
 def test_tour_without_a_store_needs_the_sample_store_here(capsys, monkeypatch, tmp_path):

@@ -51,7 +51,7 @@ def test_the_whole_tour_step_by_step_shows_each_target_at_its_place(store):
         return seen
 
     seen = drive(app, script)
-    assert len(seen) == len(steps) == 13
+    assert len(seen) == len(steps) == 14
     for step, got in zip(steps, seen, strict=True):
         assert got["number"] == step.number
         assert f"Step {step.number}/{len(steps)}" in got["head"] and step.title in got["head"]

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Problem
-from inspector.engine.read.index.coverage import IndexSpan, Uncovered
+from inspector.engine.read.index.coverage import Uncovered
+from inspector.engine.read.index.indexfile import IndexFileReader
 
 __all__ = ["index_gap_problems"]
 
@@ -37,7 +38,7 @@ def index_gap_problems(store) -> list[Problem]:
     except StoreError as e:  # an unreadable edge: the walks' own findings name it
         return [Problem(e.file or "index", e.offset or 0, f"index coverage not known: {e.reason}", "index-gap",
                         "warning")]
-    found = _covering_nothing(store.index_coverage()[0])
+    found = _covering_nothing(store.index_files())
     for gap in gaps:
         seg = store.commitlog.segment_for(gap.start)
         file, pos = (seg.file, gap.start - seg.start_offset) if seg is not None else ("commitlog", gap.start)
@@ -47,15 +48,16 @@ def index_gap_problems(store) -> list[Problem]:
     return found
 
 
-def _covering_nothing(spans: list[IndexSpan]) -> list[Problem]:
+def _covering_nothing(readers: list[IndexFileReader]) -> list[Problem]:
     """An ``index-covers-nothing`` warning for each index file without items that is not the newest: the broker
     makes a new file only when the newest is full (``IndexService.getAndCreateLastIndexFile``), so the newest may
     be one just made (normal, nothing said), an earlier one never is. Its header's range covers no record; a key
-    query passes it by (``IndexService.queryOffset`` picks files by their time range)."""
-    return [Problem(span.file, 36, "indexCount 1: no items, before the newest index file: it covers no record of "
+    query passes it by (``IndexService.queryOffset`` picks files by their time range). A file whose counters
+    promise items it lacks, or cannot be trusted, has its own finding (``index-truncated``, ``index-header``)."""
+    return [Problem(r.rel, 36, "indexCount 1: no items, before the newest index file: it covers no record of "
                     "the log (the broker makes a new file only when the newest is full: "
                     "IndexService.getAndCreateLastIndexFile); key queries pass it by", "index-covers-nothing")
-            for span in spans[:-1] if span.first is None and span.how == "header"]
+            for r in readers[:-1] if r.written_items <= 0 and r.trusted and r.header.index_count <= 1]
 
 
 def _why(store, gap: Uncovered) -> str:

@@ -86,11 +86,24 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
 
     geometry = geometry or store_geometry(store)
     workers = default_workers() if workers is None else max(1, workers)
+    cross = CrossChecks(store) if fast and numba_enabled() else None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="verify-chains")
+    # the index files' chain passes read those files alone (a compiled kernel, no GIL): under way from the start,
+    # beside the walk and the queue checks (an aged store's index has twice the items of its log)
+    chains = ({r.rel: pool.submit(chain_summary, r) for r in store.index_files() if wants_chain_summary(r)}
+              if cross is not None else {})
+    try:
+        return _checked(store, geometry, progress, workers, fast, cross, chains)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _checked(store, geometry: Geometry, progress: Progress | None, workers: int, fast: bool,
+             cross: CrossChecks | None, chains: dict) -> VerifyReport:
     problems: list[Problem] = [*store.commitlog.problems, *store.unknown_files()]
     messages = 0
     last_ts = 0
     total = max(1, sum(s.file_size for s in store.segments))
-    cross = CrossChecks(store) if fast and numba_enabled() else None
     heads = index_stream(store)  # DLedger: each entry the walk tables (record offset, size, Raft index, term)
     coverage = QueueCoverage(store)  # records no consume queue holds
 
@@ -131,27 +144,21 @@ def _verify(store, geometry: Geometry | None, progress: Progress | None, workers
     problems.extend(store_load_problems(store))
     cq_units = 0
     log_end = store.max_offset()
-    readers = store.index_files()
-    with ThreadPoolExecutor(1, thread_name_prefix="verify-chains") as pool:
-        # the index files' chain passes read those files alone (a compiled kernel, no GIL): under way beside the
-        # queue checks, which hold the main thread (an aged store's index has twice the items of its log)
-        chains = ({r.rel: pool.submit(chain_summary, r) for r in readers if wants_chain_summary(r)}
-                  if cross is not None else {})
-        for topic, qid in store.queue_ids():
-            found, n = check_queue(store, topic, qid, geometry, log_end, cross)
-            problems.extend(found)
-            cq_units += n
-        for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
-            found, n = check_batch_queue(store, topic, qid, geometry, log_end)
-            problems.extend(found)
-            cq_units += n
-        problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
-        problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
-        index_items = 0
-        for reader in readers:
-            found, n = check_index(store, reader, cross, chains.get(reader.rel))
-            problems.extend(found)
-            index_items += n
+    for topic, qid in store.queue_ids():
+        found, n = check_queue(store, topic, qid, geometry, log_end, cross)
+        problems.extend(found)
+        cq_units += n
+    for topic, qid in store.batch_queue_ids():  # 5.x batchconsumequeue/: 46-byte units, counted with the others
+        found, n = check_batch_queue(store, topic, qid, geometry, log_end)
+        problems.extend(found)
+        cq_units += n
+    problems.extend(coverage.problems())  # records past their queue's end, or with no queue at all
+    problems.extend(check_timer(store)[0])  # 5.x timer store: timerlog units, wheel chains, timercheck
+    index_items = 0
+    for reader in store.index_files():
+        found, n = check_index(store, reader, cross, chains.get(reader.rel))
+        problems.extend(found)
+        index_items += n
     problems.extend(store.index_problems())
     problems.extend(index_gap_problems(store))  # the log no index file covers (lookups by key miss it)
     problems.extend(store.checkpoint_problems())

@@ -335,19 +335,7 @@ class ZeroRuns:
     def first_nonzero_within(self, start: int, end: int, budget: int | None) -> tuple[int, bool]:
         """(first non-zero position or ``end``, True), or (where the look stopped, False) once ``budget`` written
         bytes were read (None: no bound)."""
-        mf = self._mapped()
-        arr = mf.array
-        with self.lock:
-            self._fresh()
-            for piece in self._unread(start, end, budget, arr.size, backward=False):
-                if isinstance(piece, int):
-                    return piece, False
-                lo, hi = piece
-                found = _scan_forward(arr, lo, hi, mf.release if hi - lo > _SMALL else None)
-                self._learn(lo, found)
-                if found < hi:
-                    return found, True
-            return end, True
+        return self._look(start, end, budget, backward=False)
 
     def data_end(self, start: int, end: int) -> int:
         return self.data_end_within(start, end, None)[0]
@@ -355,19 +343,30 @@ class ZeroRuns:
     def data_end_within(self, start: int, end: int, budget: int | None) -> tuple[int, bool]:
         """(one past the last non-zero byte of [start, end), or ``start``; True), or (where the backward look
         stopped, False) once ``budget`` written bytes were read: [that position, end) holds only zeros."""
+        return self._look(start, end, budget, backward=True)
+
+    def _look(self, start: int, end: int, budget: int | None, backward: bool) -> tuple[int, bool]:
+        """The zero look of both directions over the pieces :meth:`_unread` gives, remembering the zero runs."""
         mf = self._mapped()
         arr = mf.array
         with self.lock:
             self._fresh()
-            for piece in self._unread(start, end, budget, arr.size, backward=True):
+            for piece in self._unread(start, end, budget, arr.size, backward):
                 if isinstance(piece, int):
                     return piece, False
                 lo, hi = piece
-                found = _scan_backward(arr, lo, hi, mf.release if hi - lo > _SMALL else None)
-                self._learn(found, hi)
-                if found > lo:
-                    return found, True
-            return start, True
+                release = mf.release if hi - lo > _SMALL else None
+                if backward:
+                    found = _scan_backward(arr, lo, hi, release)
+                    self._learn(found, hi)
+                    if found > lo:
+                        return found, True
+                else:
+                    found = _scan_forward(arr, lo, hi, release)
+                    self._learn(lo, found)
+                    if found < hi:
+                        return found, True
+            return (start if backward else end), True
 
     def _unread(self, start: int, end: int, budget: int | None, size: int,
                 backward: bool) -> Iterator[tuple[int, int] | int]:

@@ -64,6 +64,12 @@ def _present(places: OffsetPlaces) -> dict[str, bool]:
             V1: (root / V1).is_dir(), V2: (root / V2).is_dir()}
 
 
+def sources_present(places: OffsetPlaces) -> list[str]:
+    """Every place that holds consumer offsets in this store, in the order the broker would prefer them."""
+    present = _present(places)
+    return [source for source in (V2, V1, LMQ_JSON, JSON) if present[source]]
+
+
 def choose(places: OffsetPlaces) -> tuple[str, str]:
     """(source, why): the broker's choice from its configuration, else from the files present."""
     config = places.broker_config

@@ -22,9 +22,23 @@ from inspector.engine.read.commitlog.trace import (
     trace_timeline,
 )
 from inspector.engine.read.config.checkpoint import future_note
+from inspector.engine.read.config.offsets import OffsetPlaces
 from inspector.engine.read.dledger.dledger import member_view
+from inspector.engine.read.groups.groups import (
+    DEFAULT_PENDING,
+    GroupSources,
+    GroupSummary,
+    GroupView,
+    QueueAccess,
+    groups_summary,
+    load_sources,
+    make_group_view,
+    units_at,
+)
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
+from inspector.engine.read.search.grep import GrepEnd, GrepHit, grep_log
+from inspector.engine.read.search.pattern import FIELDS, SearchPattern
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
@@ -339,3 +353,50 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
         offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,
         coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra))
     return tell_story(parts)
+
+
+def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
+         tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
+         progress: Callable[[int, int], None] | None = None,
+         workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+    """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
+    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
+    yield from store.commitlog.problems
+    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))
+    yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
+                        progress=progress, workers=workers)
+
+
+def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
+    """The offsets (every source), subscription groups and queue reads a group's view takes from the store."""
+    sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
+    access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
+                         lambda: [*store.queue_ids(), *store.batch_queue_ids()],
+                         lambda topic, queue_id, offsets: units_at(store.queue(topic, queue_id), offsets),
+                         store.store_timestamp_at)
+    return sources, access
+
+
+def groups_of(store: Store) -> list[GroupSummary]:
+    """Every consumer group the store knows (any offsets source, the subscription-group config), each with its
+    queues, total lag and retry/DLQ counts (``groups.groups_summary``); StoreError when the broker's offsets
+    source cannot be read."""
+    return groups_summary(*_group_parts(store))
+
+
+def group_of(store: Store, group: str, limit: int = DEFAULT_PENDING) -> GroupView:
+    """One consumer group's view (``groups.make_group_view``): NotFound naming the groups that exist when none is
+    ``group``; at most ``limit`` pending messages."""
+    sources, access = _group_parts(store)
+    return make_group_view(sources, access, group, limit)
+
+
+def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str, int]]:
+    """(group, committed offset) of every group with an offset on this queue, from the source the broker uses
+    (the queue listings' marker lines), by offset then group; [] when that source cannot be read (``info`` and
+    ``group`` say why)."""
+    offsets = store.consumer_offsets()
+    if offsets.error is not None:
+        return []
+    return sorted(((g, queues[queue_id]) for (t, g), queues in offsets.table.items()
+                   if t == topic and queue_id in queues), key=lambda pair: (pair[1], pair[0]))

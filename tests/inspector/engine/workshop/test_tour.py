@@ -37,7 +37,7 @@ SAMPLE = Path(__file__).resolve().parents[4] / "sample_store"
 KINDS = {"directory": DirectoryTarget, "record": HexTarget, "segment-end": HexTarget, "cq-unit": CqTarget,
          "key-chain": ChainTarget, "index-header": IndexHeaderTarget, "collision": ChainTarget, "ids": IdsTarget,
          "delay": CqTarget, "transaction": HexTarget, "torn-tail": RecoveryTarget, "rebuild": RebuildTarget,
-         "retention": HexTarget}
+         "retention": HexTarget, "retry-dlq": HexTarget}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def _bytes(store: Store, start: int, end: int) -> bytes:
 
 def test_the_tour_has_every_step_in_order_and_the_sample_store_has_every_case(sample):
     steps = tour_steps(sample)
-    assert [s.id for s in steps] == list(STEP_IDS) and [s.number for s in steps] == list(range(1, 14))
+    assert [s.id for s in steps] == list(STEP_IDS) and [s.number for s in steps] == list(range(1, 15))
     for s in steps:
         assert s.available and s.missing_reason is None, s.id
         assert isinstance(s.target, KINDS[s.id]), s.id
@@ -274,14 +274,35 @@ def test_retention_step_on_the_aged_sample_counts_what_points_below(tmp_path):
     assert "index file 20250919112604685" in step.text
 
 
+def test_retry_dlq_step_follows_the_poison_order_to_its_dead_letter(sample, steps):
+    """sample_store's poison order (scripts/sample_store.toml): billing-consumer failed on its PaymentEvents message
+    at 86020 three times, each send-back parked in SCHEDULE_TOPIC_XXXX (levels 3, 4, 5) then delivered into
+    %RETRY%billing-consumer, and its fourth failure wrote the dead letter at 90151."""
+    step = steps["retry-dlq"]
+    t = step.target
+    dead = sample.message_at(90151)
+    assert step.available and step.number == 14 and t.focus == "RECONSUMETIMES"
+    assert (t.start, t.end) == (90151, dead.end_offset) and dead.topic == "%DLQ%billing-consumer"
+    focus = next(h for h in t.highlights if h.label.endswith("RECONSUMETIMES"))
+    assert struct.unpack(">i", _bytes(sample, focus.start, focus.end))[0] == dead.reconsume_times == 4
+    assert [(e.start, e.focus) for e in step.extra] == [(86020, "TOPIC"), (86383, "PROPERTIES"),
+                                                        (86883, "RECONSUMETIMES")]
+    assert [sample.message_at(e.start).topic for e in step.extra] == ["PaymentEvents", "SCHEDULE_TOPIC_XXXX",
+                                                                     "%RETRY%billing-consumer"]
+    assert "3 such parked copies (delay levels 3, 4, 5) and 3 delivered into %RETRY%billing-consumer" in step.text
+    assert "all 8 records" in step.text and "ORIGIN_MESSAGE_ID 0A14000500002A9F0000000000015004" in step.text
+    assert step.commands[0].startswith("rmq-inspect story ") and step.commands[0].endswith("0A1401151E276D06D69C5F7499F40168")
+
+
 def test_a_store_without_a_case_says_so(pristine_store):
     root, facts = pristine_store
     with Store(root) as s:
         assert find_collisions(s) == []
         steps = {x.id: x for x in tour_steps(s)}
     missing = [x for x in steps.values() if not x.available]
-    assert [x.id for x in missing] == ["collision"]
+    assert [x.id for x in missing] == ["collision", "retry-dlq"]
     assert missing[0].target is None and "No two different keys" in missing[0].missing_reason
+    assert missing[1].target is None and "No message of this store was dead-lettered" in missing[1].missing_reason
     assert steps["delay"].target.physical_offset == facts["delayed"]  # found by search, not by a fixed offset
     assert steps["transaction"].target.start == facts["commit"]
     assert steps["transaction"].extra[0].start == facts["half"]

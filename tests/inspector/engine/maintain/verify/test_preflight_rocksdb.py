@@ -13,8 +13,8 @@ from external_tools import import_or_skip
 
 from inspector.cli.main import main as cli_main
 from inspector.engine import Store, preflight
-from tests.aged_store import tree_digest
 from tests.offsets_support import rocksdb_queue_store
+from tests.store_digest import tree_digest
 
 import_or_skip("rocksdict")
 

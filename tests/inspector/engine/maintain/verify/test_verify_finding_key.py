@@ -17,7 +17,7 @@ def test_two_entries_whose_reasons_read_alike_are_two_findings(tmp_path: Path) -
     shutil.copytree(SAMPLE, root)
     long = "T" * 70  # two topic@group keys alike in their first 60 characters, each with a queue id that is none
     (root / "config" / "consumerOffset.json").write_text(
-        '{"offsetTable":{"%s@a":{"x":1},"%s@b":{"x":1}}}' % (long, long))
+        '{"offsetTable":{"' + long + '@a":{"x":1},"' + long + '@b":{"x":1}}}')
     with Store(root) as store:
         found = [p for p in verify(store).problems if p.code == "bad-config-entry"]
     assert len({p.reason for p in found}) == 1  # the reasons cannot tell them apart

@@ -1,0 +1,234 @@
+"""Story of a message (issue 30 item 1): every record the store holds for one message in store-time order, each
+with its role (original, scheduled, retry, dead letter, half, commit, trace ...), each consumer group's progress
+over the queues involved, and what was searched. Reached with ``s`` from any message (message browser, hex view,
+a message window, the msgId screen) and from the command palette; enter on a record opens it, ``x`` shows its
+bytes. The engine's ``story_of`` runs in a thread worker; everything from the store is shown escaped."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, ProgressBar
+
+from inspector.engine import Story, StoryRecord, story_of, trace_record_view
+from inspector.tui.fmt import clip, esc, num, plain, when
+from inspector.tui.messages import StoryTold, WorkerFailed
+from inspector.tui.screens.base import ViewScreen
+from inspector.tui.widgets.safe import SafeStatic, SafeTable
+
+RECORD_COLUMNS = ("time", "role", "@ offset", "topic", "queue", "q offset", "facts")
+FACTS_WIDTH = 26  # the facts cell is cut here (with "…"): the panel below the table shows them in full
+GROUP_COLUMNS = ("group", "topic", "queue", "message at", "committed", "consumed", "client", "cost ms", "success")
+IDLE = "no story yet: s on a message (messages, hex view, msgId), or s here to type an offset, msgId or UNIQ_KEY"
+
+
+def record_facts(record: StoryRecord) -> str:
+    """The record's facts on one line, an expired record's reason first (raw store text: callers escape)."""
+    facts = "; ".join(f"{name} {value}" for name, value in record.facts)
+    if record.expired:
+        facts = record.expired + (f"; {facts}" if facts else "")
+    return facts
+
+
+class StoryScreen(ViewScreen):
+    BINDINGS = [
+        Binding("s", "story_prompt", "Story of…"),
+        Binding("enter", "open", "Open record", show=False),
+        Binding("x", "hex", "Hex"),
+        Binding("escape", "cancel", "Cancel", show=False),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.story: Story | None = None
+        self.ref: str | None = None
+        self.generation = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="story-head"):
+            yield SafeStatic(Text("Story of a message  (1-9: the other screens)", style="bold"), id="story-title")
+            yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="story-progress")
+        yield SafeStatic(Text(IDLE, style="dim"), id="story-summary")
+        yield SafeTable(id="story-records", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="story-detail")
+        yield SafeTable(id="story-groups", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="story-notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#story-records", DataTable).add_columns(*RECORD_COLUMNS)
+        self.query_one("#story-groups", DataTable).add_columns(*GROUP_COLUMNS)
+        self.query_one("#story-progress", ProgressBar).display = False
+        self.focus_main()
+        self.ready()
+
+    def focus_main(self) -> None:
+        self.query_one("#story-records", DataTable).focus()
+
+    # -- telling a story -----------------------------------------------------------------------------------------
+
+    def tell(self, ref: str, key: str | None = None) -> None:
+        """The story of ``ref`` (a physical offset, an offset msgId or a UNIQ_KEY; with ``key``: the first message
+        indexed under topic ``ref`` and ``key``), read in a worker; the tables fill when it is told."""
+        if self.later(lambda: self.tell(ref, key)):
+            return
+        self.generation += 1
+        self.ref = ref if key is None else f"{ref} {key}"
+        self.query_one("#story-summary", SafeStatic).update(Text(f"reading the story of {esc(self.ref)}…",
+                                                                 style="yellow"))
+        self.query_one("#story-progress", ProgressBar).display = True
+        self._tell(ref, key, self.generation)
+
+    @work(thread=True, exclusive=True, group="story", exit_on_error=False)
+    def _tell(self, ref: str, key: str | None, generation: int) -> None:
+        try:
+            story = story_of(self.app.store, ref, key, scan=True)
+        except Exception as e:  # noqa: BLE001 - a worker reports (NotFound, BadInput, a damaged record), never crashes
+            self.post_message(WorkerFailed("story", str(e)))
+            return
+        self.post_message(StoryTold(story, generation))
+
+    def action_cancel(self) -> None:
+        """Stop waiting: the engine's call ends on its own, and its answer is then dropped (a newer generation)."""
+        if self.query_one("#story-progress", ProgressBar).display:
+            self.generation += 1
+            self.app.workers.cancel_group(self, "story")
+            self.query_one("#story-progress", ProgressBar).display = False
+            self.query_one("#story-summary", SafeStatic).update(Text(f"stopped reading the story of "
+                                                                     f"{esc(self.ref)}", style="yellow"))
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self.query_one("#story-progress", ProgressBar).display = False
+        self.query_one("#story-summary", SafeStatic).update(plain(message.error, "bold red"))
+        self.notify(message.error, title=message.what, severity="error")
+
+    def on_story_told(self, message: StoryTold) -> None:
+        message.stop()
+        if message.generation != self.generation:
+            return  # an answer cancelled or overtaken by a newer question
+        self.query_one("#story-progress", ProgressBar).display = False
+        self.show(message.story)
+
+    def show(self, story: Story) -> None:
+        self.story = story
+        summary = Text()
+        summary.append(esc(story.ref), style="bold")
+        summary.append(f"  UNIQ_KEY {esc(story.unique_key)}" if story.unique_key else "  (no UNIQ_KEY)")
+        summary.append(f"\n{len(story.records)} record(s) in store-time order", style="bold cyan")
+        roles: dict[str, int] = {}
+        for r in story.records:
+            roles[r.role] = roles.get(r.role, 0) + 1
+        summary.append(": " + ", ".join(f"{n} {role}" for role, n in roles.items()))
+        summary.append("  · enter: open a record, x: its bytes", style="dim")
+        self.query_one("#story-summary", SafeStatic).update(summary)
+        table = self.query_one("#story-records", DataTable)
+        table.clear()
+        for i, r in enumerate(story.records):
+            role = Text(r.role + (" (expired)" if r.expired else ""), style="red" if r.expired else "bold")
+            where = "" if r.physical_offset is None else num(r.physical_offset)
+            if r.inner_index is not None and r.role == "inner":
+                where += f" #{r.inner_index}"
+            table.add_row("" if r.time is None else when(r.time)[:19], role, where, plain(r.topic),
+                          "" if r.queue_id is None else str(r.queue_id),
+                          "" if r.queue_offset is None else str(r.queue_offset),
+                          Text(clip(esc(record_facts(r)), FACTS_WIDTH)), key=f"record:{i}")
+        groups = self.query_one("#story-groups", DataTable)
+        groups.clear()
+        for i, p in enumerate(story.groups):
+            consumed = "-" if p.consumed is None else "yes" if p.consumed else "no"
+            groups.add_row(plain(p.group), plain(p.topic or "(trace records only)"),
+                           "" if p.queue_id is None else str(p.queue_id),
+                           "" if p.queue_offset is None else str(p.queue_offset),
+                           "" if p.committed is None else str(p.committed),
+                           Text(consumed, style="green" if p.consumed else "yellow" if p.consumed is False else ""),
+                           plain(p.client or ""), "" if p.cost_ms is None else str(p.cost_ms),
+                           "" if p.success is None else "yes" if p.success else Text("NO", style="red"),
+                           key=f"group:{i}")
+        self.query_one("#story-notes", SafeStatic).update(self._notes(story))
+        self._detail(0)
+        table.move_cursor(row=0)
+        table.focus()
+
+    def _notes(self, story: Story) -> Text:
+        """The groups' source, the ranges searched and not searched, and what a partial answer left out."""
+        t = Text()
+        t.append("consumer groups ", style="bold")
+        t.append(f"(offsets from {esc(story.offsets_source or 'none readable')})")
+        if not story.groups:
+            t.append(": no consumer group has an offset on a queue of these records", style="dim")
+        for line in story.searched:
+            t.append("\nsearched: ", style="dim")
+            t.append(esc(line))
+        for note in story.notes:
+            t.append("\nnote: ", style="bold yellow")
+            t.append(esc(note), style="yellow")
+        return t
+
+    # -- the selected record -------------------------------------------------------------------------------------
+
+    def _record(self, row: int | None = None) -> StoryRecord | None:
+        table = self.query_one("#story-records", DataTable)
+        if self.story is None or not self.story.records:
+            return None
+        index = table.cursor_row if row is None else row
+        return self.story.records[index] if 0 <= index < len(self.story.records) else None
+
+    def _detail(self, row: int) -> None:
+        r = self._record(row)
+        t = Text()
+        if r is not None:
+            t.append(f"{r.role}: ", style="bold")
+            t.append(r.rule, style="dim")
+            t.append("\nfound by ", style="bold")
+            t.append(esc(r.found_by))
+            if r.msg_id:
+                t.append("  msgId ", style="bold")
+                t.append(esc(r.msg_id))
+            for name, value in r.facts:
+                t.append(f"\n{esc(name)} ", style="bold")
+                t.append(esc(value))
+            if r.expired:
+                t.append(f"\n{esc(r.expired)}", style="red")
+            if r.trace is not None:
+                fields = trace_record_view(r.trace.record)
+                t.append("\ntrace ", style="bold")
+                t.append(esc(" ".join(f"{k}={v}" for k, v in fields.items() if v not in (None, ""))))
+        self.query_one("#story-detail", SafeStatic).update(t)
+
+    @on(DataTable.RowHighlighted, "#story-records")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._detail(event.cursor_row)
+
+    @on(DataTable.RowSelected, "#story-records")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self._open(event.cursor_row)
+
+    def action_open(self) -> None:
+        self._open(None)
+
+    def _open(self, row: int | None) -> None:
+        r = self._record(row)
+        if r is None:
+            return
+        if r.expired or r.physical_offset is None:
+            self.notify(f"the {r.role} record is not in the store: {r.expired or 'no offset known'}",
+                        severity="warning")
+            return
+        self.app.show_message(r.physical_offset)
+
+    def action_hex(self) -> None:
+        r = self._record()
+        if r is not None and r.physical_offset is not None and not r.expired:
+            self.app.show_hex(r.physical_offset)
+
+    def action_story_prompt(self) -> None:
+        self.app.action_story_prompt()
+

@@ -81,6 +81,23 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("story --trace-topic", ("story", "{S}", "60781", "--trace-topic={V}"), 0, 0, takes="text"),
     Argument("trace REF", ("trace", "{S}", "{V}"), 0, I64_MAX, takes="ref"),
     Argument("trace --trace-topic", ("trace", "{S}", "60781", "--trace-topic={V}", "--json"), 0, 0, takes="text"),
+    # the web's story (issue 35.4): the same REF and KEY as a query value of /api/story
+    Argument("story REF (web)", ("story", "{S}", "--json", "--", "{V}"), 0, I64_MAX, takes="ref",
+             web=("/api/story", "ref={V}")),
+    Argument("story KEY (web)", ("story", "{S}", "--json", "OrderEvents", "--", "{V}"), 0, 0, takes="text",
+             web=("/api/story", "ref=OrderEvents&key={V}")),
+    # groups/group and grep (merged from h-group and h-grep): names and patterns any text, their --limit a count
+    Argument("group NAME", ("group", "{S}", "--", "{V}"), 0, 0, takes="text", web=("/api/groups", "name={V}")),
+    Argument("group --limit", ("group", "{S}", "billing-consumer", "--limit", "{V}", "--json"), 1, I64_MAX,
+             web=("/api/groups", "name=billing-consumer&limit={V}"), web_cap=(1, 500)),
+    Argument("grep PATTERN", ("grep", "{S}", "--", "{V}"), 0, 0, takes="text", web=("/api/search", "q={V}")),
+    Argument("grep -F PATTERN", ("grep", "{S}", "-F", "--json", "--", "{V}"), 0, 0, takes="text",
+             web=("/api/search", "fixed=1&q={V}")),
+    Argument("grep --in", ("grep", "{S}", "order", "--in={V}"), 0, 0, takes="text"),
+    Argument("grep --topic", ("grep", "{S}", "order", "--topic={V}", "-i"), 0, 0, takes="text"),
+    Argument("grep --tag", ("grep", "{S}", "order", "--tag={V}", "--json"), 0, 0, takes="text"),
+    Argument("grep --limit", ("grep", "{S}", "order", "--limit", "{V}", "--json"), 1, I64_MAX,
+             web=("/api/search", "q=order&limit={V}"), web_cap=(1, 500)),
     Argument("preflight --segment-size", ("preflight", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
     Argument("preflight --cq-file-size", ("preflight", "{S}", "--cq-file-size", "{V}", "--json"), 20, I64_MAX,
              multiple_of=20),
@@ -98,7 +115,8 @@ EDGES = ("0", "1", "-1", "-5", "3", "7", "20", "65536", str(I32_MAX), str(I32_MA
 # a msgId's shape with a non-hex letter, a path, a very long line
 HOSTILE_TEXTS = ("\x1b]0;PWNED\x07", "\x1b[2J\x1b[H", "a\x00b", "\u202eevil", "\r\nforged: line", "%LMQ%x",
                  "RMQ_SYS_TRACE_TOPIC", "rmq_sys_TRACE_DATA_x", "../../etc/passwd", "G" * 32, "0" * 56, "k" * 10_000,
-                 "-x", "--json", "TopicTest#key", "\ufffd", "\x7f\x9b31m", " ")
+                 "-x", "--json", "TopicTest#key", "\ufffd", "\x7f\x9b31m", " ",
+                 "<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "{{7*7}}")
 
 
 def _non_ascii(n: int) -> str:
@@ -134,7 +152,7 @@ def impossible(arg: Argument, text: str) -> bool:
         return False  # an offset msgId (IPv4 or IPv6 broker) or a UNIQ_KEY, whatever digits it holds
     if not PLAIN.fullmatch(text):
         return arg.takes != "ref"  # show's REF also reads msgIds and unique keys: "not found" (1) is fair there
-    if len(text) > 40:
+    if len(text.lstrip("+-").lstrip("0")) > 40:  # leading zeros spell the same number (a 56-zero REF is 0)
         return True
     prefix = text.lstrip("+-")[:2].lower()
     # decimal with leading zeros ("01", a segment name's 20 digits) is decimal: int(text, 0) refuses it

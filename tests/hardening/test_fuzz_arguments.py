@@ -31,6 +31,7 @@ from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
 from inspector.engine import Store
 from web.app import create_app
+from web.params import MAX_TEXT
 
 pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
               pytest.mark.usefixtures("compiled_kernels")]
@@ -85,15 +86,22 @@ def cli_symptoms(arg: Argument, value: str, run: CliRun) -> list[Symptom]:
 
 
 def _beyond_web_cap(arg: Argument, value: str) -> bool:
-    """A value the CLI may take but the web refuses, a documented 400: 0x hex (URLs carry decimal only) or a
-    decimal past the web's narrower page bounds."""
+    """A value the CLI may take but the web refuses, a documented 400: 0x hex (URLs carry decimal only), a
+    decimal past the web's narrower page bounds, or a text past the web's bound on query texts."""
+    if arg.takes != "integer" and len(value) > MAX_TEXT:
+        return True  # a query text is bounded on the web (web/params.py text_arg); the CLI searches it
     value = value.strip()
-    if re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):
+    number_param = arg.takes == "integer" or arg.web is not None and arg.web[0].endswith("{V}")
+    if number_param and re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):  # (a text query may hold "0x10")
         return True
     digits = value.lstrip("+-").lstrip("0") or "0"  # leading zeros spell the same number ('0065536')
     if arg.web_cap is None or not re.fullmatch(r"[+-]?[0-9]+", value) or len(digits) > 19:
         return False
     return not arg.web_cap[0] <= int(value) <= arg.web_cap[1]
+
+
+# the pages of the newer API routes (issue 35.4): the same query answered as HTML
+PAGE_OF = {"/api/story": "/story", "/api/groups": "/groups", "/api/search": "/search"}
 
 
 def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom]:
@@ -116,6 +124,16 @@ def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom
     elif cli.code is not None and (cli.code == 2) != (r.status_code == 400):
         found.append(Symptom("inconsistent", f"{arg.name} {value[:30]!r}: CLI exit {cli.code}, web "
                              f"{r.status_code}"))
+    if path in PAGE_OF and value:  # the page of the same query: the API's status, never the value as markup
+        # (no value: the page shows its empty form where the API says 400 "required")
+        page = client.get(PAGE_OF[path] + url[len(path):])
+        html = page.get_data(as_text=True)
+        page.close()
+        if page.status_code != r.status_code:
+            found.append(Symptom("traceback" if page.status_code == 500 else "inconsistent",
+                                 f"{arg.name} {value[:30]!r}: page {page.status_code}, API {r.status_code}"))
+        elif "<" in value and value.strip() in html:
+            found.append(Symptom("unescaped", f"{arg.name} {value[:30]!r}: the page holds it as raw markup"))
     return found
 
 

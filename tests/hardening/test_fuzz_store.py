@@ -385,7 +385,8 @@ def test_damaged_store_raises_only_engine_errors(facts: Facts, scratch: Path, pl
 @fuzz_settings(20, long_share=0.2)  # a CLI run costs ~5 engine examples
 @given(plan=damages(("commitlog", "index", "consumequeue", "config", "checkpoint")),
        command=st.sampled_from(["info", "messages", "verify", "key", "chain", "show-offset", "show-id", "decode",
-                                "story-offset", "story-id", "story-key", "story-junk", "trace-uniq", "preflight"]))
+                                "story-offset", "story-id", "story-key", "story-junk", "trace-uniq", "preflight",
+                                "groups", "group", "grep", "grep-fixed"]))
 def test_cli_on_damaged_store_exits_with_a_documented_code(facts: Facts, scratch: Path, plan: list[Damage],
                                                            command: str) -> None:
     root = str(damaged_copy(facts, scratch / "cli", plan))
@@ -405,6 +406,10 @@ def test_cli_on_damaged_store_exits_with_a_documented_code(facts: Facts, scratch
         "story-junk": ["story", root, "7F00000100002A9F00000000000000FF"],
         "trace-uniq": ["trace", root, facts.unique_keys[0], "--json"],
         "preflight": ["preflight", root],
+        "groups": ["groups", root, "--json"],
+        "group": ["group", root, "billing-consumer"],
+        "grep": ["grep", root, f"{facts.keys[0][1][:4]}.*", "--json"],
+        "grep-fixed": ["grep", root, "-F", "-i", facts.keys[0][1]],
     }[command]
     out, err = io.StringIO(), io.StringIO()
     with watchdog(), rss_cap(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

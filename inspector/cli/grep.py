@@ -58,7 +58,8 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     if hits:
         return 0
     if not as_json:
-        err_console.print(Text(f"no message matches {plain(text)}"
+        # the one-line "not found" answer every command gives with exit 1 (the prefix names the tool)
+        err_console.print(Text(f"rmq-inspect: no message matches {plain(text)}"
                                + (f" ({end.records_decoded:,} record(s) decoded, {end.how})" if end else "")
                                + ("; part of the log could not be read (above)" if unreadable else "")))
     return EXIT_STORE_ERROR if unreadable else EXIT_NOT_FOUND

@@ -64,7 +64,8 @@ def run_trace(store: Store, ref: str, trace_topic: str | None, as_json: bool) ->
     for note in timeline.notes:
         err_console.print(Text(f"note: {note}", style="yellow"))
     if not timeline.entries:
-        if not as_json:
-            err_console.print(Text(f"no trace record mentions {plain(timeline.ref)}"))
+        if not as_json:  # (with --json the empty records say it, as grep's empty JSON Lines do)
+            # the one-line "not found" answer every command gives with exit 1 (the prefix names the tool)
+            err_console.print(Text(f"rmq-inspect: no trace record mentions {plain(timeline.ref)}"))
         return EXIT_NOT_FOUND
     return 0

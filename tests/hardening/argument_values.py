@@ -36,6 +36,9 @@ class Argument:
     web_cap: tuple[int, int] | None = None
     # a duration in seconds (issue 35): a decimal number in (low, high], finite; low and high are then unused
     seconds: tuple[float, float] | None = None
+    # what else the value may be: "ref" (show's REF: a msgId or UNIQ_KEY too, so text no integer is "not found"
+    # at worst), "text" (a topic, a key: any text is a value, the answer only has to be documented and escaped)
+    takes: str = "integer"
 
 
 ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
@@ -46,7 +49,7 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("messages --queue", ("messages", "{S}", "--topic", "OrderEvents", "--queue", "{V}"), 0, I32_MAX,
              web=("/api/messages", "topic=OrderEvents&queue={V}")),
     Argument("messages log --from", ("messages", "{S}", "--from", "{V}", "--limit", "3"), 0, I64_MAX),
-    Argument("show OFFSET", ("show", "{S}", "{V}"), 0, I64_MAX, web=("/api/message/{V}", "")),
+    Argument("show OFFSET", ("show", "{S}", "{V}"), 0, I64_MAX, web=("/api/message/{V}", ""), takes="ref"),
     Argument("show --body-limit", ("show", "{S}", "60781", "--body-limit", "{V}"), 1, I64_MAX),
     Argument("hex OFFSET", ("hex", "{S}", "{V}", "--length", "16"), 0, I64_MAX,
              web=("/api/hex", "offset={V}&length=16")),
@@ -69,6 +72,35 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
              seconds=(0.0, 86_400.0)),
     Argument("messages --idle-timeout", ("messages", "{S}", "--follow", "--from", "0", "--limit", "1",
                                          "--idle-timeout", "{V}"), 0, 0, seconds=(0.0, 86_400.0)),
+    Argument("show --budget", ("show", "{S}", "60781", "--budget", "{V}"), 0, 0, seconds=(0.0, 86_400.0)),
+    # the newer commands (issue 35, fuzznew): story and trace take show's REF; story's KEY and --trace-topic any
+    # text ("--" and "--opt=V" so a value starting with "-" is still that argument's, not an option)
+    Argument("story REF", ("story", "{S}", "{V}"), 0, I64_MAX, takes="ref"),
+    Argument("story REF --no-scan", ("story", "{S}", "{V}", "--no-scan", "--json"), 0, I64_MAX, takes="ref"),
+    Argument("story KEY", ("story", "{S}", "OrderEvents", "--", "{V}"), 0, 0, takes="text"),
+    Argument("story --trace-topic", ("story", "{S}", "60781", "--trace-topic={V}"), 0, 0, takes="text"),
+    Argument("trace REF", ("trace", "{S}", "{V}"), 0, I64_MAX, takes="ref"),
+    Argument("trace --trace-topic", ("trace", "{S}", "60781", "--trace-topic={V}", "--json"), 0, 0, takes="text"),
+    # the web's story (issue 35.4): the same REF and KEY as a query value of /api/story
+    Argument("story REF (web)", ("story", "{S}", "--json", "--", "{V}"), 0, I64_MAX, takes="ref",
+             web=("/api/story", "ref={V}")),
+    Argument("story KEY (web)", ("story", "{S}", "--json", "OrderEvents", "--", "{V}"), 0, 0, takes="text",
+             web=("/api/story", "ref=OrderEvents&key={V}")),
+    # groups/group and grep (merged from h-group and h-grep): names and patterns any text, their --limit a count
+    Argument("group NAME", ("group", "{S}", "--", "{V}"), 0, 0, takes="text", web=("/api/groups", "name={V}")),
+    Argument("group --limit", ("group", "{S}", "billing-consumer", "--limit", "{V}", "--json"), 1, I64_MAX,
+             web=("/api/groups", "name=billing-consumer&limit={V}"), web_cap=(1, 500)),
+    Argument("grep PATTERN", ("grep", "{S}", "--", "{V}"), 0, 0, takes="text", web=("/api/search", "q={V}")),
+    Argument("grep -F PATTERN", ("grep", "{S}", "-F", "--json", "--", "{V}"), 0, 0, takes="text",
+             web=("/api/search", "fixed=1&q={V}")),
+    Argument("grep --in", ("grep", "{S}", "order", "--in={V}"), 0, 0, takes="text"),
+    Argument("grep --topic", ("grep", "{S}", "order", "--topic={V}", "-i"), 0, 0, takes="text"),
+    Argument("grep --tag", ("grep", "{S}", "order", "--tag={V}", "--json"), 0, 0, takes="text"),
+    Argument("grep --limit", ("grep", "{S}", "order", "--limit", "{V}", "--json"), 1, I64_MAX,
+             web=("/api/search", "q=order&limit={V}"), web_cap=(1, 500)),
+    Argument("preflight --segment-size", ("preflight", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
+    Argument("preflight --cq-file-size", ("preflight", "{S}", "--cq-file-size", "{V}", "--json"), 20, I64_MAX,
+             multiple_of=20),
 )}
 
 NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")
@@ -77,6 +109,14 @@ EDGES = ("0", "1", "-1", "-5", "3", "7", "20", "65536", str(I32_MAX), str(I32_MA
          "1" * 5000, "0x10", "-0x1", "0o17", "0b101", "+1", " 7", "7 ", "1_000", "1e3", "1.5", "", "abc", "٣",
          "01", "-007", "00000000000000065536", "nan", "inf", "1e308", "0.5", "-0.0", ".5", "86400.5",
          "３", "१२", "-٣")
+
+
+# text a store name, a key or a topic could be: terminal controls (CSI, OSC title, BEL), bidi overrides, NUL,
+# a msgId's shape with a non-hex letter, a path, a very long line
+HOSTILE_TEXTS = ("\x1b]0;PWNED\x07", "\x1b[2J\x1b[H", "a\x00b", "\u202eevil", "\r\nforged: line", "%LMQ%x",
+                 "RMQ_SYS_TRACE_TOPIC", "rmq_sys_TRACE_DATA_x", "../../etc/passwd", "G" * 32, "0" * 56, "k" * 10_000,
+                 "-x", "--json", "TopicTest#key", "\ufffd", "\x7f\x9b31m", " ",
+                 "<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "{{7*7}}")
 
 
 def _non_ascii(n: int) -> str:
@@ -92,13 +132,14 @@ VALUES: st.SearchStrategy[str] = st.one_of(
     st.integers(0, 10**9).map(_non_ascii),
     st.integers(4200, 6000).map(lambda n: "9" * n),
     st.text(max_size=12),
+    st.sampled_from(HOSTILE_TEXTS),
 )
 
 
 def impossible(arg: Argument, text: str) -> bool:
     """True when ``text`` cannot be a value of ``arg``: out of its range, more than 64 bits, non-ASCII digits, or
     no integer at all (the answer must then be "bad input"). Spaces and ``_`` are left undecided (False)."""
-    if text != text.strip() or "_" in text:
+    if arg.takes == "text" or text != text.strip() or "_" in text:
         return False
     if any(c.isdigit() and not c.isascii() for c in text):
         return True
@@ -107,9 +148,11 @@ def impossible(arg: Argument, text: str) -> bool:
             return True
         value = float(text)
         return not (math.isfinite(value) and arg.seconds[0] < value <= arg.seconds[1])
+    if arg.takes == "ref" and len(text) in (32, 56) and re.fullmatch("[0-9a-fA-F]+", text):
+        return False  # an offset msgId (IPv4 or IPv6 broker) or a UNIQ_KEY, whatever digits it holds
     if not PLAIN.fullmatch(text):
-        return arg.name != "show OFFSET"  # show also reads msgIds and unique keys: "not found" (1) is fair there
-    if len(text) > 40:
+        return arg.takes != "ref"  # show's REF also reads msgIds and unique keys: "not found" (1) is fair there
+    if len(text.lstrip("+-").lstrip("0")) > 40:  # leading zeros spell the same number (a 56-zero REF is 0)
         return True
     prefix = text.lstrip("+-")[:2].lower()
     # decimal with leading zeros ("01", a segment name's 20 digits) is decimal: int(text, 0) refuses it
@@ -118,4 +161,4 @@ def impossible(arg: Argument, text: str) -> bool:
 
 
 def argv_for(arg: Argument, store: str, value: str) -> list[str]:
-    return [store if a == "{S}" else value if a == "{V}" else a for a in arg.where]
+    return [store if a == "{S}" else a.replace("{V}", value) for a in arg.where]

@@ -47,6 +47,7 @@ class Record:
     sys_flag: int
     fields: dict[str, tuple[int, int]]  # name -> (position in the segment, length)
     unit: tuple[str, int] | None  # the consume-queue unit pointing at it
+    ids: tuple[str, ...] = ()  # its offset msgId and UNIQ_KEY as the pristine store reads them (story's, trace's REF)
 
 
 @dataclass
@@ -99,7 +100,8 @@ def read_layout(root: Path) -> Layout:
             region = next(r for r in regions(s.commitlog, m.physical_offset, m.physical_offset + 1)
                           if r.start == m.physical_offset)
             fields = {f.name: (f.start - start, f.length) for f in region.fields}
-            lay.records.append(Record(m.file, m.position, m.sys_flag, fields, unit_of.get(m.physical_offset)))
+            lay.records.append(Record(m.file, m.position, m.sys_flag, fields, unit_of.get(m.physical_offset),
+                                      tuple(i for i in (m.msg_id, m.unique_key) if i)))
         for r in s.index_files():
             lay.index_files.append((r.rel, r.slot_count, r.item_count, r.header.index_count))
         lay.segments = [seg.file for seg in s.segments]

@@ -31,6 +31,7 @@ from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
 
 from inspector.engine import Store
 from web.app import create_app
+from web.params import MAX_TEXT
 
 pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
               pytest.mark.usefixtures("compiled_kernels")]
@@ -65,8 +66,17 @@ def web_client(store_copy):
         yield create_app(store, {"TESTING": False}).test_client()
 
 
+# what a terminal acts on: C0 controls but newline and tab, DEL, C1 controls, bidi overrides and isolates
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def cli_symptoms(arg: Argument, value: str, run: CliRun) -> list[Symptom]:
     found = run.symptoms()
+    # --json output is data that gives store text back exactly (controls escaped by JSON itself, bidi kept)
+    shown = run.err + ("" if "--json" in run.argv else run.out)
+    raw = RAW_CONTROL.search(shown) if arg.takes != "integer" else None
+    if raw is not None:  # a text argument echoed (a note naming the topic asked for, a REF not found) unescaped
+        found.append(Symptom("unescaped", f"{arg.name} {value[:30]!r}: {raw.group()!r} printed raw"))
     if run.code == 2 and "unrecognized arguments" in run.err:
         found.append(Symptom("exit", f"{arg.name} {value[:30]!r}: exit 2 'unrecognized arguments' (misparsed)"))
     elif impossible(arg, value) and run.code not in (None, 2):
@@ -76,15 +86,22 @@ def cli_symptoms(arg: Argument, value: str, run: CliRun) -> list[Symptom]:
 
 
 def _beyond_web_cap(arg: Argument, value: str) -> bool:
-    """A value the CLI may take but the web refuses, a documented 400: 0x hex (URLs carry decimal only) or a
-    decimal past the web's narrower page bounds."""
+    """A value the CLI may take but the web refuses, a documented 400: 0x hex (URLs carry decimal only), a
+    decimal past the web's narrower page bounds, or a text past the web's bound on query texts."""
+    if arg.takes != "integer" and len(value) > MAX_TEXT:
+        return True  # a query text is bounded on the web (web/params.py text_arg); the CLI searches it
     value = value.strip()
-    if re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):
+    number_param = arg.takes == "integer" or arg.web is not None and arg.web[0].endswith("{V}")
+    if number_param and re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):  # (a text query may hold "0x10")
         return True
     digits = value.lstrip("+-").lstrip("0") or "0"  # leading zeros spell the same number ('0065536')
     if arg.web_cap is None or not re.fullmatch(r"[+-]?[0-9]+", value) or len(digits) > 19:
         return False
     return not arg.web_cap[0] <= int(value) <= arg.web_cap[1]
+
+
+# the pages of the newer API routes (issue 35.4): the same query answered as HTML
+PAGE_OF = {"/api/story": "/story", "/api/groups": "/groups", "/api/search": "/search"}
 
 
 def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom]:
@@ -107,6 +124,16 @@ def web_symptoms(client, arg: Argument, value: str, cli: CliRun) -> list[Symptom
     elif cli.code is not None and (cli.code == 2) != (r.status_code == 400):
         found.append(Symptom("inconsistent", f"{arg.name} {value[:30]!r}: CLI exit {cli.code}, web "
                              f"{r.status_code}"))
+    if path in PAGE_OF and value:  # the page of the same query: the API's status, never the value as markup
+        # (no value: the page shows its empty form where the API says 400 "required")
+        page = client.get(PAGE_OF[path] + url[len(path):])
+        html = page.get_data(as_text=True)
+        page.close()
+        if page.status_code != r.status_code:
+            found.append(Symptom("traceback" if page.status_code == 500 else "inconsistent",
+                                 f"{arg.name} {value[:30]!r}: page {page.status_code}, API {r.status_code}"))
+        elif "<" in value and value.strip() in html:
+            found.append(Symptom("unescaped", f"{arg.name} {value[:30]!r}: the page holds it as raw markup"))
     return found
 
 
@@ -148,6 +175,15 @@ REGRESSIONS = [
     ("messages --idle-timeout", "1e308"),
     ("messages --idle-timeout", "-1"),
     ("messages --idle-timeout", "0.5"),  # a valid one: the first message ends the run
+    # issue 35, the newer commands: a --trace-topic no topic has, on a store with no broker.conf: AttributeError
+    ("story --trace-topic", "\x1b]0;PWNED\x07"),
+    ("trace --trace-topic", "\u202eevil"),
+    ("story KEY", "-x"),
+    ("story REF", "0" * 56),
+    ("trace REF", "1" * 4301),
+    ("story REF --no-scan", "60781"),
+    ("show --budget", "nan"),
+    ("preflight --cq-file-size", "7"),
 ]
 
 

@@ -71,6 +71,9 @@ def findings_of(verify_out: str) -> list[tuple[str, int]]:
     return [(p["file"], p["offset"]) for p in report.get("problems", [])]
 
 
+NO_SUCH_ID = "7F00000100002A9F00000000000000FF"  # an offset msgId of another broker: no message of these stores
+
+
 def workload(root: Path, lay: Layout, mutation: Mutation) -> list[list[str]]:
     rec = lay.records[mutation.pick % len(lay.records)]
     offset = str(int(rec.file.rsplit("/", 1)[1]) + rec.position)  # the record the mutation aimed at (or near)
@@ -79,6 +82,14 @@ def workload(root: Path, lay: Layout, mutation: Mutation) -> list[list[str]]:
     s = str(root)
     slot = str(lay.wheel_slots[mutation.pick % len(lay.wheel_slots)] % 1_209_600 if lay.wheel_slots else 0)
     lmq = [["messages", s, "--topic", "%LMQ%x", "--queue", "0", "--json"]] if lay.lmq_units else []
+    # the newer commands (issue 35): story and trace by the aimed record's offset, offset msgId and UNIQ_KEY, and
+    # an id no message has (the index and the trace topics are still searched); preflight reads every file; the
+    # consumer groups from config/ and their lag; grep over every segment (regex and fixed)
+    msg_id, uniq = (rec.ids + (NO_SUCH_ID, NO_SUCH_ID))[:2]
+    newer = [["story", s, offset, "--json"], ["story", s, msg_id], ["story", s, uniq, "--no-scan", "--json"],
+             ["trace", s, msg_id, "--json"], ["story", s, NO_SUCH_ID], ["preflight", s, "--json"],
+             ["groups", s, "--json"], ["group", s, "billing-consumer"], ["grep", s, "order-1[0-9]+", "--json"],
+             ["grep", s, "-F", "-i", "ORDER", "--in", "keys,body"]]
     return [
         *lmq,
         ["census", s],
@@ -93,6 +104,7 @@ def workload(root: Path, lay: Layout, mutation: Mutation) -> list[list[str]]:
         ["hex", s, offset, "--length", "96"],
         ["key", s, "OrderEvents", "order-1108"],
         ["chain", s, "OrderEvents", "order-1108", "--json"],
+        *newer,
     ]
 
 

@@ -384,7 +384,9 @@ def test_damaged_store_raises_only_engine_errors(facts: Facts, scratch: Path, pl
 
 @fuzz_settings(20, long_share=0.2)  # a CLI run costs ~5 engine examples
 @given(plan=damages(("commitlog", "index", "consumequeue", "config", "checkpoint")),
-       command=st.sampled_from(["info", "messages", "verify", "key", "chain", "show-offset", "show-id", "decode"]))
+       command=st.sampled_from(["info", "messages", "verify", "key", "chain", "show-offset", "show-id", "decode",
+                                "story-offset", "story-id", "story-key", "story-junk", "trace-uniq", "preflight",
+                                "groups", "group", "grep", "grep-fixed"]))
 def test_cli_on_damaged_store_exits_with_a_documented_code(facts: Facts, scratch: Path, plan: list[Damage],
                                                            command: str) -> None:
     root = str(damaged_copy(facts, scratch / "cli", plan))
@@ -397,6 +399,17 @@ def test_cli_on_damaged_store_exits_with_a_documented_code(facts: Facts, scratch
         "show-offset": ["show", root, str(facts.offsets[0])],
         "show-id": ["show", root, facts.msg_ids[0]],
         "decode": ["decode-id", "--store", root, facts.unique_keys[0]],
+        # the newer commands (issue 35): a REF of each form, and junk no message has
+        "story-offset": ["story", root, str(facts.offsets[0]), "--json"],
+        "story-id": ["story", root, facts.msg_ids[0], "--no-scan"],
+        "story-key": ["story", root, *facts.keys[0]],
+        "story-junk": ["story", root, "7F00000100002A9F00000000000000FF"],
+        "trace-uniq": ["trace", root, facts.unique_keys[0], "--json"],
+        "preflight": ["preflight", root],
+        "groups": ["groups", root, "--json"],
+        "group": ["group", root, "billing-consumer"],
+        "grep": ["grep", root, f"{facts.keys[0][1][:4]}.*", "--json"],
+        "grep-fixed": ["grep", root, "-F", "-i", facts.keys[0][1]],
     }[command]
     out, err = io.StringIO(), io.StringIO()
     with watchdog(), rss_cap(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

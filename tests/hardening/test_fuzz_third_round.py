@@ -64,7 +64,9 @@ STEP_SECONDS = 20.0
 # no byte below 0x20 but \n and \t, no DEL, no C1 (U+0080-U+009F), no bidi controls or marks
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 JSON_CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")  # what JSON itself must escape
-WEB_PAGES = ("/", "/timer", "/api/timer", "/api/messages?limit=5")
+WEB_PAGES = ("/", "/timer", "/api/timer", "/api/messages?limit=5",
+             # the newer pages (issue 35.4): a story by offset, the consumer groups, a search
+             "/api/story?ref=0", "/story?ref=0", "/api/groups", "/groups", "/api/search?q=order&limit=5")
 # CI runs every command and web page on each example. A long run draws one or two commands and, one example in
 # three, one page: an example costs ~0.1 s instead of ~1 s, and 100,000 of them fit in an hour (every command
 # and page still meets every kind of damage thousands of times). ``None``: every command.
@@ -155,8 +157,11 @@ def web_symptoms(root: Path, paths: tuple[str, ...]) -> list[Symptom]:
 
 def workload(root: Path, store: str) -> list[list[str]]:
     s = str(root)
-    table = [["verify", s], ["info", s], ["census", s], ["messages", s, "--limit", "50"], ["show", s, "0"]]
-    json_runs = [["verify", s, "--json"], ["messages", s, "--limit", "50", "--json"]]
+    table = [["verify", s], ["info", s], ["census", s], ["messages", s, "--limit", "50"], ["show", s, "0"],
+             # the newer commands (issue 35): a story and a trace at offset 0, the next start, groups, a search
+             ["story", s, "0"], ["trace", s, "0"], ["preflight", s], ["groups", s], ["grep", s, "order", "-i"]]
+    json_runs = [["verify", s, "--json"], ["messages", s, "--limit", "50", "--json"], ["story", s, "0", "--json"],
+                 ["preflight", s, "--json"], ["groups", s, "--json"], ["grep", s, "-F", "order", "--json"]]
     if store in ("timer",):
         table += [["timer", s], ["timer", s, "--wheel"], ["timer", s, "--summary"], ["timer", s, "--slot", "5"]]
     elif store == "batch":

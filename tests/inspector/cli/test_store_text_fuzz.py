@@ -47,12 +47,15 @@ def table_commands(store: str, m: dict, msg) -> dict[tuple[str, ...], set[int]]:
         ("trace", store, msg.msg_id): {1},
         # the story of the message: its records and the groups' progress (a hostile group name among them)
         ("story", store, msg.msg_id): {0},
+        # by TOPIC KEY (store text in the REF echoed back), and a store topic as the trace topic named in a note
+        ("story", store, m["topic"], "--", key): {0, 1},
+        ("trace", store, msg.msg_id, f"--trace-topic={m['topic']}"): {0, 1},
         ("key", store, m["topic"], key): {0, 1},
         ("chain", store, m["topic"], key): {0, 1},
         ("hex", store, str(msg.physical_offset), "--length", "512"): {0},
         # grep: every hit's context is store text (a key as a fixed string, and any byte but a line feed)
-        # (an empty key is no pattern: grep refuses it, exit 2, as the README says)
-        ("grep", store, "--fixed", key or "absent"): {0, 1},
+        # (an empty key is an empty pattern: refused, exit 2, as it would match every message)
+        ("grep", store, "--fixed", key): {0, 1} if key else {2},
         ("grep", store, ".", "--limit", "5"): {0, 1},
         ("decode-id", msg.msg_id, "--store", store): {0},
         # the timer views: a store without timer messages has no timer store (not found)

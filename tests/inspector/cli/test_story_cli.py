@@ -71,6 +71,16 @@ def test_exit_codes(made, tmp_path, capsys):
     assert code == 3 and "Traceback" not in err and "@ 0" in err
 
 
+def test_a_trace_topic_no_topic_has_is_a_note_without_a_broker_config(made, capsys):
+    """Found by the argument fuzzer (issue 35): ``--trace-topic`` naming no topic, on a store with no broker.conf,
+    ended in an AttributeError (the note looked for the config file the name would have come from)."""
+    root, _ = made
+    code, out, err = run(capsys, "story", str(root), R, "--trace-topic", "No\x1b]0;T\x07Topic")
+    assert code == 0 and "Traceback" not in out + err
+    assert "trace topic No\\x1b]0;T\\x07Topic (asked for) is no topic of this store" in out + err
+    assert "\x1b" not in out + err
+
+
 def test_no_scan_says_what_was_not_searched(tmp_path, capsys):
     root = tmp_path / "s"
     with StoreWriter(root, clock=lambda: T0) as w:

@@ -42,6 +42,11 @@ def test_trace_table_and_exit_codes(made, cli):
     assert code == 0 and "through the index" in out and "SubAfter" in out and "req-1" in out
     code, _, err = cli("trace", str(root), "7F00000100002A9F00000000000000FF")
     assert code == 1 and "no trace record mentions" in err
+    # the one-line answer of exit 1, as every command gives it (test_corruption_commands.py); --json: the records
+    assert [line for line in err.splitlines() if line.startswith("rmq-inspect: ")] == [
+        "rmq-inspect: no trace record mentions 7F00000100002A9F00000000000000FF"]
+    code, out, err = cli("trace", str(root), "7F00000100002A9F00000000000000FF", "--json")
+    assert code == 1 and json.loads(out)["records"] == [] and "Traceback" not in err
     code, _, err = cli("trace", str(root), "not-an-id")
     assert code == 2 and "Traceback" not in err
 

@@ -347,7 +347,7 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     parts = StoryParts(
         start=start, start_note=note, copies=copies,
         message_at=store.message_at, op_records=op_records,
-        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False),
+        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False, override=bool(trace_topic)),
         offsets=offsets.table if offsets.error is None else {},
         offsets_source=offsets.source if offsets.error is None else None,
         offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,

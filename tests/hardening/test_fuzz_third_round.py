@@ -273,6 +273,7 @@ def broker_config_symptoms(pristine: dict, scratch: Path, config: str, picks: li
 @given(content=broker_configs(), picks=COMMAND_PICKS)
 @example(content=b"messageDelayLevel=99999999999999999999d", picks=None)
 @example(content=b"messageDelayLevel=", picks=None)
+@example(content=b"storePathCommitLog=/\n", picks=None)  # the file system as a commitlog folder: 34 s
 def test_broker_config_content_gets_a_documented_answer(pristine, scratch: Path, content: bytes,
                                                         picks: list[int] | None) -> None:
     path = scratch / "broker.conf"

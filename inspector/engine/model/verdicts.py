@@ -162,6 +162,7 @@ VERDICTS: dict[str, Verdict] = {
     "bad-file-name": _v(ERROR, "MappedFileQueue.load: Long.parseLong of the name throws"),
     "unknown-file": _v(WARNING, _OURS + " (spec part 2 §20: no broker writes it)"),
     "unknown-files-more": _v(WARNING, _OURS),
+    "census-cut": _v(WARNING, _OURS + " (a stray folder too big to count: the census stopped and says where)"),
     "wrong-type": _v(WARNING, _OURS + " (a file where a folder is kept, or the reverse, outside commitlog/)"),
     "misplaced": _v(WARNING, _OURS),
     "commitlog-unused": _v(WARNING, "storePathCommitLog: a commitlog/ the broker neither reads nor deletes"),

@@ -82,3 +82,26 @@ def test_info_census_line_follows_the_broker_config(tmp_path: Path, capsys) -> N
     assert main(["info", str(root), "--broker-config", str(conf)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "census: 6 kind(s), 33 file(s) in 32 folder(s)" in out and "(commitlog in " in out
+
+
+def test_a_commitlog_folder_holding_a_big_tree_is_counted_up_to_a_bound(tmp_path: Path, monkeypatch) -> None:
+    """storePathCommitLog=/ made the whole file system a stray folder of the log (the long fuzz run: 34 s). The
+    walk under stray folders stops at a bound and says so, with what it counted as lower bounds."""
+    import inspector.engine.read.store.census as census_module
+
+    monkeypatch.setattr(census_module, "_WALKED", 50)
+    log = tmp_path / "log"
+    log.mkdir()
+    tree = log / "big"  # a folder in the commitlog folder: a stray the census walks whole
+    for d in range(10):
+        (tree / f"d{d}").mkdir(parents=True)
+        for f in range(10):
+            (tree / f"d{d}" / f"f{f}").write_bytes(b"x")
+    root = tmp_path / "store"
+    shutil.copytree(SAMPLE, root)
+    conf = tmp_path / "broker.conf"
+    conf.write_text(f"storePathCommitLog={log}\n")
+    c = census(root, load_broker_config(conf))
+    cut = [p for p in c.problems if p.code == "census-cut"]
+    assert len(cut) == 1 and "stopped counting after 50 entries" in cut[0].reason
+    assert c.kind("unknown").files + c.kind("unknown").folders < 111  # not all 100 files and 11 folders

@@ -19,7 +19,7 @@ import numpy as np
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem, Segment
-from inspector.engine.read.commitlog.body import CodecMissing, decompress_body
+from inspector.engine.read.commitlog.body import MAX_DECOMPRESSED, CodecMissing, decompress_body
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
@@ -29,7 +29,7 @@ from inspector.engine.scan.record_layout import SYSFLAG_AT
 from inspector.engine.scan.walk import Run, walk_boundaries
 from parsers.commitlog import COMPRESSED_FLAG
 
-BODY_LIMIT = 64 << 20  # a decompressed body is searched this far (a hostile body must not exhaust memory)
+BODY_LIMIT = MAX_DECOMPRESSED  # a decompressed body is searched as far as any body is decompressed
 CONTEXT = 40  # bytes of the field shown on each side of the match
 
 Progress = Callable[[int, int], None]

@@ -22,16 +22,21 @@ def _store(root, offsets):
     return root
 
 
+async def _queue_t0(app, pilot) -> MessageList:
+    """The message browser on queue T/0, settled: its list (both tests read it)."""
+    browser = app.view("messages")
+    browser.apply(topic="T", queue=0)
+    await settle(pilot)
+    return browser.query_one(MessageList)
+
+
 def test_queue_listing_marks_each_group(tmp_path):
     root = _store(tmp_path / "s", {("T", "late"): {0: 2}, ("T", "done"): {0: 6}, ("T", "e\x1b[2J"): {0: 2}})
     with Store(root) as store:
         app = create_app(store, screen="messages")
 
         async def script(pilot):
-            browser = app.view("messages")
-            browser.apply(topic="T", queue=0)
-            await settle(pilot)
-            lst = browser.query_one(MessageList)
+            lst = await _queue_t0(app, pilot)
             rows = [lst.row_text(i, 160) for i in range(len(lst.source))]
             return rows, [lst.source.offset(i) for i in range(len(lst.source))], screen_text(app)
 
@@ -51,10 +56,7 @@ def test_no_marks_on_a_queue_no_group_reads(tmp_path):
         app = create_app(store, screen="messages")
 
         async def script(pilot):
-            browser = app.view("messages")
-            browser.apply(topic="T", queue=0)
-            await settle(pilot)
-            lst = browser.query_one(MessageList)
+            lst = await _queue_t0(app, pilot)
             return [lst.marker(i) for i in range(len(lst.source))]
 
         assert drive(app, script) == [None] * 6

@@ -126,6 +126,7 @@ FINDING = _fields(
     ("code", S, False),
     ("severity", S, False),
     ("reason", S, False),
+    ("entry", S, True),  # Problem.entry: which entry of a config file (its findings all stand at offset 0)
 )
 
 # keyindex: one row per (message, key) the broker's IndexService would index

@@ -286,7 +286,7 @@ def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = 
 
 def finding_row(store: str, phase: int, task: int, seq: int, p: Problem) -> tuple:
     """A row of :data:`inspector.spark.schemas.FINDING`."""
-    return (store, phase, task, seq, p.file, p.offset, p.code, p.severity, p.reason)
+    return (store, phase, task, seq, p.file, p.offset, p.code, p.severity, p.reason, p.entry)
 
 
 # the order of verify's report: layout, records, LMQ multi-dispatch properties, queues, index files, the rest

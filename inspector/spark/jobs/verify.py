@@ -47,8 +47,11 @@ TABLES = ("findings", "segments")
 
 
 def first_findings(findings: DataFrame) -> DataFrame:
-    """Keep the first finding per (store, file, offset, code) in report order (``verify._dedupe``)."""
-    first = Window.partitionBy("store", "file", "offset", "code").orderBy(*ORDER)
+    """Keep the first finding of each fact in report order, a fact as ``verify.finding_key`` names it: file,
+    offset and code, and at offset 0 (a config file) the entry, or when there is none the reason."""
+    which = (F.when(F.col("entry").isNotNull(), F.col("entry"))
+             .when(F.col("offset") == 0, F.col("reason")).otherwise(F.lit("")))
+    first = Window.partitionBy("store", "file", "offset", "code", which).orderBy(*ORDER)
     return (findings.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n")
             .orderBy(*ORDER))
 

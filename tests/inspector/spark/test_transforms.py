@@ -99,17 +99,44 @@ def test_keyindex_rows_follow_the_index_service(frame):
 
 def test_first_findings_keep_the_first_report_of_a_place(frame):
     rows = [
-        ("/s", 2, 0, 0, "consumequeue/T/0/0", 20, "cq-dangling", "error", "later"),
-        ("/s", 1, 3, 1, "commitlog/1", 40, "crc-mismatch", "error", "second"),
-        ("/s", 1, 3, 0, "commitlog/1", 0, "bad-magic", "error", "first"),
-        ("/s", 4, 0, 0, "commitlog/1", 40, "crc-mismatch", "warning", "duplicate"),
-        ("/t", 4, 0, 0, "commitlog/1", 40, "crc-mismatch", "warning", "other store"),
+        ("/s", 2, 0, 0, "consumequeue/T/0/0", 20, "cq-dangling", "error", "later", None),
+        ("/s", 1, 3, 1, "commitlog/1", 40, "crc-mismatch", "error", "second", None),
+        ("/s", 1, 3, 0, "commitlog/1", 0, "bad-magic", "error", "first", None),
+        ("/s", 4, 0, 0, "commitlog/1", 40, "crc-mismatch", "warning", "duplicate", None),
+        ("/t", 4, 0, 0, "commitlog/1", 40, "crc-mismatch", "warning", "other store", None),
     ]
     got = first_findings(frame(rows, FINDING))
     assertDataFrameEqual(got.select("store", "reason"),
                          [Row(store="/s", reason="first"), Row(store="/s", reason="second"),
                           Row(store="/s", reason="later"), Row(store="/t", reason="other store")], checkRowOrder=True)
     assertDataFrameEqual(summary(got), [Row(store="/s", errors=3, warnings=0), Row(store="/t", errors=0, warnings=1)])
+
+
+def test_first_findings_tell_a_config_files_entries_apart_as_verify_does(frame):
+    """At offset 0 (a config file) the entry names the fact, or when there is none the reason
+    (``verify.finding_key``): two entries whose reasons read alike are two findings, one entry said by two
+    checks is one."""
+    f = "config/consumerOffset.json"
+    rows = [
+        ("/s", 4, 0, 0, f, 0, "bad-config-entry", "warning", "T...@a: not a number", "T@a/x"),
+        ("/s", 4, 0, 1, f, 0, "bad-config-entry", "warning", "T...@a: not a number", "T@b/x"),
+        ("/s", 4, 0, 2, f, 0, "consumer-offset-range", "warning", "offset 5 is outside [0, 3]", "T@g/0"),
+        ("/s", 4, 0, 3, f, 0, "consumer-offset-range", "warning", "offset 5 is past the queue's end", "T@g/0"),
+        ("/s", 4, 0, 4, "checkpoint", 0, "bad-checkpoint", "error", "one thing", None),
+        ("/s", 4, 0, 5, "checkpoint", 0, "bad-checkpoint", "error", "another thing", None),
+    ]
+    got = first_findings(frame(rows, FINDING))
+    assert [r.seq for r in got.collect()] == [0, 1, 2, 4, 5]
+
+
+def test_a_finding_row_carries_the_problems_entry():
+    from inspector.engine import Problem
+    from inspector.spark.tasks import finding_row
+
+    row = finding_row("/s", 4, 0, 7, Problem("config/topics.json", 0, "r", "bad-config-entry", "warning", entry="T"))
+    assert dict(zip(FINDING.fieldNames(), row, strict=True)) == {
+        "store": "/s", "phase": 4, "task": 0, "seq": 7, "file": "config/topics.json", "offset": 0,
+        "code": "bad-config-entry", "severity": "warning", "reason": "r", "entry": "T"}
 
 
 def test_before_end_keeps_records_before_each_end_grouped_by_queue_in_log_order(spark, frame):

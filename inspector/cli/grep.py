@@ -25,7 +25,6 @@ from inspector.engine import (
 
 DEFAULT_LIMIT = 100
 TABLE_CONTEXT = 32  # characters of context the listing shows on each side of the match (--json: the engine's 40 bytes)
-UNREAD = ("unreadable-file", "not-a-segment-file", "missing-segment")  # log a search could not read: "none" is no answer
 
 
 def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str | None, topic: str | None,
@@ -35,7 +34,6 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     wanted = parse_fields(fields) if fields is not None else None
     limit = DEFAULT_LIMIT if limit is None else limit
     hits = 0
-    unreadable = False
     end: GrepEnd | None = None
     with byte_progress("grep") as update:
         kwargs = {} if wanted is None else {"fields": wanted}
@@ -49,7 +47,6 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
                         console.print(line)
             elif isinstance(item, Problem):
                 warn_problem(item)
-                unreadable = unreadable or item.code in UNREAD
             else:
                 end = item
     if end is not None and end.truncated:
@@ -57,6 +54,7 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
         err_console.print(Text(f"note: a partial answer: {end.truncated}{more}", style="yellow"), soft_wrap=True)
     if hits:
         return 0
+    unreadable = end is not None and end.unread > 0  # "none" is no answer when part of the log went unread
     if not as_json:
         # the one-line "not found" answer every command gives with exit 1 (the prefix names the tool)
         err_console.print(Text(f"rmq-inspect: no message matches {plain(text)}"

@@ -47,6 +47,10 @@ _TIMER = "TimerMessageStore.recover / TimerWheel / TimerLog (5.3.1)"
 _DLEDGER = "DLedgerMmapFileStore.recover (DLedger 0.3.1.2)"
 _OURS = "rmq-inspect"
 
+# The codes that say a part of the log could not be read at all (not a record in it: the file): a search or scan
+# that met one cannot say "no such message", only "not found in what could be read" (exit 3, not 1)
+LOG_UNREAD_CODES = frozenset({"unreadable-file", "not-a-segment-file", "missing-segment"})
+
 VERDICTS: dict[str, Verdict] = {
     # commitlog files and layout
     "empty-segment": _v(ERROR, _LOAD + " (an empty file, apache/rocketmq#3257; 5.1.3+ deletes an empty last one)"),

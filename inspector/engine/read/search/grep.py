@@ -19,6 +19,7 @@ import numpy as np
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Problem, Segment
+from inspector.engine.model.verdicts import LOG_UNREAD_CODES
 from inspector.engine.read.commitlog.body import MAX_DECOMPRESSED, CodecMissing, decompress_body
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
@@ -55,7 +56,8 @@ class GrepHit:
 @dataclass(frozen=True)
 class GrepEnd:
     """The last item of a search: how much was searched, how, and ``truncated`` (None: the whole log) saying why
-    it stopped early (the limit, the budget)."""
+    it stopped early (the limit, the budget); ``unread``: how many Problems of the walk left a part of the log
+    unread (``verdicts.LOG_UNREAD_CODES``), so no hit is not "no such message"."""
 
     hits: int
     records_decoded: int
@@ -63,19 +65,25 @@ class GrepEnd:
     total_bytes: int
     how: str
     truncated: str | None = None
+    unread: int = 0
 
 
 def grep_log(log: CommitLog, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
              tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
-             progress: Progress | None = None, workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+             progress: Progress | None = None, workers: int | None = None,
+             ahead: Iterable[Problem] = ()) -> Iterator[GrepHit | Problem | GrepEnd]:
     """Every record of ``log`` (of ``topic``, with tag ``tag``, when given) with a field of ``fields`` that
     ``pattern`` matches, in log order, with the Problems of the walk among them, then one :class:`GrepEnd`.
 
     ``limit``: at most that many hits (None or 0: all). ``budget``: checked between runs of records; when it runs
     out the GrepEnd says how far the search got. ``progress(done, total)``: bytes of the log, after each run.
-    ``workers``: threads walking a large segment's record boundaries (``CommitLog.segment_runs``)."""
+    ``workers``: threads walking a large segment's record boundaries (``CommitLog.segment_runs``). ``ahead``:
+    Problems of the log found before the walk (a missing segment), yielded first and counted in ``unread``."""
     wanted = tuple(f for f in FIELDS if f in set(fields))
     search = _Search(pattern, wanted, topic, tag)
+    for p in ahead:
+        search.unread += p.code in LOG_UNREAD_CODES
+        yield p
     total = sum(s.file_size for s in log.segments)
     done = 0
     left = limit or None
@@ -83,6 +91,7 @@ def grep_log(log: CommitLog, pattern: SearchPattern, *, fields: Iterable[str] = 
     for seg in log.segments:
         for item in _segment_items(log, seg, workers):
             if isinstance(item, Problem):
+                search.unread += item.code in LOG_UNREAD_CODES
                 yield item
                 continue
             if isinstance(item, Run):
@@ -136,9 +145,10 @@ class _Search:
         self.body = "body" in fields
         self.hits = 0
         self.decoded = 0
+        self.unread = 0
 
     def end(self, searched: int, total: int, truncated: str | None) -> GrepEnd:
-        return GrepEnd(self.hits, self.decoded, searched, total, self.pattern.how, truncated)
+        return GrepEnd(self.hits, self.decoded, searched, total, self.pattern.how, truncated, self.unread)
 
     # -- one run of clean records -------------------------------------------------------------------------------
 

@@ -361,10 +361,9 @@ def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS
          workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
     missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
-    yield from store.commitlog.problems
-    yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))
+    ahead = [*store.commitlog.problems, *(p for p in store.unknown_files() if p.file.startswith("commitlog/"))]
     yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
-                        progress=progress, workers=workers)
+                        progress=progress, workers=workers, ahead=ahead)
 
 
 def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:

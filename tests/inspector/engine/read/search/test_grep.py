@@ -308,3 +308,20 @@ def test_the_sample_stores_match_the_oracle(sample):
         hits, _, end = search(root, text, **kw)
         assert hits == oracle(root, text.encode(), flags) != {}, (sample, text)
         assert end.truncated is None
+
+
+def test_the_end_counts_the_log_left_unread_a_missing_segment_among_them(tmp_path):
+    """A hole in the log (a middle segment gone) is found before the walk: the end's ``unread`` says the search
+    did not see all of the log, so "no hit" is no answer; the whole log read gives 0."""
+    from multi_segment_store import write_multi_segment_store
+
+    root = write_multi_segment_store(tmp_path / "s")
+    with Store(root) as s:
+        end = [i for i in grep(s, compile_pattern("absent text")) if isinstance(i, GrepEnd)]
+    assert end[0].unread == 0
+    segments = sorted((root / "commitlog").iterdir())
+    segments[1].unlink()
+    with Store(root) as s:
+        items = list(grep(s, compile_pattern("absent text")))
+    codes = [i.code for i in items if isinstance(i, Problem)]
+    assert "missing-segment" in codes and items[-1].unread == sum(c == "missing-segment" for c in codes) >= 1

@@ -23,12 +23,6 @@ ZLIB_OFFSET = 60781  # the sample's ZLIB record: a 13,991-byte JSON inventory sn
 BINARY = bytes(range(256)) + b"\xff\xfe\x00\x1b[2J"
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def no_controls(text: str) -> bool:
     return not any((ord(c) < 32 and c not in "\n") or 0x7F <= ord(c) < 0xA0 for c in text)
 
@@ -46,8 +40,8 @@ def binary_store(tmp_path_factory) -> Path:
     return base / "store"
 
 
-def test_show_prints_the_zlib_body_decompressed_as_pretty_json(capsys):
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET))
+def test_show_prints_the_zlib_body_decompressed_as_pretty_json(cli):
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET))
     assert code == 0
     assert "ZLIB: 1,704 bytes stored, 13,991 decompressed; JSON" in out
     assert '"type": "SNAPSHOT",' in out and '"warehouse": "WH-BER-1",' in out
@@ -55,32 +49,32 @@ def test_show_prints_the_zlib_body_decompressed_as_pretty_json(capsys):
     assert "\ufffd" not in out  # no compressed byte shown as a broken character
     # cut at 4,096 characters of the pretty JSON, and the note says how to see the rest
     assert "truncated: showing 4,096 of 22,015 characters" in out and "--body-limit 22015" in out
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--body-limit", "22015")
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--body-limit", "22015")
     assert code == 0 and "truncated" not in out and out.count('"sku": ') == 160
 
 
-def test_show_json_is_unchanged(capsys):
+def test_show_json_is_unchanged(cli):
     with Store(SAMPLE) as store:
         msg = store.message_at(ZLIB_OFFSET)
         expected = message_view(msg, decompress=False)
         expected_decompressed = message_view(msg, decompress=True)
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--json")
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--json")
     assert code == 0 and json.loads(out) == expected
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--json", "--decompress")
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--json", "--decompress")
     assert code == 0 and json.loads(out) == expected_decompressed
 
 
-def test_a_binary_body_is_a_hex_dump_and_a_text_body_escaped(binary_store, capsys):
-    code, out, _ = run(capsys, "show", str(binary_store), "0")
+def test_a_binary_body_is_a_hex_dump_and_a_text_body_escaped(binary_store, cli):
+    code, out, _ = cli("show", str(binary_store), "0")
     assert code == 0 and f"body ({len(BINARY):,} bytes; binary: hex dump)" in out
     assert "00000000  00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f  ................" in out
     assert "00000100  ff fe 00 1b 5b 32 4a" in out and no_controls(out)
-    code, out, _ = run(capsys, "show", str(binary_store), "0", "--body-limit", "32")
+    code, out, _ = cli("show", str(binary_store), "0", "--body-limit", "32")
     assert "00000010  10 11" in out and "00000020" not in out
     assert f"showing 32 of {len(BINARY)} bytes ({len(BINARY) - 32} not shown" in out
     with Store(binary_store) as store:
         text_offset = [m.physical_offset for m in store.entries(0) if hasattr(m, "body")][1]
-    code, out, _ = run(capsys, "show", str(binary_store), str(text_offset))
+    code, out, _ = cli("show", str(binary_store), str(text_offset))
     assert code == 0 and "line one" in out and "\\x1b]0;pwned\\x07 line two" in out and no_controls(out)
     assert "truncated: showing 4,096 of" in out
 
@@ -90,10 +84,10 @@ def _cells(table: str) -> str:
     return "".join(table.split()).replace("│", "")
 
 
-def test_messages_rows_preview_the_body_on_one_line(binary_store, capsys):
-    code, out, _ = run(capsys, "messages", str(SAMPLE), "--from", str(ZLIB_OFFSET), "--limit", "1")
+def test_messages_rows_preview_the_body_on_one_line(binary_store, cli):
+    code, out, _ = cli("messages", str(SAMPLE), "--from", str(ZLIB_OFFSET), "--limit", "1")
     assert code == 0 and '{"type":"SNAPSHOT","warehous' in _cells(out) and no_controls(out)
-    code, out, _ = run(capsys, "messages", str(binary_store))
+    code, out, _ = cli("messages", str(binary_store))
     assert code == 0 and no_controls(out)
     assert f"<binary,{len(BINARY)}bytes>000102030405" in _cells(out)
     assert "lineone\\n\\x1b]0;pwned\\x07linetwo" in _cells(out)
@@ -106,21 +100,21 @@ def _record_bytes(root: Path, offset: int) -> bytes:
     return data, len(msg.body)
 
 
-def test_raw_writes_the_exact_stored_bytes_to_a_new_file(tmp_path, capsys):
+def test_raw_writes_the_exact_stored_bytes_to_a_new_file(tmp_path, cli):
     record, length = _record_bytes(SAMPLE, ZLIB_OFFSET)
     target = tmp_path / "body.zlib"
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(target))
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(target))
     raw = target.read_bytes()
     assert code == 0 and len(raw) == length == 1704 and raw in record  # the bytes of the record, as stored
     assert "as stored, ZLIB-compressed" in out and "1,704 bytes" in out
     assert json.loads(zlib.decompress(raw))["type"] == "SNAPSHOT"
     plain = tmp_path / "body.json"
-    code, out, _ = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(plain), "--decompress")
+    code, out, _ = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(plain), "--decompress")
     assert code == 0 and plain.read_bytes() == zlib.decompress(raw) and "ZLIB-decompressed" in out
     # never over an existing file (it could be one of the store's own), never with --json
-    code, _, err = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(target))
+    code, _, err = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(target))
     assert code == 2 and "exists" in err and target.read_bytes() == raw
-    code, _, err = run(capsys, "show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(tmp_path / "x"), "--json")
+    code, _, err = cli("show", str(SAMPLE), str(ZLIB_OFFSET), "--raw", str(tmp_path / "x"), "--json")
     assert code == 2 and "--json" in err and not (tmp_path / "x").exists()
 
 

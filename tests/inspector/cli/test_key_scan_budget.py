@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from inspector.cli.main import main
 from inspector.engine import Budget, Store
 from tests.store_digest import tree_digest
 from tests.unindexed_store import write_unindexed
@@ -16,10 +15,9 @@ from tests.unindexed_store import write_unindexed
 TINY = "0.000000001"  # a budget spent before the scan's first batch: it stops there, deterministically
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
+def run(cli, *args: str) -> tuple[int, str, str]:
+    """``cli``, with stderr's whitespace folded (Rich wraps long lines)."""
+    code, out, err = cli(*args)
     return code, out, " ".join(err.split())
 
 
@@ -31,23 +29,23 @@ def unindexed(tmp_path):
     assert tree_digest(u.root) == before
 
 
-def test_key_scan_stopped_by_its_budget_says_so(unindexed, capsys) -> None:
+def test_key_scan_stopped_by_its_budget_says_so(unindexed, cli) -> None:
     w = unindexed.written[-1]
-    code, out, err = run(capsys, "key", str(unindexed.root), w.topic, "k1499", "--budget", TINY)
+    code, out, err = run(cli, "key", str(unindexed.root), w.topic, "k1499", "--budget", TINY)
     assert code == 1 and out == ""
     assert "the scan of the log no index file covers stopped at the 1e-09 s time limit after scanning" in err
     assert "the rest was not searched (a larger --budget searches further)" in err
-    code, out, err = run(capsys, "key", str(unindexed.root), w.topic, "k1499", "--budget", "600", "--json")
+    code, out, err = run(cli, "key", str(unindexed.root), w.topic, "k1499", "--budget", "600", "--json")
     assert code == 0 and [m["physical_offset"] for m in json.loads(out)["messages"]] == [w.physical_offset]
     assert "stopped" not in err  # a budget it stays within: the whole answer, nothing said
-    code, _, err = run(capsys, "key", str(unindexed.root), w.topic, "k1499", "--budget", "nan")
+    code, _, err = run(cli, "key", str(unindexed.root), w.topic, "k1499", "--budget", "nan")
     assert code == 2 and "--budget: must be a time budget" in err
 
 
-def test_show_scan_stopped_by_its_budget_says_so(unindexed, capsys) -> None:
-    code, out, err = run(capsys, "show", str(unindexed.root), unindexed.unique_key, "--budget", TINY)
+def test_show_scan_stopped_by_its_budget_says_so(unindexed, cli) -> None:
+    code, out, err = run(cli, "show", str(unindexed.root), unindexed.unique_key, "--budget", TINY)
     assert code == 1 and f"no message with id {unindexed.unique_key}" in err and "stopped at the 1e-09 s" in err
-    code, out, _ = run(capsys, "show", str(unindexed.root), unindexed.unique_key, "--budget", "600", "--json")
+    code, out, _ = run(cli, "show", str(unindexed.root), unindexed.unique_key, "--budget", "600", "--json")
     assert code == 0 and json.loads(out)["physical_offset"] == unindexed.written[-1].physical_offset
 
 

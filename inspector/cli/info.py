@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import sys
 
-from inspector.cli.output import Folded, console, esc, fold_runs, plain, print_json, table, warn_problem, when
+from inspector.cli.output import (
+    Folded,
+    clipped,
+    console,
+    esc,
+    fold_runs,
+    plain,
+    print_json,
+    table,
+    warn_problem,
+    when,
+)
 from inspector.commandline import EXIT_STORE_ERROR
 from inspector.engine import (
     Store,
@@ -102,7 +113,7 @@ def run(store: Store, as_json: bool) -> int:
     s_t = table("Broker settings (where each came from: flag, broker.conf, inferred from the files, or default)",
                 "setting", "value", "source", "detail")
     for row in data["settings"]:
-        s_t.add_row(plain(row["name"]), plain(row["value"]), plain(row["source"]), plain(row["detail"]))
+        s_t.add_row(plain(row["name"]), plain(clipped(row["value"])), plain(row["source"]), plain(clipped(row["detail"])))
     console.print(s_t)
     for db in data["config_databases"]:
         tables = ", ".join(f"{name} {count}" for name, count in db["tables"].items()) or "empty"

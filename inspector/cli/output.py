@@ -84,6 +84,12 @@ def table(title: str, *columns: str, **kw) -> Table:
     return t
 
 
+def clipped(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters for a table cell, saying how long it was (``--json`` has it whole): a
+    broker.conf value may be a megabyte, which a table would wrap into a screenful per row."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; --json has all)"
+
+
 def when(ms: int) -> str:
     """Compact local time for tables ('2021-09-28 09:25:59.372'); --json carries the raw ms."""
     full = fmt_time(ms)

@@ -242,11 +242,26 @@ def _status_kib(field: str) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of process ``pid`` (all its threads), from /proc; None off Linux."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# A step that got less than its seconds of CPU (a busy machine: the long run shares two cores with other work)
+# is given up to this many times its seconds of wall time before it counts as a hang; a blocked one (a FIFO's
+# open uses no CPU) is found then
+STARVED_WALL_FACTOR = 6
+
+
 def run_isolated(work, seconds: float, what: str) -> list[Symptom]:
     """``work()`` (returning its symptoms) in a forked child: already-imported modules and compiled kernels come
     along (a fork costs milliseconds, a fresh interpreter ~2 s), while what it does cannot hurt the test
-    process: a step (a command: :func:`note_step`) still running ``seconds`` after it began, a blocking open of a
-    FIFO or a loop, is killed ("hang", naming the step), a read of /dev/zero stops at RLIMIT_DATA (a
+    process: a step (a command: :func:`note_step`) that used ``seconds`` of CPU, or ran ``STARVED_WALL_FACTOR``
+    times that long without using them, a blocking open of a FIFO or a loop, is killed ("hang", naming the step), a read of /dev/zero stops at RLIMIT_DATA (a
     MemoryError: a "traceback"), a segfault is a "crash", and a peak RSS growing more than
     MEMORY_GROWTH_BYTES is a "memory" symptom. (RLIMIT_DATA, not RLIMIT_AS: a 1 TiB sparse segment must still
     map, as it does for a user.)"""
@@ -287,15 +302,21 @@ def run_isolated(work, seconds: float, what: str) -> list[Symptom]:
     os.close(write_end)
     os.close(step_write)
     data, steps, last, deadline = b"", b"", "(no step named)", time.monotonic() + seconds
+    step_began, step_cpu = time.monotonic(), _cpu_seconds(pid) or 0.0
     open_fds = [read_end, step_read]
     try:
         while read_end in open_fds:
             left = deadline - time.monotonic()
             ready = select.select(open_fds, [], [], left)[0] if left > 0 else []
             if not ready:
+                cpu, waited = _cpu_seconds(pid), time.monotonic() - step_began
+                if cpu is not None and cpu - step_cpu < seconds and waited < seconds * STARVED_WALL_FACTOR:
+                    deadline = time.monotonic() + min(1.0, seconds)  # starved, not stuck: look again soon
+                    continue
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return [Symptom("hang", f"{what}: still running after {seconds:g} s in {last}")]
+                used = "" if cpu is None else f", {cpu - step_cpu:.1f} s of CPU"
+                return [Symptom("hang", f"{what}: still running after {waited:.0f} s{used} in {last}")]
             for fd in ready:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
@@ -307,6 +328,7 @@ def run_isolated(work, seconds: float, what: str) -> list[Symptom]:
                     if done:
                         last = done[-1].decode("utf-8", "replace")
                         deadline = time.monotonic() + seconds  # a new step: its own time
+                        step_began, step_cpu = time.monotonic(), _cpu_seconds(pid) or 0.0
     finally:
         os.close(read_end)
         os.close(step_read)

@@ -116,6 +116,8 @@ def _continues(line: str) -> bool:
 
 def _unescape(text: str, where: str) -> str:
     """``Properties.loadConvert``: backslash escapes; a bad ``\\uXXXX`` is the one thing Java refuses."""
+    if "\\" not in text:
+        return text  # nothing to convert (and a 1 MiB value is not walked character by character)
     out, i = [], 0
     while i < len(text):
         ch = text[i]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -56,6 +57,13 @@ def parse_delay_levels(text: str) -> list[int]:
     level is wrong: each is a whole number of s, m, h or d, at most ``MAX_DELAY_MS`` (0s is one: the broker's
     parseDelayLevel multiplies and stores without a check, and such a level delivers at once); a table without a
     level (empty, blanks only) is refused: the broker would have no level to deliver at."""
+    return list(_parsed_levels(text))
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_levels(text: str) -> tuple[int, ...]:
+    # one parse per table: a broker.conf may hold a table of hundreds of thousands of levels (1 MiB), which the
+    # config check, the geometry and the delay-table inference each ask for
     result = []
     parts = text.split()
     if not parts:
@@ -70,7 +78,7 @@ def parse_delay_levels(text: str) -> list[int]:
             raise ValueError(f"delay level {n} ({_shown(part)}) must be at most {MAX_DELAY_MS:,} ms "
                              "(2^62: the broker adds it to a store time as a Java long)")
         result.append(ms)
-    return result
+    return tuple(result)
 
 
 def files_geometry(base: Geometry, found: dict[str, int | None], overrides: dict[str, int | str | None]) -> Geometry:

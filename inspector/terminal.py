@@ -21,14 +21,17 @@ untouched. Emoji codes are off, so ``:skull:`` in a store prints as written.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.segment import Segment
+from typing import TYPE_CHECKING, Any
 
 from inspector.engine import terminal_text
+
+# Rich is imported when the first console is made or the first markup escaped, not with this module: a command
+# whose output is JSON (verify --json, info --json) prints through sys.stdout and never needs it (~70 ms of its
+# start). ``SafeConsole`` is a lazy attribute of this module (PEP 562), built once.
+if TYPE_CHECKING:
+    from rich.console import Console as SafeConsole
+
+__all__ = ["SafeConsole", "esc", "plain"]
 
 
 def plain(text: object, *, multiline: bool = False) -> str:
@@ -40,18 +43,36 @@ def plain(text: object, *, multiline: bool = False) -> str:
 def esc(text: object, *, multiline: bool = False) -> str:
     """Store text inside a markup string of our own (``print(f"[red]{esc(x)}[/]", markup=True)``,
     ``Text.from_markup(..., emoji=False)``): ``plain``, then Rich's brackets escaped."""
+    from rich.markup import escape
+
     return escape(plain(text, multiline=multiline))
 
 
-class SafeConsole(Console):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("markup", False)
-        kwargs.setdefault("emoji", False)
-        kwargs.setdefault("highlight", False)
-        super().__init__(*args, **kwargs)
+def _safe_console_class() -> type:
+    from collections.abc import Iterable
 
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        # Rich's private hook between layout and output; the one place every printed character passes
-        return super()._render_buffer(
-            segment if segment.control else Segment(terminal_text(segment.text, multiline=True), segment.style)
-            for segment in buffer)
+    from rich.console import Console
+    from rich.segment import Segment
+
+    class SafeConsole(Console):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("markup", False)
+            kwargs.setdefault("emoji", False)
+            kwargs.setdefault("highlight", False)
+            super().__init__(*args, **kwargs)
+
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            # Rich's private hook between layout and output; the one place every printed character passes
+            return super()._render_buffer(
+                segment if segment.control else Segment(terminal_text(segment.text, multiline=True), segment.style)
+                for segment in buffer)
+
+    SafeConsole.__module__, SafeConsole.__qualname__ = __name__, "SafeConsole"
+    return SafeConsole
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SafeConsole":
+        cls = globals()["SafeConsole"] = _safe_console_class()  # later lookups skip __getattr__
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,8 +6,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from rich.text import Text
-
 from inspector.cli.output import console, esc, plain, print_json, table, warn_problem
 from inspector.cli.progress import byte_progress
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
@@ -15,7 +13,6 @@ from inspector.engine import (
     BadInput,
     Geometry,
     Store,
-    message_lines,
     parse_delay_levels,
     problem_view,
     read_broker_config,
@@ -113,6 +110,8 @@ def _open_input(path: str | None):
     """The JSON Lines input (stdin for None or ``-``), a line at a time with a bound on each line; a path through
     the guarded open (a FIFO, a device or a directory is refused). write_store opens it once the target is
     checked."""
+    from inspector.engine import message_lines
+
     return message_lines(sys.stdin.buffer if path in (None, "-") else path)
 
 
@@ -166,6 +165,8 @@ def run_verify(store: Store, args) -> int:
     else:
         # a table of thousands of rows (an index of the wrong geometry: one finding per item) helps nobody and
         # takes rich seconds to draw: the first few of each kind, and how many more (--json has every one)
+        from rich.text import Text
+
         t = table("Problems", "file", "offset", "code", "reason")
         shown: Counter[str] = Counter()
         for p in report.problems:

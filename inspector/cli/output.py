@@ -8,13 +8,15 @@ import sys
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
-from rich.table import Table
 
 from inspector.engine import Problem, fmt_time, json_text
-from inspector.terminal import SafeConsole, esc, plain
+from inspector.terminal import esc, plain
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["Folded", "console", "err_console", "esc", "fold_runs", "json_safe_bytes", "plain", "print_json",
            "print_json_line", "table", "warn_problem", "when"]
@@ -22,8 +24,37 @@ __all__ = ["Folded", "console", "err_console", "esc", "fold_runs", "json_safe_by
 # Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
 # Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
 # stderr is not wrapped at all (a warning is one line for grep, whatever its length).
-console = SafeConsole(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-err_console = SafeConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+
+
+class _Console:
+    """A SafeConsole made at its first use (a print): Rich is then imported, not when the command starts (a
+    command that prints JSON never makes one). What the console depends on (the streams being terminals) is
+    read when it is made, as it was when this module made it."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            self._console = self._make()
+        return getattr(self._console, name)
+
+
+def _console() -> Any:
+    from inspector.terminal import SafeConsole
+
+    return SafeConsole(soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _err_console() -> Any:
+    from inspector.terminal import SafeConsole
+
+    return SafeConsole(stderr=True, soft_wrap=not sys.stderr.isatty())
+
+
+console = _Console(_console)
+err_console = _Console(_err_console)
 
 # JSON escapes what it must (", \ and the controls below 0x20); orjson and the engine's bulk encoders write DEL,
 # the C1 controls (U+009B is CSI to a terminal that reads UTF-8 C1) and the bidi controls as they are. On a
@@ -77,6 +108,8 @@ def warn_problem(p: Problem) -> None:
 
 
 def table(title: str, *columns: str, **kw) -> Table:
+    from rich.table import Table
+
     t = Table(title=title, title_justify="left", title_style="bold", **kw)
     for c in columns:
         justify = "right" if c.endswith(("offset", "size", "count", "#", "end", "start", "min", "max", "lag")) else "left"

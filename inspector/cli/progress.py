@@ -6,17 +6,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-
-from inspector.terminal import SafeConsole
-
 
 @contextmanager
 def byte_progress(label: str, enabled: bool | None = None) -> Iterator:
@@ -26,6 +15,17 @@ def byte_progress(label: str, enabled: bool | None = None) -> Iterator:
     if not enabled:
         yield lambda done, total: None
         return
+    from rich.progress import (  # Rich only for a bar drawn (a terminal): not on a script's or --json's start
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    from inspector.terminal import SafeConsole
+
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                         TimeRemainingColumn(), console=SafeConsole(stderr=True), transient=True)
     with progress:

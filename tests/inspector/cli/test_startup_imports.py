@@ -1,6 +1,7 @@
 """The cheap commands start fast: ``--help`` and ``info`` of a small store import none of numba (its kernels load
-on the first bulk job), Textual, Flask or PySpark; ``--help`` not even numpy or rich. Checked in a fresh
-process by what is in ``sys.modules``, not by timing."""
+on the first bulk job), Textual, Flask or PySpark; ``--help`` not even numpy, rich or construct, a command
+printing JSON not rich, and ``verify`` not the rooms of other commands. Checked in a fresh process by what is
+in ``sys.modules``, not by timing."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ with contextlib.redirect_stdout(io.StringIO()):
         runpy.run_module("inspector.cli.main", run_name="__main__")
     except SystemExit as e:
         code = e.code
-print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." not in m)}))
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
@@ -46,7 +47,7 @@ def test_cheap_commands_load_no_heavy_module(argv):
 
 def test_help_loads_neither_numpy_nor_rich():
     _code, modules = loaded("--help")
-    assert not modules & {"numpy", "rich"}, sorted(modules & {"numpy", "rich"})
+    assert not modules & {"numpy", "rich", "construct"}, sorted(modules & {"numpy", "rich", "construct"})
 
 
 def test_info_of_a_broker_sized_store_holding_little_loads_no_kernels(tmp_path):
@@ -62,3 +63,21 @@ def test_info_of_a_broker_sized_store_holding_little_loads_no_kernels(tmp_path):
     code, modules = loaded("info", str(root), "--json")
     assert code in (0, None)
     assert not modules & {"numba", "llvmlite"}, sorted(modules & {"numba", "llvmlite"})
+
+
+@pytest.mark.parametrize("argv", [["verify", "sample_store", "--json"], ["info", "sample_store", "--json"],
+                                  ["preflight", "sample_store", "--json"]])
+def test_json_commands_load_no_rich(argv):
+    """JSON goes to sys.stdout: the consoles (and Rich) are made at their first print, which these never do."""
+    code, modules = loaded(*argv)
+    assert code in (0, None)
+    assert "rich" not in modules, sorted(m for m in modules if m.startswith("rich"))
+
+
+def test_verify_loads_no_room_of_another_command():
+    """The store-level questions of one command each (answers.py) import their room when asked."""
+    code, modules = loaded("verify", "sample_store", "--json")
+    assert code in (0, None)
+    others = {f"inspector.engine.read.{room}" for room in ("groups.groups", "story.story", "search.grep")}
+    assert not modules & others, sorted(modules & others)
+    assert "rich" in loaded("verify", "sample_store")[1]  # the table is drawn by Rich, made when it prints

@@ -172,6 +172,7 @@ def offset_named_entries(directory: Path) -> tuple[list[tuple[int, Path]], list[
 
 
 ZERO_CHUNK = 4 << 20  # bytes looked at per numpy pass of a zero scan (and released behind it)
+_TAIL_FIRST = 4 << 10  # the first window of a backward zero scan (then x8 a window, up to ZERO_CHUNK)
 _SMALL = 64 << 10  # a range this short is scanned at once: no hole look-up, nothing remembered
 _LEARN = 16 << 20  # zero runs at least this long are remembered (a preallocated tail), shorter ones not
 
@@ -209,8 +210,13 @@ def _scan_backward(arr: np.ndarray, start: int, end: int, release=None) -> int:
     A copy of the bytes is looked at (a bool mask of one chunk, not flatnonzero: 8 bytes per non-zero byte
     would add 128 MB of peak RSS for a 16 MiB chunk of data), as a live broker may be writing them."""
     pos = end
+    window = _TAIL_FIRST
     while pos > start:
-        lo = max(start, (pos - 1) // ZERO_CHUNK * ZERO_CHUNK)
+        # the data usually ends just before ``end`` (a queue file's last unit, a segment's last record): a small
+        # window first, growing eightfold up to a chunk, so that is found without a mask (and a reversed copy)
+        # of the whole chunk; a long zero tail costs at most a few windows more than whole chunks did
+        lo = max(start, (pos - 1) // ZERO_CHUNK * ZERO_CHUNK, pos - window)
+        window = min(window * 8, ZERO_CHUNK)
         piece = arr[lo:pos]
         if _any(piece):
             nonzero = piece != 0

@@ -9,43 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import BadInput, NotFound, StoreError
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
-from inspector.engine.read.commitlog.trace import (
-    TraceTimeline,
-    configured_trace_topic,
-    is_trace_topic,
-    trace_timeline,
-)
 from inspector.engine.read.config.checkpoint import future_note
-from inspector.engine.read.config.offsets import OffsetPlaces
 from inspector.engine.read.dledger.dledger import member_view
-from inspector.engine.read.groups.groups import (
-    DEFAULT_PENDING,
-    GroupSources,
-    GroupSummary,
-    GroupView,
-    QueueAccess,
-    groups_summary,
-    load_sources,
-    make_group_view,
-    units_at,
-)
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
-from inspector.engine.read.search.grep import GrepEnd, GrepHit, grep_log
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
-from inspector.engine.read.story.story import Story, StoryParts, tell_story
-from inspector.engine.read.timer.timerlinks import TimerStore, read_timer, timer_files
 from parsers.msgid import MsgIdError, decode_offset_msg_id
 
+# The questions of one command each (groups, story, trace, grep, the timer store) import their room inside the
+# function: verify, preflight, rebuild and info take store_geometry, recover or store_load_problems from here and
+# need not load them (~40 ms of every command's start).
+if TYPE_CHECKING:
+    from inspector.engine.read.commitlog.trace import TraceTimeline
+    from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
+    from inspector.engine.read.search.grep import GrepEnd, GrepHit
+    from inspector.engine.read.story.story import Story
+    from inspector.engine.read.timer.timerlinks import TimerStore
 
 def store_geometry(store: Store, base: Geometry | None = None, **overrides: int | str | None) -> Geometry:
     """Geometry from the store's own files first, then options, then the broker defaults. Without ``base``, the
@@ -166,6 +155,8 @@ def store_load_problems(store: Store) -> list[Problem]:
 def open_timer(store: Store) -> TimerStore:
     """The timer store of ``store``, kept on it while its files stay as they were: a TUI or web session on a
     live broker sees the units, slots and timercheck written since (a few stat calls a request)."""
+    from inspector.engine.read.timer.timerlinks import read_timer, timer_files
+
     signature = timer_files(store.root)
     cached = store.__dict__.get("_timer_store")
     if cached is not None and cached[0] == signature:
@@ -178,6 +169,8 @@ def open_timer(store: Store) -> TimerStore:
 def trace_topic_of(store: Store, override: str | None = None) -> str | None:
     """The custom trace topic: ``override`` (``--trace-topic``), else the broker config's ``msgTraceTopicName``
     (None: only the default ``RMQ_SYS_TRACE_TOPIC`` and the regions' trace topics hold trace records)."""
+    from inspector.engine.read.commitlog.trace import configured_trace_topic
+
     return configured_trace_topic(store.broker_config, override)
 
 
@@ -190,6 +183,8 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
     found through the index by the traced id, else by reading the trace topics' queues (the answer's ``source``
     says which). BadInput when ``ref`` is neither; NotFound for an offset that names no message (an id that names
     none still searches: trace records outlive or precede their message)."""
+    from inspector.engine.read.commitlog.trace import is_trace_topic
+
     ref = ref.strip()
     override = bool(trace_topic)
     trace_topic = trace_topic_of(store, trace_topic)
@@ -224,6 +219,8 @@ def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True, 
     ``fallback`` False: the trace topics' queues are read only when the index is not used (a story asks for every
     message, most of them never traced: a found-nothing index is the answer). ``override``: ``trace_topic`` came
     from the user (``--trace-topic``), not the broker config (named so in a note when no topic has that name)."""
+    from inspector.engine.read.commitlog.trace import is_trace_topic, trace_timeline
+
     notes: list[str] = []
     known = store.topics()
     topics = tuple(t for t in known if is_trace_topic(t, trace_topic))
@@ -292,6 +289,8 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     offset (``Store.locate``, as ``show`` reads it), or with ``key`` a topic: the first message indexed under
     topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
     NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
+    from inspector.engine.read.story.story import StoryParts, tell_story
+
     extra: list[str] = []
     first_hits: dict[str, tuple] = {}
     if key is None and len(ref.strip()) in (32, 56):
@@ -361,6 +360,8 @@ def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS
          workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
     missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
+    from inspector.engine.read.search.grep import grep_log
+
     ahead = [*store.commitlog.problems, *(p for p in store.unknown_files() if p.file.startswith("commitlog/"))]
     yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
                         progress=progress, workers=workers, ahead=ahead)
@@ -368,6 +369,9 @@ def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS
 
 def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
     """The offsets (every source), subscription groups and queue reads a group's view takes from the store."""
+    from inspector.engine.read.config.offsets import OffsetPlaces
+    from inspector.engine.read.groups.groups import QueueAccess, load_sources, units_at
+
     sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
     access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
                          lambda: [*store.queue_ids(), *store.batch_queue_ids()],
@@ -380,14 +384,18 @@ def groups_of(store: Store) -> list[GroupSummary]:
     """Every consumer group the store knows (any offsets source, the subscription-group config), each with its
     queues, total lag and retry/DLQ counts (``groups.groups_summary``); StoreError when the broker's offsets
     source cannot be read."""
+    from inspector.engine.read.groups.groups import groups_summary
+
     return groups_summary(*_group_parts(store))
 
 
-def group_of(store: Store, group: str, limit: int = DEFAULT_PENDING) -> GroupView:
+def group_of(store: Store, group: str, limit: int | None = None) -> GroupView:
     """One consumer group's view (``groups.make_group_view``): NotFound naming the groups that exist when none is
-    ``group``; at most ``limit`` pending messages."""
+    ``group``; at most ``limit`` pending messages (None: groups.DEFAULT_PENDING)."""
+    from inspector.engine.read.groups.groups import DEFAULT_PENDING, make_group_view
+
     sources, access = _group_parts(store)
-    return make_group_view(sources, access, group, limit)
+    return make_group_view(sources, access, group, DEFAULT_PENDING if limit is None else limit)
 
 
 def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str, int]]:

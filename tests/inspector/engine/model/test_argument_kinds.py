@@ -100,3 +100,11 @@ def test_a_python_callers_seconds_are_held_to_the_same_range(value):
     with pytest.raises(BadInput, match="idle_timeout must be an idle time"):
         IDLE_TIMEOUT.check(value, "idle_timeout")
     assert IDLE_TIMEOUT.check(None, "idle_timeout") is None and IDLE_TIMEOUT.check(2, "idle_timeout") == 2
+
+
+def test_the_smallest_segment_holds_the_smallest_record():
+    """SEGMENT_SIZE's bound is written as a number (the command line need not import the schemas): the
+    schemas' own smallest record."""
+    from parsers.commitlog import record_length
+
+    assert SEGMENT_SIZE.low == record_length(0, 0, 0)

@@ -71,3 +71,26 @@ def test_cached_kernels_load_without_the_compile_registries():
     runs = [subprocess.run([sys.executable, "-c", WARM, str(REPO / "sample_store")], capture_output=True, text=True,
                            env=env, cwd=REPO, timeout=300, check=True).stdout.split() for _ in range(2)]
     assert runs[1] == [runs[0][0], "False"]
+
+
+FROZEN = """
+import gc, sys
+from inspector.engine.scan.kernels import numba_enabled
+before = gc.get_freeze_count()
+enabled = numba_enabled()
+print(enabled, before, gc.get_freeze_count(), gc.isenabled(), "numba.core.dispatcher" in sys.modules)
+"""
+
+
+def test_numba_start_up_objects_are_frozen_and_collection_goes_on():
+    """What numba's start-up makes lives as long as the process: frozen (no full collection, nor the one at exit,
+    walks it again), and the cycle collector enabled again afterwards."""
+    import_or_skip("numba")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("RMQ_INSPECT_NO_NUMBA", None)
+    out = subprocess.run([sys.executable, "-c", FROZEN], capture_output=True, text=True, env=env, cwd=REPO,
+                         timeout=300, check=True).stdout.split()
+    enabled, before, after, collecting, dispatcher = out
+    assert enabled == "True" and dispatcher == "True"
+    assert int(before) == 0 and int(after) > 50_000  # numba's import makes ~70,000 objects the collector tracks
+    assert collecting == "True"

@@ -27,6 +27,7 @@ def small_chunks(monkeypatch):
     """Chunks, the "scan at once" bound and the remembered-run length at a few hundred bytes, so files of a few KiB
     take every path a 1 GiB tail takes."""
     monkeypatch.setattr(mapped, "ZERO_CHUNK", 256)
+    monkeypatch.setattr(mapped, "_TAIL_FIRST", 8)  # backward windows 8, 64, then chunks (as 4 KiB .. 4 MiB)
     monkeypatch.setattr(mapped, "_SMALL", 64)
     monkeypatch.setattr(mapped, "_LEARN", 512)
 
@@ -75,6 +76,27 @@ def test_the_scans_agree_with_a_byte_by_byte_look(tmp_path, small_chunks, seed):
     for start, end in bounds:  # plain buffers: the same numpy scans, no file behind them
         assert first_nonzero(data, start, end) == _naive_first(data, start, end)
         assert data_end(bytearray(data), start, end) == _naive_end(data, start, end)
+
+
+def test_a_backward_scan_looks_at_the_end_first(monkeypatch):
+    """Data ending just before ``end`` (a queue file's last unit) is found in the first small window: no mask of
+    the whole chunk before it (a 1.7 MB written queue file was masked and copied whole)."""
+    data = bytearray(3 << 20)
+    data[100] = data[len(data) - 30] = 1
+    looked = []
+    real = mapped._any
+
+    def counting(piece):
+        looked.append(piece.size)
+        return real(piece)
+
+    monkeypatch.setattr(mapped, "_any", counting)
+    assert data_end(data, 0, len(data)) == len(data) - 29
+    assert looked == [mapped._TAIL_FIRST]
+    looked.clear()
+    data[len(data) - 30] = 0  # then only the byte at 100: windows growing to the chunk, every byte looked at once
+    assert data_end(data, 0, len(data)) == 101
+    assert sum(looked) == len(data) and max(looked) <= mapped.ZERO_CHUNK
 
 
 def test_a_written_out_zero_tail_is_scanned_once(tmp_path, small_chunks, monkeypatch):

@@ -36,7 +36,8 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
     verify_dledger, verify_rest
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
-    grep_hit_view, grep_end_view
+    grep_hit_view, grep_end_view, hit_context (the match's context escaped and cut for a terminal);
+    unknown_topic_note, topic_suggestions ("did you mean OrderEvents?")
 The next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
@@ -183,7 +184,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
-    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view
+    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
     from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
@@ -294,6 +295,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         compile_pattern,
         parse_fields,
     )
+    from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,
         committed_offsets,

@@ -247,7 +247,11 @@ class SearchScreen(ViewScreen):
     def action_cancel(self) -> None:
         if self.running:
             self.app.workers.cancel_group(self, "search")
-            self._status("stopping…")
+            # stopped now: a worker cancelled before its thread ran never posts again; one that ran posts what it
+            # found and where it stopped (the engine checks the cancel between runs of records), shown then
+            self.running = False
+            self._status(f"stopped: {num(len(self.hits))} hit(s) so far")
+            self._notes()
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         message.stop()
@@ -273,7 +277,7 @@ class SearchScreen(ViewScreen):
             self.index_note = message.note
             self._status(self._answer())
             self._notes()
-        else:
+        elif self.running:  # (after escape the last batches of a stopping search are listed, the line stays)
             self._status(f"searching {100 * message.done // max(1, message.total)}% (escape cancels)")
             if message.problems:
                 self._notes()
@@ -298,8 +302,7 @@ class SearchScreen(ViewScreen):
             return f"{num(n)} hit(s); the search failed"
         limited = self.form is not None and n >= self.form.limit
         state = "done" if not end.truncated else "the limit reached" if limited else "stopped"
-        return (f"{state}: {num(n)} hit(s) · {num(end.records_decoded)} record(s) decoded · "
-                f"{size(end.searched_bytes)} of {size(end.total_bytes)} searched")
+        return f"{state}: {num(n)} hit(s) · {size(end.searched_bytes)} of {size(end.total_bytes)} searched"
 
     def _notes(self) -> None:
         """Under the hits: what cut the answer short, the topic it may have meant, the problems met."""
@@ -325,7 +328,7 @@ class SearchScreen(ViewScreen):
         if len(self.problems) > SHOWN_PROBLEMS:
             line("", f"and {len(self.problems) - SHOWN_PROBLEMS:,} more problem(s): `rmq-inspect grep` lists them all")
         if self.end is not None and not self.running:
-            line("searched by: ", self.end.how, "dim")
+            line("searched by: ", f"{self.end.how}; {num(self.end.records_decoded)} record(s) decoded", "dim")
         if self.hits and not self.running:
             line("", "enter: open the message · x: its bytes · s: its story · /: edit the search", "dim")
         self.query_one("#search-notes", SafeStatic).update(t)
@@ -334,7 +337,7 @@ class SearchScreen(ViewScreen):
         t = Text()
         if self.form is not None:  # the search asked (typed text and the store's names: escaped)
             f, p = self.form, self.form.pattern
-            said = ("fixed " if p.fixed else "regex ") + repr(p.text)
+            said = ("fixed " if p.fixed else "regex ") + p.text
             said += "".join(f" {name}={value}" for name, value in (("topic", f.topic), ("tag", f.tag)) if value)
             said += (f" in {','.join(f.fields)}" if f.fields else "") + (" -i" if p.ignore_case else "")
             t.append(esc(said) + " · ", style="bold")

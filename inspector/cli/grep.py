@@ -31,7 +31,7 @@ UNREAD = ("unreadable-file", "not-a-segment-file", "missing-segment")  # log a s
 
 
 def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str | None, topic: str | None,
-        tag: str | None, limit: int | None, as_json: bool) -> int:
+        tag: str | None, limit: int | None, as_json: bool, since: int | None = None, until: int | None = None) -> int:
     """Search ``store``'s log; hits as a table or JSON Lines, Problems and notes on stderr."""
     pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput (exit 2) before any reading
     wanted = parse_fields(fields) if fields is not None else None
@@ -41,6 +41,8 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     end: GrepEnd | None = None
     with byte_progress("grep") as update:
         kwargs = {} if wanted is None else {"fields": wanted}
+        if since is not None or until is not None:
+            kwargs.update(since=since, until=until)
         for item in grep(store, pattern, topic=topic, tag=tag, limit=limit, progress=update, **kwargs):
             if isinstance(item, GrepHit):
                 hits += 1

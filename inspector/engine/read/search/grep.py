@@ -23,6 +23,7 @@ from inspector.engine.read.commitlog.body import MAX_DECOMPRESSED, CodecMissing,
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
+from inspector.engine.read.search.window import LogWindow
 from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.find import find_folded
 from inspector.engine.scan.record_layout import SYSFLAG_AT
@@ -67,20 +68,23 @@ class GrepEnd:
 
 def grep_log(log: CommitLog, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
              tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
-             progress: Progress | None = None, workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+             progress: Progress | None = None, workers: int | None = None,
+             window: LogWindow | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """Every record of ``log`` (of ``topic``, with tag ``tag``, when given) with a field of ``fields`` that
     ``pattern`` matches, in log order, with the Problems of the walk among them, then one :class:`GrepEnd`.
 
     ``limit``: at most that many hits (None or 0: all). ``budget``: checked between runs of records; when it runs
     out the GrepEnd says how far the search got. ``progress(done, total)``: bytes of the log, after each run.
-    ``workers``: threads walking a large segment's record boundaries (``CommitLog.segment_runs``)."""
+    ``workers``: threads walking a large segment's record boundaries (``CommitLog.segment_runs``).
+    ``window``: only records stored in its [since, until), and only the segments it needs walked (window.py)."""
     wanted = tuple(f for f in FIELDS if f in set(fields))
-    search = _Search(pattern, wanted, topic, tag)
-    total = sum(s.file_size for s in log.segments)
+    search = _Search(pattern, wanted, topic, tag, window)
+    segments = [s for s in log.segments if window is None or window.overlaps(s)]
+    total = sum(s.file_size for s in segments)
     done = 0
     left = limit or None
     truncated = None
-    for seg in log.segments:
+    for seg in segments:
         for item in _segment_items(log, seg, workers):
             if isinstance(item, Problem):
                 yield item
@@ -128,8 +132,10 @@ def _segment_items(log: CommitLog, seg: Segment, workers: int | None):
 class _Search:
     """The state of one search: the pattern, what is searched, the counters."""
 
-    def __init__(self, pattern: SearchPattern, fields: tuple[str, ...], topic: str | None, tag: str | None):
+    def __init__(self, pattern: SearchPattern, fields: tuple[str, ...], topic: str | None, tag: str | None,
+                 window: LogWindow | None = None):
         self.pattern = pattern
+        self.window = window
         self.fields = fields
         self.topic = topic
         self.tag = tag
@@ -212,6 +218,8 @@ class _Search:
         if self.topic is not None and msg.topic != self.topic:
             return []
         if self.tag is not None and msg.tags != self.tag:
+            return []
+        if self.window is not None and not self.window.holds(msg.store_timestamp):
             return []
         regex = self.pattern.regex
         first = None

@@ -39,6 +39,7 @@ from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Coll
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.search.grep import GrepEnd, GrepHit, grep_log
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
+from inspector.engine.read.search.window import log_window
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
 from inspector.engine.read.store.store import Store
@@ -358,13 +359,16 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
 def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
          tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
          progress: Callable[[int, int], None] | None = None,
-         workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+         workers: int | None = None, since: int | None = None,
+         until: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
-    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
+    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them. ``since``/``until``:
+    only the records stored in [since, until), the segments to walk found by binary search (``log_window``)."""
     yield from store.commitlog.problems
     yield from (p for p in store.unknown_files() if p.file.startswith("commitlog/"))
+    window = log_window(store, since, until) if since is not None or until is not None else None
     yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
-                        progress=progress, workers=workers)
+                        progress=progress, workers=workers, window=window)
 
 
 def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:

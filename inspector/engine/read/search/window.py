@@ -3,10 +3,11 @@ by binary search on store times, not by a scan.
 
 - A queue: its units are in store-time order (the broker's own ``getOffsetInQueueByTime`` assumes it), so the
   first unit at or after a time is a binary search over the units (``Store.queue_offset_by_time``).
-- The log: the broker stamps a record's store time as it appends it, so the segments are in store-time order too.
-  A binary search over each segment's first record finds the segment where ``since`` starts and the first segment
-  that starts at or after ``until``; the walk runs between them and keeps the records with ``since <= store
-  time < until`` (exact to the millisecond even where a clock stepped back inside the walked segments).
+- The log: the broker stamps a record's store time as it appends it, so the log is in store-time order too. A
+  binary search over each segment's first record finds the segment where ``since`` falls (and the one where
+  ``until`` does); inside it a binary search over its bytes lands on a record from any middle byte (the next
+  plausible record: magic, sizes and PHYSICALOFFSET agree) and reads its store time, until 64 KiB are left. The
+  walk runs between the two places and keeps the records with ``since <= store time < until``.
 
 The window is half-open: ``since`` included, ``until`` excluded ("the first record at or after --since, the last
 before --until").
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Segment
+from inspector.engine.read.commitlog.careful import record_at_or_after
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,42 @@ def _first_times(store) -> list[int | None]:
     return times
 
 
+SETTLE = 64 << 10  # the binary search inside a segment stops when so few bytes are left: the walk does the rest
+
+
+def _bracket(store, seg: Segment, t: int) -> tuple[int, int]:
+    """Physical offsets (lo, hi) in ``seg`` around the first record stored at or after ``t``: ``lo`` a record
+    start stored before ``t`` (or the segment's first record), ``hi`` a record start stored at or after ``t``
+    (or the segment's end). A binary search over the segment's bytes: from each middle byte, the next plausible
+    record (``record_at_or_after``) and its store time."""
+    log = store.commitlog
+    mf = log.map(seg)
+    h = seg.entry_header
+    lo, hi = h, mf.size  # positions in the segment
+    while hi - lo > SETTLE:
+        mid = (lo + hi) // 2
+        # from mid - h: a DLedger entry found there holds a record at or after mid; limit: the file's end, not hi
+        # (a record starting before hi may end after it)
+        at = record_at_or_after(mf.buf, mid - h, mf.size, seg, log.segment_size)
+        if at is None or at + h >= hi:
+            hi = mid  # no record starts in [mid, hi): the first at or after t is before mid, or at hi
+            continue
+        try:
+            when = store.store_timestamp_at(seg.start_offset + at + h)
+        except StoreError:
+            hi = mid  # unreadable there: look earlier (the walk from lo is exact whatever it finds)
+            continue
+        if when < t:
+            lo = at + h
+        else:
+            hi = at + h
+    return seg.start_offset + lo, seg.start_offset + hi
+
+
 def log_window(store, since: int | None, until: int | None) -> LogWindow:
-    """The part of ``store``'s log holding the records stored in [since, until) (None: unbounded on that side)."""
+    """The part of ``store``'s log holding the records stored in [since, until) (None: unbounded on that side):
+    the segments by a binary search over their first records, then inside the segment a binary search over its
+    bytes (``_bracket``)."""
     segments = store.segments
     if not segments or (since is None and until is None):
         return LogWindow(since, until, None, None)
@@ -65,13 +101,14 @@ def log_window(store, since: int | None, until: int | None) -> LogWindow:
         known.append(last)
     start = stop = None
     if since is not None:
-        # the last segment whose first record is at or before since: since's first record is there or later
-        i = bisect.bisect_right(known, since) - 1
-        start = segments[max(i, 0)].start_offset
+        # the last segment whose first record is before since: since's first record is in it, or the next's first
+        i = bisect.bisect_left(known, since) - 1
+        start = segments[0].start_offset if i < 0 else _bracket(store, segments[i], since)[0]
     if until is not None:
-        # the first segment whose first record is at or after until: nothing before until from there on
+        # the first segment whose first record is at or after until: nothing before until from there on; inside
+        # the one before it, the first record at or after until
         j = bisect.bisect_left(known, until)
-        stop = segments[j].start_offset if j < len(segments) else None
+        stop = segments[0].start_offset if j == 0 else _bracket(store, segments[j - 1], until)[1]
     return LogWindow(since, until, start, stop)
 
 

@@ -20,6 +20,7 @@ from inspector.engine import (
     log_window,
     queue_window,
 )
+from inspector.engine.read.search import window as window_module
 
 REPO = Path(__file__).resolve().parents[5]
 
@@ -32,8 +33,10 @@ def _times(store: Store, messages: list[Message]) -> list[int]:
     return sorted({t + d for t in base for d in (-1, 0, 1)})
 
 
+@pytest.mark.parametrize("settle", [window_module.SETTLE, 256])  # 256: the search inside a segment runs too
 @pytest.mark.parametrize("name", ["sample_store", "sample_store_dledger"])
-def test_the_log_window_holds_exactly_the_records_stored_in_it(name):
+def test_the_log_window_holds_exactly_the_records_stored_in_it(name, settle, monkeypatch):
+    monkeypatch.setattr(window_module, "SETTLE", settle)
     with Store(REPO / name) as store:
         messages = [m for m in store.entries() if isinstance(m, Message)]
         times = _times(store, messages)
@@ -47,14 +50,23 @@ def test_the_log_window_holds_exactly_the_records_stored_in_it(name):
             assert got == want, (since, until)
 
 
-def test_the_window_starts_at_the_segment_that_holds_since_and_stops_at_the_one_past_until():
-    with Store(REPO / "sample_store") as store:
-        segments = store.segments
-        second = store.message_at(segments[1].start_offset).store_timestamp
-        window = log_window(store, second, second + 1)
-        assert (window.start, window.stop) == (segments[1].start_offset, segments[2].start_offset)
-        window = log_window(store, second - 1, second)  # the last record of the first segment, at most
-        assert (window.start, window.stop) == (segments[0].start_offset, segments[1].start_offset)
+@pytest.mark.parametrize("name", ["sample_store", "sample_store_dledger"])
+def test_the_search_inside_a_segment_lands_next_to_the_boundary(name, monkeypatch):
+    """With the search run down to 256 bytes: the walk starts at most a record or two before the first record at
+    or after since, at a record stored before it; the walk stops at the first record at or after until."""
+    monkeypatch.setattr(window_module, "SETTLE", 256)
+    with Store(REPO / name) as store:
+        messages = [m for m in store.entries() if isinstance(m, Message)]
+        for k in range(1, len(messages), 7):
+            t = messages[k].store_timestamp
+            first = next(m for m in messages if m.store_timestamp >= t)
+            window = log_window(store, t, t)
+            assert window.start <= first.physical_offset < window.start + 256 + 2 * max(m.total_size for m in messages)
+            if window.start != first.physical_offset:
+                assert store.message_at(window.start).store_timestamp < t
+            # the stop: at the first record at or after until, or before it where no record starts in between
+            assert window.stop <= first.physical_offset
+            assert not [m for m in messages if window.stop <= m.physical_offset < first.physical_offset]
         assert log_window(store, None, None).start is None
 
 

@@ -101,8 +101,10 @@ def main() -> int:
         assert found == first, (found, first)
         rows.append(row("  the walk it avoids: every record up to it (bulk kernel)", scans, False,
                         f"{statistics.median(scans) / statistics.median(walls):,.0f}x the seek"))
-    many = datagen.cached_many_queue_store(args.data / "many-queues", **({"topics": 50} if mode == "smoke" else {}))
-    with Store(args.data / "many-queues") as store:
+    # run.py's many-queue store, where run.py keeps it (the same cached files)
+    many_root = args.data / "smoke" / "many_queues" if mode == "smoke" else args.data / "many_queues"
+    many = datagen.cached_many_queue_store(many_root, topics=40 if mode == "smoke" else 2000)
+    with Store(many_root) as store:
         middle = datagen.T0 + many["messages"] // 2
         walls, _ = timed(lambda: seek(store, middle, middle + 1000), repeat)
         rows.append(row(f"seek in the many-queue store ({many['topics'] * many['queues']:,} queues, a sparse "

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Segment
 from inspector.engine.read.commitlog.careful import record_at_or_after
+from inspector.engine.read.commitlog.mapped import allocated_end
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ def _bracket(store, seg: Segment, t: int) -> tuple[int, int]:
     mf = log.map(seg)
     h = seg.entry_header
     lo, hi = h, mf.size  # positions in the segment
+    allocated = allocated_end(mf.path)  # past its last extent a sparse file is a hole: no record starts there
+    if allocated is not None:
+        hi = max(lo, min(hi, allocated))
     while hi - lo > SETTLE:
         mid = (lo + hi) // 2
         at = _record_after(mf, mid, h, seg, log.segment_size)

@@ -35,10 +35,9 @@ The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chun
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
     verify_dledger, verify_rest
-Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
-    grep_hit_view, grep_end_view, hit_context (the match's context escaped and cut for a terminal);
-    unknown_topic_note, topic_suggestions ("did you mean OrderEvents?")
-A store-time window (--since/--until): STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window
+Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields, hit_context,
+    grep_hit_view, grep_end_view, unknown_topic_note, topic_suggestions; a store-time window (--since/--until):
+    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window
 The next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite

@@ -33,6 +33,7 @@ from inspector.engine import (
     GrepHit,
     Problem,
     SearchPattern,
+    check_window,
     compile_pattern,
     grep,
     hit_context,
@@ -40,7 +41,7 @@ from inspector.engine import (
     unknown_topic_note,
 )
 from inspector.tui.background import key_hits
-from inspector.tui.fmt import esc, num, parse_kind, plain, size, when
+from inspector.tui.fmt import esc, num, parse_kind, parse_time, plain, size, when
 from inspector.tui.messages import SearchFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
@@ -53,6 +54,7 @@ SHOWN_PROBLEMS = 5  # problems listed under the hits (the count says how many mo
 COLUMNS = ("offset", "topic", "queue", "q offset", "store time", "in", "match in its context")
 FORM = (("pattern", "text or regex: order-\\d+"), ("topic", "any topic (→ completes)"), ("tag", "any tag"),
         ("in", "body,keys,tags,props"), ("limit", str(DEFAULT_LIMIT)))
+WINDOW = (("since", "stored at or after: 2025-09-19 13:48, -2h, epoch ms"), ("until", "stored before"))
 IDLE = ("type a pattern and enter: bodies (decompressed), keys, tags and properties searched as `rmq-inspect grep` "
         "does; escape cancels a search")
 
@@ -66,12 +68,15 @@ class SearchForm:
     topic: str | None
     tag: str | None
     limit: int
+    since: int | None = None
+    until: int | None = None
 
     @property
     def key_search(self) -> bool:
         """A fixed, case-sensitive string in keys only, with no topic: every topic's index can answer it."""
         p = self.pattern
-        return p.fixed and not p.ignore_case and self.fields == ("keys",) and self.topic is None
+        return p.fixed and not p.ignore_case and self.fields == ("keys",) and self.topic is None and \
+            self.since is None and self.until is None
 
 
 class SearchScreen(ViewScreen):
@@ -105,6 +110,10 @@ class SearchScreen(ViewScreen):
                 yield FormInput(placeholder=placeholder, id=f"s-{name}", classes=f"search-field search-{name}")
             yield Checkbox("regex", True, id="s-regex", compact=True)
             yield Checkbox("ignore case", False, id="s-icase", compact=True)
+        with Horizontal(id="search-window"):
+            for name, placeholder in WINDOW:
+                yield Label(name, classes="filter-label")
+                yield FormInput(placeholder=placeholder, id=f"s-{name}", classes=f"search-field search-{name}")
         with Horizontal(id="search-statusbar"):
             yield SafeStatic(Text(IDLE, style="dim"), id="search-status")
             yield ProgressBar(total=100, show_eta=False, id="search-progress")
@@ -129,13 +138,14 @@ class SearchScreen(ViewScreen):
     # -- the form -----------------------------------------------------------------------------------------------
 
     def search(self, pattern: str, *, topic: str | None = None, tag: str | None = None, fields: str | None = None,
-               regex: bool = True, ignore_case: bool = False, limit: int | None = None) -> None:
+               regex: bool = True, ignore_case: bool = False, limit: int | None = None, since: str | None = None,
+               until: str | None = None) -> None:
         """Fill the form with these values and search (what the app and the tests call)."""
         if self.later(lambda: self.search(pattern, topic=topic, tag=tag, fields=fields, regex=regex,
-                                          ignore_case=ignore_case, limit=limit)):
+                                          ignore_case=ignore_case, limit=limit, since=since, until=until)):
             return
         values = {"pattern": pattern, "topic": topic or "", "tag": tag or "", "in": fields or "",
-                  "limit": "" if limit is None else str(limit)}
+                  "limit": "" if limit is None else str(limit), "since": since or "", "until": until or ""}
         for name, value in values.items():
             self.query_one(f"#s-{name}", FormInput).value = value
         self.query_one("#s-regex", Checkbox).value = regex
@@ -148,11 +158,15 @@ class SearchScreen(ViewScreen):
         pattern = compile_pattern(raw["pattern"], fixed=not regex,
                                   ignore_case=self.query_one("#s-icase", Checkbox).value)
         fields = parse_fields(raw["in"]) if raw["in"].strip() else None
+        times = {name: self.query_one(f"#s-{name}", FormInput).value.strip() for name, _ in WINDOW}
         try:
             limit = parse_kind(raw["limit"], LIMIT, "limit") if raw["limit"].strip() else DEFAULT_LIMIT
+            since, until = (parse_time(times[n]) if times[n] else None for n, _ in WINDOW)  # --since/--until's reader
         except ValueError as e:
             raise BadInput(str(e)) from None
-        return SearchForm(pattern, fields, raw["topic"].strip() or None, raw["tag"].strip() or None, limit)
+        check_window(since, until)
+        return SearchForm(pattern, fields, raw["topic"].strip() or None, raw["tag"].strip() or None, limit, since,
+                          until)
 
     @on(FormInput.Submitted, ".search-field")
     def _submitted(self, event: FormInput.Submitted) -> None:
@@ -215,6 +229,8 @@ class SearchScreen(ViewScreen):
             flush()
 
         kwargs = {} if form.fields is None else {"fields": form.fields}
+        if form.since is not None or form.until is not None:
+            kwargs.update(since=form.since, until=form.until)
         try:
             for item in grep(self.app.store, form.pattern, topic=form.topic, tag=form.tag, limit=form.limit,
                              budget=budget, progress=progress, **kwargs):
@@ -340,6 +356,8 @@ class SearchScreen(ViewScreen):
             said = ("fixed " if p.fixed else "regex ") + p.text
             said += "".join(f" {name}={value}" for name, value in (("topic", f.topic), ("tag", f.tag)) if value)
             said += (f" in {','.join(f.fields)}" if f.fields else "") + (" -i" if p.ignore_case else "")
+            said += (f" since {when(f.since)}" if f.since is not None else "") + \
+                (f" until {when(f.until)}" if f.until is not None else "")
             t.append(esc(said) + " · ", style="bold")
         t.append(esc(state), style="yellow" if self.running else "dim")
         self.query_one("#search-status", SafeStatic).update(t)

@@ -80,6 +80,20 @@ def test_ignore_case_in_keys_and_a_tag_match_the_engine(store):
     assert search_then(create_app(store, background_scan=False), "order", tag="created")[0] == tagged
 
 
+def test_a_time_window_is_grep_since_until(store):
+    since, until = 1_758_289_689_632, 1_758_294_000_000  # 113348's store time; a time between records
+    offsets, _rows, status, _notes = search_then(create_app(store, background_scan=False), "order-11",
+                                                 since="2025-09-19 13:48:09.632", until=str(until))
+    assert offsets and offsets == engine_hits(store, "order-11", since=since, until=until)
+    assert offsets != engine_hits(store, "order-11")
+    assert "since 2025-09-19 13:48:09.632 until 2025-09-19 15:00:00.000" in status
+    offsets, _rows, status, _notes = search_then(create_app(store, background_scan=False), "order-11",
+                                                 since=str(until), until=str(since))
+    assert offsets == [] and "is after --until" in status
+    offsets, _rows, status, _notes = search_then(create_app(store, background_scan=False), "order-11", since="13:48")
+    assert offsets == [] and "time must be a store time" in status
+
+
 def test_enter_opens_a_hit_x_shows_its_bytes_s_its_story(store):
     app = create_app(store, background_scan=False, screen="search")
 

@@ -97,6 +97,9 @@ def main() -> int:
         walls, (start, first) = timed(lambda: seek(store, since, until), repeat)
         rows.append(row(f"seek to --since (3/4 into a {SIZES[mode] // MiB} MiB segment) and its first message",
                         walls, True, f"walked {first - start:,} bytes before it (the search stops at 64 KiB)"))
+        alone, _ = timed(lambda: log_window(store, since, until), repeat)
+        rows.append(row("  the binary search alone (log_window)", alone, True,
+                        "the segments' first records, then the segment's bytes down to 64 KiB"))
         scans, found = timed(lambda: scan(store, since), max(1, repeat // 2))
         assert found == first, (found, first)
         rows.append(row("  the walk it avoids: every record up to it (bulk kernel)", scans, False,

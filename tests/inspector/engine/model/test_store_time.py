@@ -3,7 +3,6 @@ now; exact to the millisecond; anything else (a time without a date) is the one 
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
@@ -14,15 +13,12 @@ MS = 1_758_289_689_632  # 2025-09-19T13:48:09.632Z, a record's store time in sam
 
 
 @pytest.fixture(autouse=True)
-def utc():
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "Asia/Shanghai"  # a naive time is local: +08:00 here
+def shanghai(monkeypatch):
+    """A naive time is local: +08:00 here, whatever the machine's zone."""
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
     time.tzset()
     yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
+    monkeypatch.undo()
     time.tzset()
 
 

@@ -77,12 +77,12 @@ def parse_kind(text: str, kind: ArgumentKind, name: str) -> int:
         raise ValueError(str(e)) from None
 
 
-def parse_time(text: str) -> int:
+def parse_time(text: str, name: str = "time") -> int:
     """Epoch ms from what a user types, read as ``--since``/``--until`` read it (the engine's STORE_TIME: an ISO
     date and time, local unless a zone is given, a date, epoch ms, or -15m / -2h before now); ValueError with
     its one-line message otherwise."""
     try:
-        return STORE_TIME.parse(text, "time")  # not parse_kind: a time's spaces and commas are no grouping
+        return STORE_TIME.parse(text, name)  # not parse_kind: a time's spaces and commas are no grouping
     except BadInput as e:
         raise ValueError(str(e)) from None
 

@@ -99,6 +99,7 @@ class SearchScreen(ViewScreen):
         self.end: GrepEnd | None = None
         self.index_note = ""  # the answer came from the indexes (a key search): r scans the log
         self.topic_note: str | None = None
+        self.topics: list[str] = []  # the store's topics, read once: completion and "did you mean"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -128,6 +129,7 @@ class SearchScreen(ViewScreen):
         except Exception as e:  # noqa: BLE001 - no completion, the search still works
             topics = []
             self.notify(f"listing the topics failed: {e}", title="search", severity="warning")
+        self.topics = topics
         self.query_one("#s-topic", FormInput).suggester = SuggestFromList(topics, case_sensitive=False)
         self.query_one("#s-pattern", FormInput).focus()
         self.ready()
@@ -161,7 +163,7 @@ class SearchScreen(ViewScreen):
         times = {name: self.query_one(f"#s-{name}", FormInput).value.strip() for name, _ in WINDOW}
         try:
             limit = parse_kind(raw["limit"], LIMIT, "limit") if raw["limit"].strip() else DEFAULT_LIMIT
-            since, until = (parse_time(times[n]) if times[n] else None for n, _ in WINDOW)  # --since/--until's reader
+            since, until = (parse_time(times[n], n) if times[n] else None for n, _ in WINDOW)  # as --since/--until
         except ValueError as e:
             raise BadInput(str(e)) from None
         check_window(since, until)
@@ -184,7 +186,7 @@ class SearchScreen(ViewScreen):
         self.generation += 1
         self.app.workers.cancel_group(self, "search")
         self.form, self.hits, self.problems, self.end, self.index_note = form, [], [], None, ""
-        self.topic_note = unknown_topic_note(form.topic, self.app.store.topics()) if form.topic else None
+        self.topic_note = unknown_topic_note(form.topic, self.topics) if form.topic else None
         self.query_one("#search-hits", DataTable).clear()
         self.running = True
         self.query_one("#search-progress", ProgressBar).update(total=100, progress=0)

@@ -91,7 +91,7 @@ def test_a_time_window_is_grep_since_until(store):
                                                  since=str(until), until=str(since))
     assert offsets == [] and "is after --until" in status
     offsets, _rows, status, _notes = search_then(create_app(store, background_scan=False), "order-11", since="13:48")
-    assert offsets == [] and "time must be a store time" in status
+    assert offsets == [] and "since must be a store time" in status and "'13:48'" in status
 
 
 def test_enter_opens_a_hit_x_shows_its_bytes_s_its_story(store):

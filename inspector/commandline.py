@@ -55,8 +55,9 @@ EXIT_OK, EXIT_PROBLEMS = 0, 4
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STORE_ERROR"]
 
 # argparse takes "-1" as a value only when it looks like a negative number; "-0x10" too, so that an out-of-range
-# value gets the range message instead of "unrecognized arguments" (no option of ours starts with a digit)
-_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+|0[xX][0-9a-fA-F]+|\d*\.\d+)$")
+# value gets the range message instead of "unrecognized arguments" (no option of ours starts with a digit); and a
+# relative store time ("--since -15m", "-2h": STORE_TIME)
+_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+|0[xX][0-9a-fA-F]+|\d*\.\d+|\d+(?:ms|s|m|h|d|w))$")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -41,6 +41,13 @@ def test_grep_smoke():
         assert row in proc.stdout, row
 
 
+def test_window_smoke():
+    proc = _run(str(BENCH / "window_bench.py"), "--smoke")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("seek to --since", "the walk it avoids", "seek in the many-queue store", "one queue's window"):
+        assert row in proc.stdout, row
+
+
 @pytest.mark.spark
 def test_spark_vs_single_smallest():
     need(JAVA)

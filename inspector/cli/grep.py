@@ -20,7 +20,9 @@ from inspector.engine import (
     compile_pattern,
     grep,
     grep_hit_view,
+    hit_context,
     parse_fields,
+    unknown_topic_note,
 )
 
 DEFAULT_LIMIT = 100
@@ -28,7 +30,7 @@ TABLE_CONTEXT = 32  # characters of context the listing shows on each side of th
 
 
 def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str | None, topic: str | None,
-        tag: str | None, limit: int | None, as_json: bool) -> int:
+        tag: str | None, limit: int | None, as_json: bool, since: int | None = None, until: int | None = None) -> int:
     """Search ``store``'s log; hits as a table or JSON Lines, Problems and notes on stderr."""
     pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput (exit 2) before any reading
     wanted = parse_fields(fields) if fields is not None else None
@@ -37,6 +39,8 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     end: GrepEnd | None = None
     with byte_progress("grep") as update:
         kwargs = {} if wanted is None else {"fields": wanted}
+        if since is not None or until is not None:
+            kwargs.update(since=since, until=until)
         for item in grep(store, pattern, topic=topic, tag=tag, limit=limit, progress=update, **kwargs):
             if isinstance(item, GrepHit):
                 hits += 1
@@ -57,9 +61,13 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
     unreadable = end is not None and end.unread > 0  # "none" is no answer when part of the log went unread
     if not as_json:
         # the one-line "not found" answer every command gives with exit 1 (the prefix names the tool)
+        # a mistyped --topic: the line names the topics it may have meant (the log was searched all the same:
+        # a topic with no queue can still have records)
+        unknown = unknown_topic_note(topic, store.topics()) if topic is not None else None
         err_console.print(Text(f"rmq-inspect: no message matches {plain(text)}"
                                + (f" ({end.records_decoded:,} record(s) decoded, {end.how})" if end else "")
-                               + ("; part of the log could not be read (above)" if unreadable else "")))
+                               + ("; part of the log could not be read (above)" if unreadable else "")
+                               + (f"; {plain(unknown)}" if unknown else "")))
     return EXIT_STORE_ERROR if unreadable else EXIT_NOT_FOUND
 
 
@@ -70,14 +78,10 @@ def _lines(hit: GrepHit) -> tuple[Text, Text]:
     head = Text(f"{m.physical_offset}", style="bold cyan")
     head.append(f"  {plain(m.topic)}  queue {m.queue_id}  offset {m.queue_offset}  {when(m.store_timestamp)}  "
                 f"msgId {m.msg_id}  UNIQ_KEY {plain(m.unique_key or '-')}")
-    before, after = plain(hit.before), plain(hit.after)  # escaped first: the cut never splits an escape
-    if len(before) > TABLE_CONTEXT:
-        before = "…" + before[-TABLE_CONTEXT:]
-    if len(after) > TABLE_CONTEXT:
-        after = after[:TABLE_CONTEXT] + "…"
+    before, match, after = hit_context(hit, TABLE_CONTEXT)
     fields = ", ".join(hit.fields) + ("" if hit.field == "body" else f" ({plain(hit.field)})")  # "keys, props (KEYS)"
     context = Text(f"    {fields}: ", style="dim")
     context.append(before)
-    context.append(plain(hit.match), style="bold red")
+    context.append(match, style="bold red")
     context.append(after)
     return head, context

@@ -34,12 +34,14 @@ from inspector.engine import (
     QUEUE_ID,
     SCAN_BUDGET,
     START,
+    STORE_TIME,
     TIME_MS,
     TIMER_SLOT,
     TIMER_START,
     BadInput,
     NotFound,
     StoreError,
+    check_window,
     exit_code,
     terminal_text,
 )
@@ -103,7 +105,16 @@ def _grep_parser(sub) -> None:
     p.add_argument("--tag", help="only messages with this tag (TAGS)")
     p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many hits (default 100); a search it "
                    "cuts says so on stderr")
+    _window_args(p)
     p.add_argument("--json", action="store_true", help="JSON Lines, one hit per line")
+
+
+def _window_args(p) -> None:
+    """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME."""
+    for name, side in (("--since", "at or after"), ("--until", "before")):
+        p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
+                       help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time; or with a zone: "
+                            "Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
 
 
 _parser: argparse.ArgumentParser | None = None
@@ -157,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep printing new messages as a running broker writes them (from the end unless --from)")
     p.add_argument("--idle-timeout", type=kind_arg(IDLE_TIMEOUT), metavar="SECONDS",
                    help="with --follow: stop after this many seconds with nothing new (at most a day)")
+    _window_args(p)
 
     p = sub.add_parser("show", help="one message by physical offset, offset msgId or unique key")
     _store_args(p)
@@ -395,13 +407,17 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "messages":
             from inspector.cli import messages
 
+            check_window(args.since, args.until)
             if args.follow:
                 if args.queue is not None:
                     raise BadInput("--follow walks the commitlog; it does not take --queue")
+                if args.since is not None or args.until is not None:
+                    raise BadInput("--follow prints what is written from now on; it does not take --since or --until")
                 return messages.run_follow(store, args.topic, args.start, args.limit, args.json, args.decompress,
                                            args.idle_timeout)
             limit = 100 if args.limit is None else args.limit
-            return messages.run_messages(store, args.topic, args.queue, args.start, limit, args.json, args.decompress)
+            return messages.run_messages(store, args.topic, args.queue, args.start, limit, args.json, args.decompress,
+                                         since=args.since, until=args.until)
         if args.command == "show":
             from inspector.cli import messages
 
@@ -419,8 +435,10 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "grep":
             from inspector.cli import grep
 
+            check_window(args.since, args.until)
             return grep.run(store, args.pattern, fixed=args.fixed, ignore_case=args.ignore_case, fields=args.fields,
-                            topic=args.topic, tag=args.tag, limit=args.limit, as_json=args.json)
+                            topic=args.topic, tag=args.tag, limit=args.limit, as_json=args.json,
+                            since=args.since, until=args.until)
 
         if args.command in ("groups", "group"):
             from inspector.cli import groups

@@ -25,6 +25,7 @@ from inspector.cli.output import (
 from inspector.cli.progress import stopped_note, unindexed_scan
 from inspector.engine import (
     BadInput,
+    LogWindow,
     Message,
     MoreAfterLimit,
     NotFound,
@@ -36,12 +37,15 @@ from inspector.engine import (
     decode_trace,
     decompress_body,
     expired_start_note,
+    in_window,
     inner_messages,
     is_inner_batch,
     is_lmq,
     json_lines,
     log_order,
+    log_window,
     message_view,
+    queue_window,
     record_line,
     trace_topic_of,
 )
@@ -62,7 +66,9 @@ def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, uni
 
 
 def run_messages(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
-                 as_json: bool, decompress: bool) -> int:
+                 as_json: bool, decompress: bool, *, since: int | None = None, until: int | None = None) -> int:
+    """``since``/``until``: only the messages stored in [since, until) (epoch ms), found by binary search
+    (``log_window``, ``queue_window``): the walk starts where the window starts and ends where it ends."""
     if queue_id is not None and topic is None:
         raise BadInput("--queue needs --topic")
     unit: list = []  # queue order: the unit of the message just given (the table shows its tagsCode)
@@ -70,8 +76,21 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     note = expired_start_note(store, start, topic, queue_id)
     if note is not None:
         err_console.print(f"note: {note}", markup=False, soft_wrap=True)
+    windowed = since is not None or until is not None
     if topic is not None and queue_id is not None:
+        stop = None
+        if windowed:
+            lo, stop = queue_window(store, topic, queue_id, since, until)
+            start = lo if start is None else max(start, lo)
         stream = _queue_order(store, topic, queue_id, start, None if as_json else unit)
+        if windowed:
+            stream = in_window(stream, LogWindow(since, until, None, None), queue_stop=stop)
+    elif windowed:
+        window = log_window(store, since, until)
+        if window.start is not None:
+            start = window.start if start is None else max(start, window.start)
+        # one Message at a time: the window applies to each record (no columnar batches here)
+        stream = in_window(log_order(store, start, topic=topic), window)
     else:
         # JSON: runs of clean records as columnar batches, encoded in bulk (json_lines filters topics)
         stream = log_order(store, start, topic=topic, batch_size=JSON_BATCH if as_json else None)

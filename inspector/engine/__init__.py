@@ -35,8 +35,9 @@ The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chun
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
     verify_dledger, verify_rest
-Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
-    grep_hit_view, grep_end_view
+Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields, hit_context,
+    grep_hit_view, grep_end_view, unknown_topic_note, topic_suggestions; a store-time window (--since/--until):
+    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window
 The next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
@@ -46,7 +47,7 @@ Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_step
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
     EXIT_STORE_ERROR); terminal_text, has_terminal_controls (every store text on a terminal); Budget;
     rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR; the argument kinds (ArgumentKind,
-    SecondsKind, integer_kind, parse_integer, OFFSET, LIMIT, ... in model/arguments.py)
+    SecondsKind, StoreTimeKind, integer_kind, parse_integer, OFFSET, LIMIT, ... in model/arguments.py)
 """
 
 # The declaration is the ``TYPE_CHECKING`` imports at the end of this file (what checkers see); ``_FACE`` is read
@@ -127,11 +128,14 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         SCAN_BUDGET,
         SEGMENT_SIZE,
         START,
+        STORE_TIME,
         TIME_MS,
         TIMER_SLOT,
         TIMER_START,
         ArgumentKind,
         SecondsKind,
+        StoreTimeKind,
+        check_window,
         integer_kind,
         parse_integer,
     )
@@ -183,7 +187,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
-    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view
+    from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
     from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
         HexWindow,
@@ -294,6 +298,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         compile_pattern,
         parse_fields,
     )
+    from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
+    from inspector.engine.read.search.window import LogWindow, in_window, log_window, queue_window
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,
         committed_offsets,

@@ -31,6 +31,7 @@ from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.search import SearchScreen
 from inspector.tui.screens.story import StoryScreen
 from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
@@ -49,11 +50,13 @@ SCREEN_CLASSES = {
     "timer": TimerScreen,
     "story": StoryScreen,
     "groups": GroupsScreen,
+    "search": SearchScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
-                 "story": "Story of a message", "groups": "Consumer groups"}
+                 "story": "Story of a message", "groups": "Consumer groups",
+                 "search": "Search the log"}
 
 
 def store_name(store: Store) -> str:
@@ -78,6 +81,7 @@ class RmqInspectApp(App):
         Binding("8", "go('exercises')", "Exercises", show=False),
         Binding("9", "go('timer')", "Timer wheel", show=False),
         Binding("0", "go('groups')", "Consumer groups", show=False),
+        Binding("f", "search", "Search", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -264,6 +268,15 @@ class RmqInspectApp(App):
         """The story screen telling the story of ``ref`` (or of topic ``ref`` and ``key``)."""
         self.view("story").tell(ref, key)
 
+    def action_search(self) -> None:
+        """The search screen, its pattern field focused."""
+        self.view("search").action_edit()
+
+    def show_search(self, pattern: str, **options) -> None:
+        """The search screen searching for ``pattern`` (options: SearchScreen.search's topic, tag, fields, regex,
+        ignore_case, limit)."""
+        self.view("search").search(pattern, **options)
+
     def resolve(self, text: str) -> None:
         self.view("ids").resolve(text)
 
@@ -372,6 +385,9 @@ class RmqInspectApp(App):
                             lambda: self.view("timer").action_slot_prompt())
         yield SystemCommand("Story: of a message", "every record of one message (copies, retries, dead letter, "
                             "trace) and each group's progress", self.action_story_prompt)
+        yield SystemCommand("Search: bodies, keys, tags, properties", "a regex or fixed string through the whole "
+                            "log (rmq-inspect grep), with topic and tag filters; a key's every-topic index lookup",
+                            self.action_search)
         yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
                             lambda: self.view("groups"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from inspector.engine import Message, MessageBatch, StoreError, segment_batches
+from inspector.engine import GrepHit, Message, MessageBatch, StoreError, segment_batches
 
 
 class Cancelled(Exception):
@@ -68,3 +68,40 @@ def store_hosts(store, per_segment: int = 50) -> list[str]:
         except StoreError:
             continue
     return hosts
+
+
+def key_hits(store, key: str, *, cancelled: Callable[[], bool],
+             progress: Callable[[int, int], None]) -> tuple[list[GrepHit], str]:
+    """The messages whose KEYS hold ``key`` exactly or whose UNIQ_KEY is ``key``, from every topic's index (no
+    scan of the log), in log order, as grep hits of the keys field; with the note saying how they were found
+    (and what the indexes do not cover, or that the walk was stopped)."""
+    topics = store.topics()
+    found: dict = {}  # physical offset -> the first KeyHit (store.lookup_key) there
+    stopped = None
+    for i, topic in enumerate(topics):
+        if cancelled():
+            stopped = f"stopped on request after {i:,} of {len(topics):,} topics"
+            break
+        for hit in store.lookup_key(topic, key, scan=False):
+            found.setdefault(hit.message.physical_offset, hit)
+        progress(i + 1, len(topics) + 1)
+    if stopped is None:
+        for hit in store.lookup_unique_key(key, scan=False):
+            found.setdefault(hit.message.physical_offset, hit)
+    note = f"every topic's index ({len(topics):,} topics) asked for the exact key {key!r} (KEYS or UNIQ_KEY)"
+    for extra in (stopped, store.index_coverage_note(scan=False)):
+        if extra:
+            note += f"; {extra}"
+    return [_key_hit(found[o], key) for o in sorted(found)], note
+
+
+def _key_hit(hit, key: str) -> GrepHit:
+    """An index hit shown as grep shows a keys match: the property holding the key, the key in its context."""
+    name = "UNIQ_KEY" if hit.matched_by == "unique_key" else "KEYS"
+    value = hit.message.properties.get(name, key)
+    words = value.split(" ")  # KEYS: the keys separated by spaces (a UNIQ_KEY is one word)
+    if key not in words:  # an index hit whose record no longer names the key (not expected): the key alone
+        return GrepHit(hit.message, ("keys",), name, 0, "", key, "")
+    at = sum(len(w) + 1 for w in words[: words.index(key)])
+    before, after = value[:at], value[at + len(key):]
+    return GrepHit(hit.message, ("keys",), name, at, before, key, after)

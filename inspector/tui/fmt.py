@@ -22,12 +22,19 @@ control character still in a painted line is escaped there (the line cut to its 
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 from rich.text import Span, Text
 
-from inspector.engine import TIME_MS, ArgumentKind, BadInput, Problem, fmt_time, parse_integer, terminal_text
+from inspector.engine import (
+    STORE_TIME,
+    ArgumentKind,
+    BadInput,
+    Problem,
+    fmt_time,
+    parse_integer,
+    terminal_text,
+)
 from inspector.engine import has_terminal_controls as _has_controls
 
 
@@ -70,18 +77,14 @@ def parse_kind(text: str, kind: ArgumentKind, name: str) -> int:
         raise ValueError(str(e)) from None
 
 
-def parse_time(text: str) -> int:
-    """Epoch ms from what a user types: epoch ms digits, or an ISO date/time (local zone unless one is given)."""
-    text = text.strip()
-    if re.fullmatch(r"[0-9]{10,}", text):  # ASCII digits only, held to the CLI's --begin/--end range
-        return parse_kind(text, TIME_MS, "time")
+def parse_time(text: str, name: str = "time") -> int:
+    """Epoch ms from what a user types, read as ``--since``/``--until`` read it (the engine's STORE_TIME: an ISO
+    date and time, local unless a zone is given, a date, epoch ms, or -15m / -2h before now); ValueError with
+    its one-line message otherwise."""
     try:
-        moment = dt.datetime.fromisoformat(text.replace(" ", "T", 1) if " " in text else text)
-    except ValueError:
-        raise ValueError(f"not a time: {text!r} (use 2025-09-19 10:00:00 or epoch ms)") from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()
-    return int(moment.timestamp() * 1000)
+        return STORE_TIME.parse(text, name)  # not parse_kind: a time's spaces and commas are no grouping
+    except BadInput as e:
+        raise ValueError(str(e)) from None
 
 
 def commitlog_offset(problem: Problem) -> int | None:

@@ -133,3 +133,19 @@ class StoryTold(Message):
 
     story: Story
     generation: int
+
+
+@dataclass
+class SearchFound(Message):
+    """A batch of the search screen's hits as they come (``generation``: which search; an older one is dropped):
+    ``hits`` (GrepHits), the ``problems`` met, ``done`` of ``total`` bytes; with ``finished`` the engine's
+    ``end`` (a GrepEnd: how far, and why it stopped early) or, for an index lookup, its ``note``."""
+
+    generation: int
+    hits: list = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    done: int = 0
+    total: int = 1
+    finished: bool = False
+    end: object = None  # inspector.engine.GrepEnd
+    note: str = ""

@@ -192,3 +192,92 @@ DLEDGER_INDEX_FILE_SIZE = ArgumentKind("a DLedger index file size in bytes", 32,
 IDLE_TIMEOUT = SecondsKind("an idle time", 0.0, 86_400.0)
 # key / show --budget: stop the scan of the log no index file covers after this long (a day at most)
 SCAN_BUDGET = SecondsKind("a time budget", 0.0, 86_400.0)
+
+
+# --since / --until (issue 31 item 2): a store time typed as an ISO 8601 date and time, epoch ms, or a time
+# before now. A time of day without a date ("10:00") is refused: which day would be a guess.
+_RELATIVE = re.compile(r"-([0-9]{1,12})(ms|s|m|h|d|w)", re.ASCII)
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_DATE_FIRST = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)", re.ASCII)
+_EPOCH = None  # datetime's epoch, made on first use (datetime is imported only when a time is typed)
+
+
+@dataclass(frozen=True)
+class StoreTimeKind:
+    """A store time argument (``--since``, ``--until``), read to epoch milliseconds: ``2025-09-19T10:00:00`` or
+    ``2025-09-19 10:00:00.250`` (local time), with a zone (``Z``, ``+08:00``), a date alone (its midnight, local),
+    epoch ms digits, or ``-15m`` / ``-2h`` / ``-7d`` (also ``ms``, ``s``, ``w``) before now. The same methods as
+    :class:`ArgumentKind`, so ``kind_arg`` and the TUI read it the same way; a text it does not read gets the one
+    range message."""
+
+    noun: str
+
+    def allowed(self, *, decimal_only: bool = False) -> str:
+        return ("an ISO 8601 date and time (2025-09-19T10:00:00 local, or with a zone: Z, +08:00), epoch "
+                "milliseconds, or a time before now (-15m, -2h, -7d)")
+
+    def refusal(self, given: int | str, *, decimal_only: bool = False) -> str:
+        shown = _shown(given) if isinstance(given, str) else repr(given)
+        return f"must be {self.noun}, {self.allowed()}, not {shown}"
+
+    def message(self, name: str, given: int | str, *, decimal_only: bool = False) -> str:
+        return f"{name} {self.refusal(given)}"
+
+    def read(self, text: str, *, decimal_only: bool = False, now_ms: int | None = None) -> int | None:
+        """Epoch ms, or None when ``text`` is no store time. ``now_ms``: what a relative time counts back from
+        (default: this machine's clock)."""
+        text = text.strip()
+        if len(text) > 64:
+            return None
+        if text.isascii() and text.isdigit():
+            return TIME_MS.read(text, decimal_only=True)
+        relative = _RELATIVE.fullmatch(text)
+        if relative is not None:
+            import time
+
+            now = int(time.time() * 1000) if now_ms is None else now_ms
+            value = now - int(relative.group(1)) * _UNIT_MS[relative.group(2)]
+            return value if TIME_MS.fits(value) else None
+        if not _DATE_FIRST.match(text):
+            return None
+        return _iso_ms(text)
+
+    def parse(self, text: str, name: str, *, decimal_only: bool = False, now_ms: int | None = None) -> int:
+        value = self.read(text, now_ms=now_ms)
+        if value is None:
+            raise BadInput(self.message(name, text))
+        return value
+
+    def check(self, value: int | None, name: str) -> int | None:
+        """Epoch ms already read (a Python caller's; None: not given) held to TIME_MS's range."""
+        return TIME_MS.check(value, name)
+
+
+def _iso_ms(text: str) -> int | None:
+    """Epoch ms of an ISO 8601 date (and time; a naive one is local time), exact to the millisecond (integer
+    arithmetic: a float timestamp times 1000 can land a millisecond low); None when it is no such time."""
+    import datetime as dt
+
+    global _EPOCH
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        try:
+            moment = moment.astimezone()  # a naive time is this machine's local time
+        except (OverflowError, OSError, ValueError):
+            return None
+    if _EPOCH is None:
+        _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    value = (moment - _EPOCH) // dt.timedelta(milliseconds=1)
+    return value if TIME_MS.fits(value) else None
+
+
+STORE_TIME = StoreTimeKind("a store time")
+
+
+def check_window(since: int | None, until: int | None) -> None:
+    """BadInput when ``--since`` comes after ``--until`` (the window holds nothing: a typo, not a question)."""
+    if since is not None and until is not None and since > until:
+        raise BadInput(f"--since ({since} ms) is after --until ({until} ms): the window [since, until) is empty")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.engine.model.terminal_text import terminal_text
 from inspector.engine.present.views import printable
 from inspector.engine.read.search.grep import GrepEnd, GrepHit
 
@@ -35,3 +36,15 @@ def grep_end_view(end: GrepEnd) -> dict:
     """The search's figures, and ``truncated``: why it stopped early (None: the whole log was searched)."""
     return {"hits": end.hits, "records_decoded": end.records_decoded, "searched_bytes": end.searched_bytes,
             "total_bytes": end.total_bytes, "prefilter": end.how, "truncated": end.truncated}
+
+
+def hit_context(hit: GrepHit, width: int) -> tuple[str, str, str]:
+    """The match and its context for a terminal line (the CLI's listing, the TUI's table): each part escaped
+    (``terminal_text``) first, so a cut never splits an escape, then the context cut to ``width`` characters on
+    each side ("…" where cut). The match is shown whole."""
+    before, after = terminal_text(hit.before), terminal_text(hit.after)
+    if len(before) > width:
+        before = "…" + before[-width:]
+    if len(after) > width:
+        after = after[:width] + "…"
+    return before, terminal_text(hit.match), after

@@ -158,6 +158,20 @@ HELP = [
               "queues, committed / min / max / lag and the messages either side (`rmq-inspect group STORE G`)"),
         ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
     ]),
+    ("search the log", [
+        ("f", "the search screen (ctrl+p 'Search'): a regex, or a fixed string with regex unticked, through every "
+              "body (decompressed), key, tag and property, as `rmq-inspect grep STORE PATTERN` does; e.g. "
+              "pattern coupon-\\w+ with ignore case, in keys; topic and tag narrow it, in takes body,keys,tags,props"),
+        ("since  until", "the second row: only messages stored in [since, until), as `grep --since --until`: "
+                         "2025-09-19 13:48 (local), 2025-09-19T13:48Z, epoch ms, -2h"),
+        ("enter", "in a field: search (hits listed as they come, the match in red); on a hit: open the message"),
+        ("→", "in the topic field: take the topic suggested; a topic the store does not know says which it "
+              "may mean ('did you mean OrderEvents?')"),
+        ("escape", "cancel the search: what was found stays, and the line under the hits says where it stopped"),
+        ("r", "after a key search (regex unticked, in keys, no topic), answered by every topic's index for the "
+              "exact key: search the whole log for it (a scan)"),
+        ("x  s  /", "the hit's bytes in the hex view / its story / back to the pattern"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

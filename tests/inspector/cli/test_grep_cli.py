@@ -44,6 +44,15 @@ def test_no_hit_is_exit_1_and_said():
     assert (code, out, err) == (1, "", "")
 
 
+def test_an_unknown_topic_names_the_one_meant():
+    code, out, err = run("grep", str(SAMPLE), "order", "--topic", "OrderEvent")
+    assert (code, out) == (1, "") and len(err.strip().splitlines()) == 1
+    assert err.startswith("rmq-inspect: no message matches order")
+    assert "no topic 'OrderEvent' in this store's consume queues or topics.json; did you mean OrderEvents?" in err
+    code, _, err = run("grep", str(SAMPLE), "order-1108", "--topic", "OrderEvents")
+    assert code == 0 and "did you mean" not in err
+
+
 def test_bad_input_is_exit_2_in_one_line():
     for argv, says in ((["["], "invalid regular expression '['"), (["a(b"], "missing )"),
                        (["x", "--in", "header"], "--in takes"), ([""], "empty")):

@@ -210,6 +210,13 @@ def _entry_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_cr
     return found, end
 
 
+def record_at_or_after(buf, start: int, limit: int, seg: Segment, segment_size: int) -> int | None:
+    """The position of the first plausible record (a DLedger data file: entry) at or after ``start`` in the
+    mapped segment ``buf`` (magic, sizes and PHYSICALOFFSET agree, the record decodes), None when none is before
+    ``limit``: a binary search by store time lands on a record from any byte (search/window.py)."""
+    return _resync(buf, start, limit, seg, segment_size)
+
+
 def _resync(buf, start: int, limit: int, seg: Segment, segment_size: int) -> int | None:
     """First position >= start where a plausible record begins (bounded: each candidate is checked once); in a
     DLedger data file, where a plausible entry begins (a sound header before a plausible record)."""

@@ -24,6 +24,7 @@ from inspector.engine.read.commitlog.body import MAX_DECOMPRESSED, CodecMissing,
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
+from inspector.engine.read.search.window import LogWindow
 from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.find import find_folded
 from inspector.engine.scan.record_layout import SYSFLAG_AT
@@ -71,24 +72,27 @@ class GrepEnd:
 def grep_log(log: CommitLog, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
              tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
              progress: Progress | None = None, workers: int | None = None,
-             ahead: Iterable[Problem] = ()) -> Iterator[GrepHit | Problem | GrepEnd]:
+             ahead: Iterable[Problem] = (),
+             window: LogWindow | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """Every record of ``log`` (of ``topic``, with tag ``tag``, when given) with a field of ``fields`` that
     ``pattern`` matches, in log order, with the Problems of the walk among them, then one :class:`GrepEnd`.
 
     ``limit``: at most that many hits (None or 0: all). ``budget``: checked between runs of records; when it runs
     out the GrepEnd says how far the search got. ``progress(done, total)``: bytes of the log, after each run.
     ``workers``: threads walking a large segment's record boundaries (``CommitLog.segment_runs``). ``ahead``:
-    Problems of the log found before the walk (a missing segment), yielded first and counted in ``unread``."""
+    Problems of the log found before the walk (a missing segment), yielded first and counted in ``unread``.
+    ``window``: only records stored in its [since, until), and only the segments it needs walked (window.py)."""
     wanted = tuple(f for f in FIELDS if f in set(fields))
-    search = _Search(pattern, wanted, topic, tag)
+    search = _Search(pattern, wanted, topic, tag, window)
     for p in ahead:
         search.unread += p.code in LOG_UNREAD_CODES
         yield p
-    total = sum(s.file_size for s in log.segments)
+    segments = [s for s in log.segments if window is None or window.overlaps(s)]
+    total = sum(s.file_size for s in segments)
     done = 0
     left = limit or None
     truncated = None
-    for seg in log.segments:
+    for seg in segments:
         for item in _segment_items(log, seg, workers):
             if isinstance(item, Problem):
                 search.unread += item.code in LOG_UNREAD_CODES
@@ -137,8 +141,10 @@ def _segment_items(log: CommitLog, seg: Segment, workers: int | None):
 class _Search:
     """The state of one search: the pattern, what is searched, the counters."""
 
-    def __init__(self, pattern: SearchPattern, fields: tuple[str, ...], topic: str | None, tag: str | None):
+    def __init__(self, pattern: SearchPattern, fields: tuple[str, ...], topic: str | None, tag: str | None,
+                 window: LogWindow | None = None):
         self.pattern = pattern
+        self.window = window
         self.fields = fields
         self.topic = topic
         self.tag = tag
@@ -222,6 +228,8 @@ class _Search:
         if self.topic is not None and msg.topic != self.topic:
             return []
         if self.tag is not None and msg.tags != self.tag:
+            return []
+        if self.window is not None and not self.window.holds(msg.store_timestamp):
             return []
         regex = self.pattern.regex
         first = None

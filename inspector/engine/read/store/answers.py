@@ -357,14 +357,18 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
 def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS, topic: str | None = None,
          tag: str | None = None, limit: int | None = None, budget: Budget | None = None,
          progress: Callable[[int, int], None] | None = None,
-         workers: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
+         workers: int | None = None, since: int | None = None,
+         until: int | None = None) -> Iterator[GrepHit | Problem | GrepEnd]:
     """The store's log searched for ``pattern`` (``search.grep.grep_log``), after what its walk cannot see (a
-    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them."""
+    missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them. ``since``/``until``:
+    only the records stored in [since, until), the segments to walk found by binary search (``log_window``)."""
     from inspector.engine.read.search.grep import grep_log
+    from inspector.engine.read.search.window import log_window
 
     ahead = [*store.commitlog.problems, *(p for p in store.unknown_files() if p.file.startswith("commitlog/"))]
+    window = log_window(store, since, until) if since is not None or until is not None else None
     yield from grep_log(store.commitlog, pattern, fields=fields, topic=topic, tag=tag, limit=limit, budget=budget,
-                        progress=progress, workers=workers, ahead=ahead)
+                        progress=progress, workers=workers, ahead=ahead, window=window)
 
 
 def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:

@@ -370,10 +370,10 @@ def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS
 def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
     """The offsets (every source), subscription groups and queue reads a group's view takes from the store."""
     sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
-    access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
+    access = QueueAccess(store.queue_info, store.message_by_queue_offset,
                          lambda: [*store.queue_ids(), *store.batch_queue_ids()],
                          lambda topic, queue_id, offsets: units_at(store.queue(topic, queue_id), offsets),
-                         store.store_timestamp_at)
+                         store.store_timestamp_at, store.prefetch_infos, store.store_timestamps_at)
     return sources, access
 
 

@@ -477,8 +477,9 @@ class Store:
                     progress: Callable[[int, int], None] | None = None) -> Iterator[ScanLimits]:
         """Inside the block, the lookups' scans of the log no index file covers (``lookup_key``, ``locate`` and
         ``find`` by a unique key) stop once ``budget`` runs out, keeping what they found (the yielded limits'
-        ``stopped`` then says where), and report ``progress(bytes scanned, bytes to scan)`` between batches. For a
-        one-shot caller (the CLI): the limits hold for this Store until the block ends."""
+        ``stopped`` then says where), and report ``progress(bytes scanned, bytes to scan)`` between batches. The
+        limits hold for this Store's lookups in the calling thread until the block ends (the CLI's whole command,
+        one ``story_of``: another thread's lookups, a web request beside it, keep their own)."""
         limits = ScanLimits(budget, progress)
         before, self.key_index.scan_limits = self.key_index.scan_limits, limits
         try:

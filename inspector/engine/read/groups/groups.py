@@ -298,7 +298,9 @@ def _sides(access: QueueAccess, topic: str, queue_id: int, offsets: list[int],
             except StoreError as e:
                 stamp = e
         found[offset] = (QueueMessage(topic, queue_id, offset, phy, problem=str(stamp))
-                         if isinstance(stamp, StoreError) else QueueMessage(topic, queue_id, offset, phy, stamp))
+                         if isinstance(stamp, StoreError) else
+                         _built(QueueMessage, topic=topic, queue_id=queue_id, queue_offset=offset, physical_offset=phy,
+                                store_timestamp=stamp, message=None, problem=None))
     return found
 
 
@@ -338,9 +340,19 @@ def group_queue(sources: GroupSources, access: QueueAccess, group: str, topic: s
         wanted = _side_offsets(committed, info)
         sides = _sides(access, topic, queue_id, wanted, known, times) if wanted else {}
         last, first = sides.get(committed - 1), sides.get(max(committed, info.min_offset))
-    return GroupQueue(topic, queue_id, committed, sources.chosen.source, others,
-                      None if info is None else info.min_offset, None if info is None else info.max_offset,
-                      _lag(committed, info), _note(committed, info), last, first)
+    return _built(GroupQueue, topic=topic, queue_id=queue_id, committed=committed, source=sources.chosen.source,
+                  others=others, min_offset=None if info is None else info.min_offset,
+                  max_offset=None if info is None else info.max_offset, lag=_lag(committed, info),
+                  note=_note(committed, info), last_consumed=last, first_unconsumed=first)
+
+
+def _built(cls: type, **fields: object):
+    """``cls(**fields)`` of a frozen dataclass without slots or ``__post_init__`` (checked in the tests), every
+    field given: its fields set at once, not one ``object.__setattr__`` each: a group's view builds 16,000
+    GroupQueues and 32,000 QueueMessages, 6 and 2 us each the usual way (issue 30)."""
+    built = object.__new__(cls)
+    built.__dict__.update(fields)
+    return built
 
 
 def _topic_count(access: QueueAccess, topic: str, ids: dict[str, list[int]]) -> TopicCount | None:

@@ -89,21 +89,17 @@ def _read_head(base: str, directory: str, key: Key, file_size: int | None) -> _H
     """The queue's one file's written part, None when the queue is not in the plain case."""
     topic, queue_id = key
     folder = f"{base}/{topic}/{queue_id}"
-    regular = None
     try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                # offset_name's test, inline (16,000 calls): 20 ASCII digits within the signed 64-bit range; as
-                # offset_named_entries, other names and kinds are skipped by the queue (strays.py says them)
-                if len(name) == 20 and name.isascii() and name.isdigit() and entry.is_file():
-                    if regular is not None:
-                        return None  # several files: the queue's own walk
-                    regular = name
+        names = os.listdir(folder)  # names only: the one file's kind is told by its fstat below
     except OSError:
         return None  # gone, or unreadable: ConsumeQueue says what it says of it
-    if regular is None:
+    # offset_name's test, inline (16,000 queues): 20 ASCII digits within the signed 64-bit range; other names are
+    # skipped by the queue (strays.py says them). Several such names (a second file, or a folder so named, which
+    # the queue skips): its own walk
+    offsets = [name for name in names if len(name) == 20 and name.isascii() and name.isdigit()]
+    if len(offsets) != 1:
         return None
+    regular = offsets[0]
     name, start = regular, int(regular)
     if start > INT64_MAX:
         return None  # no offset name: the queue skips the file (and has none)

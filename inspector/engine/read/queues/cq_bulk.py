@@ -4,7 +4,7 @@ its cost per queue.
 A listing of every queue (``info``, ``groups``) or of a group's queues (``group``) on a store of 16,000 queues
 spent ~190 us of Python a queue: a ``ConsumeQueue`` built (a ``Path``, its folder listed, a stat per file), a
 ``UnitProbe`` opened, binary searches unit by unit. Almost every such queue is one preallocated file whose few
-written units lie in its first allocated extent: here its folder is listed (``scandir``), the file opened,
+written units lie in its first allocated extent: here its folder is listed (``listdir``), the file opened,
 ``fstat``'ed and its written part read with one ``pread`` (its end found by ``SEEK_DATA``/``SEEK_HOLE``, the
 hole not read, as ``UnitProbe`` does), and the queues are then answered together with numpy: the written units'
 run, the pre-blank units, the first unit still in the log (``correctMinOffset``), the last unit's end.

@@ -117,7 +117,7 @@ def teach():
 @bp.route("/story")
 def story_view():
     ref = text_arg("ref", required=True)
-    return send(story.story_data(get_store(), ref, text_arg("key"), get_limits()))
+    return send(story.story_data(get_store(), ref, text_arg("key"), get_limits(), deadline=get_deadline()))
 
 
 @bp.route("/resolve")

@@ -123,7 +123,7 @@ def story_page():
     ref, key = text_arg("ref"), text_arg("key")
     if ref is None:
         return render_template("story.html", d=None, ref="", key=key or "")
-    d = story.story_data(get_store(), ref, key, get_limits())
+    d = story.story_data(get_store(), ref, key, get_limits(), deadline=get_deadline())
     return render_template("story.html", d=d, ref=ref, key=key or "")
 
 

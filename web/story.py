@@ -1,28 +1,30 @@
 """The story page's data (issue 30 item 1): ``story_view`` of the engine's ``story_of``, bounded for one request.
 
 A story is found through the index files (one chain walk per topic holding the UNIQ_KEY), which takes
-milliseconds; what no index file covers has to be scanned record by record, so the web scans it only up to
-``SCAN_BYTES`` of log per request (the CLI scans it all): past that the answer says the range was not searched
-and names the command that searches it. The records listed are capped at ``Limits.max_rows``, and the page says
-so when cut.
+milliseconds; what no index file covers has to be scanned record by record, so the web scans it only up to the
+engine's ``UNINDEXED_SCAN_BYTES`` of log per request (the CLI scans it all): past that the answer says the range
+was not searched and names the command that searches it. The request's deadline is the story's budget: when it
+runs out (a slow disk, a damaged log) the story told so far is the answer and its notes say what was not read.
+The records listed are capped at ``Limits.max_rows``, and the page says so when cut.
 """
 
 from __future__ import annotations
 
-from inspector.engine import Store, story_of, story_view
+from inspector.engine import UNINDEXED_SCAN_BYTES, Store, story_of, story_view
 from web.data import Limits
+from web.deadline import NO_DEADLINE, Deadline
 
-SCAN_BYTES = 64 << 20  # log no index file covers that one request scans for the story's copies (at ~1 GB/s: 0.1 s)
 
-
-def story_data(store: Store, ref: str, key: str | None, limits: Limits, scan_bytes: int = SCAN_BYTES) -> dict:
+def story_data(store: Store, ref: str, key: str | None, limits: Limits, scan_bytes: int = UNINDEXED_SCAN_BYTES,
+               deadline: Deadline = NO_DEADLINE) -> dict:
     """``story --json``'s fields for ``ref`` (or topic ``ref`` and ``key``), plus ``unindexed_bytes`` and
     ``unindexed_scanned`` (False: the log no index covers was larger than ``scan_bytes`` and was not searched:
-    ``notes`` says so), ``records_total`` and ``records_truncated``. NotFound, BadInput, StoreError as the CLI's."""
+    ``notes`` says so), ``records_total`` and ``records_truncated``; ``deadline`` bounds the story (a cut one
+    says so in ``notes``). NotFound, BadInput, StoreError as the CLI's."""
     gaps = store.index_coverage()[1]
     uncovered = sum(g.stop - g.start for g in gaps)
     scan = uncovered <= scan_bytes
-    view = story_view(story_of(store, ref, key, scan=scan))
+    view = story_view(story_of(store, ref, key, scan=scan, budget=None if deadline.at is None else deadline))
     if not scan:
         command = f"rmq-inspect story STORE {ref}" + (f" {key}" if key is not None else "")
         view["notes"].append(f"{uncovered} bytes of log are covered by no index file: more than the web scans "

@@ -27,7 +27,7 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     trace_timeline_view, trace_rows, TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX; for Spark rows (a config, no
     Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
-    group_progress_view
+    group_progress_view, UNINDEXED_SCAN_BYTES (the log no index covers one bounded request scans)
 Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of, committed_offsets,
     GroupView, GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view,
     queue_message_view
@@ -301,6 +301,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
     from inspector.engine.read.search.window import LogWindow, in_window, log_window, queue_window
     from inspector.engine.read.store.answers import (
+        UNINDEXED_SCAN_BYTES,
         checkpoint_future_note,
         committed_offsets,
         dledger_view,

@@ -101,3 +101,19 @@ def test_trace_records_and_groups_on_the_scenario_store(tmp_path):
     assert groups[("G", "TopicTest", "0")]["cost_ms"] == 12 and groups[("G", "TopicTest", "0")]["success"] is False
     assert groups[("H", "TopicTest", "0")]["consumed"] is False and groups[("H", "TopicTest", "0")]["committed"] == "0"
     assert '<span class="bad">NO</span>' in html and '<span class="bad">no</span>' in html
+
+
+def test_the_request_deadline_bounds_the_story_and_the_scan_size_is_the_engine_s(sample_store, client):
+    """The story is told within the request's deadline (``story_of``'s budget): one already spent answers with
+    the REF's record and says what was not read; the byte cap is the engine's one constant."""
+    import inspect
+
+    from inspector.engine import UNINDEXED_SCAN_BYTES
+    from web.deadline import Deadline
+
+    spent = story_data(sample_store, str(DEAD_LETTER), None, Limits(), deadline=Deadline(0))
+    assert [r["physical_offset"] for r in spent["records"]] == [DEAD_LETTER]
+    assert any(n.startswith("stopped at the 0 s time limit after reading the REF's record") for n in spent["notes"])
+    assert inspect.signature(story_data).parameters["scan_bytes"].default == UNINDEXED_SCAN_BYTES
+    whole = client.get(f"/api/story?ref={DEAD_LETTER}").get_json()  # the default budget: the whole story
+    assert len(whole["records"]) == 8 and not any("time limit" in n for n in whole["notes"])

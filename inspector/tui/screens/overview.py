@@ -89,10 +89,12 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     ids = plain + [key for key in store.batch_queue_ids() if key not in set(plain)]  # and 5.x BatchCQ queues
     if list_queues:
         for n, (topic, qid) in enumerate(ids):
-            if progress is not None and n % _LIST_STEP == 0:
-                progress(n, len(ids))
+            if n % _LIST_STEP == 0:
+                if progress is not None:
+                    progress(n, len(ids))
+                store.prefetch_infos(ids[n : n + _LIST_STEP])  # the next step's ends in one pass (issue 30)
             try:
-                queues.append(store.queue(topic, qid).info())
+                queues.append(store.queue_info(topic, qid))
             except StoreError as e:
                 errors.append(f"{topic}/{qid}: {e}")
         lag = []

@@ -6,6 +6,8 @@ bytes. The engine's ``story_of`` runs in a thread worker; everything from the st
 
 from __future__ import annotations
 
+import threading
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, ProgressBar
 
-from inspector.engine import Story, StoryRecord, story_of, trace_record_view
+from inspector.engine import Budget, Story, StoryRecord, story_of, trace_record_view
 from inspector.tui.fmt import clip, esc, num, plain, when
 from inspector.tui.messages import StoryTold, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -47,6 +49,9 @@ class StoryScreen(ViewScreen):
         self.story: Story | None = None
         self.ref: str | None = None
         self.generation = 0
+        # the telling under way: set, its story_of stops between steps and scan batches (escape, a newer REF)
+        self.stop_telling = threading.Event()
+        self.cancelled: int | None = None  # the generation escape stopped: its cut answer says where it stopped
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,24 +83,29 @@ class StoryScreen(ViewScreen):
         if self.later(lambda: self.tell(ref, key)):
             return
         self.generation += 1
+        self.stop_telling.set()  # an older telling still reading stops at its next step
+        self.stop_telling = threading.Event()
         self.ref = ref if key is None else f"{ref} {key}"
         self.query_one("#story-summary", SafeStatic).update(Text(f"reading the story of {esc(self.ref)}…",
                                                                  style="yellow"))
         self.query_one("#story-progress", ProgressBar).display = True
-        self._tell(ref, key, self.generation)
+        self._tell(ref, key, self.generation, Budget(should_stop=self.stop_telling.is_set))
 
     @work(thread=True, exclusive=True, group="story", exit_on_error=False)
-    def _tell(self, ref: str, key: str | None, generation: int) -> None:
+    def _tell(self, ref: str, key: str | None, generation: int, budget: Budget) -> None:
         try:
-            story = story_of(self.app.store, ref, key, scan=True)
+            story = story_of(self.app.store, ref, key, scan=True, budget=budget)
         except Exception as e:  # noqa: BLE001 - a worker reports (NotFound, BadInput, a damaged record), never crashes
             self.post_message(WorkerFailed("story", str(e)))
             return
         self.post_message(StoryTold(story, generation))
 
     def action_cancel(self) -> None:
-        """Stop waiting: the engine's call ends on its own, and its answer is then dropped (a newer generation)."""
+        """Stop reading: the engine's call stops at its next step or scan batch (its budget says stop), and what
+        it answers is dropped (a newer generation)."""
         if self.query_one("#story-progress", ProgressBar).display:
+            self.stop_telling.set()
+            self.cancelled = self.generation
             self.generation += 1
             self.app.workers.cancel_group(self, "story")
             self.query_one("#story-progress", ProgressBar).display = False
@@ -111,6 +121,9 @@ class StoryScreen(ViewScreen):
     def on_story_told(self, message: StoryTold) -> None:
         message.stop()
         if message.generation != self.generation:
+            if message.generation == self.cancelled and message.story.cut:  # escape stopped the engine: where
+                self.query_one("#story-summary", SafeStatic).update(Text(
+                    f"stopped reading the story of {esc(self.ref)}: {esc(message.story.cut)}", style="yellow"))
             return  # an answer cancelled or overtaken by a newer question
         self.query_one("#story-progress", ProgressBar).display = False
         self.show(message.story)

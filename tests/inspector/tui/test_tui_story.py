@@ -230,3 +230,36 @@ def test_trace_records_and_a_group_behind_on_the_scenario_store(tmp_path):
     assert ("H", "TopicTest", "0", "0", "0", "no", "", "", "") in groups
     assert detail.startswith("trace: a trace record mentioning the message")
     assert "type=Pub" in detail and f"offset_msg_id={at['msg_id']}" in detail
+
+
+def test_escape_stops_the_engine_s_telling_not_just_the_wait(store):
+    """``escape`` while a story is read sets the telling's stop (the budget ``story_of`` checks between its
+    steps and scan batches): the engine's call, held mid-way here (the store's lock, taken by the test while the
+    worker reads the consumer offsets), stops at its next step once let go, and the summary says where; a newer
+    REF stops an older telling too."""
+    app = create_app(store, background_scan=False, screen="story")
+
+    async def script(pilot):
+        await settle(pilot)
+        screen = app.views["story"]
+        app.show_story(str(DEAD_LETTER))
+        first = screen.stop_telling
+        with store._lock:  # the worker's story_of waits here, after finding the REF, before telling the story
+            app.show_story(str(ORIGINAL))  # a newer REF: the first telling is told to stop
+            second = screen.stop_telling
+            await asyncio.sleep(0.2)
+            await pilot.press("escape")
+            asked_to_stop = second.is_set()
+        await app.workers.wait_for_complete()
+        for _ in range(50):  # the cut answer's message, posted by the worker thread
+            await pilot.pause(0.05)
+            summary = static_text(screen.query_one("#story-summary", Static))
+            if ":" in summary:
+                break
+        return first.is_set(), asked_to_stop, summary, screen.story
+
+    first, asked_to_stop, summary, story = drive(app, script)
+    assert first and asked_to_stop
+    assert summary.startswith(f"stopped reading the story of {ORIGINAL}: stopped on request after reading the "
+                              "REF's record")
+    assert story is None  # the cut answer is not shown as the story

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from inspector.engine.maintain.write.dledger_log import DLedgerOptions
 from inspector.engine.maintain.write.messagespec import AppendResult, MessageSpec, parse_message_line
+from inspector.engine.maintain.write.sendback import CopySpec
 from inspector.engine.maintain.write.staging import (
     check_new_target,
     clear_stale_staging,
@@ -90,12 +91,17 @@ def _write_messages(
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
                      consumer_offsets=consumer_offsets, topic_attributes=topic_attributes, dledger=dledger,
                      **{k: v for k, v in (timer_options or {}).items() if v is not None}) as writer:
+        index_of: dict[str, int] = {}  # each UNIQ_KEY's latest record, for a copy that names it (CopySpec)
         for n, line in _numbered(messages, source):
             if not line.strip():
                 continue
             try:
-                spec = MessageSpec.from_json(parse_message_line(line))
-                if spec.transaction == "commit":
+                obj = parse_message_line(line)
+                copy = CopySpec.from_json(obj)
+                spec = None if copy is not None else MessageSpec.from_json(obj)
+                if copy is not None:
+                    results.append(copy.write(writer, index_of))
+                elif spec.transaction == "commit":
                     results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))
                 elif spec.transaction == "rollback":
                     results.append(writer.rollback(spec.half_ref, store_timestamp=spec.store_timestamp))
@@ -103,6 +109,8 @@ def _write_messages(
                     results.append(writer.append(spec))
             except BadInput as e:
                 raise BadInput(f"line {n}: {e.reason}", source) from None
+            if results[-1].unique_key:
+                index_of[results[-1].unique_key] = results[-1].index
             crash_point("record")
     return results
 

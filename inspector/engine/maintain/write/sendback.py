@@ -19,18 +19,97 @@ Both name the record they start from by its ``AppendResult.index``; the writer r
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from inspector.engine.maintain.write.encode import _prepare, _Prepared
-from inspector.engine.maintain.write.messagespec import AppendResult
+from inspector.engine.maintain.write.messagespec import AppendResult, _typed
+from inspector.engine.model.arguments import INT32_MAX, INT64_MAX
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 from parsers.commitlog import Properties
 
-__all__ = ["DEFAULT_MAX_RECONSUME_TIMES", "RECENT_RECORDS", "SendBackFlow"]
+__all__ = ["DEFAULT_MAX_RECONSUME_TIMES", "RECENT_RECORDS", "CopySpec", "SendBackFlow"]
 
 RECENT_RECORDS = 4096
 RECENT_BYTES = 64 << 20  # and at most this many body bytes (a store of 4 MiB bodies keeps fewer records)
 DEFAULT_MAX_RECONSUME_TIMES = 16  # SubscriptionGroupConfig.retryMaxTimes
+
+
+MAX_REF_TEXT = 128  # a UNIQ_KEY is 32 hex digits (56 with an IPv6 host): a longer REF is no key of a record
+
+
+@dataclass(frozen=True)
+class CopySpec:
+    """A JSON Lines record of ``rmq-inspect write`` that is no message but a copy the broker makes of one written
+    before (``of``): ``{"send_back": REF, "group": G}`` is :meth:`SendBackFlow.send_back` (optional
+    ``delay_level``: 0 the broker's 3 + reconsume times, > 0 that level, -1 straight to the DLQ;
+    ``max_reconsume_times``, default 16: at that many the copy is the dead letter; ``store_timestamp``), and
+    ``{"deliver": REF}`` is :meth:`SendBackFlow.deliver` of a parked record (optional ``store_timestamp``).
+    REF is the record's number among the input's records, from 0 (blank lines not counted: its place in
+    ``write --json``'s records), or a UNIQ_KEY: the latest record written with it (every copy keeps it, so a
+    chain of send-backs and deliveries can name the message each time)."""
+
+    kind: str  # "send_back" or "deliver"
+    of: int | str
+    group: str | None = None
+    delay_level: int = 0
+    max_reconsume_times: int = DEFAULT_MAX_RECONSUME_TIMES
+    store_timestamp: int | None = None
+
+    _FIELDS = {"send_back": ("send_back", "group", "delay_level", "max_reconsume_times", "store_timestamp"),
+               "deliver": ("deliver", "store_timestamp")}
+
+    @classmethod
+    def from_json(cls, obj: object) -> CopySpec | None:
+        """The copy a JSON Lines object asks for; None when it is a message (neither key). BadInput naming the
+        field for anything else: both kinds, an unknown field, a REF or value of the wrong type or range."""
+        if not isinstance(obj, Mapping):
+            return None
+        kinds = [k for k in cls._FIELDS if k in obj]
+        if not kinds:
+            return None
+        if len(kinds) > 1:
+            raise BadInput("give either send_back or deliver, not both")
+        kind = kinds[0]
+        unknown = sorted(set(obj) - set(cls._FIELDS[kind]))
+        if unknown:
+            raise BadInput(f"unknown field(s) of a {kind} record: {', '.join(str(u)[:40] for u in unknown)} "
+                           f"(it takes {', '.join(cls._FIELDS[kind])})")
+        of = obj[kind]
+        if isinstance(of, bool) or not isinstance(of, int | str) or (isinstance(of, int) and not 0 <= of <= INT64_MAX) \
+                or (isinstance(of, str) and not 0 < len(of) <= MAX_REF_TEXT):
+            shown = repr(of)[:40]
+            raise BadInput(f"field {kind} must be a record's number (an integer in [0, {INT64_MAX}]) or a UNIQ_KEY "
+                           f"(a string of 1 to {MAX_REF_TEXT} characters), not {shown}")
+        store_timestamp = _typed(obj, "store_timestamp", int, None, nullable=True)
+        if kind == "deliver":
+            return cls(kind, of, store_timestamp=store_timestamp)
+        group = _typed(obj, "group", str)
+        if not group:
+            raise BadInput("field group must name the consumer group, not be empty")
+        delay_level = obj.get("delay_level", 0)  # not _typed: a message's delay_level range starts at 0
+        if isinstance(delay_level, bool) or not isinstance(delay_level, int) or not -1 <= delay_level <= INT32_MAX:
+            raise BadInput(f"field delay_level must be an integer in [-1, {INT32_MAX}] (-1: the dead letter at "
+                           f"once), not {delay_level!r:.40}")
+        max_times = _typed(obj, "max_reconsume_times", int, DEFAULT_MAX_RECONSUME_TIMES)
+        if not 0 <= max_times <= INT32_MAX:
+            raise BadInput(f"field max_reconsume_times must be an integer in [0, {INT32_MAX}], not {max_times}")
+        return cls(kind, of, group, delay_level, max_times, store_timestamp)
+
+    def write(self, flow: SendBackFlow, index_of: Mapping[str, int]) -> AppendResult:
+        """The copy, written by ``flow`` (a StoreWriter); ``index_of``: each UNIQ_KEY's latest record."""
+        of: Any = self.of
+        if isinstance(of, str):
+            if of not in index_of:
+                raise BadInput(f"{self.kind}: no record with UNIQ_KEY {of[:40]!r} was written before this one "
+                               "(give the record's number, or its unique_key)")
+            of = index_of[of]
+        if self.kind == "deliver":
+            return flow.deliver(of, store_timestamp=self.store_timestamp)
+        return flow.send_back(of, self.group or "", delay_level=self.delay_level,
+                              max_reconsume_times=self.max_reconsume_times, store_timestamp=self.store_timestamp)
 
 
 def _with(entries: list[tuple[str, str | None]], name: str, value: str) -> list[tuple[str, str | None]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.engine.model.bounds import decimal_name, int64_problem
+from inspector.engine.model.bounds import INT64_MAX, INT64_MIN, decimal_name, int64_problem
 from inspector.engine.model.files import UnfitFile, read_regular
 from inspector.engine.model.multidispatch import is_lmq
 from inspector.engine.model.records import Problem
@@ -105,6 +105,8 @@ def _lmq_entry_ok(key: object, offset: object) -> bool:
 def _as_int(key: object) -> int | None:
     """A map key that should be an integer (fastjson writes them bare; a quoted one is accepted too), within
     the signed 64-bit range; None otherwise (reported by :func:`entry_problems`)."""
+    if type(key) is int and INT64_MIN <= key <= INT64_MAX:
+        return key  # the usual bare key, at once: a 16,000-queue offsets file has 16,000 of them, read twice
     if isinstance(key, str):
         key = int(key) if len(key) <= 20 and decimal_name(key.removeprefix("-")) is not None else None
     if isinstance(key, int) and not isinstance(key, bool) and int64_problem(key, "") is None:
@@ -113,6 +115,8 @@ def _as_int(key: object) -> int | None:
 
 
 def _is_long(value: object) -> bool:
+    if type(value) is int and INT64_MIN <= value <= INT64_MAX:
+        return True  # the usual case, at once (as _as_int)
     return isinstance(value, int) and not isinstance(value, bool) and int64_problem(value, "") is None
 
 

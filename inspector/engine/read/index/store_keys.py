@@ -60,9 +60,18 @@ class KeyIndex:
         self._range_problems: dict[str, list[Problem]] = {}  # index file -> its header range findings
         self._coverage: tuple[list[IndexSpan], list[Uncovered]] | None = None
         self._lock = threading.RLock()  # shared by threads: the readers are opened once (and closed once)
-        # the scans' budget and progress for lookups asked without a budget of their own (Store.scan_limits: a
-        # one-shot caller, the CLI; the TUI and web pass their budgets to scan_unindexed)
-        self.scan_limits: ScanLimits | None = None
+        # the scans' budget and progress for lookups asked without a budget of their own (Store.scan_limits: the
+        # CLI, and story_of's budget); per thread: the web's requests and the TUI's workers share one store
+        self._limits = threading.local()
+
+    @property
+    def scan_limits(self) -> ScanLimits | None:
+        """The limits this thread's lookups scan under (None: no limit)."""
+        return getattr(self._limits, "value", None)
+
+    @scan_limits.setter
+    def scan_limits(self, limits: ScanLimits | None) -> None:
+        self._limits.value = limits
 
     def close(self) -> None:
         for r in self._index_readers or []:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from inspector.engine.read.queues.batchconsumequeue import (
     is_inner_batch,
 )
 from inspector.engine.read.queues.consumequeue import ConsumeQueue, discover_queues, queue_files_problems
+from inspector.engine.read.queues.cq_bulk import QueueEnds, queue_ends
 from inspector.engine.read.queues.lmq import through_queue
 from inspector.engine.read.queues.rocksdb_queue import RocksDBConsumeQueueStore, RocksDBQueue, is_rocksdb_dir
 from inspector.engine.read.store.load_checks import queue_type_problems
@@ -55,6 +56,7 @@ class StoreQueues:
         self._batch_ids = discover_queues(root, BATCH_DIR)  # 5.x BatchCQ topics (spec §4.3)
         self._batch_id_set = set(self._batch_ids)
         self._batch_queues: dict[tuple[str, int], BatchConsumeQueue] = {}
+        self._infos: dict[tuple[str, int], QueueInfo] = {}  # answered many at a time (prefetch_infos)
         # shared by threads (the web viewer's requests, its background survey): each queue is opened once
         self._lock = threading.RLock()
 
@@ -153,8 +155,27 @@ class StoreQueues:
 
     def queue_infos(self) -> list[QueueInfo]:
         """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""
-        return [*(self.queue(t, q).info() for t, q in self._queue_ids),
+        self.prefetch_infos(self._queue_ids)
+        return [*(self.queue_info(t, q) for t, q in self._queue_ids),
                 *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
+
+    def queue_info(self, topic: str, queue_id: int) -> QueueInfo:
+        """``queue(topic, queue_id).info()``, or the same answer found by :meth:`prefetch_infos`."""
+        info = self._infos.get((topic, queue_id))
+        return info if info is not None else self.queue(topic, queue_id).info()
+
+    def prefetch_infos(self, ids: Iterable[tuple[str, int]],
+                       peek: Callable[[QueueInfo], Sequence[int]] | None = None) -> QueueEnds:
+        """The infos of many file consume queues found at once (``cq_bulk.queue_ends``: one pass, no
+        ConsumeQueue each) and kept for :meth:`queue_info`; ``peek``: the queue offsets whose units to hand back
+        with each queue answered. Queues it does not answer (several files, damage, RocksDB, batch, unknown)
+        are answered by their queue when asked, as before; so are those already opened."""
+        wanted = [k for k in ids if k in self._queue_id_set and k not in self._queues
+                  and (peek is not None or k not in self._infos)]
+        ends = queue_ends(self.root, wanted, file_size=self.cq_file_size, log_min_offset=self.log.min_offset,
+                          peek=peek)
+        self._infos.update(ends.infos)
+        return ends
 
     def queue_messages(self, topic: str, queue_id: int, from_offset: int = 0
                        ) -> Iterator[tuple[CqUnit | BatchUnit, Message | Problem]]:

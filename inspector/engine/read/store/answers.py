@@ -174,7 +174,8 @@ def trace_topic_of(store: Store, override: str | None = None) -> str | None:
     return configured_trace_topic(store.broker_config, override)
 
 
-UNINDEXED_SCAN_BYTES = 64 << 20  # trace_of scans at most this much log no index covers beside the index
+UNINDEXED_SCAN_BYTES = 64 << 20  # log no index covers that trace_of scans beside the index, and the web's story
+# page in one request
 
 
 def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTimeline:
@@ -214,7 +215,7 @@ def trace_of(store: Store, ref: str, trace_topic: str | None = None) -> TraceTim
 
 
 def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True, *,
-                  override: bool = False) -> Callable[..., TraceTimeline]:
+                  override: bool = False, budget: Budget | None = None) -> Callable[..., TraceTimeline]:
     """``timeline(ids, ref)``: the trace records mentioning any of ``ids`` (``trace_of`` and ``story_of``).
     ``fallback`` False: the trace topics' queues are read only when the index is not used (a story asks for every
     message, most of them never traced: a found-nothing index is the answer). ``override``: ``trace_topic`` came
@@ -247,9 +248,13 @@ def _trace_lookup(store: Store, trace_topic: str | None, fallback: bool = True, 
     def scan(topic: str) -> Iterator[Message | Problem]:
         if use_index and not fallback:
             return
+        read = 0
         for info in store.queue_infos():
             if info.topic == topic:
                 for _, item in store.queue_messages(topic, info.queue_id, info.min_offset):
+                    read += 1
+                    if budget is not None and read % 256 == 0 and budget.expired():
+                        return  # the story that asked says it was cut
                     yield item
 
     def timeline(ids: tuple[str, ...], ref: str | None = None) -> TraceTimeline:
@@ -284,11 +289,33 @@ def _start_by_id(store: Store, ref: str, scan: bool, hits: dict[str, tuple]) -> 
 
 
 def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = True,
-             trace_topic: str | None = None) -> Story:
+             trace_topic: str | None = None, budget: Budget | None = None) -> Story:
     """The story of one message (``read/story/story.py``): ``ref`` an offset msgId, a UNIQ_KEY or a physical
     offset (``Store.locate``, as ``show`` reads it), or with ``key`` a topic: the first message indexed under
     topic#key. ``scan``: also read the log no index file covers (the answer's ``searched`` says which ranges).
-    NotFound (exit 1: an expired id says so), BadInput (exit 2), StoreError (exit 3) as ``show``'s."""
+    ``budget`` (a deadline, or a cancel callable: the web request's, the TUI's escape) is checked between the
+    steps and between the scans' batches: once it runs out the story told so far is the answer, its ``cut`` (and
+    a note) saying what was not read. NotFound (exit 1: an expired id says so; with the budget run out before
+    the message was found, the note says the search was cut), BadInput (exit 2), StoreError (exit 3) as
+    ``show``'s."""
+    if budget is None:
+        return _story_of(store, ref, key, scan, trace_topic, None)
+    with store.scan_limits(budget) as limits:  # this thread's lookups scan under it (keeping what they found)
+        try:
+            story = _story_of(store, ref, key, scan, trace_topic, budget)
+        except NotFound as e:
+            if limits.stopped is None:
+                raise
+            raise NotFound(f"{e.reason} (the search was cut: {limits.stopped})", e.file, e.offset) from None
+    if limits.stopped is None:
+        return story
+    note = (f"the scan of the log no index file covers was cut ({limits.stopped}): copies and trace records "
+            "past that point were not searched")
+    return replace(story, notes=(*story.notes, note), cut=story.cut or note)
+
+
+def _story_of(store: Store, ref: str, key: str | None, scan: bool, trace_topic: str | None,
+              budget: Budget | None) -> Story:
     from inspector.engine.read.story.story import StoryParts, tell_story
 
     extra: list[str] = []
@@ -346,11 +373,12 @@ def story_of(store: Store, ref: str, key: str | None = None, *, scan: bool = Tru
     parts = StoryParts(
         start=start, start_note=note, copies=copies,
         message_at=store.message_at, op_records=op_records,
-        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False, override=bool(trace_topic)),
+        trace=_trace_lookup(store, trace_topic_of(store, trace_topic), fallback=False, override=bool(trace_topic),
+                            budget=budget),
         offsets=offsets.table if offsets.error is None else {},
         offsets_source=offsets.source if offsets.error is None else None,
         offsets_notes=offsets_notes, delays_ms=delays, floor=store.commitlog.retention_floor,
-        coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra))
+        coverage_note=store.index_coverage_note(scan), ref=shown, extra_notes=tuple(extra), budget=budget)
     return tell_story(parts)
 
 
@@ -377,10 +405,10 @@ def _group_parts(store: Store) -> tuple[GroupSources, QueueAccess]:
     from inspector.engine.read.groups.groups import QueueAccess, load_sources, units_at
 
     sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
-    access = QueueAccess(lambda topic, queue_id: store.queue(topic, queue_id).info(), store.message_by_queue_offset,
+    access = QueueAccess(store.queue_info, store.message_by_queue_offset,
                          lambda: [*store.queue_ids(), *store.batch_queue_ids()],
                          lambda topic, queue_id, offsets: units_at(store.queue(topic, queue_id), offsets),
-                         store.store_timestamp_at)
+                         store.store_timestamp_at, store.prefetch_infos, store.store_timestamps_at)
     return sources, access
 
 

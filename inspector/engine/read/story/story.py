@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.meaning import transaction_name
 from inspector.engine.model.multidispatch import MultiDispatchError, lmq_targets
@@ -125,6 +126,7 @@ class Story:
     searched: tuple[str, ...]
     notes: tuple[str, ...]
     offsets_source: str | None
+    cut: str | None = None  # the budget ran out: what was not read (also among ``notes``); None: the whole story
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,10 @@ class StoryParts:
     coverage_note: str | None = None
     ref: str = ""
     extra_notes: tuple[str, ...] = field(default_factory=tuple)
+    budget: Budget | None = None  # checked between the steps (and every OP_CHECK_EVERY op units): a cut story
+
+
+OP_CHECK_EVERY = 256  # op-queue units read between two looks at the budget
 
 
 def role_of(msg: Message) -> str:
@@ -272,9 +278,22 @@ def tell_story(parts: StoryParts) -> Story:
     def offsets() -> set[int]:
         return {r.physical_offset for r in seen.values() if r.role not in ("trace", "op")}
 
+    cut: list[str] = []
+
+    def stop(after: str, left: str) -> bool:
+        """Whether the budget ran out (said once: after what, and what was not read)."""
+        if parts.budget is None or not parts.budget.expired():
+            return False
+        if not cut:
+            cut.append(f"{parts.budget.note(after)}: {left} not read; the story may lack records")
+        return True
+
     for rec in _records(start, parts.start_note or "the REF", delays, notes):
         keep(rec)
-    if key:
+    if stop("reading the REF's record", "its copies by UNIQ_KEY, the records ORIGIN_MESSAGE_ID names, op and "
+            "trace records"):
+        pass
+    elif key:
         hits, damage = parts.copies(key)
         notes += damage
         for hit in hits:
@@ -288,7 +307,9 @@ def tell_story(parts: StoryParts) -> Story:
 
     # ORIGIN_MESSAGE_ID: the record a retry or dead-letter copy was made from (consumerSendMsgBack keeps the
     # first one's id through every later send-back)
-    for rec in list(seen.values()):
+    following = not cut and not stop("the copies by UNIQ_KEY", "the records ORIGIN_MESSAGE_ID names, op and trace "
+                                     "records")
+    for rec in list(seen.values()) if following else []:
         origin = dict(rec.facts).get("ORIGIN_MESSAGE_ID")
         offset = _origin_offset(origin) if origin else None
         if offset is None or offset in offsets():
@@ -310,12 +331,16 @@ def tell_story(parts: StoryParts) -> Story:
         for found in _records(msg, f"ORIGIN_MESSAGE_ID of @{rec.physical_offset}", delays, notes):
             keep(found)
 
-    _op_records(parts, seen, keep, notes, searched)
+    if not cut and not stop("the copies", "op and trace records"):
+        _op_records(parts, seen, keep, notes, searched)
+        stop("reading the op records", "trace records")  # said when it ran out among the op units
 
     trace_groups: dict[tuple[str, int], dict[str, object]] = {}
     requests: dict[str, int] = {}
     ids = tuple(dict.fromkeys(i for i in (key, *(r.msg_id for r in seen.values() if r.role != "lmq")) if i))
-    timeline = parts.trace(ids) if ids else None
+    timeline = parts.trace(ids) if ids and not cut else None
+    if timeline is not None:
+        stop("reading the trace records", "the rest of the trace records")
     if timeline is not None:
         for entry in timeline.entries:
             keep(_trace_record(entry))
@@ -334,7 +359,9 @@ def tell_story(parts: StoryParts) -> Story:
                                                    r.inner_index or 0))
     groups = _groups(records, parts, trace_groups)
     notes += parts.offsets_notes
-    return Story(parts.ref, key, tuple(records), tuple(groups), tuple(searched), tuple(notes), parts.offsets_source)
+    notes += cut
+    return Story(parts.ref, key, tuple(records), tuple(groups), tuple(searched), tuple(notes), parts.offsets_source,
+                 cut[0] if cut else None)
 
 
 def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], None], notes: list[str],
@@ -350,6 +377,8 @@ def _op_records(parts: StoryParts, seen: dict, keep: Callable[[StoryRecord], Non
         found = False
         skipped: list[str] = []
         for item in parts.op_records(half.queue_id or 0, half.time or 0):
+            if read % OP_CHECK_EVERY == 0 and read and parts.budget is not None and parts.budget.expired():
+                break  # tell_story says it was cut
             if read >= OP_SCAN_CAP:
                 notes.append(f"the op queue {OP_TOPIC} {half.queue_id} was read for {OP_SCAN_CAP:,} units after the "
                              f"half @{half.physical_offset} without its op record; later ones were not read")

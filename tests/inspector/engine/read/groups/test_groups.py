@@ -202,3 +202,79 @@ def test_a_unit_pointing_past_the_log_is_said_on_its_side_and_its_pending_row(tm
     assert bad.message is None and str(5 << 30) in bad.problem
     (row,) = [m for m in data["pending"] if m["topic"] == "T" and m["queue_offset"] == 2]
     assert row["problem"] == bad.problem and "body_preview" not in row
+
+
+def test_the_sides_are_read_in_bulk_for_the_group_s_queues_only(tmp_path):
+    """make_group_view finds the queues' ends and the units either side of the offsets in one pass (issue 30:
+    16,000 queues), asking for units only on the queues the group has offsets on (not its retry or DLQ
+    queues, not other groups'), and reads their store times together; the answer is the one read queue by
+    queue."""
+    from dataclasses import replace
+
+    from inspector.engine.read.config.offsets import OffsetPlaces
+    from inspector.engine.read.groups.groups import QueueAccess, load_sources, make_group_view, units_at
+
+    root = _behind_and_ahead(tmp_path)
+    with Store(root) as store:
+        sources = load_sources(OffsetPlaces(store.root, store.config, store.broker_config), store.consumer_offsets())
+        asked: dict = {}
+        one_by_one: list = []
+
+        def prefetch(ids, peek):
+            def spy(info):
+                asked[(info.topic, info.queue_id)] = list(peek(info))
+                return asked[(info.topic, info.queue_id)]
+            return store.prefetch_infos(ids, spy)
+
+        def units(topic, queue_id, offsets):
+            one_by_one.append((topic, queue_id))
+            return units_at(store.queue(topic, queue_id), offsets)
+
+        access = QueueAccess(store.queue_info, store.message_by_queue_offset,
+                             lambda: [*store.queue_ids(), *store.batch_queue_ids()], units,
+                             store.store_timestamp_at, prefetch, store.store_timestamps_at)
+        bulk = make_group_view(sources, access, "g")
+        read_alone = list(one_by_one)
+        plain = make_group_view(sources, replace(access, prefetch=QueueAccess.prefetch, stored_at_many=lambda o: {}),
+                                "g")
+    # units asked on g's queues only: T/0 committed 2 (units 1 and 2), T/1 ahead of its max (none), %RETRY%g/0
+    # committed 1; the DLQ queue (no offset of g's) for its ends alone; h's queues not at all
+    assert {k: v for k, v in asked.items() if v} == {("T", 0): [1, 2], ("%RETRY%g", 0): [0, 1]}
+    assert asked[("%DLQ%g", 0)] == [] and asked[("T", 1)] == []
+    assert read_alone == [] and ("T", 0) in one_by_one  # the bulk pass read them all; the plain view one by one
+    assert bulk.queues == plain.queues and bulk.pending == plain.pending
+    by = {(q.topic, q.queue_id): q for q in bulk.queues}
+    assert by[("T", 0)].last_consumed.store_timestamp == T0 + 1  # a1, as written
+    assert by[("T", 0)].first_unconsumed.store_timestamp == T0 + 2
+
+
+def test_store_times_in_bulk_are_the_one_by_one_answers():
+    """``store_timestamps_at`` against ``store_timestamp_at`` on the sample store: records, offsets inside a
+    record, past the log, no segment, the segment's last bytes (read one by one: no 80 bytes there)."""
+    with Store("sample_store") as store:
+        seg = store.commitlog.segments[0]
+        offsets = [0, 1645, 1700, 90151, seg.start_offset + seg.file_size - 10, 10**15, -1 + 0]
+        bulk = store.store_timestamps_at(offsets)
+        for offset in offsets:
+            try:
+                want = store.store_timestamp_at(offset)
+            except StoreError as e:
+                assert isinstance(bulk[offset], StoreError) and str(bulk[offset]) == str(e)
+            else:
+                assert bulk[offset] == want
+
+
+def test_the_view_s_objects_built_at_once_equal_the_dataclass_s_own():
+    """groups._built (16,000 GroupQueues at once) makes what the constructor makes: no slots, no __post_init__,
+    every field given, equal and hashed alike."""
+    from dataclasses import fields
+
+    from inspector.engine.read.groups.groups import GroupQueue, QueueMessage, _built
+
+    for cls, values in ((QueueMessage, ("T", 0, 5, 100, T0, None, None)),
+                        (GroupQueue, ("T", 0, 5, "s", (), 0, 9, 4, None, None, None))):
+        assert not hasattr(cls, "__slots__") and not hasattr(cls, "__post_init__")
+        names = [f.name for f in fields(cls)]
+        assert len(names) == len(values)
+        made, built = cls(*values), _built(cls, **dict(zip(names, values, strict=True)))
+        assert made == built and hash(made) == hash(built) and repr(made) == repr(built)

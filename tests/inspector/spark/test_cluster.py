@@ -74,6 +74,8 @@ def standalone(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("standalone")
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp),
            "SPARK_WORKER_DIR": str(tmp / "work")}
+    # the daemons' JVMs compile with C1 only, as the drivers do (tests/conftest.py: SPARK_SUBMIT_OPTS)
+    env.setdefault("SPARK_DAEMON_JAVA_OPTS", env.get("SPARK_SUBMIT_OPTS", ""))
     master_port, master_ui, worker_port, worker_ui = free_ports(4)
     spark_class = str(home / "bin" / "spark-class")
     master_log, worker_log = tmp / "master.log", tmp / "worker.log"

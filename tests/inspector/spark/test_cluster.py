@@ -17,6 +17,7 @@ from external_tools import JAVA, need
 from inspector.engine import Message, Store
 from inspector.engine.present.views import message_view
 from inspector.spark.jobs.export import read_messages
+from inspector.spark.session import ARROW_JAVA_OPTIONS
 
 pytestmark = pytest.mark.spark_cluster
 
@@ -107,7 +108,9 @@ def test_export_on_a_standalone_cluster(standalone, spark, sample_store, tmp_pat
     cmd = [sys.executable, "-m", "inspector.cli.main", "spark", "export", str(sample_store), "--master", standalone["url"],
            "--out", str(out), "--no-progress", "--conf", "spark.driver.host=127.0.0.1",
            "--conf", "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.executor.memory=512m",
-           "--conf", "spark.ui.enabled=false"]
+           "--conf", "spark.ui.enabled=false",
+           # the executor's JVM compiles with C1 only too (tests/conftest.py), next to the default Arrow options
+           "--conf", f"spark.executor.extraJavaOptions={ARROW_JAVA_OPTIONS} {os.environ.get('SPARK_SUBMIT_OPTS', '')}"]
     run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert "exported 402 message(s) from 3 segment(s)" in run.stdout.replace("\n", " ")

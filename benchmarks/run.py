@@ -113,11 +113,22 @@ def machine() -> dict:
     }
 
 
+# False in --smoke (set by main): the smoke run (the test suite's) only proves that every row runs and prints its
+# figure, so the untimed warm-up runs, which would double most rows' cost, are left out there.
+WARM_UP = True
+
+
+def warm_up(fn, *args, **kwargs) -> None:
+    """One untimed run of ``fn(*args, **kwargs)`` (kernels loaded, pages cached), except in --smoke."""
+    if WARM_UP:
+        fn(*args, **kwargs)
+
+
 def timed(fn, repeat: int, clock=time.perf_counter) -> list[float]:
     """Seconds of ``fn()`` per run by ``clock`` (wall time by default; ``time.process_time``: CPU time of every
     thread of this process, what the work costs on a shared machine); one untimed warm-up run first (kernels
-    loaded, pages cached)."""
-    fn()
+    loaded, pages cached), except in --smoke."""
+    warm_up(fn)
     out = []
     for _ in range(repeat):
         t = clock()
@@ -276,7 +287,7 @@ def _verify_dledger_peak(plain: Path, dledger: Path) -> list[Row]:
     with the walk as it goes (maintain/write/dledger_stream.py), so the DLedger store holds what the plain one does;
     before, ~64 bytes an entry (304 MB for 1 GiB). Goal: within 10% of the plain segment's."""
     argv = ["inspector.cli.main", "verify"]
-    _child_run(*argv, str(dledger), ok=(0, 4))  # warm-up: page cache, numba's kernel cache
+    warm_up(_child_run, *argv, str(dledger), ok=(0, 4))  # warm-up: page cache, numba's kernel cache
     # exit 4 too: the smoke and quick stores have smaller index files than verify assumes (index-geometry
     # findings, the same on both stores)
     dl_peak, pl_peak = (_child_run(*argv, str(root), ok=(0, 4))[1] for root in (dledger, plain))
@@ -327,7 +338,8 @@ def bench_verify_vs_java(root: Path, eight: Path, data: Path, repeat: int) -> li
                         note="skipped: no javac/java on PATH"))
     else:
         java = ["java", "-cp", str(classes), "VerifyYardstick", str(root)]
-        _timed_count(ours, VERIFY_COUNT), _timed_count(java, JAVA_COUNT)  # warm-up: page cache, kernel cache
+        warm_up(_timed_count, ours, VERIFY_COUNT)  # warm-up: page cache, kernel cache
+        warm_up(_timed_count, java, JAVA_COUNT)
         pairs = [(_timed_count(ours, VERIFY_COUNT), _timed_count(java, JAVA_COUNT)) for _ in range(repeat)]
         (_, n_ours), (_, n_java) = pairs[-1]
         same = n_ours == n_java
@@ -343,7 +355,7 @@ def bench_verify_vs_java(root: Path, eight: Path, data: Path, repeat: int) -> li
         ]
     size8 = sum(p.stat().st_size for p in (eight / "commitlog").iterdir())
     argv = _command("verify", str(eight))
-    _timed_count(argv, VERIFY_COUNT)
+    warm_up(_timed_count, argv, VERIFY_COUNT)
     runs = [_timed_count(argv, VERIFY_COUNT) for _ in range(max(1, repeat // 2))]
     segments = len(list((eight / "commitlog").iterdir()))
     rates = [size8 / s / 1e9 for s, _ in runs]
@@ -388,7 +400,7 @@ def bench_startup(repeat: int) -> list[Row]:
         def run(args=args) -> None:
             subprocess.run(_command(*args), stdout=subprocess.DEVNULL, check=True, cwd=ROOT, env=env)
 
-        secs = timed(run, max(repeat, 3))
+        secs = timed(run, max(repeat, 3) if WARM_UP else repeat)  # smoke: one run proves the row
         rows.append(Row(f"start-up: {label}", "s", secs, f"< {goal}", statistics.median(secs) < goal,
                         "fresh process, bytecode cached; numba, textual, flask, pyspark not imported"))
     return rows
@@ -803,7 +815,7 @@ def _child_run(module: str, *args: str, ok: tuple[int, ...] = (0,)) -> tuple[flo
 
 def bench_many_queues_info(root: Path, facts: dict, repeat: int) -> list[Row]:
     argv = ["inspector.cli.main", "info", str(root), "--json"]
-    _child_run(*argv)  # warm-up: page cache, numba's kernel cache
+    warm_up(_child_run, *argv)  # warm-up: page cache, numba's kernel cache
     runs = [_child_run(*argv) for _ in range(repeat)]
     secs, peaks = [r[0] for r in runs], [r[1] for r in runs]
     queues = facts["topics"] * facts["queues"]
@@ -817,7 +829,7 @@ def bench_many_queues_census(root: Path, facts: dict, repeat: int) -> list[Row]:
     """``census`` lists and stats every entry of the root (issue 18): 2,000 topics x 8 queues = 16,000 queue
     folders, one sparse 6,000,000-byte file in each; the whole process, as a user runs it."""
     argv = ["inspector.cli.main", "census", str(root), "--json"]
-    _child_run(*argv)  # warm-up: the page cache and the kernel's dentry cache
+    warm_up(_child_run, *argv)  # warm-up: the page cache and the kernel's dentry cache
     secs = [_child_run(*argv)[0] for _ in range(repeat)]
     queues = facts["topics"] * facts["queues"]
     return [Row("`census --json`, many-queue store, whole process", "s", secs, "< 1", statistics.median(secs) < 1,
@@ -828,7 +840,7 @@ def bench_many_queues_verify(root: Path, facts: dict, repeat: int) -> list[Row]:
     """``verify`` of the many-queue store, whole process: every queue's units, the walk's unit marks over
     16,000 preallocated sparse files (41.5 s and 5.3 GB before they stopped at each file's allocated end)."""
     argv = ["inspector.cli.main", "verify", str(root)]
-    _child_run(*argv, ok=(0, 4))  # warm-up: page cache, numba's kernel cache
+    warm_up(_child_run, *argv, ok=(0, 4))  # warm-up: page cache, numba's kernel cache
     runs = [_child_run(*argv, ok=(0, 4)) for _ in range(repeat)]
     secs, peaks = [r[0] for r in runs], [r[1] for r in runs]
     queues = facts["topics"] * facts["queues"]
@@ -871,7 +883,7 @@ def bench_many_queues_tui(root: Path, facts: dict, repeat: int) -> list[Row]:
                         return first, time.perf_counter() - t
         raise RuntimeError("the overview never listed the queues")
 
-    asyncio.run(once())  # warm-up
+    warm_up(lambda: asyncio.run(once()))
     runs = [asyncio.run(once()) for _ in range(repeat)]
     first, full = [r[0] for r in runs], [r[1] for r in runs]
     return [Row("TUI first screen with the topic tree, many-queue store", "s", first, "< 1",
@@ -926,7 +938,7 @@ def bench_group(data: Path, mode: str, repeat: int) -> list[Row]:
     secs = timed(once, repeat)  # its own warm-up run first: page cache
     cpu = timed(once, repeat, time.process_time)  # what it costs on a shared machine, whatever the load
     argv = ["inspector.cli.main", "group", str(root), group["group"], "--json"]
-    _child_run(*argv)
+    warm_up(_child_run, *argv)
     whole = [_child_run(*argv)[0] for _ in range(repeat)]
     many = [_child_run("inspector.cli.main", "groups", str(root), "--json")[0] for _ in range(repeat)]
     note = (f"{queues:,} queues committed at 1 of 2 messages: per queue the effective min/max, lag, the last "
@@ -954,7 +966,7 @@ def bench_copied_store(data: Path, mode: str, repeat: int) -> list[Row]:
         command = args[0]
         argv = {name: ["inspector.cli.main", command, str(root / name), *args[1:]] for name in ("copy", "sparse")}
         for name in argv:
-            _child_run(*argv[name])  # warm-up: the page cache, numba's kernel cache
+            warm_up(_child_run, *argv[name])  # warm-up: the page cache, numba's kernel cache
         ratios, peaks = [], []
         for _ in range(repeat):
             copy_s, copy_mb = _child_run(*argv["copy"])
@@ -978,7 +990,7 @@ def bench_empty_segments(data: Path, mode: str, repeat: int) -> list[Row]:
     rows = []
     for command, goal in (("verify", 5.0), ("census", None)):
         argv = ["inspector.cli.main", command, str(root), "--json"]
-        _child_run(*argv, ok=(0, 4))
+        warm_up(_child_run, *argv, ok=(0, 4))
         runs = [_child_run(*argv, ok=(0, 4)) for _ in range(repeat)]
         secs = [r[0] for r in runs]
         if goal is None:
@@ -1200,7 +1212,7 @@ def bench_timer(data: Path, mode: str, repeat: int) -> list[Row]:
     root = data / "smoke" / "timer" if mode == "smoke" else data / "timer"
     datagen.cached_timer_store(root, units=units)
     argv = [sys.executable, "-m", "inspector.cli.main", "timer", str(root), "--json", "--limit", str(units)]
-    _child_cpu(argv)  # warm-up: the page cache
+    warm_up(_child_cpu, argv)  # warm-up: the page cache
     runs = [_child_cpu(argv) for _ in range(repeat)]
     cpu = [r[1] for r in runs]
     note = f"{units:,} units in 100 MiB timerlog files, {min(units, 86_400):,} wheel slots; pointing at no record"
@@ -1239,7 +1251,7 @@ def bench_misplaced_wheel(data: Path, repeat: int) -> list[Row]:
     slot's empty chain was walked in Python; the findings past 1,000 are counted in one)."""
     root = misplaced_wheel_store(data / "misplaced-wheel")
     argv = [sys.executable, "-m", "inspector.cli.main", "verify", str(root), "--json"]
-    _child_cpu(argv)  # warm-up: the page cache
+    warm_up(_child_cpu, argv)  # warm-up: the page cache
     runs = [_child_cpu(argv) for _ in range(repeat)]
     peaks = [_child_run("inspector.cli.main", "verify", str(root), "--json")[1] for _ in range(repeat)]
     cpu = [r[1] for r in runs]
@@ -1261,6 +1273,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    global WARM_UP
+    WARM_UP = mode != "smoke"
     repeat = args.repeat or {"full": 5, "quick": 3, "smoke": 1}[mode]
     t0 = time.perf_counter()
     info = machine()

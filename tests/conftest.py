@@ -17,6 +17,14 @@ import pytest
 # hypothesis keeps its example database under ./.hypothesis unless told otherwise; keep the repo clean.
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "rmq-inspect-hypothesis"))
 
+# Every Spark JVM the tests start through spark-submit (the local session, the `spark export` subprocesses, the
+# Spark benchmark's smoke run) compiles with C1 only: they live seconds to minutes on stores of kilobytes, where
+# C2's compiler threads cost CPU the 2-core runner needs and never pay back (measured: one session + export + stats
+# of the sample and multi-segment stores, 44-46 s -> 23-36 s CPU of the process tree). The code run is the same;
+# a SPARK_SUBMIT_OPTS already set is kept. (The standalone master and worker: tests/inspector/spark/test_cluster.py.)
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
+
 # When a hypothesis test fails, its pytest plugin imports libcst to suggest a patch; that import emits a
 # DeprecationWarning which filterwarnings=error turns into an INTERNALERROR hiding the real failure.
 # Import it once here, warnings silenced, so the later import is a cache hit.

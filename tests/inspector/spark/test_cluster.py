@@ -17,6 +17,7 @@ from external_tools import JAVA, need
 from inspector.engine import Message, Store
 from inspector.engine.present.views import message_view
 from inspector.spark.jobs.export import read_messages
+from inspector.spark.session import ARROW_JAVA_OPTIONS
 
 pytestmark = pytest.mark.spark_cluster
 
@@ -74,6 +75,8 @@ def standalone(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("standalone")
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp),
            "SPARK_WORKER_DIR": str(tmp / "work")}
+    # the daemons' JVMs compile with C1 only, as the drivers do (tests/conftest.py: SPARK_SUBMIT_OPTS)
+    env.setdefault("SPARK_DAEMON_JAVA_OPTS", env.get("SPARK_SUBMIT_OPTS", ""))
     master_port, master_ui, worker_port, worker_ui = free_ports(4)
     spark_class = str(home / "bin" / "spark-class")
     master_log, worker_log = tmp / "master.log", tmp / "worker.log"
@@ -105,7 +108,9 @@ def test_export_on_a_standalone_cluster(standalone, spark, sample_store, tmp_pat
     cmd = [sys.executable, "-m", "inspector.cli.main", "spark", "export", str(sample_store), "--master", standalone["url"],
            "--out", str(out), "--no-progress", "--conf", "spark.driver.host=127.0.0.1",
            "--conf", "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.executor.memory=512m",
-           "--conf", "spark.ui.enabled=false"]
+           "--conf", "spark.ui.enabled=false",
+           # the executor's JVM compiles with C1 only too (tests/conftest.py), next to the default Arrow options
+           "--conf", f"spark.executor.extraJavaOptions={ARROW_JAVA_OPTIONS} {os.environ.get('SPARK_SUBMIT_OPTS', '')}"]
     run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert "exported 402 message(s) from 3 segment(s)" in run.stdout.replace("\n", " ")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from inspector import version
+from inspector.cli.formats import add_format_args, chosen_format
 from inspector.commandline import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -47,6 +49,7 @@ from inspector.engine import (
 )
 
 if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, which --help need not wait for
+    from inspector.cli.formats import RowWriter
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
@@ -107,6 +110,7 @@ def _grep_parser(sub) -> None:
                    "cuts says so on stderr")
     _window_args(p)
     p.add_argument("--json", action="store_true", help="JSON Lines, one hit per line")
+    add_format_args(p)
 
 
 def _window_args(p) -> None:
@@ -164,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many messages (default 100; --follow: no limit)")
     p.add_argument("--decompress", action="store_true", help="also give the decompressed body")
     p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
+    add_format_args(p)
     p.add_argument("--follow", action="store_true",
                    help="keep printing new messages as a running broker writes them (from the end unless --from)")
     p.add_argument("--idle-timeout", type=kind_arg(IDLE_TIMEOUT), metavar="SECONDS",
@@ -349,6 +354,20 @@ def _open(args) -> Store:
                       dledger_member=getattr(args, "dledger_member", None))
 
 
+@contextmanager
+def _sink(args: argparse.Namespace, store: Store) -> Iterator[RowWriter | None]:
+    """The RowWriter a listing's --format / -o asks for; None for the table and for --json (or --format json /
+    jsonl) on stdout, which print today's bytes themselves."""
+    fmt = chosen_format(args)
+    if fmt == "table" or (fmt in ("json", "jsonl") and not args.output):
+        yield None
+        return
+    from inspector.cli.formats import rows
+
+    with rows(fmt, args.output, store.root, args.force) as writer:
+        yield writer
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
@@ -409,6 +428,8 @@ def run(args: argparse.Namespace) -> int:
 
             check_window(args.since, args.until)
             if args.follow:
+                if args.format not in (None, "table", "json") or args.output:
+                    raise BadInput("--follow prints the table or --json; it does not take --format or -o")
                 if args.queue is not None:
                     raise BadInput("--follow walks the commitlog; it does not take --queue")
                 if args.since is not None or args.until is not None:
@@ -416,8 +437,9 @@ def run(args: argparse.Namespace) -> int:
                 return messages.run_follow(store, args.topic, args.start, args.limit, args.json, args.decompress,
                                            args.idle_timeout)
             limit = 100 if args.limit is None else args.limit
-            return messages.run_messages(store, args.topic, args.queue, args.start, limit, args.json, args.decompress,
-                                         since=args.since, until=args.until)
+            with _sink(args, store) as sink:
+                return messages.run_messages(store, args.topic, args.queue, args.start, limit, args.json,
+                                             args.decompress, since=args.since, until=args.until, sink=sink)
         if args.command == "show":
             from inspector.cli import messages
 
@@ -436,9 +458,10 @@ def run(args: argparse.Namespace) -> int:
             from inspector.cli import grep
 
             check_window(args.since, args.until)
-            return grep.run(store, args.pattern, fixed=args.fixed, ignore_case=args.ignore_case, fields=args.fields,
-                            topic=args.topic, tag=args.tag, limit=args.limit, as_json=args.json,
-                            since=args.since, until=args.until)
+            with _sink(args, store) as sink:
+                return grep.run(store, args.pattern, fixed=args.fixed, ignore_case=args.ignore_case,
+                                fields=args.fields, topic=args.topic, tag=args.tag, limit=args.limit,
+                                as_json=args.json, since=args.since, until=args.until, sink=sink)
 
         if args.command in ("groups", "group"):
             from inspector.cli import groups

@@ -359,6 +359,7 @@ def _sink(args: argparse.Namespace, store: Store) -> Iterator[RowWriter | None]:
     """The RowWriter a listing's --format / -o asks for; None for the table and for --json (or --format json /
     jsonl) on stdout, which print today's bytes themselves."""
     fmt = chosen_format(args)
+    args.json = fmt in ("json", "jsonl")  # --format json / jsonl on stdout: --json's own output
     if fmt == "table" or (fmt in ("json", "jsonl") and not args.output):
         yield None
         return

@@ -1,0 +1,142 @@
+"""--format and -o on the listing commands: every format parsed back (csv module, pyarrow) to the --json rows;
+bad input (an unknown format, -o into the store, an existing file) is exit 2 with one line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from inspector.cli.formats import cell
+
+SAMPLE = str(Path(__file__).resolve().parents[3] / "sample_store")
+
+LISTINGS = [
+    ("messages", SAMPLE, "--limit", "40"),
+    ("grep", SAMPLE, "order-11", "--limit", "30"),
+]
+
+
+def _json_rows(cli, argv) -> list[dict]:
+    code, out, _ = cli(*argv, "--json")
+    assert code == 0
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _as_cells(rows: list[dict]) -> list[dict]:
+    """The --json rows as the formats hold them: each field one cell, a nested value its JSON text."""
+    return [{k: cell(v) for k, v in row.items()} for row in rows]
+
+
+def _from_json_inside(text: str) -> str:
+    return json.loads(f'"{text}"')
+
+
+def _split_markdown(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\) \| ", line[2:-2])
+    return [c.replace("\\|", "|") for c in cells]
+
+
+@pytest.mark.parametrize("argv", LISTINGS, ids=lambda a: a[0])
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "markdown"])
+def test_text_formats_to_a_file_parse_back_to_the_json_rows(cli, tmp_path, argv, fmt):
+    expected = _as_cells(_json_rows(cli, argv))
+    assert expected
+    target = tmp_path / f"out.{fmt}"
+    code, out, _ = cli(*argv, "--format", fmt, "-o", str(target))
+    assert code == 0 and out == ""
+    text = target.read_text(encoding="utf-8")
+    if fmt == "csv":
+        got = list(csv.DictReader(io.StringIO(text, newline="")))
+    elif fmt == "tsv":
+        lines = [[_from_json_inside(c) for c in line.split("\t")] for line in text.splitlines()]
+        got = [dict(zip(lines[0], line, strict=True)) for line in lines[1:]]
+    else:
+        lines = [[_from_json_inside(c) for c in _split_markdown(line)] for line in text.splitlines()]
+        assert set(lines[1]) == {"---"}
+        got = [dict(zip(lines[0], line, strict=True)) for line in lines[2:]]
+    assert got == expected
+
+
+@pytest.mark.parametrize("argv", LISTINGS, ids=lambda a: a[0])
+def test_parquet_parses_back_to_the_json_rows(cli, tmp_path, argv):
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow: pip install 'rmq-inspect[spark]'")
+    rows = _json_rows(cli, argv)
+    target = tmp_path / "out.parquet"
+    code, _, _ = cli(*argv, "--format", "parquet", "-o", str(target))
+    assert code == 0
+    got = pq.read_table(target).to_pylist()
+    expected = [{k: cell(v) if isinstance(v, (dict, list)) else v for k, v in row.items()} for row in rows]
+    assert got == expected
+
+
+@pytest.mark.parametrize("argv", LISTINGS, ids=lambda a: a[0])
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_json_formats_are_the_json_output(cli, tmp_path, argv, fmt):
+    code, today, _ = cli(*argv, "--json")
+    assert cli(*argv, "--format", fmt)[1] == today  # on stdout: today's bytes
+    target = tmp_path / "out.jsonl"
+    assert cli(*argv, "--format", fmt, "-o", str(target))[0] == 0
+    assert [json.loads(x) for x in target.read_text().splitlines()] == [json.loads(x) for x in today.splitlines()]
+
+
+def test_csv_on_stdout_is_escaped_like_the_table(cli, tmp_path):
+    from hostile_text import write_store_text
+
+    from inspector.engine import terminal_text
+
+    store = tmp_path / "store"
+    assert write_store_text(tmp_path, [{"topic": "T|\u202e", "body": "evil\x1b]0;owned\x07 line\nnext",
+                                        "keys": ["k\x1b[2J", "a|b\tc"]}])[0] == 0
+    code, out, _ = cli("messages", str(store), "--format", "csv")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert row["keys"] == terminal_text(cell(["k\x1b[2J", "a|b\tc"]))
+    assert row["topic"] == "T|\\u202e"
+    code, _, _ = cli("messages", str(store), "--format", "csv", "-o", str(tmp_path / "m.csv"))
+    row = next(csv.DictReader(io.StringIO((tmp_path / "m.csv").read_text(encoding="utf-8"), newline="")))
+    assert json.loads(row["keys"]) == ["k\x1b[2J", "a|b\tc"]  # to a file: the JSON value itself
+    assert row["topic"] == "T|\u202e"
+    # tsv and markdown of that hostile row parse back too (a tab, a |, a line break inside a cell)
+    for fmt in ("tsv", "markdown"):
+        target = tmp_path / f"m.{fmt}"
+        assert cli("messages", str(store), "--format", fmt, "-o", str(target))[0] == 0
+        header, *rest = target.read_text(encoding="utf-8").splitlines()
+        line = rest[-1]
+        cells = line.split("\t") if fmt == "tsv" else _split_markdown(line)
+        names = header.split("\t") if fmt == "tsv" else _split_markdown(header)
+        got = {n: _from_json_inside(c) for n, c in zip(names, cells, strict=True)}
+        assert json.loads(got["keys"]) == ["k\x1b[2J", "a|b\tc"] and got["topic"] == "T|\u202e"
+
+
+@pytest.mark.parametrize("extra, says", [
+    (("--format", "xml"), "invalid choice: 'xml'"),
+    (("--format", "csv", "-o", "INSIDE"), "never writes into a store"),
+    (("--format", "csv", "-o", "EXISTS"), "exists; --force replaces it"),
+    (("--json", "--format", "csv"), "does not go with --format csv"),
+    (("-o", "NEW"), "-o FILE writes rows"),
+    (("--force",), "--force goes with -o FILE"),
+])
+@pytest.mark.parametrize("command", ["messages", "grep"])
+def test_bad_format_arguments_are_exit_2_with_one_line(cli, tmp_path, command, extra, says):
+    exists = tmp_path / "exists.csv"
+    exists.write_text("mine\n")
+    spelled = {"INSIDE": str(Path(SAMPLE) / "out.csv"), "EXISTS": str(exists), "NEW": str(tmp_path / "new.csv")}
+    argv = [command, SAMPLE, *(["order"] if command == "grep" else []), *(spelled.get(a, a) for a in extra)]
+    code, out, err = cli(*argv)
+    assert code == 2, err
+    assert says in err
+    assert exists.read_text() == "mine\n"  # an existing file is left as it was
+    assert not (Path(SAMPLE) / "out.csv").exists()
+
+
+def test_force_replaces_an_existing_file(cli, tmp_path):
+    target = tmp_path / "m.csv"
+    target.write_text("old\n")
+    assert cli("messages", SAMPLE, "--limit", "2", "--format", "csv", "-o", str(target), "--force")[0] == 0
+    assert target.read_text().startswith("file,position,physical_offset")

@@ -29,6 +29,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import IO, Any
 
 import orjson
@@ -40,12 +41,14 @@ PARQUET_BATCH = 4096  # rows a parquet record batch holds: the memory bound of a
 PARQUET_EXTRA = "rmq-inspect[spark]"  # the extra that installs pyarrow (also in [all])
 
 
-def add_format_args(p: Any, *, json_is: str = "JSON Lines") -> None:
-    """``--format``, ``-o FILE`` and ``--force`` on a listing command's parser."""
+def add_format_args(p: Any, *, rows: str, document: bool = False) -> None:
+    """``--format``, ``-o FILE`` and ``--force`` on a listing command's parser; ``rows`` says what a row is,
+    ``document``: --json prints one document (then jsonl is its listing's rows, one a line)."""
+    json_is = "the --json document" if document else "JSON Lines, as --json"
     p.add_argument("--format", choices=FORMATS, metavar="FORMAT",
-                   help=f"table (default), json ({json_is}: what --json prints), jsonl (one row a line), csv, tsv, "
-                        "markdown or parquet (needs pyarrow: pip install 'rmq-inspect[spark]'); the columns are "
-                        "the --json fields, a nested one as its JSON text")
+                   help=f"table (default), json ({json_is}), jsonl, csv, tsv, markdown or parquet (needs pyarrow: "
+                        f"pip install '{PARQUET_EXTRA}'); rows: {rows}; the columns are the rows' --json fields, "
+                        "a nested one as its JSON text")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the rows to FILE (a new file, never inside the store) instead of stdout; "
                         "csv/tsv/markdown then hold the exact values, not the terminal's escaped text")
@@ -117,16 +120,34 @@ class RowWriter:
         self._parquet: Any = None
         self._schema: Any = None
 
+    def document(self, value: Any, key: str | None) -> None:
+        """What a command's ``print_json`` would print: with --format json the document itself (to a file: the
+        --json bytes), else each row of its listing ``value[key]`` (``key`` None: the document is one row)."""
+        if self.fmt == "json":
+            self.stream.write(_indented(value) + "\n")
+            return
+        for row in ([value] if key is None else value.get(key) or ()):
+            self.write(row)
+        if key is not None:
+            _say_the_rest(value, key)
+
     def write(self, row: dict) -> None:
         if self.columns is None:
             self.columns = list(row)
             self._header()
-        for name in row:
-            if name not in self.columns:
-                self.left_out[name] = self.left_out.get(name, 0) + 1
         self.rows += 1
-        if self.fmt in ("json", "jsonl"):
-            self.stream.write(cell({c: row.get(c) for c in self.columns} if self.left_out else row) + "\n")
+        if self.fmt not in ("json", "jsonl"):
+            for name in row:
+                if name not in self.columns:
+                    self.left_out[name] = self.left_out.get(name, 0) + 1
+        if self.fmt in ("json", "jsonl"):  # every field, as --json has it: JSON needs no fixed columns
+            line = cell(row) + "\n"
+            if not self.to_file:  # DEL, C1 and bidi controls as \uXXXX on a terminal, as print_json_line does
+                from inspector.cli.output import json_safe_bytes
+
+                line = bytes(json_safe_bytes(line.encode("utf-8", "surrogatepass"))).decode("utf-8", "surrogatepass")
+            self.stream.write(line)
+            return
         elif self.fmt == "parquet":
             self._batch.append({c: _parquet_value(row.get(c)) for c in self.columns})
             if len(self._batch) >= PARQUET_BATCH:
@@ -176,10 +197,37 @@ class RowWriter:
             if self.columns is not None:
                 self._flush_parquet()
                 self._parquet.close()
+            else:  # no row: a valid parquet file of no column and no row (pyarrow reads it back as empty)
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                pq.write_table(pa.table({}), self.stream)
         if self.left_out:
             names = ", ".join(f"{n} ({k:,} row(s))" for n, k in self.left_out.items())
             sys.stderr.write(terminal_text(f"note: a partial answer: field(s) not among the columns (those of the "
                                            f"first row) were left out: {names}; --json has them") + "\n")
+
+
+def _say_the_rest(doc: dict, key: str) -> None:
+    """What of a --json document the rows leave out and a reader must not miss, on stderr as the table says it:
+    its findings, its notes and what cut it short."""
+    if key != "problems":
+        for p in doc.get("problems") or ():
+            sys.stderr.write(terminal_text(f"{p.get('severity')}: {p.get('file')} @ {p.get('offset')}: "
+                                           f"{p.get('reason')} ({p.get('code')})") + "\n")
+    for note in doc.get("notes") or ():
+        sys.stderr.write(terminal_text(f"note: {note if isinstance(note, str) else cell(note)}") + "\n")
+    for name in ("truncated", "more_pending", "unlisted"):
+        if doc.get(name):
+            sys.stderr.write(terminal_text(f"note: a partial answer: {name} {cell(doc[name])}; --json has the "
+                                           "whole document") + "\n")
+
+
+def _indented(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def _parquet_value(value: Any) -> Any:
@@ -189,6 +237,25 @@ def _parquet_value(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
         return str(value)
     return value
+
+
+_ROUTE: ContextVar[tuple[RowWriter, str | None] | None] = ContextVar("rows_route", default=None)
+
+
+def routed() -> tuple[RowWriter, str | None] | None:
+    """The RowWriter the command's JSON goes to (and the key of its document's listing), or None: stdout."""
+    return _ROUTE.get()
+
+
+@contextmanager
+def route(writer: RowWriter, key: str | None) -> Iterator[RowWriter]:
+    """While inside, ``print_json`` / ``print_json_line`` (and messages' bulk JSON Lines) go to ``writer``: the
+    commands keep printing their --json, the format is decided here, once."""
+    token = _ROUTE.set((writer, key))
+    try:
+        yield writer
+    finally:
+        _ROUTE.reset(token)
 
 
 @contextmanager

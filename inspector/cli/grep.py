@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspector.cli.formats import RowWriter
 from inspector.cli.output import console, err_console, plain, print_json_line, warn_problem, when
 from inspector.cli.progress import byte_progress
 from inspector.engine import (
@@ -31,11 +30,8 @@ TABLE_CONTEXT = 32  # characters of context the listing shows on each side of th
 
 
 def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str | None, topic: str | None,
-        tag: str | None, limit: int | None, as_json: bool, since: int | None = None, until: int | None = None,
-        sink: RowWriter | None = None) -> int:
-    """Search ``store``'s log; hits as a table or JSON Lines (or to ``sink``: --format, -o), Problems and notes
-    on stderr."""
-    as_json = as_json or sink is not None
+        tag: str | None, limit: int | None, as_json: bool, since: int | None = None, until: int | None = None) -> int:
+    """Search ``store``'s log; hits as a table or JSON Lines, Problems and notes on stderr."""
     pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput (exit 2) before any reading
     wanted = parse_fields(fields) if fields is not None else None
     limit = DEFAULT_LIMIT if limit is None else limit
@@ -48,9 +44,7 @@ def run(store: Store, text: str, *, fixed: bool, ignore_case: bool, fields: str 
         for item in grep(store, pattern, topic=topic, tag=tag, limit=limit, progress=update, **kwargs):
             if isinstance(item, GrepHit):
                 hits += 1
-                if sink is not None:
-                    sink.write(grep_hit_view(item))
-                elif as_json:
+                if as_json:
                     print_json_line(grep_hit_view(item))
                 else:
                     for line in _lines(item):

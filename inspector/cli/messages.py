@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from inspector.cli.formats import RowWriter, json_line_rows
+from inspector.cli.formats import json_line_rows, routed
 from inspector.cli.output import (
     Folded,
     console,
@@ -67,12 +67,9 @@ def _queue_order(store: Store, topic: str, queue_id: int, start: int | None, uni
 
 
 def run_messages(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
-                 as_json: bool, decompress: bool, *, since: int | None = None, until: int | None = None,
-                 sink: RowWriter | None = None) -> int:
+                 as_json: bool, decompress: bool, *, since: int | None = None, until: int | None = None) -> int:
     """``since``/``until``: only the messages stored in [since, until) (epoch ms), found by binary search
-    (``log_window``, ``queue_window``): the walk starts where the window starts and ends where it ends.
-    ``sink``: the --json rows go to it (--format csv, parquet, -o FILE ...) instead of stdout."""
-    as_json = as_json or sink is not None
+    (``log_window``, ``queue_window``): the walk starts where the window starts and ends where it ends."""
     if queue_id is not None and topic is None:
         raise BadInput("--queue needs --topic")
     unit: list = []  # queue order: the unit of the message just given (the table shows its tagsCode)
@@ -101,7 +98,7 @@ def run_messages(store: Store, topic: str | None, queue_id: int | None, start: i
     if as_json:
         # an LMQ queue's records keep their own topic: the queue chose them, no topic filter on top
         return _json_out(stream, None if queue_id is not None and is_lmq(topic) else topic, limit, decompress,
-                         queue_order=queue_id is not None, trace_topic=trace_topic_of(store), sink=sink)
+                         queue_order=queue_id is not None, trace_topic=trace_topic_of(store))
     queue_order = queue_id is not None
     t = table("Messages", "physical offset", "topic", "queue", "queue offset", "stored", "tags",
               *(("tagsCode",) if queue_order else ()), "keys", "size", "body")
@@ -167,7 +164,7 @@ def _more_note(more: MoreAfterLimit, queue_order: bool) -> str:
 
 
 def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_order: bool,
-              trace_topic: str | None = None, sink: RowWriter | None = None) -> int:
+              trace_topic: str | None = None) -> int:
     """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out.
     A limit that leaves messages out is said on stderr (stdout stays pure JSON Lines for jq)."""
     sys.stdout.flush()
@@ -177,9 +174,9 @@ def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_ord
             warn_problem(chunk)
         elif isinstance(chunk, MoreAfterLimit):
             err_console.print(f"note: {_more_note(chunk, queue_order)}", markup=False, soft_wrap=True)
-        elif sink is not None:
+        elif (to := routed()) is not None:  # --format / -o: the rows of these JSON Lines to the RowWriter
             for row in json_line_rows(chunk):
-                sink.write(row)
+                to[0].write(row)
         elif out is not None:
             out.write(json_safe_bytes(chunk))
         else:  # a text-only stdout (an embedding caller's StringIO)

@@ -15,16 +15,30 @@ from inspector.cli.formats import cell
 
 SAMPLE = str(Path(__file__).resolve().parents[3] / "sample_store")
 
+# each listing command and the key of its --json document's rows (None: its --json is JSON Lines, a line a row)
+ROWS_OF = {"messages": None, "grep": None, "groups": "groups", "group": "queues", "census": "kinds",
+           "key": "messages", "chain": "files", "story": "records", "info": "segments"}
 LISTINGS = [
     ("messages", SAMPLE, "--limit", "40"),
     ("grep", SAMPLE, "order-11", "--limit", "30"),
+    ("groups", SAMPLE),
+    ("group", SAMPLE, "billing-consumer"),
+    ("census", SAMPLE),
+    ("key", SAMPLE, "OrderEvents", "order-1108"),
+    ("chain", SAMPLE, "OrderEvents", "order-1108"),
+    ("story", SAMPLE, "90151"),
+    ("info", SAMPLE),
+    ("info", SAMPLE, "--rows", "topics"),
 ]
 
 
 def _json_rows(cli, argv) -> list[dict]:
     code, out, _ = cli(*argv, "--json")
     assert code == 0
-    return [json.loads(line) for line in out.splitlines()]
+    key = "topics" if "--rows" in argv else ROWS_OF[argv[0]]
+    if key is None:
+        return [json.loads(line) for line in out.splitlines()]
+    return json.loads(out)[key]
 
 
 def _as_cells(rows: list[dict]) -> list[dict]:
@@ -75,13 +89,35 @@ def test_parquet_parses_back_to_the_json_rows(cli, tmp_path, argv):
 
 
 @pytest.mark.parametrize("argv", LISTINGS, ids=lambda a: a[0])
-@pytest.mark.parametrize("fmt", ["json", "jsonl"])
-def test_json_formats_are_the_json_output(cli, tmp_path, argv, fmt):
+def test_json_is_the_json_output_and_jsonl_its_rows(cli, tmp_path, argv):
     code, today, _ = cli(*argv, "--json")
-    assert cli(*argv, "--format", fmt)[1] == today  # on stdout: today's bytes
-    target = tmp_path / "out.jsonl"
-    assert cli(*argv, "--format", fmt, "-o", str(target))[0] == 0
-    assert [json.loads(x) for x in target.read_text().splitlines()] == [json.loads(x) for x in today.splitlines()]
+    assert cli(*argv, "--format", "json")[1] == today  # on stdout: today's bytes
+    target = tmp_path / "out.json"
+    assert cli(*argv, "--format", "json", "-o", str(target))[0] == 0
+    if ROWS_OF[argv[0]] is None:
+        assert target.read_text() == today
+    else:
+        assert json.loads(target.read_text()) == json.loads(today)  # the same document (census: ASCII on stdout)
+    rows = _json_rows(cli, argv)
+    code, out, _ = cli(*argv, "--format", "jsonl")
+    assert [json.loads(x) for x in out.splitlines()] == rows
+    assert cli(*argv, "--format", "jsonl", "-o", str(tmp_path / "out.jsonl"))[0] == 0
+    assert [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()] == rows
+
+
+def test_an_empty_listing_is_an_empty_file_parquet_reads(cli, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow: pip install 'rmq-inspect[spark]'")
+    target = tmp_path / "problems.parquet"
+    assert cli("verify", SAMPLE, "--format", "parquet", "-o", str(target))[0] == 0  # the sample store verifies
+    assert pq.read_table(target).num_rows == 0
+    code, out, _ = cli("verify", SAMPLE, "--format", "csv")
+    assert code == 0 and out == ""
+
+
+def test_a_documents_findings_stay_on_stderr(cli, tmp_path):
+    code, out, err = cli("census", SAMPLE, "--format", "csv")
+    assert code == 0 and out.startswith("kind,what,files")
+    assert "README.md @ 0" in err and "(unknown-file)" in err  # what --json's problems say, as the table says it
 
 
 def test_csv_on_stdout_is_escaped_like_the_table(cli, tmp_path):

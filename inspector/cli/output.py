@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from inspector.cli.formats import routed
+from inspector.cli.formats import json_line_rows, routed
 from inspector.engine import Problem, fmt_time, json_text
 from inspector.terminal import esc, plain
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = ["Folded", "console", "err_console", "esc", "fold_runs", "json_safe_bytes", "plain", "print_json",
-           "print_json_line", "table", "warn_problem", "when"]
+           "print_json_chunk", "print_json_line", "table", "warn_problem", "when"]
 
 # Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
 # Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
@@ -108,6 +108,20 @@ def print_json_line(value: object) -> None:
     except (orjson.JSONEncodeError, TypeError):
         text = json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
     sys.stdout.write(_json_for_terminal(text) + "\n")
+
+
+def print_json_chunk(chunk: bytes | memoryview) -> None:
+    """Bulk-encoded JSON Lines (whole lines) to stdout, or under ``--format`` / ``-o`` their rows to the
+    command's RowWriter. Call ``sys.stdout.flush()`` before the first (the bytes go to its buffer)."""
+    if (to := routed()) is not None:
+        for row in json_line_rows(chunk):
+            to[0].write(row)
+        return
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:
+        out.write(json_safe_bytes(chunk))
+    else:  # a text-only stdout (an embedding caller's StringIO)
+        sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
 
 
 def warn_problem(p: Problem) -> None:

@@ -7,11 +7,14 @@ import csv
 import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from inspector.cli.formats import cell
+
+sys.path.insert(0, str(Path(__file__).parents[2]))  # tests/: timer_store, hostile_text
 
 SAMPLE = str(Path(__file__).resolve().parents[3] / "sample_store")
 
@@ -176,3 +179,24 @@ def test_force_replaces_an_existing_file(cli, tmp_path):
     target.write_text("old\n")
     assert cli("messages", SAMPLE, "--limit", "2", "--format", "csv", "-o", str(target), "--force")[0] == 0
     assert target.read_text().startswith("file,position,physical_offset")
+
+
+@pytest.mark.parametrize("shown", [(), ("--wheel",)], ids=["units", "wheel"])
+def test_timer_listings_parse_back(cli, tmp_path, shown):
+    from timer_store import make_timer_store
+
+    root = str(make_timer_store(tmp_path / "store"))
+    code, out, _ = cli("timer", root, *shown, "--json")
+    assert code == 0
+    rows = _as_cells([json.loads(line) for line in out.splitlines()])
+    assert rows
+    assert cli("timer", root, *shown, "--format", "csv", "-o", str(tmp_path / "t.csv"))[0] == 0
+    assert list(csv.DictReader(io.StringIO((tmp_path / "t.csv").read_text(), newline=""))) == rows
+
+
+def test_timer_slot_and_summary_take_no_row_format(cli, tmp_path):
+    from timer_store import make_timer_store
+
+    root = str(make_timer_store(tmp_path / "store"))
+    code, _, err = cli("timer", root, "--summary", "--format", "csv")
+    assert code == 2 and "--slot and --summary print a table or --json" in err

@@ -200,3 +200,12 @@ def test_timer_slot_and_summary_take_no_row_format(cli, tmp_path):
     root = str(make_timer_store(tmp_path / "store"))
     code, _, err = cli("timer", root, "--summary", "--format", "csv")
     assert code == 2 and "--slot and --summary print a table or --json" in err
+
+
+def test_parquet_without_pyarrow_is_exit_2_naming_the_extra(cli, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # an import of it raises ImportError
+    target = tmp_path / "m.parquet"
+    code, out, err = cli("messages", SAMPLE, "--format", "parquet", "-o", str(target))
+    assert code == 2 and out == ""
+    assert "needs pyarrow" in err and "rmq-inspect[spark]" in err
+    assert not target.exists()

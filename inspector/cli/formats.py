@@ -282,12 +282,19 @@ def rows(fmt: str, output: str | None, store_root: str | os.PathLike | None, for
         return
     mode = "wb" if fmt == "parquet" else "w"
     kw = {} if fmt == "parquet" else {"encoding": "utf-8", "errors": "backslashreplace", "newline": ""}
-    with open(output, mode, **kw) as f:
-        writer = RowWriter(fmt, f, to_file=True)
-        try:
+    # written beside FILE under a hidden name and renamed to it when complete: a command that fails (a path
+    # that is no store, exit 2/3) leaves no half file, and an existing FILE (--force) is kept until then
+    head, name = os.path.split(output)
+    part = os.path.join(head, f".{name}.{os.getpid()}.part")
+    try:
+        with open(part, mode, **kw) as f:
+            writer = RowWriter(fmt, f, to_file=True)
             yield writer
-        finally:
             writer.close()
+        os.replace(part, output)
+    finally:
+        if os.path.lexists(part):
+            os.unlink(part)
 
 
 def json_line_rows(chunk: bytes | memoryview) -> Iterator[dict]:

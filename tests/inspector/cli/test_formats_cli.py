@@ -209,3 +209,13 @@ def test_parquet_without_pyarrow_is_exit_2_naming_the_extra(cli, tmp_path, monke
     assert code == 2 and out == ""
     assert "needs pyarrow" in err and "rmq-inspect[spark]" in err
     assert not target.exists()
+
+
+def test_a_failing_command_leaves_no_file(cli, tmp_path):
+    target, empty = tmp_path / "m.csv", tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = cli("messages", str(empty), "--format", "csv", "-o", str(target))  # no store there
+    assert code == 2 and "inside the store" not in err and list(tmp_path.iterdir()) == [empty]
+    target.write_text("mine\n")  # --force: an existing file is replaced only by a complete answer
+    assert cli("messages", str(empty), "--format", "csv", "-o", str(target), "--force")[0] == 2
+    assert target.read_text() == "mine\n" and sorted(tmp_path.iterdir()) == [empty, target]

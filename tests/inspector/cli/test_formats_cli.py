@@ -219,3 +219,32 @@ def test_a_failing_command_leaves_no_file(cli, tmp_path):
     target.write_text("mine\n")  # --force: an existing file is replaced only by a complete answer
     assert cli("messages", str(empty), "--format", "csv", "-o", str(target), "--force")[0] == 2
     assert target.read_text() == "mine\n" and sorted(tmp_path.iterdir()) == [empty, target]
+
+
+def _csv_matches_json(cli, tmp_path, argv, key, code=0):
+    """``argv --format csv -o`` parses back to ``argv --json``'s ``key`` rows, and parquet to the same rows."""
+    got_code, out, _ = cli(*argv, "--json")
+    assert got_code == code
+    rows = json.loads(out)[key]
+    assert rows
+    target = tmp_path / "rows.csv"
+    assert cli(*argv, "--format", "csv", "-o", str(target))[0] == code
+    assert list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"), newline=""))) == _as_cells(rows)
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow: pip install 'rmq-inspect[spark]'")
+    assert cli(*argv, "--format", "parquet", "-o", str(tmp_path / "rows.parquet"))[0] == code
+    expected = [{k: cell(v) if isinstance(v, (dict, list)) else v for k, v in row.items()} for row in rows]
+    assert pq.read_table(tmp_path / "rows.parquet").to_pylist() == expected
+
+
+def test_verify_findings_parse_back(cli, tmp_path):
+    aged = str(Path(SAMPLE).with_name("sample_store_aged"))
+    code = cli("verify", aged)[0]  # whatever verify says of the aged store, --format keeps its exit code
+    _csv_matches_json(cli, tmp_path, ("verify", aged), "problems", code)
+
+
+def test_trace_records_parse_back(cli, tmp_path):
+    from trace_store import UK, write_trace_store
+
+    root = tmp_path / "store"
+    write_trace_store(root)
+    _csv_matches_json(cli, tmp_path, ("trace", str(root), UK), "records")

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from inspector.cli.formats import routed
 from inspector.commandline import EXIT_OK, EXIT_PROBLEMS
 from inspector.engine import census, census_summary, census_view
 
@@ -26,7 +27,10 @@ def run(root: str, as_json: bool, broker_config: BrokerConfig | None = None, dle
         # ASCII JSON: a file name that is no UTF-8 (a lone surrogate) is written as a \uDCxx escape, which any
         # stream can encode and json.loads gives back; and neither rich nor the message views are imported, a
         # fifth of the start-up this command is measured by (16,000 queue folders in under 1 s)
-        sys.stdout.write(json.dumps(census_view(found), indent=2) + "\n")
+        if (to := routed()) is not None:  # --format / -o: the kinds as rows (cli/formats.py)
+            to[0].document(census_view(found), to[1])
+        else:
+            sys.stdout.write(json.dumps(census_view(found), indent=2) + "\n")
     else:
         from inspector.cli.output import console, plain, table, warn_problem
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from inspector import version
+from inspector.cli.formats import add_format_args, chosen_format
 from inspector.commandline import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -107,6 +109,7 @@ def _grep_parser(sub) -> None:
                    "cuts says so on stderr")
     _window_args(p)
     p.add_argument("--json", action="store_true", help="JSON Lines, one hit per line")
+    add_format_args(p, rows="one a hit (the --json lines)")
 
 
 def _window_args(p) -> None:
@@ -147,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="segments, topics and queues, index files, checkpoint, shutdown state, problems")
     _store_args(p)
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="the list --rows names (default segments)", document=True)
+    p.add_argument("--rows", choices=INFO_ROWS, default="segments",
+                   help="with --format / -o: which of info's lists to write (default: %(default)s)")
 
     p = sub.add_parser("census", help="every file and folder of the store root by kind, with sizes; unknown and "
                        "misplaced entries (exit 4 on what the broker would not start with)")
@@ -155,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "storePathCommitLog puts it (outside the root, or split over several folders)")
     _member_option(p)
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a kind (--json's kinds)", document=True)
 
     p = sub.add_parser("messages", help="messages in commitlog order, or queue order with --topic and --queue")
     _store_args(p)
@@ -164,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many messages (default 100; --follow: no limit)")
     p.add_argument("--decompress", action="store_true", help="also give the decompressed body")
     p.add_argument("--json", action="store_true", help="JSON Lines, one message per line")
+    add_format_args(p, rows="one a message (the --json lines)")
     p.add_argument("--follow", action="store_true",
                    help="keep printing new messages as a running broker writes them (from the end unless --from)")
     p.add_argument("--idle-timeout", type=kind_arg(IDLE_TIMEOUT), metavar="SECONDS",
@@ -194,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a trace record (--json's records)", document=True)
 
     p = sub.add_parser("story", help="where did my message go: every record of it (original, scheduled, delivered, "
                        "retry, dead letter, half/op/commit, timer, batch, LMQ, trace) by store time, with each "
@@ -206,12 +215,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a record (--json's records)", document=True)
 
     _grep_parser(sub)
 
     p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
     _store_args(p)
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a group (--json's groups)", document=True)
 
     p = sub.add_parser("group", help="one consumer group: per queue its committed offset, min, max, lag, the last "
                        "consumed and first unconsumed message; then the messages after its offsets; exit 1 when "
@@ -220,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("group", help="the consumer group's name")
     p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many pending messages (default 20)")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a queue (--json's queues)", document=True)
 
     p = sub.add_parser("key", help="all messages indexed under a key")
     _store_args(p, optional=True)
@@ -234,12 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=kind_arg(SCAN_BUDGET), metavar="SECONDS",
                    help="stop that scan after this many seconds (the answer says where it stopped; default: no limit)")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a message (--json's messages)", document=True)
 
     p = sub.add_parser("chain", help="the hash-slot walk for topic#key in every index file")
     _store_args(p)
     p.add_argument("topic")
     p.add_argument("key")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one an index file (--json's files; its items as JSON text)", document=True)
 
     p = sub.add_parser("decode-id", help="decode an offset msgId / unique key")
     p.add_argument("id")
@@ -268,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=kind_arg(LIMIT), help="at most this many units or slots (default 100)")
     p.add_argument("--json", action="store_true", help="JSON Lines (one unit or slot per line); --slot and "
                    "--summary: one document")
+    add_format_args(p, rows="one a unit or, with --wheel, a slot (the --json lines)")
 
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
@@ -321,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="check every record and every cross-file reference; exit 4 on problems")
     _store_args(p)
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a finding (--json's problems)", document=True)
 
     p = sub.add_parser("preflight", help="what the next broker start will do and cut (read-only); exit 4 when it "
                        "loses data or would not start")
@@ -349,7 +365,44 @@ def _open(args) -> Store:
                       dledger_member=getattr(args, "dledger_member", None))
 
 
+# The listing each command's --format / -o writes: None, its --json is JSON Lines (each line a row); else the key
+# of the list in its --json document (info: the one --rows names). README "Output formats" lists the choices.
+ROWS = {"messages": None, "grep": None, "timer": None, "key": "messages", "chain": "files", "groups": "groups",
+        "group": "queues", "census": "kinds", "verify": "problems", "story": "records", "trace": "records",
+        "info": "segments"}
+INFO_ROWS = ("segments", "topics", "index_files", "consumer_groups", "settings", "problems")
+
+
+@contextmanager
+def _routing(args: argparse.Namespace) -> Iterator[None]:
+    """The command's --json, routed to the RowWriter its --format / -o asks for (formats.route). Nothing for the
+    table, nor for --json (or --format json, and jsonl of a JSON Lines command) on stdout: today's bytes."""
+    if args.command not in ROWS:
+        yield
+        return
+    fmt = chosen_format(args)
+    key = args.rows if args.command == "info" else ROWS[args.command]
+    if args.command == "messages" and args.follow and (fmt not in ("table", "json") or args.output):
+        raise BadInput("--follow prints the table or --json; it does not take --format or -o")
+    if args.command == "timer" and (args.slot is not None or args.summary) and fmt != "table" and (
+            fmt != "json" or args.output):
+        raise BadInput("timer --slot and --summary print a table or --json; --format and -o list units or --wheel")
+    args.json = fmt != "table"  # the command prints its --json; the route below turns it into the format
+    if fmt == "table" or (not args.output and (fmt == "json" or (fmt == "jsonl" and key is None))):
+        yield
+        return
+    from inspector.cli.formats import route, rows
+
+    with rows(fmt, args.output, args.store, args.force) as writer, route(writer, key):
+        yield
+
+
 def run(args: argparse.Namespace) -> int:
+    with _routing(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "decode-id":
         from inspector.cli import ids
         from inspector.engine import open_store

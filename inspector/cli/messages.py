@@ -18,6 +18,7 @@ from inspector.cli.output import (
     json_safe_bytes,
     plain,
     print_json,
+    print_json_chunk,
     table,
     warn_problem,
     when,
@@ -167,16 +168,13 @@ def _json_out(stream, topic: str | None, limit: int, decompress: bool, queue_ord
     """JSON Lines: the engine encodes whole batches of clean records at once (json_lines); bytes straight out.
     A limit that leaves messages out is said on stderr (stdout stays pure JSON Lines for jq)."""
     sys.stdout.flush()
-    out = getattr(sys.stdout, "buffer", None)
     for chunk in json_lines(stream, decompress=decompress, topic=topic, limit=limit, trace_topic=trace_topic):
         if isinstance(chunk, Problem):
             warn_problem(chunk)
         elif isinstance(chunk, MoreAfterLimit):
             err_console.print(f"note: {_more_note(chunk, queue_order)}", markup=False, soft_wrap=True)
-        elif out is not None:
-            out.write(json_safe_bytes(chunk))
-        else:  # a text-only stdout (an embedding caller's StringIO)
-            sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
+        else:
+            print_json_chunk(chunk)  # stdout, or the rows to --format / -o
     sys.stdout.flush()
     return 0
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
+from inspector.cli.formats import json_line_rows, routed
 from inspector.engine import Problem, fmt_time, json_text
 from inspector.terminal import esc, plain
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = ["Folded", "console", "err_console", "esc", "fold_runs", "json_safe_bytes", "plain", "print_json",
-           "print_json_line", "table", "warn_problem", "when"]
+           "print_json_chunk", "print_json_line", "table", "warn_problem", "when"]
 
 # Markup is off on both (SafeConsole): a plain string is shown as written; our own styled lines say markup=True.
 # Piped output gets a wide fixed width instead of rich's 80 columns, so tables do not fold every cell; piped
@@ -86,7 +87,11 @@ def json_safe_bytes(chunk: bytes | memoryview, *, to_terminal: bool | None = Non
 def print_json(value: object) -> None:
     """One indented JSON document. orjson writes what ``json.dumps(indent=2)`` would (but for the spelling of
     some floats), ~20x faster: the json module's indenting encoder is pure Python (0.7 s for a 16,000-queue
-    ``info``). What orjson refuses (lone surrogates, integers past 64 bits) goes through the json module."""
+    ``info``). What orjson refuses (lone surrogates, integers past 64 bits) goes through the json module.
+    Under ``--format`` / ``-o`` (formats.route) the document goes to that command's RowWriter instead."""
+    if (to := routed()) is not None:
+        to[0].document(value, to[1])
+        return
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, TypeError):
@@ -95,11 +100,28 @@ def print_json(value: object) -> None:
 
 
 def print_json_line(value: object) -> None:
+    if (to := routed()) is not None:  # --format / -o: one row of the command's RowWriter
+        to[0].write(value)
+        return
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, TypeError):
         text = json_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
     sys.stdout.write(_json_for_terminal(text) + "\n")
+
+
+def print_json_chunk(chunk: bytes | memoryview) -> None:
+    """Bulk-encoded JSON Lines (whole lines) to stdout, or under ``--format`` / ``-o`` their rows to the
+    command's RowWriter. Call ``sys.stdout.flush()`` before the first (the bytes go to its buffer)."""
+    if (to := routed()) is not None:
+        for row in json_line_rows(chunk):
+            to[0].write(row)
+        return
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:
+        out.write(json_safe_bytes(chunk))
+    else:  # a text-only stdout (an embedding caller's StringIO)
+        sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
 
 
 def warn_problem(p: Problem) -> None:

@@ -10,9 +10,9 @@ from rich.text import Text
 from inspector.cli.output import (
     console,
     err_console,
-    json_safe_bytes,
     plain,
     print_json,
+    print_json_chunk,
     print_json_line,
     table,
     warn_problem,
@@ -68,12 +68,8 @@ def _units(timer, start: int, limit: int, as_json: bool) -> int:
     after = int(units.offset[first + shown]) if first + shown < total else None
     if as_json:
         sys.stdout.flush()
-        out = getattr(sys.stdout, "buffer", None)
         for chunk in timer_unit_chunks(timer, first, limit):
-            if out is not None:
-                out.write(json_safe_bytes(chunk))
-            else:  # a text-only stdout (an embedding caller's StringIO)
-                sys.stdout.write(bytes(json_safe_bytes(chunk)).decode())
+            print_json_chunk(chunk)  # stdout, or the rows to --format / -o
         sys.stdout.flush()
         _partial(shown, total - first, limit, "unit(s)", "timer-log offset", after)
         return 0

@@ -172,3 +172,20 @@ def test_piped_stderr_lines_are_not_wrapped(issue_store, tmp_path):
     _, err = clean_run("messages", str(root))
     warning = next(line for line in err.splitlines() if "torn-record" in line)
     assert len(warning) > 80 and warning.startswith("error: commitlog/")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "markdown"])
+def test_every_listing_format_on_stdout_is_escaped(issue_store, fmt):
+    """--format csv/tsv/markdown on stdout: store text escaped as the table escapes it, whatever stdout is (jsonl
+    is --json's JSON, escaped by construction; its C1 and bidi controls as \\uXXXX on a terminal only)."""
+    root, msg = issue_store
+    for argv in (("messages", root), ("grep", root, "k"), ("groups", root), ("group", root, "g\x1b[8m"),
+                 ("key", root, TOPIC, KEY), ("chain", root, TOPIC, KEY), ("story", root, str(msg.physical_offset)),
+                 ("info", root, "--rows", "topics"), ("census", root)):
+        code, out, err = run(*argv, "--format", fmt)
+        assert code == 0, (argv, err)
+        assert "Traceback" not in out + err
+        if fmt == "tsv":
+            out = out.replace("\t", " ")  # the separator, not store text (a tab in a cell is \t)
+        assert not unsafe_in(out), (argv, fmt, unsafe_in(out)[:3])
+        assert not unsafe_in(err), (argv, fmt, unsafe_in(err)[:3])

@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not scan the part of the log no index file covers (the answer says it was not searched)")
     p.add_argument("--trace-topic", metavar="TOPIC", help="a custom trace topic (default: the broker config's "
                    "msgTraceTopicName; RMQ_SYS_TRACE_TOPIC and rmq_sys_TRACE_DATA_* always)")
+    p.add_argument("--budget", type=kind_arg(SCAN_BUDGET), metavar="SECONDS",
+                   help="stop reading after this many seconds: the story told so far, and a note on what was not "
+                   "read (default: no limit)")
     p.add_argument("--json", action="store_true")
     add_format_args(p, rows="one a record (--json's records)", document=True)
 
@@ -483,7 +486,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "story":
             from inspector.cli import story
 
-            return story.run_story(store, args.ref, args.key, args.scan, args.trace_topic, args.json)
+            return story.run_story(store, args.ref, args.key, args.scan, args.trace_topic, args.json, args.budget)
 
         if args.command == "grep":
             from inspector.cli import grep

@@ -6,13 +6,16 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspector.cli.output import console, err_console, plain, print_json, table, when
-from inspector.engine import Store, Story, story_of, story_view
+from inspector.engine import Budget, Store, Story, story_of, story_view
 
 
-def run_story(store: Store, ref: str, key: str | None, scan: bool, trace_topic: str | None, as_json: bool) -> int:
+def run_story(store: Store, ref: str, key: str | None, scan: bool, trace_topic: str | None, as_json: bool,
+              budget_seconds: float | None = None) -> int:
     """The story of ``ref`` (or of the first message under topic ``ref`` and ``key``); exit 0 when found (the
-    engine raises NotFound, BadInput or StoreError for exit 1, 2 and 3)."""
-    story = story_of(store, ref, key, scan=scan, trace_topic=trace_topic)
+    engine raises NotFound, BadInput or StoreError for exit 1, 2 and 3). ``budget_seconds``: the engine stops
+    reading then and the story told so far is the answer (its notes say what was not read)."""
+    budget = Budget(budget_seconds) if budget_seconds else None
+    story = story_of(store, ref, key, scan=scan, trace_topic=trace_topic, budget=budget)
     if as_json:
         print_json(story_view(story))
     else:

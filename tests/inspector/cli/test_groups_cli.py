@@ -11,16 +11,9 @@ from external_tools import import_or_skip
 from hostile_text import DANGEROUS, unsafe_in
 from hostile_text import run as hostile_run
 
-from inspector.cli.main import main
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from tests.offsets_support import T0, offsets_store, v1_offsets_db
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -36,21 +29,21 @@ def store(tmp_path_factory):
     return root
 
 
-def test_groups_table_and_json(store, capsys):
-    code, out, err = run(capsys, "groups", str(store))
+def test_groups_table_and_json(store, cli):
+    code, out, err = cli("groups", str(store))
     assert code == 0 and "Traceback" not in err
     (line,) = [ln for ln in out.splitlines() if "│ g " in ln]
     cells = [c.strip() for c in line.split("│")[1:-1]]
     assert cells == ["g", "T", "2", "3", "-", "1 in 1 queue(s)", "yes", "config/consumerOffset.json"]
-    code, out, _ = run(capsys, "groups", str(store), "--json")
+    code, out, _ = cli("groups", str(store), "--json")
     data = json.loads(out)
     (g,) = data["groups"]
     assert code == 0 and data["offsets_source"] == "config/consumerOffset.json"
     assert (g["group"], g["queues"], g["lag"], g["retry"], g["dlq"]["messages"]) == ("g", 2, 3, None, 1)
 
 
-def test_group_table_then_pending_with_limit(store, capsys):
-    code, out, err = run(capsys, "group", str(store), "g", "--limit", "2")
+def test_group_table_then_pending_with_limit(store, cli):
+    code, out, err = cli("group", str(store), "g", "--limit", "2")
     assert code == 0
     assert "total lag 3" in out and "DLQ: 1 in 1 queue(s)" in out
     assert "pending: messages after the committed offsets (2 of 3)" in out
@@ -58,45 +51,45 @@ def test_group_table_then_pending_with_limit(store, capsys):
     assert "--limit 2: 1 more pending message(s) not listed" in err
 
 
-def test_group_json_values(store, capsys):
-    code, out, _ = run(capsys, "group", str(store), "g", "--json")
+def test_group_json_values(store, cli):
+    code, out, _ = cli("group", str(store), "g", "--json")
     data = json.loads(out)
     q0, q1 = data["queues"]
     assert code == 0 and (q0["committed_offset"], q0["max_offset"], q0["lag"]) == (2, 5, 3)
     assert (q0["last_consumed"]["queue_offset"], q0["first_unconsumed"]["store_timestamp"]) == (1, T0 + 2)
     assert (q1["lag"], q1["first_unconsumed"], q1["last_consumed"]["store_timestamp"]) == (0, None, T0 + 12)
     # the sides are read light: `show` at their physical offset gives the message
-    code, out, _ = run(capsys, "show", str(store), str(q0["first_unconsumed"]["physical_offset"]), "--json")
+    code, out, _ = cli("show", str(store), str(q0["first_unconsumed"]["physical_offset"]), "--json")
     assert code == 0 and json.loads(out)["queue_offset"] == 2 and json.loads(out)["topic"] == "T"
     assert [m["body_preview"] for m in data["pending"]] == ["a2", "a3", "a4"]
     assert (data["pending_limit"], data["more_pending"]) == (20, 0)
 
 
-def test_exit_codes(store, capsys):
-    code, _, err = run(capsys, "group", str(store), "nosuch")
+def test_exit_codes(store, cli):
+    code, _, err = cli("group", str(store), "nosuch")
     assert code == 1 and "no consumer group 'nosuch'" in err and "groups here: g" in err
-    code, _, err = run(capsys, "group", str(store), "g", "--limit", "-1")
+    code, _, err = cli("group", str(store), "g", "--limit", "-1")
     assert code == 2 and "Traceback" not in err
-    code, _, err = run(capsys, "group", str(store))
+    code, _, err = cli("group", str(store))
     assert code == 2
 
 
-def test_unreadable_offsets_database_exit_3(tmp_path, capsys):
+def test_unreadable_offsets_database_exit_3(tmp_path, cli):
     import_or_skip("rocksdict")
     root = offsets_store(tmp_path)
     v1_offsets_db(root, {"TopicTest@g1": b'{"offsetTable":{0:1}}'})
     (root / "config" / "consumerOffsets" / "CURRENT").write_text("MANIFEST-999999\n")
     for argv in (("groups", str(root)), ("group", str(root), "g1", "--json")):
-        code, out, err = run(capsys, *argv)
+        code, out, err = cli(*argv)
         assert code == 3 and "Traceback" not in out + err
         assert err.startswith("rmq-inspect: config/consumerOffsets: ") and "RocksDB" in err
 
 
-def test_damaged_config_is_a_warning_not_a_traceback(tmp_path, capsys):
+def test_damaged_config_is_a_warning_not_a_traceback(tmp_path, cli):
     root = offsets_store(tmp_path)
     (root / "config" / "consumerOffset.json").write_text('{"offsetTable":{"TopicTest@g1":{0:1}}}')
     (root / "config" / "subscriptionGroup.json").write_text('{"subscriptionGroupTable":')
-    code, out, err = run(capsys, "group", str(root), "g1")
+    code, out, err = cli("group", str(root), "g1")
     assert code == 0 and "Traceback" not in out + err
     assert "config/subscriptionGroup.json" in err and "(bad-config)" in err
 

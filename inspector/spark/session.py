@@ -122,7 +122,7 @@ def cds_archive() -> Path | None:
         java = Path(found) if found else None
     if java is None:
         return None
-    jars = Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent) / "jars"
+    jars = _jars_folder()
     try:
         java = java.resolve()
         if _java_major(java) < 13:  # dynamic archives (ArchiveClassesAtExit) came in JDK 13; older JVMs reject the flag
@@ -156,6 +156,7 @@ def class_data_options() -> str:
     archive = cds_archive()
     if archive is None:
         return ""
+    _drop_orphans(archive)
     if archive.exists():
         _drop_old_parts(archive)
         return f"-XX:SharedArchiveFile={archive} {_QUIET_CDS}"
@@ -176,9 +177,49 @@ def class_data_options() -> str:
             return ""
         fd = os.open(claim, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
         os.close(fd)
+        _jars_note(archive).write_text(str(_jars_folder()))  # whose archive this is: see _drop_orphans
     except OSError:
         return ""
     return f"-XX:ArchiveClassesAtExit={archive}.{os.getpid()}.part {_QUIET_CDS}"
+
+
+_LEGACY_AGE_S = 7 * 86_400  # an archive from before the .jars notes: kept a week
+
+
+def _jars_folder() -> Path:
+    import pyspark
+
+    return Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent) / "jars"
+
+
+def _jars_note(archive: Path) -> Path:
+    return archive.with_name(archive.name.removesuffix(".jsa") + ".jars")
+
+
+def _drop_orphans(archive: Path) -> None:
+    """Archives (and unfinished dumps) of Spark installs that are gone: each venv or pipx install has its own
+    (its jars' path is in the archive, which the JVM checks), ~190 MB each, and a removed venv's stayed forever
+    (2.2 GB from 15 test venvs). Each family's ``.jars`` note names its install; a family whose install is gone is
+    removed, one without a note (written before the notes) once a week old."""
+    try:
+        families: dict[str, list[Path]] = {}
+        for path in archive.parent.glob("spark-cds-*"):
+            families.setdefault(path.name.split(".", 1)[0], []).append(path)
+        mine = archive.name.split(".", 1)[0]
+        now = time.time()
+        for family, paths in families.items():
+            if family == mine:
+                continue
+            note = archive.with_name(family + ".jars")
+            if note.exists():
+                gone = not Path(note.read_text(errors="replace").strip()).is_dir()
+            else:
+                gone = all(now - p.stat().st_mtime > _LEGACY_AGE_S for p in paths)
+            if gone:
+                for p in paths:
+                    p.unlink(missing_ok=True)
+    except OSError:
+        pass  # a cache that cannot be tidied is no reason not to start
 
 
 def _drop_old_parts(archive: Path) -> None:

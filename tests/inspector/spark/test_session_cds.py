@@ -60,3 +60,31 @@ def test_the_session_jvm_runs_without_arrow_java_read_checks(spark) -> None:
     conf = spark.sparkContext.getConf()
     assert session.ARROW_JAVA_OPTIONS in conf.get("spark.driver.extraJavaOptions")
     assert session.ARROW_JAVA_OPTIONS in conf.get("spark.executor.extraJavaOptions")
+
+
+def test_archives_of_installs_that_are_gone_are_removed(cache, tmp_path) -> None:
+    """Each venv has its own archive (~190 MB): one whose Spark install is gone (its .jars note names a missing
+    folder), or without a note and a week old, is removed; this install's and a living one's stay."""
+    cache.mkdir(parents=True, exist_ok=True)
+    living = tmp_path / "venv-b" / "jars"
+    living.mkdir(parents=True)
+    files = {
+        "gone": ["spark-cds-aaaa.jsa", "spark-cds-aaaa.jsa.7.part", "spark-cds-aaaa.jsa.dumping"],
+        "living": ["spark-cds-bbbb.jsa"],
+        "legacy-old": ["spark-cds-cccc.jsa.9.part", "spark-cds-cccc.jsa.dumping"],
+        "legacy-new": ["spark-cds-dddd.jsa"],
+    }
+    for names in files.values():
+        for name in names:
+            (cache / name).write_bytes(b"x")
+    (cache / "spark-cds-aaaa.jars").write_text(str(tmp_path / "venv-a" / "jars"))
+    (cache / "spark-cds-bbbb.jars").write_text(str(living))
+    for name in files["legacy-old"]:
+        _age(cache / name, 8 * 86_400)
+    first = session.class_data_options()
+    left = sorted(p.name for p in cache.iterdir())
+    archive = session.cds_archive()
+    assert first.startswith("-XX:ArchiveClassesAtExit=")  # this install's own dump is claimed, its note written
+    assert left == sorted([*files["living"], "spark-cds-bbbb.jars", *files["legacy-new"],
+                           f"{archive.name}.dumping", archive.name.removesuffix(".jsa") + ".jars"])
+    assert (cache / (archive.name.removesuffix(".jsa") + ".jars")).read_text() == str(session._jars_folder())

@@ -37,6 +37,8 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify_dledger, verify_rest
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
     grep_hit_view, grep_end_view
+Statistics of the log (stats): store_stats -> StoreStats (Counts per key of BY, SIZE_LABELS, RetentionStep),
+    stats_view
 The next broker start (what it will do and cut): preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
@@ -293,6 +295,15 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         SearchPattern,
         compile_pattern,
         parse_fields,
+    )
+    from inspector.engine.read.stats.stats import (
+        BY,
+        SIZE_LABELS,
+        Counts,
+        RetentionStep,
+        StoreStats,
+        stats_view,
+        store_stats,
     )
     from inspector.engine.read.store.answers import (
         checkpoint_future_note,

@@ -37,9 +37,7 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify_dledger, verify_rest
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields,
     grep_hit_view, grep_end_view
-Statistics of the log (stats): store_stats -> StoreStats (Counts per key of BY, SIZE_LABELS, RetentionStep),
-    stats_view
-The next broker start (what it will do and cut): preflight
+Statistics (stats), the next broker start: store_stats -> StoreStats (Counts by BY, SIZE_LABELS, RetentionStep), stats_view; preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
 Write (the only writers besides rebuild): write_store, message_lines, DLedgerOptions

@@ -31,6 +31,7 @@ from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.stats import StatsScreen
 from inspector.tui.screens.story import StoryScreen
 from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
@@ -49,11 +50,13 @@ SCREEN_CLASSES = {
     "timer": TimerScreen,
     "story": StoryScreen,
     "groups": GroupsScreen,
+    "stats": StatsScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
-                 "story": "Story of a message", "groups": "Consumer groups"}
+                 "story": "Story of a message", "groups": "Consumer groups",
+                 "stats": "Statistics"}
 
 
 def store_name(store: Store) -> str:
@@ -78,6 +81,7 @@ class RmqInspectApp(App):
         Binding("8", "go('exercises')", "Exercises", show=False),
         Binding("9", "go('timer')", "Timer wheel", show=False),
         Binding("0", "go('groups')", "Consumer groups", show=False),
+        Binding("percent_sign", "go('stats')", "Statistics", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -374,6 +378,8 @@ class RmqInspectApp(App):
                             "trace) and each group's progress", self.action_story_prompt)
         yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
                             lambda: self.view("groups"))
+        yield SystemCommand("Statistics", "the log counted by topic, queue, tag, host, producer group, minute, hour "
+                            "or size: rate and size sparklines, shares, retention preview", lambda: self.view("stats"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 

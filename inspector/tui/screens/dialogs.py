@@ -158,6 +158,11 @@ HELP = [
               "queues, committed / min / max / lag and the messages either side (`rmq-inspect group STORE G`)"),
         ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
     ]),
+    ("statistics", [
+        ("%", "the log counted by topic (`rmq-inspect stats STORE`): count, bytes, shares, records per hour and the "
+              "size histogram as sparklines, what deleting the oldest segments drops and whom it leaves behind"),
+        ("b", "the next key: queue, tag, host, producer-group, minute, hour, size (`stats --by KEY`)"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

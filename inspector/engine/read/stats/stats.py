@@ -24,6 +24,7 @@ from inspector.engine.model.records import Blank, Message, Problem
 from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC, TIMER_TOPIC
 from inspector.engine.model.verdicts import LOG_UNREAD_CODES
 from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.walk import _property_py as property_value
 from parsers.commitlog import COMPRESSED_FLAG, INNER_BATCH_FLAG
 
 BY = ("topic", "queue", "tag", "host", "producer-group", "minute", "hour", "size")
@@ -257,8 +258,7 @@ class _Accumulator:
             return store_ts // HOUR_MS
         if by == "size":
             return np.searchsorted(self.edges, size, side="right")
-        name = "TAGS" if by == "tag" else "PGROUP"
-        return np.array([b.properties(i).get(name, NO_VALUE) for i in range(len(b))], dtype=object)
+        return np.array(_property_values(b, b"TAGS" if by == "tag" else b"PGROUP"), dtype=object)
 
     def _label(self, b: MessageBatch, key) -> str:
         by = self.by
@@ -313,6 +313,17 @@ class _Accumulator:
             return
         self.stored += len(m.body)
         self.plain += len(plain)
+
+
+def _property_values(b: MessageBatch, name: bytes) -> list[str]:
+    """Each record's value of property ``name`` as ``Properties.as_map()`` keeps it (NO_VALUE when none), read
+    from the raw properties bytes (walk.property_value: no map built per record)."""
+    buf = memoryview(b.buf)  # slices of a memoryview cost less than numpy views, record by record
+    out = []
+    for p, n in zip(b.column("properties_position").tolist(), b.column("properties_length").tolist(), strict=True):
+        at, size = property_value(buf, p, n, name)
+        out.append(NO_VALUE if at < 0 else buf[at:at + size].tobytes().decode("utf-8", "surrogateescape"))
+    return out
 
 
 def _topic_kind(topic: str) -> str:

@@ -53,6 +53,10 @@ def _tables(s: StoreStats) -> None:
                      if ratio else "")
                   + (f"; {s.undecompressable} compressed bod(ies) did not decompress" if s.undecompressable else ""),
                   markup=False, soft_wrap=True)
+    if s.timer_units is not None:
+        pending = "? (unknown)" if s.timer_pending is None else f"{s.timer_pending:,}"
+        console.print(f"timer store (5.x): {s.timer_units:,} timer-log unit(s), {pending} pending (the backlog)",
+                      markup=False)
     _chart("Size (TOTALSIZE)", list(zip(SIZE_LABELS, s.sizes, strict=True)))
     unit = "minute" if s.rate_unit == 60_000 else "hour"
     _chart(f"Rate per {unit} (store time, local)", [(when(ms)[:16], n) for ms, n in s.rate])

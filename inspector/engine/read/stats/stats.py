@@ -114,6 +114,8 @@ class StoreStats:
     retention: tuple[RetentionStep, ...]
     problems: tuple[Problem, ...] = field(default=())
     unread: int = 0
+    timer_units: int | None = None  # a 5.x timer store: its timer-log units (None: the store has none)
+    timer_pending: int | None = None  # of those, the ones not delivered yet (the backlog; None: not known)
 
     @property
     def compression_ratio(self) -> float | None:
@@ -153,9 +155,22 @@ def store_stats(store, by: str = "topic", *, progress: Progress | None = None) -
         done += seg.file_size
         if progress is not None:
             progress(done, total)
+    units, pending = _timer_backlog(store)
     return StoreStats(by, dict(sorted(acc.rows.items(), key=_row_order(by))), acc.total, tuple(acc.sizes.tolist()),
                       acc.rate_unit, tuple(sorted(acc.rate.items())), (acc.stored, acc.plain), acc.undecompressable,
-                      acc.segment_topics, _retention(store, per_segment), tuple(problems), unread)
+                      acc.segment_topics, _retention(store, per_segment), tuple(problems), unread, units, pending)
+
+
+def _timer_backlog(store) -> tuple[int | None, int | None]:
+    """(timer-log units, pending ones) of a 5.x timer store, as ``timer --summary`` counts them; (None, None)
+    without one."""
+    from inspector.engine.read.store.answers import open_timer
+
+    timer = open_timer(store)
+    if not timer.present:
+        return None, None
+    pending = timer.pending_mask()
+    return len(timer.units()), None if pending is None else int(pending.sum())
 
 
 def _row_order(by: str):
@@ -396,6 +411,7 @@ def stats_view(stats: StoreStats) -> dict:
                        "bytes": r.bytes, "groups_behind": [
                            {"group": g, "topic": t, "queue": q, "committed": c, "new_min_offset": m}
                            for g, t, q, c, m in r.groups_behind]} for r in stats.retention],
+        "timer": None if stats.timer_units is None else {"units": stats.timer_units, "pending": stats.timer_pending},
         "problems": len(stats.problems),
         "partial": stats.unread > 0,
     }

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine import BY, SIZE_LABELS, Message, Store, stats_view, store_stats
+from inspector.engine import (
+    BY,
+    SIZE_LABELS,
+    Message,
+    Store,
+    open_timer,
+    stats_view,
+    store_stats,
+    timer_summary,
+)
 from inspector.engine.maintain.write.messagespec import MessageSpec
 from inspector.engine.maintain.write.writer import StoreWriter
 from inspector.engine.model.geometry import Geometry
@@ -166,3 +175,17 @@ def test_json_view_counts_and_shapes(store_root):
 def test_an_unknown_key_is_refused(store_root):
     with Store(store_root) as s, pytest.raises(ValueError):
         store_stats(s, "colour")
+
+
+def test_timer_backlog_of_a_5x_store(tmp_path):
+    from timer_store import write_timer_store
+
+    root = tmp_path / "t"
+    write_timer_store(root)  # a delivered timer and two pending ones
+    with Store(root) as s:
+        stats = store_stats(s)
+        summary = timer_summary(open_timer(s))  # what `timer --summary` counts
+    assert (stats.timer_units, stats.timer_pending) == (summary["units"], summary["pending"]) == (3, 2)
+    assert stats_view(stats)["timer"] == {"units": 3, "pending": 2}
+    with Store(SAMPLE) as s:
+        assert store_stats(s).timer_units is None

@@ -75,6 +75,9 @@ class StatsScreen(ViewScreen):
                  f"compressed {share(total.compressed)}")
         if s.compression_ratio:
             t.append(f" (ratio {s.compression_ratio:.2f}x)")
+        if s.timer_units is not None:
+            pending = "?" if s.timer_pending is None else num(s.timer_pending)
+            t.append(f"\ntimer store: {num(s.timer_units)} unit(s), {pending} pending")
         if s.unread:
             t.append(f"\na partial answer: {s.unread} problem(s) left part of the log unread (Problems, 6)",
                      style="yellow")

@@ -25,8 +25,9 @@ def run(store: Store, by: str, as_json: bool) -> int:
     else:
         _tables(stats)
     if stats.unread:
-        err_console.print(Text(f"note: a partial answer: {stats.unread} problem(s) left part of the log unread "
-                               "(above); the figures count what could be read", style="yellow"), soft_wrap=True)
+        # the one-line answer every command gives with exit 3 (the prefix names the tool)
+        err_console.print(Text(f"rmq-inspect: a partial answer: {stats.unread} problem(s) left part of the log "
+                               "unread (above); the figures count what could be read"), soft_wrap=True)
         return EXIT_STORE_ERROR
     return 0
 

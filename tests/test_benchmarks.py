@@ -57,3 +57,10 @@ def test_spark_vs_single_smallest():
     # exit 1 is a target missed (tiny segments: Spark's fixed costs dominate); a crash is a traceback
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]
     assert "Spark start-up" in proc.stdout and "export stage" in proc.stdout
+
+
+def test_stats_smoke():
+    proc = _run(str(BENCH / "stats_bench.py"), "--smoke")
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("stats --by topic", "stats --by tag", "whole process"):
+        assert row in proc.stdout, row

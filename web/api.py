@@ -16,6 +16,7 @@
 | ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |
 | ``/api/search?q=&fixed=1&i=1&in=&topic=&tag=&limit=`` | ``grep --json`` hits, ``problems``, ``end`` (``truncated``: why the search stopped early) |
 | ``/api/groups?name=&limit=`` | ``groups --json`` (at most ``max_rows`` groups, ``shown_of``); with ``name`` ``group --json`` (at most ``max_rows`` queues, ``queues_total``; 404 naming the groups there are) |
+| ``/api/stats?by=`` | ``stats --json`` (``stats_view``; at most ``max_rows`` rows, ``rows_total``); an unknown ``by`` is a 400 |
 | ``/api/timer?slot=`` | ``timer --summary --json`` fields, the non-empty slots (capped), with ``slot`` its chain (``timer --slot``) |
 
 Every answer is bounded (``web.data.Limits``) and says where it was cut: ``scan_stopped`` with ``next_from``
@@ -42,6 +43,7 @@ from web.params import (
     offset_value,
     search_args,
     slot_args,
+    stats_by_arg,
     teach_args,
     text_arg,
     timer_args,
@@ -62,6 +64,11 @@ def overview():
 @bp.route("/search")
 def search():
     return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
+@bp.route("/stats")
+def stats():
+    return send(data.stats_data(get_store(), stats_by_arg(), get_limits()))
+
+
 @bp.route("/groups")
 def groups():
     name, limit = group_args()

@@ -220,6 +220,16 @@ def groups_data(store: Store, limits: Limits) -> dict:
     return d
 
 
+def stats_data(store: Store, by: str, limits: Limits) -> dict:
+    """``stats --json`` (``stats_view``), at most ``max_rows`` rows (``rows_total`` says how many there are)."""
+    from inspector.engine import stats_view, store_stats
+
+    d = stats_view(store_stats(store, by))
+    d["rows_total"] = len(d["rows"])
+    d["rows"] = d["rows"][:limits.max_rows]
+    return d
+
+
 def group_data(store: Store, name: str, limit: int, limits: Limits) -> dict:
     """One group (``group --json``; NotFound naming the groups there are), at most ``max_rows`` queue rows
     (``queues_total`` says how many there are)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request, url_for
 
+from inspector.engine import BY as STATS_BY
 from inspector.engine import fmt_time, timer_line
 from web import data, story, svg, timer
 from web.offsets import stringify_offsets
@@ -19,6 +20,7 @@ from web.params import (
     offset_value,
     search_args,
     slot_args,
+    stats_by_arg,
     teach_args,
     text_arg,
     timer_args,
@@ -64,6 +66,17 @@ def search():
     """Messages whose body, keys, tags or properties match (``rmq-inspect grep``), within the request's budget."""
     d = data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args())
     return render_template("search.html", d=d)
+@bp.route("/stats")
+def stats():
+    d = data.stats_data(get_store(), stats_by_arg(), get_limits())
+    unit = d["rate"]["unit"]
+    return render_template("stats.html", d=d, by_keys=STATS_BY,
+                           rate_svg=svg.bars_svg([(when(b["start_ms"])[:16], b["messages"]) for b in d["rate"]["buckets"]],
+                                                 f"records per {unit}, store time", "stats-rate"),
+                           size_svg=svg.bars_svg([(b["bucket"], b["messages"]) for b in d["size_buckets"]],
+                                                 "records by size (TOTALSIZE)", "stats-sizes"))
+
+
 @bp.route("/groups")
 def groups():
     name, limit = group_args()

@@ -117,6 +117,16 @@ def group_args() -> tuple[str | None, int]:
     return text_arg("name"), kind_arg("limit", LIMIT.at_most(limits.max_page_size), 20)
 
 
+def stats_by_arg() -> str:
+    """``/stats?by=KEY``: one of the engine's BY (default topic); anything else is a 400 naming them."""
+    from inspector.engine import BY
+
+    by = request.args.get("by", "topic")
+    if by not in BY:
+        abort(400, description=f"by must be one of {', '.join(BY)}")
+    return by
+
+
 def offset_value(text: str) -> int:
     return parse_kind(text, "offset", OFFSET)
 

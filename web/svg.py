@@ -268,3 +268,33 @@ def teach_svg(data: dict) -> Markup:
 def legend(kinds: Iterable[str]) -> Markup:
     """Small coloured key for the chain drawing."""
     return Markup("").join(el("span", {"class": f"legend kind-{k}"}, KIND_MARK[k]) for k in kinds)
+
+
+BAR_CHART_H, BAR_LABEL_H = 120, 34
+MAX_BARS = 400  # a longer series is summed into this many bars (a picture, not a table: the API has every bucket)
+
+
+def bars_svg(rows: list[tuple[str, int]], label: str, cls: str) -> Markup:
+    """A bar chart of (label, count) rows: one ``rect.bar`` per row (``data-count`` its count, a ``title`` with
+    label and count), the first and last labels under the axis. Rows beyond MAX_BARS are summed in runs
+    (``data-summed`` says how many rows a bar holds)."""
+    step = -(-len(rows) // MAX_BARS) if rows else 1
+    if step > 1:
+        rows = [(rows[i][0], sum(n for _, n in rows[i:i + step])) for i in range(0, len(rows), step)]
+    width = max(200, min(960, 24 * len(rows) + 20))
+    bar_w = (width - 20) / max(1, len(rows))
+    top = max((n for _, n in rows), default=0) or 1
+    bars = []
+    for i, (name, n) in enumerate(rows):
+        h = round(BAR_CHART_H * n / top, 1)
+        x = round(10 + i * bar_w, 1)
+        bars.append(el("rect", {"x": x, "y": round(BAR_CHART_H - h + 4, 1), "width": round(max(1.0, bar_w - 2), 1),
+                                "height": h, "class": "bar", "data-count": n}, el("title", None, f"{name}: {n:,}")))
+    labels = []
+    if rows:
+        labels.append(_text(10, BAR_CHART_H + 20, _clip(rows[0][0], 24), "axis"))
+        if len(rows) > 1:
+            labels.append(_text(width - 10, BAR_CHART_H + 20, _clip(rows[-1][0], 24), "axis", **{"text-anchor": "end"}))
+    labels.append(_text(width - 10, 14, f"peak {top:,}", "axis", **{"text-anchor": "end"}))
+    return _svg(width, BAR_CHART_H + BAR_LABEL_H, f"bars {cls}", label, *bars, *labels, summed=step,
+                bars=len(rows))

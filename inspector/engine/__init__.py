@@ -37,11 +37,11 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify_dledger, verify_rest
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields, hit_context,
     grep_hit_view, grep_end_view, unknown_topic_note, topic_suggestions; a store-time window (--since/--until):
-    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window
-The next broker start (what it will do and cut): preflight
+    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window. Statistics (stats): store_stats ->
+    StoreStats (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
-    rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite
-Write (the only writers besides rebuild): write_store, message_lines, DLedgerOptions
+    rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite; write (besides rebuild the only writers):
+    write_store, message_lines, DLedgerOptions
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
@@ -300,6 +300,15 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
     from inspector.engine.read.search.window import LogWindow, in_window, log_window, queue_window
+    from inspector.engine.read.stats.stats import (
+        BY,
+        SIZE_LABELS,
+        Counts,
+        RetentionStep,
+        StoreStats,
+        stats_view,
+        store_stats,
+    )
     from inspector.engine.read.store.answers import (
         UNINDEXED_SCAN_BYTES,
         checkpoint_future_note,

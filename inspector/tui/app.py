@@ -32,6 +32,7 @@ from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
 from inspector.tui.screens.search import SearchScreen
+from inspector.tui.screens.stats import StatsScreen
 from inspector.tui.screens.story import StoryScreen
 from inspector.tui.screens.timer import TimerScreen
 from inspector.tui.screens.workshop.exercises import ExercisesScreen
@@ -51,12 +52,14 @@ SCREEN_CLASSES = {
     "story": StoryScreen,
     "groups": GroupsScreen,
     "search": SearchScreen,
+    "stats": StatsScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
                  "story": "Story of a message", "groups": "Consumer groups",
-                 "search": "Search the log"}
+                 "search": "Search the log",
+                 "stats": "Statistics"}
 
 
 def store_name(store: Store) -> str:
@@ -82,6 +85,7 @@ class RmqInspectApp(App):
         Binding("9", "go('timer')", "Timer wheel", show=False),
         Binding("0", "go('groups')", "Consumer groups", show=False),
         Binding("f", "search", "Search", show=False),
+        Binding("percent_sign", "go('stats')", "Statistics", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit", show=False),
@@ -390,6 +394,8 @@ class RmqInspectApp(App):
                             self.action_search)
         yield SystemCommand("Consumer groups", "every group: queues, lag, retry and DLQ counts; enter: one group",
                             lambda: self.view("groups"))
+        yield SystemCommand("Statistics", "the log counted by topic, queue, tag, host, producer group, minute, hour "
+                            "or size: rate and size sparklines, shares, retention preview", lambda: self.view("stats"))
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 

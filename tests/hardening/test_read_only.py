@@ -185,7 +185,8 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
                  "/api/tour/<number>": ["/api/tour/1", "/api/tour/2"], "/api/exercises": ["/api/exercises"],
                  "/timer": ["/timer"], "/api/timer": ["/api/timer"],
                  "/groups": ["/groups", "/groups?name=fulfillment-consumer"],
-                 "/api/groups": ["/api/groups", "/api/groups?name=billing-consumer"]})
+                 "/api/groups": ["/api/groups", "/api/groups?name=billing-consumer"],
+                 "/stats": ["/stats", "/stats?by=tag"], "/api/stats": ["/api/stats?by=minute"]})
     return urls
 
 

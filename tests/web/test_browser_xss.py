@@ -109,6 +109,8 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         # grep (issue 31): a hit's topic and its match in context are store text
         "/search": [(f"/search?q={q(SCRIPT)}&fixed=1", [TOPIC]), (f"/search?q={q(SCRIPT)}&topic={t}", [TOPIC])],
         "/api/search": [(f"/api/search?q={q(SCRIPT)}&fixed=1", [])],
+        "/stats": [("/stats?by=topic", [TOPIC]), ("/stats?by=tag", []), (f"/stats?by={q(SCRIPT)}", [])],  # issue 31
+        "/api/stats": [("/api/stats?by=tag", [])],
     }
 
 

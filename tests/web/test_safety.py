@@ -120,6 +120,7 @@ def test_the_addresses_are_stable(app):
         "/story", "/api/story",  # the story of a message (issue 30)
         "/search", "/api/search",  # grep (issue 31)
         "/groups", "/api/groups",  # consumer groups (issue 30)
+        "/stats", "/api/stats",  # statistics (issue 31)
     ])
 
 

@@ -58,6 +58,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/search": (["q", "fixed", "i", "in", "topic", "tag", "limit"], {"q": "body"}),
     "/groups": (["name", "limit"], {"name": "g"}),
     "/api/groups": (["name", "limit"], {"name": "g"}),
+    "/stats": (["by"], {"by": "tag"}),
+    "/api/stats": (["by"], {"by": "tag"}),
 }
 
 

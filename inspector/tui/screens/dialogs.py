@@ -172,6 +172,11 @@ HELP = [
               "exact key: search the whole log for it (a scan)"),
         ("x  s  /", "the hit's bytes in the hex view / its story / back to the pattern"),
     ]),
+    ("statistics", [
+        ("%", "the log counted by topic (`rmq-inspect stats STORE`): count, bytes, shares, records per hour and the "
+              "size histogram as sparklines, what deleting the oldest segments drops and whom it leaves behind"),
+        ("b", "the next key: queue, tag, host, producer-group, minute, hour, size (`stats --by KEY`)"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

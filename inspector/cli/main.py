@@ -231,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", default="topic", choices=("topic", "queue", "tag", "host", "producer-group", "minute",
                                                       "hour", "size"), help="the rows' key (default topic)")
     p.add_argument("--json", action="store_true")
+    add_format_args(p, rows="one a key's counts (--json's rows)", document=True)
 
     p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
     _store_args(p)
@@ -382,7 +383,7 @@ def _open(args) -> Store:
 # of the list in its --json document (info: the one --rows names). README "Output formats" lists the choices.
 ROWS = {"messages": None, "grep": None, "timer": None, "key": "messages", "chain": "files", "groups": "groups",
         "group": "queues", "census": "kinds", "verify": "problems", "story": "records", "trace": "records",
-        "info": "segments"}
+        "info": "segments", "stats": "rows"}
 INFO_ROWS = ("segments", "topics", "index_files", "consumer_groups", "settings", "problems")
 
 

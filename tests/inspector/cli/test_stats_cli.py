@@ -65,3 +65,17 @@ def test_store_text_is_escaped_on_the_terminal(tmp_path):
         code, out, err = run("stats", str(tmp_path / "store"), "--by", by)
         assert code == 0 and "NEEDLE" in out
         assert unsafe_in(out) == [] and unsafe_in(err) == []
+
+
+def test_stats_rows_in_csv_are_the_json_rows(cli, tmp_path):
+    import csv
+
+    code, out, _ = cli("stats", str(SAMPLE), "--by", "queue", "--json")
+    rows = json.loads(out)["rows"]
+    target = tmp_path / "stats.csv"
+    code, _, _ = cli("stats", str(SAMPLE), "--by", "queue", "--format", "csv", "-o", str(target))
+    with target.open(newline="") as f:
+        got = list(csv.DictReader(f))
+    assert code == 0 and len(got) == len(rows) > 1
+    assert [(r["key"], int(r["messages"]), int(r["bytes"])) for r in got] == [
+        (r["key"], r["messages"], r["bytes"]) for r in rows]

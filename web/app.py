@@ -14,6 +14,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -214,7 +215,7 @@ class _QuietHandler(WSGIRequestHandler):
 
 def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False,
                     allow_hosts: tuple[str, ...] = ()) -> BaseWSGIServer:
-    """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``). ``app`` then
+    """A threaded werkzeug development server for ``app`` (``--dev-server``; the tests' in-process servers) (port 0: any free port; see ``server.server_port``). ``app`` then
     answers only the Host names that server may be reached by (``web.hosts``)."""
     handler = _QuietHandler if quiet else None
     limits = app.extensions["rmq_limits"]
@@ -224,11 +225,110 @@ def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, qu
     return server
 
 
-def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = ()) -> int:
-    """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``)."""
+class _AccessLog:
+    """One werkzeug-style line per request on stderr (``"GET /path HTTP/1.1" 200``); the path is client input,
+    so it goes through ``terminal_text``."""
+
+    def __init__(self, wsgi_app):
+        self.wsgi_app = wsgi_app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        status = []
+
+        def recorded(code, headers, exc_info=None):
+            status.append(code.split(" ", 1)[0])
+            return start_response(code, headers, exc_info)
+
+        try:
+            return self.wsgi_app(environ, recorded)
+        finally:
+            path = environ.get("PATH_INFO", "") + ("?" + environ["QUERY_STRING"] if environ.get("QUERY_STRING") else "")
+            when = time.strftime("%d/%b/%Y %H:%M:%S")
+            line = (f'{environ.get("REMOTE_ADDR", "-")} - - [{when}] "{environ.get("REQUEST_METHOD", "")} '
+                    f'{terminal_text(path[:2000])} {environ.get("SERVER_PROTOCOL", "")}" {status[-1] if status else "-"} -')
+            with self.lock:
+                print(line, file=sys.stderr, flush=True)
+
+
+class WaitressServer:
+    """waitress (a production WSGI server: pure Python, so it runs on Linux, macOS and Windows with no C build)
+    behind the interface of werkzeug's server that callers and tests use: ``server_port``, ``serve_forever``,
+    ``shutdown``, ``server_close``. Its own request-size bounds and connection limit apply before the app."""
+
+    def __init__(self, wsgi_app, host: str, port: int, threads: int, *, quiet: bool = False):
+        import logging
+
+        from waitress import create_server
+        from waitress.wasyncore import close_all
+
+        if quiet:  # its "Serving on" and queue-depth lines: tests and embedding callers do not want them
+            logging.getLogger("waitress").setLevel(logging.ERROR)
+        else:  # waitress keeps no access log; the trainer sees the requests as with werkzeug's
+            wsgi_app = _AccessLog(wsgi_app)
+        sockets: dict = {}  # our own map: a bind that fails (busy port) leaves its sockets there to close
+        try:
+            self._server = create_server(
+                wsgi_app, map=sockets, host=host.strip("[]") or "0.0.0.0", port=port, threads=threads,
+                max_request_header_size=64 * 1024,  # GET only: a URL and its headers, never a body to upload
+                max_request_body_size=64 * 1024, connection_limit=200, channel_timeout=60,
+                expose_tracebacks=False, ident="rmq-inspect")
+        except BaseException:
+            close_all(sockets)
+            raise
+        listen = getattr(self._server, "effective_listen", None)
+        self.server_port = int(listen[0][1] if listen else self._server.effective_port)  # waitress: a str
+        self._stopped = threading.Event()
+
+    def serve_forever(self) -> None:
+        try:
+            self._server.run()
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        """Stop ``serve_forever`` from another thread: its loop closes every socket itself (the trigger runs the
+        thunk in the loop's thread, so no socket is closed under a poll), and an empty map ends the loop."""
+        from waitress.wasyncore import close_all
+
+        if self._stopped.is_set():
+            return
+        self._server.task_dispatcher.shutdown(timeout=5)  # requests in flight finish first
+        self._server.trigger.pull_trigger(lambda: close_all(self._server._map))
+        self._stopped.wait(5)
+
+    def server_close(self) -> None:
+        from waitress.wasyncore import close_all
+
+        if not self._stopped.is_set():  # never served: no thread to finish
+            self._server.task_dispatcher.shutdown(timeout=5)
+        close_all(self._server._map)  # no loop runs now (stopped, or never started), so this thread may
+
+
+def make_production_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False,
+                           allow_hosts: tuple[str, ...] = ()) -> WaitressServer:
+    """``app`` on waitress (what ``rmq-inspect web`` runs). Twice as many server threads as ``Limits.workers``:
+    the ``_Workers`` gate still lets ``workers`` requests through at once and answers a 503 to one that waits
+    ``busy_seconds``, rather than waitress queueing it with no bound on the wait."""
+    limits = app.extensions["rmq_limits"]
+    server = WaitressServer(_Workers(app, limits.workers, limits.busy_seconds), host, port,
+                            threads=2 * limits.workers, quiet=quiet)
+    restrict(app, host, server.server_port, allow_hosts, loopback=is_loopback(host))
+    return server
+
+
+def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = (), *,
+          dev_server: bool = False) -> int:
+    """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``): on waitress, or on werkzeug's
+    development server with ``dev_server`` (``--dev-server``)."""
     app = create_app(store)
+    make = make_web_server if dev_server else make_production_server
     try:
-        server = make_web_server(app, host, port, allow_hosts=allow_hosts)
+        server = make(app, host, port, allow_hosts=allow_hosts)
+    except ImportError:
+        print("rmq-inspect web: waitress is not installed: pip install 'rmq-inspect[server]' (or run with "
+              "--dev-server)", file=sys.stderr)
+        return 2
     except (OSError, SystemExit) as e:  # werkzeug prints the reason and exits on a busy port
         reason = getattr(e, "strerror", None) or "see above"
         print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
@@ -237,7 +337,8 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
     if warning:
         print(warning, file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
-    print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops)",
+    kind = "werkzeug's development server" if dev_server else "waitress"
+    print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops; {kind})",
           flush=True)
     try:
         server.serve_forever()

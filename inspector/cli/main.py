@@ -267,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a host name clients use to reach a viewer bound elsewhere (repeatable); requests naming "
                         "any other host are refused (DNS rebinding). On loopback only loopback names are answered")
+    p.add_argument("--dev-server", action="store_true",
+                   help="serve on werkzeug's development server instead of waitress (debugging only)")
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -379,7 +381,8 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "web":
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
-            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host))
+            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
+                         dev_server=args.dev_server)
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

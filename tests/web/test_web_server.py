@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 from external_tools import SAMPLE_STORE, need
 
-from web.app import exposure_warning, is_loopback, serve
+from web.app import WaitressServer, exposure_warning, is_loopback, serve
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -43,6 +43,7 @@ def no_serving(monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
+    monkeypatch.setattr(WaitressServer, "serve_forever", interrupted)
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])

@@ -37,6 +37,7 @@ from inspector.engine import (
     terminal_text,
 )
 from web import data
+from web.access import ENV, check_token, new_token
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
@@ -75,7 +76,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.jinja_env.finalize = _shown
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
     # loopback names only until make_web_server knows the address and port (a test client says "localhost")
-    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None)
+    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None, ACCESS_TOKEN=None)
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
@@ -92,6 +93,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
     app.before_request(check_host)
+    app.before_request(check_token)  # after the Host check: a foreign Host is refused before anything else
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(InternalServerError, _http_error)
@@ -195,17 +197,27 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
 
 
-def exposure_warning(host: str, allow_hosts: tuple[str, ...] = ()) -> str | None:
-    """The stderr warning for a server reachable from other machines (None on loopback)."""
+def exposure_warning(host: str, allow_hosts: tuple[str, ...] = (), *, token: bool = False) -> str | None:
+    """The stderr warning for a server reachable from other machines (None on loopback); ``token``: a token is
+    required to read it (``web.access``)."""
     if is_loopback(host):
         return None
     what = "every interface" if host in ("", "0.0.0.0", "::", "[::]") else host
     names = (f"It answers only to the host names {', '.join(allow_hosts)}, the bound address and loopback names."
              if allow_hosts else "It answers requests naming any host (name yours with --allow-host to refuse "
              "the others, as a DNS-rebinding page would send).")
-    return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. It has no "
-            f"login and shows every message body in the store. {names} Use --host 127.0.0.1 to keep it on this "
-            "machine.")
+    login = ("Only a browser or client holding the token printed below reads it: give that URL only to those who may "
+             "read every message body in the store." if token else
+             "It has no login and shows every message body in the store.")
+    return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. {login} "
+            f"{names} Use --host 127.0.0.1 to keep it on this machine.")
+
+
+def no_token_warning(host: str) -> str:
+    """The loud warning ``--no-token`` prints: anyone who reaches the port reads every message body."""
+    bar = "!" * 78
+    return (f"{bar}\nrmq-inspect web: WARNING: --no-token: NO TOKEN IS ASKED. Anyone who can reach {host} on this "
+            f"port reads every message body in this store, with no login. Drop --no-token to require a token.\n{bar}")
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -318,10 +330,20 @@ def make_production_server(app: Flask, host: str = "127.0.0.1", port: int = 8080
 
 
 def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = (), *,
-          dev_server: bool = False) -> int:
+          dev_server: bool = False, token: str | None = None, no_token: bool = False) -> int:
     """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``): on waitress, or on werkzeug's
-    development server with ``dev_server`` (``--dev-server``)."""
+    development server with ``dev_server`` (``--dev-server``). Bound to loopback no token is asked unless
+    ``token`` is given; bound elsewhere ``token`` (or a random one) is required unless ``no_token``."""
+    if token is not None and (not token.strip() or not token.isprintable() or not token.isascii()):
+        print(f"rmq-inspect web: the token (--token or {ENV}) must be printable ASCII and not empty", file=sys.stderr)
+        return 2
+    loopback = is_loopback(host)
+    if token is None and not loopback and not no_token:
+        token = new_token()
+    if no_token:
+        token = None
     app = create_app(store)
+    app.config["ACCESS_TOKEN"] = token
     make = make_web_server if dev_server else make_production_server
     try:
         server = make(app, host, port, allow_hosts=allow_hosts)
@@ -333,13 +355,19 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
         reason = getattr(e, "strerror", None) or "see above"
         print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return 2
-    warning = exposure_warning(host, allow_hosts)
+    warning = exposure_warning(host, allow_hosts, token=token is not None)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    if no_token and not loopback:
+        print(no_token_warning(host or "every interface"), file=sys.stderr, flush=True)
+    if host in ("", "0.0.0.0", "::", "[::]"):  # a URL names a host: this machine's name, as Jupyter prints it
+        host = socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
     kind = "werkzeug's development server" if dev_server else "waitress"
     print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops; {kind})",
           flush=True)
+    if token is not None:  # the one place the token is shown: the terminal of whoever started the viewer
+        print(f"rmq-inspect web: open http://{shown}:{server.server_port}/?token={token}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

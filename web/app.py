@@ -36,7 +36,7 @@ from inspector.engine import (
     survey_of,
     terminal_text,
 )
-from web import data
+from web import data, guard
 from web.access import ENV, check_token, new_token
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
@@ -76,7 +76,8 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.jinja_env.finalize = _shown
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
     # loopback names only until make_web_server knows the address and port (a test client says "localhost")
-    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None, ACCESS_TOKEN=None)
+    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None, ACCESS_TOKEN=None,
+                           **guard.DEFAULTS)
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
@@ -92,12 +93,16 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.extensions["rmq_buckets"] = guard.Buckets()
+    app.before_request(guard.start_clock)  # first: Server-Timing counts the checks too
     app.before_request(check_host)
     app.before_request(check_token)  # after the Host check: a foreign Host is refused before anything else
+    app.before_request(guard.rate_limit)  # after the token: a stranger's requests take no client's turns
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(InternalServerError, _http_error)
     app.after_request(_headers)
+    app.after_request(guard.finish)  # runs before _headers (reverse order): a replaced answer gets them too
     return app
 
 

@@ -9,10 +9,9 @@ import urllib.error
 import urllib.request
 
 import pytest
-from werkzeug.serving import BaseWSGIServer
 
 from web.access import COOKIE
-from web.app import WaitressServer, create_app, make_production_server, serve
+from web.app import create_app, make_production_server, serve
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -65,15 +64,6 @@ def test_the_right_token_as_bearer_or_cookie_is_let_in(guarded):
 def test_the_stylesheet_needs_no_token(guarded):
     with guarded.test_client().get("/static/style.css") as r:
         assert r.status_code == 200
-
-
-@pytest.fixture
-def no_serving(monkeypatch):
-    def interrupted(self, *a, **kw):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
-    monkeypatch.setattr(WaitressServer, "serve_forever", interrupted)
 
 
 def test_loopback_asks_no_token(sample_store, no_serving, capsys):

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 from external_tools import SAMPLE_STORE, need
 
-from web.app import WaitressServer, exposure_warning, is_loopback, serve
+from web.app import exposure_warning, is_loopback, serve
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -32,18 +32,6 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_store"
 def test_which_addresses_count_as_loopback(host, loopback):
     assert is_loopback(host) is loopback
     assert (exposure_warning(host) is None) is loopback
-
-
-@pytest.fixture
-def no_serving(monkeypatch):
-    """serve() binds the real socket, then returns as if Ctrl-C came at once."""
-    from werkzeug.serving import BaseWSGIServer
-
-    def interrupted(self, *a, **kw):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
-    monkeypatch.setattr(WaitressServer, "serve_forever", interrupted)
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])

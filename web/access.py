@@ -29,6 +29,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def cookie_name() -> str:
+    """The cookie's name, with the viewer's port: cookies are not kept apart by port, and two viewers on one
+    machine (two rooms, two stores) must not overwrite each other's token."""
+    port = current_app.config.get("ALLOWED_PORT")
+    return f"{COOKIE}_{port}" if port else COOKIE
+
+
 def _matches(given: str | None, token: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
 
@@ -44,10 +51,10 @@ def check_token():
         rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
         target = request.path + ("?" + urlencode(rest) if rest else "")
         response = redirect(target, 303)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+        response.set_cookie(cookie_name(), token, httponly=True, samesite="Strict", path="/")
         return response
     scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
-    if _matches(request.cookies.get(COOKIE), token) or (scheme.lower() == "bearer" and _matches(bearer.strip(), token)):
+    if _matches(request.cookies.get(cookie_name()), token) or (scheme.lower() == "bearer" and _matches(bearer.strip(), token)):
         return None
     from web.app import _error  # the 401 as every error: a page, or JSON under /api/
 

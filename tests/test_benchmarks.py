@@ -48,6 +48,13 @@ def test_window_smoke():
         assert row in proc.stdout, row
 
 
+def test_web_load_quick():
+    proc = _run(str(BENCH / "web_load.py"), "--quick")  # a few clients for a few seconds, loopback only
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("| requests |", "| errors |", "| p95 latency |"):
+        assert row in proc.stdout, row
+
+
 @pytest.mark.spark
 def test_spark_vs_single_smallest():
     need(JAVA)

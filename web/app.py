@@ -14,6 +14,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,7 +36,8 @@ from inspector.engine import (
     survey_of,
     terminal_text,
 )
-from web import data
+from web import data, guard
+from web.access import ENV, check_token, new_token
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
 
@@ -74,7 +76,8 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.jinja_env.finalize = _shown
     app.jinja_env.globals["rmq_version"] = version()  # the page footer
     # loopback names only until make_web_server knows the address and port (a test client says "localhost")
-    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None)
+    app.config.from_mapping(LIMITS=Limits(), ALLOWED_HOSTS=LOOPBACK_NAMES, ALLOWED_PORT=None, ACCESS_TOKEN=None,
+                           **guard.DEFAULTS)
     app.json.sort_keys = False
     if test_config is not None:
         app.config.update(test_config)
@@ -90,11 +93,16 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.extensions["rmq_buckets"] = guard.Buckets()
+    app.before_request(guard.start_clock)  # first: Server-Timing counts the checks too
     app.before_request(check_host)
+    app.before_request(check_token)  # after the Host check: a foreign Host is refused before anything else
+    app.before_request(guard.rate_limit)  # after the token: a stranger's requests take no client's turns
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(InternalServerError, _http_error)
     app.after_request(_headers)
+    app.after_request(guard.finish)  # runs before _headers (reverse order): a replaced answer gets them too
     return app
 
 
@@ -194,17 +202,27 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
 
 
-def exposure_warning(host: str, allow_hosts: tuple[str, ...] = ()) -> str | None:
-    """The stderr warning for a server reachable from other machines (None on loopback)."""
+def exposure_warning(host: str, allow_hosts: tuple[str, ...] = (), *, token: bool = False) -> str | None:
+    """The stderr warning for a server reachable from other machines (None on loopback); ``token``: a token is
+    required to read it (``web.access``)."""
     if is_loopback(host):
         return None
     what = "every interface" if host in ("", "0.0.0.0", "::", "[::]") else host
     names = (f"It answers only to the host names {', '.join(allow_hosts)}, the bound address and loopback names."
              if allow_hosts else "It answers requests naming any host (name yours with --allow-host to refuse "
              "the others, as a DNS-rebinding page would send).")
-    return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. It has no "
-            f"login and shows every message body in the store. {names} Use --host 127.0.0.1 to keep it on this "
-            "machine.")
+    login = ("Only a browser or client holding the token printed below reads it: give that URL only to those who may "
+             "read every message body in the store." if token else
+             "It has no login and shows every message body in the store.")
+    return (f"rmq-inspect web: WARNING: listening on {what}, so other machines can reach this viewer. {login} "
+            f"{names} Use --host 127.0.0.1 to keep it on this machine.")
+
+
+def no_token_warning(host: str) -> str:
+    """The loud warning ``--no-token`` prints: anyone who reaches the port reads every message body."""
+    bar = "!" * 78
+    return (f"{bar}\nrmq-inspect web: WARNING: --no-token: NO TOKEN IS ASKED. Anyone who can reach {host} on this "
+            f"port reads every message body in this store, with no login. Drop --no-token to require a token.\n{bar}")
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -214,7 +232,7 @@ class _QuietHandler(WSGIRequestHandler):
 
 def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False,
                     allow_hosts: tuple[str, ...] = ()) -> BaseWSGIServer:
-    """A threaded werkzeug server for ``app`` (port 0: any free port; see ``server.server_port``). ``app`` then
+    """A threaded werkzeug development server for ``app`` (``--dev-server``; the tests' in-process servers) (port 0: any free port; see ``server.server_port``). ``app`` then
     answers only the Host names that server may be reached by (``web.hosts``)."""
     handler = _QuietHandler if quiet else None
     limits = app.extensions["rmq_limits"]
@@ -224,21 +242,137 @@ def make_web_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, qu
     return server
 
 
-def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = ()) -> int:
-    """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``)."""
+class _AccessLog:
+    """One werkzeug-style line per request on stderr (``"GET /path HTTP/1.1" 200``); the path is client input,
+    so it goes through ``terminal_text``."""
+
+    def __init__(self, wsgi_app):
+        self.wsgi_app = wsgi_app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        status = []
+
+        def recorded(code, headers, exc_info=None):
+            status.append(code.split(" ", 1)[0])
+            return start_response(code, headers, exc_info)
+
+        try:
+            return self.wsgi_app(environ, recorded)
+        finally:
+            path = environ.get("PATH_INFO", "") + ("?" + environ["QUERY_STRING"] if environ.get("QUERY_STRING") else "")
+            when = time.strftime("%d/%b/%Y %H:%M:%S")
+            line = (f'{environ.get("REMOTE_ADDR", "-")} - - [{when}] "{environ.get("REQUEST_METHOD", "")} '
+                    f'{terminal_text(path[:2000])} {environ.get("SERVER_PROTOCOL", "")}" {status[-1] if status else "-"} -')
+            with self.lock:
+                print(line, file=sys.stderr, flush=True)
+
+
+class WaitressServer:
+    """waitress (a production WSGI server: pure Python, so it runs on Linux, macOS and Windows with no C build)
+    behind the interface of werkzeug's server that callers and tests use: ``server_port``, ``serve_forever``,
+    ``shutdown``, ``server_close``. Its own request-size bounds and connection limit apply before the app."""
+
+    def __init__(self, wsgi_app, host: str, port: int, threads: int, *, quiet: bool = False):
+        import logging
+
+        from waitress import create_server
+        from waitress.wasyncore import close_all
+
+        if quiet:  # its "Serving on" and queue-depth lines: tests and embedding callers do not want them
+            logging.getLogger("waitress").setLevel(logging.ERROR)
+        else:  # waitress keeps no access log; the trainer sees the requests as with werkzeug's
+            wsgi_app = _AccessLog(wsgi_app)
+        sockets: dict = {}  # our own map: a bind that fails (busy port) leaves its sockets there to close
+        try:
+            self._server = create_server(
+                wsgi_app, map=sockets, host=host.strip("[]") or "0.0.0.0", port=port, threads=threads,
+                max_request_header_size=64 * 1024,  # GET only: a URL and its headers, never a body to upload
+                max_request_body_size=64 * 1024, connection_limit=200, channel_timeout=60,
+                expose_tracebacks=False, ident="rmq-inspect")
+        except BaseException:
+            close_all(sockets)
+            raise
+        listen = getattr(self._server, "effective_listen", None)
+        self.server_port = int(listen[0][1] if listen else self._server.effective_port)  # waitress: a str
+        self._stopped = threading.Event()
+
+    def serve_forever(self) -> None:
+        try:
+            self._server.run()
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        """Stop ``serve_forever`` from another thread: its loop closes every socket itself (the trigger runs the
+        thunk in the loop's thread, so no socket is closed under a poll), and an empty map ends the loop."""
+        from waitress.wasyncore import close_all
+
+        if self._stopped.is_set():
+            return
+        self._server.task_dispatcher.shutdown(timeout=5)  # requests in flight finish first
+        self._server.trigger.pull_trigger(lambda: close_all(self._server._map))
+        self._stopped.wait(5)
+
+    def server_close(self) -> None:
+        from waitress.wasyncore import close_all
+
+        if not self._stopped.is_set():  # never served: no thread to finish
+            self._server.task_dispatcher.shutdown(timeout=5)
+        close_all(self._server._map)  # no loop runs now (stopped, or never started), so this thread may
+
+
+def make_production_server(app: Flask, host: str = "127.0.0.1", port: int = 8080, *, quiet: bool = False,
+                           allow_hosts: tuple[str, ...] = ()) -> WaitressServer:
+    """``app`` on waitress (what ``rmq-inspect web`` runs). Twice as many server threads as ``Limits.workers``:
+    the ``_Workers`` gate still lets ``workers`` requests through at once and answers a 503 to one that waits
+    ``busy_seconds``, rather than waitress queueing it with no bound on the wait."""
+    limits = app.extensions["rmq_limits"]
+    server = WaitressServer(_Workers(app, limits.workers, limits.busy_seconds), host, port,
+                            threads=2 * limits.workers, quiet=quiet)
+    restrict(app, host, server.server_port, allow_hosts, loopback=is_loopback(host))
+    return server
+
+
+def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = (), *,
+          dev_server: bool = False, token: str | None = None, no_token: bool = False) -> int:
+    """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``): on waitress, or on werkzeug's
+    development server with ``dev_server`` (``--dev-server``). Bound to loopback no token is asked unless
+    ``token`` is given; bound elsewhere ``token`` (or a random one) is required unless ``no_token``."""
+    if token is not None and (not token.strip() or not token.isprintable() or not token.isascii()):
+        print(f"rmq-inspect web: the token (--token or {ENV}) must be printable ASCII and not empty", file=sys.stderr)
+        return 2
+    loopback = is_loopback(host)
+    if token is None and not loopback and not no_token:
+        token = new_token()
+    if no_token:
+        token = None
     app = create_app(store)
+    app.config["ACCESS_TOKEN"] = token
+    make = make_web_server if dev_server else make_production_server
     try:
-        server = make_web_server(app, host, port, allow_hosts=allow_hosts)
+        server = make(app, host, port, allow_hosts=allow_hosts)
+    except ImportError:
+        print("rmq-inspect web: waitress is not installed: pip install 'rmq-inspect[server]' (or run with "
+              "--dev-server)", file=sys.stderr)
+        return 2
     except (OSError, SystemExit) as e:  # werkzeug prints the reason and exits on a busy port
         reason = getattr(e, "strerror", None) or "see above"
         print(f"rmq-inspect web: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return 2
-    warning = exposure_warning(host, allow_hosts)
+    warning = exposure_warning(host, allow_hosts, token=token is not None)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    if no_token and not loopback:
+        print(no_token_warning(host or "every interface"), file=sys.stderr, flush=True)
+    if host in ("", "0.0.0.0", "::", "[::]"):  # a URL names a host: this machine's name, as Jupyter prints it
+        host = socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
-    print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops)",
+    kind = "werkzeug's development server" if dev_server else "waitress"
+    print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops; {kind})",
           flush=True)
+    if token is not None:  # the one place the token is shown: the terminal of whoever started the viewer
+        print(f"rmq-inspect web: open http://{shown}:{server.server_port}/?token={token}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

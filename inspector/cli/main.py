@@ -8,6 +8,7 @@ that is not a store, an id that is not an id); 3 a store file could not be read 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -308,6 +309,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a host name clients use to reach a viewer bound elsewhere (repeatable); requests naming "
                         "any other host are refused (DNS rebinding). On loopback only loopback names are answered")
+    p.add_argument("--token", default=os.environ.get("RMQ_INSPECT_TOKEN"), metavar="VALUE",
+                   help="the token a browser or client must give (default: $RMQ_INSPECT_TOKEN, or a random one when "
+                        "bound to anything but loopback; printed in the URL at start)")
+    p.add_argument("--no-token", action="store_true",
+                   help="bound to anything but loopback, ask no token (prints a loud warning: anyone who reaches "
+                        "the port reads every message body)")
+    p.add_argument("--dev-server", action="store_true",
+                   help="serve on werkzeug's development server instead of waitress (debugging only)")
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -458,7 +467,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "web":
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
-            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host))
+            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
+                         dev_server=args.dev_server, token=args.token, no_token=args.no_token)
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

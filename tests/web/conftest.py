@@ -86,3 +86,17 @@ def browser():
         b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def no_serving(monkeypatch):
+    """serve() binds the real socket (waitress or werkzeug), then returns as if Ctrl-C came at once."""
+    from werkzeug.serving import BaseWSGIServer
+
+    from web.app import WaitressServer
+
+    def interrupted(self, *a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
+    monkeypatch.setattr(WaitressServer, "serve_forever", interrupted)

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from web_support import PAYLOAD_MARKERS, XSS_KEYS, XSS_TOPIC, tree_digest, write_hostile_store
 
-from web.app import create_app, make_web_server, serve
+from web.app import WaitressServer, create_app, make_web_server, serve
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -180,5 +180,6 @@ def test_serve_runs_until_interrupted(sample_store, monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
+    monkeypatch.setattr(WaitressServer, "serve_forever", interrupted)
     assert serve(sample_store, port=0) == 0
     assert "read-only on http://127.0.0.1:" in capsys.readouterr().out

@@ -34,17 +34,6 @@ def test_which_addresses_count_as_loopback(host, loopback):
     assert (exposure_warning(host) is None) is loopback
 
 
-@pytest.fixture
-def no_serving(monkeypatch):
-    """serve() binds the real socket, then returns as if Ctrl-C came at once."""
-    from werkzeug.serving import BaseWSGIServer
-
-    def interrupted(self, *a, **kw):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(BaseWSGIServer, "serve_forever", interrupted)
-
-
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])
 def test_binding_everywhere_warns_on_stderr(sample_store, no_serving, capsys, host):
     assert serve(sample_store, host=host, port=0) == 0

@@ -353,7 +353,7 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
     try:
         server = make(app, host, port, allow_hosts=allow_hosts)
     except ImportError:
-        print("rmq-inspect web: waitress is not installed: pip install 'rmq-inspect[server]' (or run with "
+        print("rmq-inspect web: waitress is not installed: pip install 'rmq-inspect[web]' (or run with "
               "--dev-server)", file=sys.stderr)
         return 2
     except (OSError, SystemExit) as e:  # werkzeug prints the reason and exits on a busy port

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from inspector.engine.model.verdicts import LOG_UNREAD_CODES
 from inspector.engine.scan.batch import MessageBatch
 from inspector.engine.scan.walk import _property_py as property_value
 from parsers.commitlog import COMPRESSED_FLAG, INNER_BATCH_FLAG
+
+if TYPE_CHECKING:
+    from inspector.engine.read.commitlog.commitlog import CommitLog
 
 BY = ("topic", "queue", "tag", "host", "producer-group", "minute", "hour", "size")
 """The keys ``stats --by`` takes."""
@@ -124,11 +128,14 @@ class StoreStats:
         return plain / stored if stored else None
 
 
-def store_stats(store, by: str = "topic", *, progress: Progress | None = None) -> StoreStats:
-    """The whole log of ``store`` counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first)."""
+def log_stats(log: CommitLog, by: str = "topic", *, progress: Progress | None = None,
+              timer_backlog: Callable[[], tuple[int | None, int | None]] = lambda: (None, None),
+              committed: Callable[[str, int], list[tuple[str, int]]] = lambda topic, queue: []) -> StoreStats:
+    """The whole log counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first). ``timer_backlog``:
+    (timer-log units, pending ones) of a 5.x timer store, (None, None) without one; ``committed``: (group,
+    committed offset) of every group on a queue, for the retention steps."""
     if by not in BY:
         raise ValueError(f"unknown stats key {by!r}")
-    log = store.commitlog
     acc = _Accumulator(by)
     problems: list[Problem] = [*log.problems]
     unread = sum(p.code in LOG_UNREAD_CODES for p in problems)
@@ -155,22 +162,10 @@ def store_stats(store, by: str = "topic", *, progress: Progress | None = None) -
         done += seg.file_size
         if progress is not None:
             progress(done, total)
-    units, pending = _timer_backlog(store)
+    units, pending = timer_backlog()
     return StoreStats(by, dict(sorted(acc.rows.items(), key=_row_order(by))), acc.total, tuple(acc.sizes.tolist()),
                       acc.rate_unit, tuple(sorted(acc.rate.items())), (acc.stored, acc.plain), acc.undecompressable,
-                      acc.segment_topics, _retention(store, per_segment), tuple(problems), unread, units, pending)
-
-
-def _timer_backlog(store) -> tuple[int | None, int | None]:
-    """(timer-log units, pending ones) of a 5.x timer store, as ``timer --summary`` counts them; (None, None)
-    without one."""
-    from inspector.engine.read.store.answers import open_timer
-
-    timer = open_timer(store)
-    if not timer.present:
-        return None, None
-    pending = timer.pending_mask()
-    return len(timer.units()), None if pending is None else int(pending.sum())
+                      acc.segment_topics, _retention(committed, per_segment), tuple(problems), unread, units, pending)
 
 
 def _row_order(by: str):
@@ -368,11 +363,9 @@ def _utc(ms: int, pattern: str) -> str:
         return f"invalid({ms})"
 
 
-def _retention(store, per_segment) -> tuple[RetentionStep, ...]:
+def _retention(committed: Callable[[str, int], list[tuple[str, int]]], per_segment) -> tuple[RetentionStep, ...]:
     """For N = 1 .. segments - 1: what deleting the oldest N segments drops, and the groups it leaves behind (a
     committed offset below the queue's new minimum: the highest queue offset + 1 the deleted segments held)."""
-    from inspector.engine.read.store.answers import committed_offsets
-
     steps: list[RetentionStep] = []
     floor: dict[tuple[str, int], int] = {}
     messages = size = 0
@@ -385,7 +378,7 @@ def _retention(store, per_segment) -> tuple[RetentionStep, ...]:
         behind = []
         for (topic, queue), minimum in sorted(floor.items()):
             if (topic, queue) not in offsets:
-                offsets[(topic, queue)] = committed_offsets(store, topic, queue)
+                offsets[(topic, queue)] = committed(topic, queue)
             behind += [(g, topic, queue, c, minimum) for g, c in offsets[(topic, queue)] if c < minimum]
         steps.append(RetentionStep(n, file, messages, size, tuple(sorted(behind))))
     return tuple(steps)

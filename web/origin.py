@@ -3,8 +3,8 @@
 Every route is GET-only except a workshop room's two (``web.live``: the trainer's step, a participant's answer),
 which change only the room's state in memory. A page on another site could still make a browser POST a form
 here (on loopback no cookie is needed at all), so a POST must carry an ``Origin`` header naming this very
-viewer (scheme and ``Host``, which ``web.hosts`` has already checked), as every current browser sends on a POST;
-a client with ``Authorization: Bearer`` is exempt (a foreign page cannot set that header without a CORS preflight,
+viewer (scheme and ``Host``, which ``web.hosts`` has already checked), or, when the browser hid the origin
+(``Origin: null``), ``Sec-Fetch-Site: same-origin``, which only a browser sets; a client with ``Authorization: Bearer`` is exempt (a foreign page cannot set that header without a CORS preflight,
 which the viewer never grants). Anything else is a 403 naming the rule.
 """
 
@@ -23,6 +23,10 @@ def check_origin():
         return None
     origin = request.headers.get("Origin")
     if origin is not None and origin == f"{request.scheme}://{request.host}":
+        return None
+    # the viewer's pages say Referrer-Policy: no-referrer, so a browser sends a form's POST with "Origin: null";
+    # then Sec-Fetch-Site (set by the browser, never by a page) tells our own form from a foreign one
+    if origin in (None, "null") and request.headers.get("Sec-Fetch-Site") == "same-origin":
         return None
     from web.app import _error
 

@@ -118,7 +118,9 @@ def test_the_trainer_drives_by_form_fetch_or_bearer(room_app):
 
 
 @pytest.mark.parametrize("headers", [{}, {"Origin": "http://evil.example"}, {"Origin": "null"},
-                                     {"Origin": "https://localhost"}])
+                                     {"Origin": "https://localhost"},
+                                     {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+                                     {"Origin": "http://evil.example", "Sec-Fetch-Site": "same-origin"}])
 def test_a_post_from_another_page_is_refused(room_app, exercise_set, headers):
     """A cross-site form (or no Origin at all) neither drives the room nor counts in the tally."""
     client = trainer(room_app)
@@ -129,6 +131,13 @@ def test_a_post_from_another_page_is_refused(room_app, exercise_set, headers):
     assert r.status_code == 403
     state = room_app.extensions["rmq_room"].state()
     assert state.step == 1 and state.tally == ()
+
+
+def test_a_form_whose_origin_the_browser_hid_is_taken_when_same_origin(room_app):
+    """Referrer-Policy: no-referrer makes a browser send a form's POST with Origin: null; Sec-Fetch-Site tells."""
+    r = trainer(room_app).post("/room/step", data={"step": "2"}, headers={"Origin": "null",
+                                                                          "Sec-Fetch-Site": "same-origin"})
+    assert r.get_json() == {"step": 2}
 
 
 def test_the_tally_counts_distinct_participants_and_never_who(room_app, exercise_set):

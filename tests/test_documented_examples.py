@@ -82,6 +82,9 @@ SKIP = {
     "rmq-inspect key STORE T2 k1499 # the newest index file gone, as #8007 leaves it":
         "a writer-made store with its newest index file deleted (tests/unindexed_store.py); "
         "tests/inspector/cli/test_index_coverage_cli.py runs this lookup and checks the mark",
+    "rmq-inspect web sample_store --host 0.0.0.0 --port 8080 # prints http://HOST:8080/?token=... (the room's URL)":
+        "serves until Ctrl-C on a fixed port; tests/web/test_web_access.py starts the same command bound everywhere "
+        "(the token printed in the URL, 401 without it) and tests/web/test_web_server.py the warning",
     "rmq-inspect key STORE T2 k1499 --no-scan; echo $?":
         "the same store; tests/inspector/cli/test_index_coverage_cli.py checks the 'not searched' answer, exit 1",
 }
@@ -325,8 +328,14 @@ def run_command(work: Path, c: Command, made: set[str]) -> tuple[int, str, str]:
                 _need(work, name, made)
                 (work / name).touch()
     pipe = None
+    filters: list[list[str]] = []
     if " | jq " in shell:
         shell, pipe = shell.split(" | jq ", 1)
+    elif " | " in shell:  # "... --format tsv | cut -f3,20,23", "| head -3": plain filters, each run on the output
+        shell, *rest = shell.split(" | ")
+        filters = [shlex.split(f) for f in rest]
+        assert all(f[0] in ("head", "tail", "cut", "grep", "sort", "wc") for f in filters), \
+            f"{c.doc}:{c.line}: no way to run {rest}"
     words = shlex.split(shell)
     assert words[0] == "rmq-inspect", f"{c.doc}:{c.line}: not an rmq-inspect command: {shell}"
     argv = words[1:]
@@ -339,6 +348,8 @@ def run_command(work: Path, c: Command, made: set[str]) -> tuple[int, str, str]:
         jq = subprocess.run(["jq", *shlex.split(pipe)], input=out, capture_output=True, text=True, timeout=30)
         assert jq.returncode == 0, f"{c.doc}:{c.line}: jq {pipe}: {jq.stderr}"
         out = jq.stdout
+    for f in filters:
+        out = subprocess.run(f, input=out, capture_output=True, text=True, timeout=30).stdout
     return code, out, err
 
 

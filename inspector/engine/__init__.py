@@ -299,7 +299,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         parse_fields,
     )
     from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
-    from inspector.engine.read.search.window import LogWindow, in_window, log_window, queue_window
+    from inspector.engine.read.search.window import LogWindow, in_window
     from inspector.engine.read.stats.stats import (
         BY,
         SIZE_LABELS,
@@ -307,7 +307,6 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         RetentionStep,
         StoreStats,
         stats_view,
-        store_stats,
     )
     from inspector.engine.read.store.answers import (
         UNINDEXED_SCAN_BYTES,
@@ -322,9 +321,12 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         groups_of,
         item_key_text,
         key_missing_reason,
+        log_window,
         open_timer,
+        queue_window,
         recovery_start,
         store_geometry,
+        store_stats,
         story_of,
         trace_of,
         trace_topic_of,

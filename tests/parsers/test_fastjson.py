@@ -440,3 +440,45 @@ def test_loads_inverts_dumps(value: object) -> None:
 def test_loads_agrees_with_json_on_standard_json(value: object) -> None:
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent="\t")):
         assert loads(text) == json.loads(text)
+
+
+# --- the fast path (json's C scanner on marked text) gives what the parser gives, value or error ---------------
+
+
+def _both(text: str) -> tuple[str, str]:
+    """repr of loads(text) and of the hand-written parser alone (types and key order included), or the error."""
+    from parsers.fastjson import _Parser
+
+    out = []
+    for parse in (loads, lambda t: _Parser(t).document(0)):
+        try:
+            out.append(repr(parse(text)))
+        except FastjsonError as e:
+            out.append(f"error {e}")
+    return out[0], out[1]
+
+
+# the characters fastjson's syntax is made of, so that random text is often almost valid
+_SYNTAX = st.lists(st.sampled_from(list('{}[]:,"\\ \t\n-0123456789.eEtrufalsnN\x00u') + ["\\u0000", "1:", "{0:"]),
+                   max_size=40).map("".join)
+
+
+@settings(database=None, max_examples=400)
+@given(st.one_of(_values.map(dumps), _SYNTAX,
+                 st.tuples(_values.map(dumps), st.integers(0, 60), _SYNTAX).map(lambda t: t[0][:t[1]] + t[2])))
+def test_fast_path_agrees_with_the_parser(text: str) -> None:
+    fast, slow = _both(text)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("text", [
+    '{0:1,"a":{1:[1,2,{3:"x{4:5}"}]}, "b" :  -0 , 5 : 6}',
+    '{"a,1:b":2, "c":"{7:8}", 9:"x,1:"}',  # bare-key syntax inside strings is text
+    '{"\\u0000":1, 2:3}',  # the marker itself as a key of the text
+    '{"0":1, 0:2}', '{0:1, 0:2}', '[' * 200 + ']' * 200, '[' * 201 + ']' * 201, '{1:' * 199 + '0' + '}' * 199,
+    '{1:' * 201 + '0' + '}' * 201, '[1,2:3]', '{01:2}', '[NaN]', '[Infinity]', '[-Infinity]',
+    '[' + '1' * 64 + ']', '[' + '1' * 65 + ']', '[1.' + '0' * 62 + ']', '{"a":1} x', ' \t\n{ } ',
+])
+def test_fast_path_corners(text: str) -> None:
+    fast, slow = _both(text)
+    assert fast == slow

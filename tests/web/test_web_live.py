@@ -5,6 +5,7 @@ anonymous tally of distinct participants, the event stream's first events, and t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +236,17 @@ def test_the_cli_takes_workshop_and_the_trainer_token(monkeypatch):
     args = build_parser().parse_args(["web", "sample_store", "--workshop"])
     assert args.workshop and args.trainer_token == TRAINER
     assert build_parser().parse_args(["web", "sample_store", "--trainer-token", "x"]).trainer_token == "x"
+
+
+def test_the_documented_command_prints_both_urls(no_serving, capsys, monkeypatch):
+    """README's "Running a workshop room": `rmq-inspect web sample_store --host 0.0.0.0 --workshop` (port 0 here)."""
+    from inspector.cli.main import main
+
+    monkeypatch.delenv("RMQ_INSPECT_TOKEN", raising=False)
+    monkeypatch.delenv("RMQ_INSPECT_TRAINER_TOKEN", raising=False)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    assert main(["web", "sample_store", "--host", "0.0.0.0", "--workshop", "--port", "0"]) == 0
+    out = capsys.readouterr().out
+    token = out.split("/?token=")[1].split()[0]
+    trainer_token = out.split("/room?trainer=")[1].split()[0]
+    assert len(token) >= 32 and len(trainer_token) >= 32 and token != trainer_token

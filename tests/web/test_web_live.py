@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from web_support import PAYLOAD_MARKERS
 
 from inspector.engine.workshop.exercises import generate
 from web.access import COOKIE, TRAINER_COOKIE
@@ -250,3 +251,18 @@ def test_the_documented_command_prints_both_urls(no_serving, capsys, monkeypatch
     token = out.split("/?token=")[1].split()[0]
     trainer_token = out.split("/room?trainer=")[1].split()[0]
     assert len(token) >= 32 and len(trainer_token) >= 32 and token != trainer_token
+
+
+def test_the_room_adds_exactly_its_four_routes(sample_store, room_app):
+    plain = {str(r) for r in create_app(sample_store, {"TESTING": True}).url_map.iter_rules()}
+    added = {str(r): r.methods - {"HEAD", "OPTIONS"} for r in room_app.url_map.iter_rules() if str(r) not in plain}
+    assert added == {"/room": {"GET"}, "/room/step": {"POST"}, "/room/answer": {"POST"}, "/room/events": {"GET"}}
+
+
+def test_store_text_on_the_room_pages_is_escaped(hostile):
+    app = create_app(hostile[0], {"TESTING": True, "WORKSHOP": True})
+    app.config.update(TRAINER_TOKEN=TRAINER)
+    client = trainer(app)
+    for path in ("/room", "/exercises", "/tour"):
+        page = client.get(path).get_data(as_text=True)
+        assert not [m for m in PAYLOAD_MARKERS if m in page], path

@@ -266,3 +266,30 @@ def test_store_text_on_the_room_pages_is_escaped(hostile):
     for path in ("/room", "/exercises", "/tour"):
         page = client.get(path).get_data(as_text=True)
         assert not [m for m in PAYLOAD_MARKERS if m in page], path
+
+
+def test_the_stream_passes_the_workers_gate_and_has_threads_of_its_own(room_app, sample_store):
+    """With every worker busy (slow walks) a page waits for a 503, but the room's stream still starts; waitress gets
+    ROOM_STREAMS threads more than a viewer without a room."""
+    from werkzeug.test import EnvironBuilder
+
+    from web.app import _Workers, make_production_server
+
+    gate = _Workers(room_app, workers=1, busy_seconds=0.05)
+
+    def call(path: str) -> tuple[str, bytes]:
+        status = []
+        environ = EnvironBuilder(path=path, headers={"Cookie": f"{COOKIE}={TOKEN}"}).get_environ()
+        body = b"".join(gate(environ, lambda s, h, e=None: status.append(s)))
+        return status[0], body
+
+    with gate.all_busy():
+        assert call("/tour")[0].startswith("503")
+        status, body = call("/room/events")
+        assert status.startswith("200") and b"event: step" in body
+    threads = {}
+    for name, app in (("room", room_app), ("plain", create_app(sample_store, {"TESTING": True}))):
+        server = make_production_server(app, "127.0.0.1", 0, quiet=True)
+        threads[name] = len(server._server.task_dispatcher.threads)
+        server.server_close()
+    assert threads["room"] - threads["plain"] == room_app.config["ROOM_STREAMS"]

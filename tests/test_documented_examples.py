@@ -85,6 +85,9 @@ SKIP = {
     "rmq-inspect web sample_store --host 0.0.0.0 --port 8080 # prints http://HOST:8080/?token=... (the room's URL)":
         "serves until Ctrl-C on a fixed port; tests/web/test_web_access.py starts the same command bound everywhere "
         "(the token printed in the URL, 401 without it) and tests/web/test_web_server.py the warning",
+    "rmq-inspect web sample_store --host 0.0.0.0 --workshop # prints the participants' URL and the trainer's":
+        "serves until Ctrl-C; tests/web/test_web_live.py starts the same command (both URLs printed) and "
+        "tests/web/test_browser_workshop_room.py drives the room in two Chromium pages",
     "rmq-inspect key STORE T2 k1499 --no-scan; echo $?":
         "the same store; tests/inspector/cli/test_index_coverage_cli.py checks the 'not searched' answer, exit 1",
 }

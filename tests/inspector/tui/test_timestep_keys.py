@@ -137,3 +137,50 @@ def test_the_message_list_steps_in_the_log_and_in_a_queue(written):
         origin = by_offset[offset]
     # from queue 1's first record (00:00:20), one minute on in queue 1 is 00:01:20 (00:01:00's are queue 1's and 0's)
     assert queued[0][1] == records[5].physical_offset and records[5].store_timestamp == T0 + 80_000
+
+
+def test_no_key_is_bound_twice_on_the_two_screens_and_the_help_lists_them():
+    from inspector.tui.app import RmqInspectApp
+    from inspector.tui.screens.browser import BrowserScreen
+    from inspector.tui.screens.dialogs import help_text
+    from inspector.tui.screens.hexscreen import HexScreen
+    from inspector.tui.widgets.hexview import HexView
+    from inspector.tui.widgets.messagelist import MessageList
+
+    def keys(*holders) -> list[str]:
+        return [k.strip() for h in holders for b in h.BINDINGS for k in b.key.split(",")]
+
+    for screen, widget in ((HexScreen, HexView), (BrowserScreen, MessageList)):
+        bound = keys(screen, widget) + [k for k in keys(RmqInspectApp) if k != "question_mark"]  # ? : app.help
+        assert len(bound) == len(set(bound)), sorted(k for k in bound if bound.count(k) > 1)
+        assert set(KEYS) <= set(bound)
+    text = help_text().plain
+    assert "m  M" in text and "o  O" in text and "d  D" in text and "m M  o O  d D" in text
+
+
+def test_the_readme_examples_on_sample_store(store):
+    """The README's table: m, o and d from sample_store's first record (offset 0), in UTC; M back from the last."""
+    app = create_app(store, background_scan=False, screen="hex")
+
+    async def script(pilot):
+        await settle(pilot)
+        hexes = app.views["hex"]
+        got = []
+        for offset, key in [(0, "m"), (0, "o"), (0, "d"), (164_440, "M")]:
+            hexes.goto(offset)
+            await settle(pilot)
+            app.clear_notifications()
+            await pilot.press(key)
+            await settle(pilot)
+            got.append((hexes.hex_view.cursor, _notes(app)))
+        return got
+
+    got = drive(app, script)
+    assert got == [
+        (1_645, ["nothing stored for 5 min 23 s past the 1 minute step: went +6 min 23 s, to 2025-09-19 "
+                 "09:06:23.877 +00:00"]),
+        (19_859, ["+1 hour: at 2025-09-19 10:06:07.529 +00:00 (moved +1 h 6 min)"]),
+        (0, ["no record 1 day later: the log ends at 2025-09-19 17:00:27.001 +00:00"]),
+        (161_530, ["nothing stored for 5 min 18 s past the 1 minute step: went -6 min 18 s, to 2025-09-19 "
+                   "16:54:08.422 +00:00"]),
+    ]

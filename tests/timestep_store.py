@@ -1,7 +1,8 @@
 """A writer-made store with known store times for stepping by store time (the TUI's ±minute/hour/day keys):
 records every 20 s from 2025-09-19 00:00:00 UTC for two hours (two of them stored in the same millisecond,
 00:01:00.000), nothing stored for three hours, then records every 20 s from 05:00:00 for an hour; one topic of
-two queues (record i in queue i % 2); 64 KiB segments, so the log has three of them."""
+two queues (record i in queue i % 2), every third record tagged "third"; 64 KiB segments, so the log has three
+of them."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Record:
     physical_offset: int
     queue_id: int
     queue_offset: int
+    tag: str | None
 
 
 def write_timestep_store(root: Path) -> list[Record]:
@@ -39,7 +41,9 @@ def write_timestep_store(root: Path) -> list[Record]:
     with StoreWriter(root, GEOMETRY) as w:
         for i, t in enumerate(store_times()):
             q = i % 2
-            got = w.append(MessageSpec(topic=TOPIC, queue_id=q, body=b"m" * 100, keys=[f"k{i}"], store_timestamp=t))
-            out.append(Record(t, got.physical_offset, q, next_offset[q]))
+            tag = "third" if i % 3 == 0 else None
+            got = w.append(MessageSpec(topic=TOPIC, queue_id=q, body=b"m" * 100, keys=[f"k{i}"], tags=tag,
+                                       store_timestamp=t))
+            out.append(Record(t, got.physical_offset, q, next_offset[q], tag))
             next_offset[q] += 1
     return out

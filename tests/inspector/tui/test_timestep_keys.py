@@ -184,3 +184,41 @@ def test_the_readme_examples_on_sample_store(store):
         (161_530, ["nothing stored for 5 min 18 s past the 1 minute step: went -6 min 18 s, to 2025-09-19 "
                    "16:54:08.422 +00:00"]),
     ]
+
+
+def test_a_filtered_list_steps_to_its_matching_rows_and_stays_inside_its_window(written):
+    """A tag filter (log order: the rows a scan found): the next matching row; a queue list cut by a from time:
+    a step back past its first row stays and names the list's first row."""
+    root, records = written
+    tagged = [r for r in records if r.tag == "third"]
+    mine = [r for r in records if r.queue_id == 1 and r.store_timestamp >= T0 + HOUR]
+    with Store(root) as store:
+        app = create_app(store, background_scan=False, screen="messages")
+
+        async def script(pilot):
+            await settle(pilot)
+            screen = app.views["messages"]
+            lst = screen.message_list
+            screen.apply(tag="third")
+            await settle(pilot)
+            out = []
+            for key in ["m", "m", "o", "M"]:
+                await pilot.press(key)
+                await settle(pilot)
+                out.append((key, lst.source.offset(lst.cursor)))
+            screen.apply(topic=TOPIC, queue=1, begin=T0 + HOUR)
+            await settle(pilot)
+            app.clear_notifications()
+            await pilot.press("M")  # queue 1 has records before 00:59:00, the list none before 01:00:00
+            await settle(pilot)
+            return out, (lst.source.offset(lst.cursor), _notes(app))
+
+        out, back = drive(app, script)
+    by_offset = {r.physical_offset: r for r in records}
+    origin = tagged[0]
+    for key, offset in out:
+        want = _expected(tagged, origin.store_timestamp, KEYS[key])
+        assert offset == want, key
+        origin = by_offset[offset]
+    assert back == (mine[0].physical_offset,
+                    ["no record 1 minute earlier: the list begins at 2025-09-19 01:00:00.000 +00:00"])

@@ -222,3 +222,28 @@ def test_a_filtered_list_steps_to_its_matching_rows_and_stays_inside_its_window(
         origin = by_offset[offset]
     assert back == (mine[0].physical_offset,
                     ["no record 1 minute earlier: the list begins at 2025-09-19 01:00:00.000 +00:00"])
+
+
+def test_a_dledger_store_steps_by_its_records_not_its_entries():
+    """In a DLedger store each record follows an entry header: the step starts from the record under the cursor and
+    lands on a record's physical offset (as `n` does)."""
+    from tui_helpers import REPO
+
+    with Store(REPO / "sample_store_dledger") as store:
+        app = create_app(store, background_scan=False, screen="hex")
+
+        async def script(pilot):
+            await settle(pilot)
+            hexes = app.views["hex"]
+            app.clear_notifications()
+            await pilot.press("m")
+            await settle(pilot)
+            first = hexes.hex_view.cursor
+            await pilot.press("o")
+            await settle(pilot)
+            return first, hexes.hex_view.cursor, _notes(app)
+
+        first, second, notes = drive(app, script)
+        assert store.message_at(first).store_timestamp == 1_758_272_783_877  # 09:06:23.877
+        assert (first, second) == (1_645, 20_613)
+    assert notes[-1] == "+1 hour: at 2025-09-19 10:08:12.371 +00:00 (moved +1 h 1 min)"

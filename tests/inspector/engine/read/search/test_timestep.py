@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine import Message, Store, record_at_time, stamp, time_step, time_step_note
+from inspector.engine import Message, Store, record_at_time, time_step, time_step_note
 from inspector.engine.read.search import window as window_module
 from tests.timestep_store import DAY, HOUR, MINUTE, T0, TOPIC, write_timestep_store
 
@@ -137,9 +137,3 @@ def test_a_gap_is_crossed_and_said(written, utc):
         assert time_step_note(time_step(store, T0, MINUTE)) == (
             "+1 minute: at 2025-09-19 00:01:00.000 +00:00 (moved +1 minute)", False)
 
-
-def test_a_stamp_names_its_zone(utc):
-    assert stamp(T0 + 123) == "2025-09-19 00:00:00.123 +00:00"
-    os.environ["TZ"] = "Asia/Shanghai"
-    time.tzset()
-    assert stamp(T0) == "2025-09-19 08:00:00.000 +08:00"

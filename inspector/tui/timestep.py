@@ -1,7 +1,7 @@
 """Stepping by store time in the hex and message screens (issue 31 item 5, after Toolong's time keys): ``m``/``M``
-one minute later/earlier, ``o``/``O`` one hour (``h`` is no key of ours either, but ``o`` sits under the
-fingers of ``m`` and ``d`` and, like them, is free on both screens), ``d``/``D`` one day. The engine finds the
-record (``time_step``); this module holds the keys and places the step in a message list's rows."""
+one minute later/earlier, ``o``/``O`` one hour, ``d``/``D`` one day; none of them is bound elsewhere on either
+screen (tests/inspector/tui/test_timestep_keys.py holds that). The engine finds the record (``time_step``); this
+module holds the keys and places the step in a message list's rows."""
 
 from __future__ import annotations
 

@@ -37,11 +37,11 @@ Verify, whole or as tasks (Spark plans one per segment, queue and index file, th
     verify_dledger, verify_rest
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields, hit_context,
     grep_hit_view, grep_end_view, unknown_topic_note, topic_suggestions; a store-time window (--since/--until):
-    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window. Statistics (stats): store_stats ->
-    StoreStats (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
-Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
-    rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite; write (besides rebuild the only writers):
-    write_store, message_lines, DLedgerOptions
+    STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window; a step by store time (TUI keys):
+    time_step -> TimeStep (TimeStop), record_at_time, time_step_note, stamp. Statistics: store_stats -> StoreStats
+    (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
+Rebuild, whole or as tasks (Spark: per segment, then per queue): rebuild, rebuild_in_place, dispatch_record ->
+    QueueUnit, QueueWrite; the only other writers: write_store, message_lines, DLedgerOptions
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
@@ -233,6 +233,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         timer_unit_chunks,
         timer_unit_view,
     )
+    from inspector.engine.present.timestepviews import stamp, time_step_note
     from inspector.engine.present.traceviews import (
         TRACE_OBJECT_KINDS,
         TRACE_ROW_FIELDS,
@@ -299,6 +300,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         compile_pattern,
         parse_fields,
     )
+    from inspector.engine.read.search.timestep import TimeStep, TimeStop
     from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
     from inspector.engine.read.search.window import LogWindow, in_window
     from inspector.engine.read.stats.stats import (
@@ -325,10 +327,12 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         log_window,
         open_timer,
         queue_window,
+        record_at_time,
         recovery_start,
         store_geometry,
         store_stats,
         story_of,
+        time_step,
         trace_of,
         trace_topic_of,
     )

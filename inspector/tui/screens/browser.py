@@ -22,12 +22,14 @@ from inspector.engine import (
     StoreError,
     committed_offsets,
     is_lmq,
+    time_step,
 )
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, when
 from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
+from inspector.tui.timestep import TIME_BINDINGS, step_in_list
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.messagedetail import MessageDetail
 from inspector.tui.widgets.messagelist import (
@@ -107,6 +109,7 @@ class BrowserScreen(ViewScreen):
         Binding("s", "story", "Story"),
         Binding("escape", "cancel", "Cancel scan"),
         Binding("question_mark", "app.help", "Help"),
+        *TIME_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -212,6 +215,30 @@ class BrowserScreen(ViewScreen):
             self.notify("no message selected", severity="warning")
             return
         self.app.show_story(str(offset))
+
+    def action_time_step(self, step: int) -> None:
+        """From the selected row, to the first row stored at or after its store time + ``step`` ms (back: the last
+        at or before it): in a queue-filtered list among that queue's units, else in the log; past the list's
+        ends it stays and says so."""
+        lst = self.message_list
+        got = lst.message(lst.cursor) if len(lst.source) else None
+        origin = getattr(got, "store_timestamp", None)
+        if origin is None:
+            self.notify("no message selected" if got is None else f"the selected row cannot be read: {got}",
+                        title="time step", severity="warning")
+            return
+        q = self.query_state
+        queued = q.topic is not None and q.queue is not None
+        try:
+            moved = time_step(self.app.store, origin, step, topic=q.topic if queued else None,
+                              queue=q.queue if queued else None)
+        except StoreError as e:
+            self.notify(str(e), title="time step", severity="error")
+            return
+        placed = step_in_list(lst, moved, f"queue {q.topic}/{q.queue}" if queued else "the log")
+        if placed.row is not None:
+            lst.cursor = placed.row
+        self.notify(placed.note, title="time step", severity="warning" if placed.warning else "information")
 
     def action_cancel(self) -> None:
         if self.scanning:

@@ -114,6 +114,14 @@ HELP = [
         ("g", "jump to a physical offset (decimal or 0x), an offset msgId or a unique key"),
         ("]  [", "next / previous segment"),
         ("enter", "open the message under the cursor; click a field in the panel to go to its bytes"),
+        ("m  M", "store time +1 / -1 minute in the whole log, from the record under the cursor: the first record "
+                 "stored at or after its time + 1 min (back: the last at or before - 1 min); e.g. m on 00:00:20 "
+                 "→ '+1 minute: at 2025-09-19 00:01:20.000 +00:00 (moved +1 minute)'"),
+        ("o  O", "store time +1 / -1 hour; a gap in the store times is crossed and said, e.g. o on 01:30 → "
+                 "'nothing stored for 2 h 30 min past the 1 hour step: went +3 h 30 min, to 2025-09-19 "
+                 "05:00:00.000 +00:00'"),
+        ("d  D", "store time +1 / -1 day; past an end it stays and says so, e.g. d on the last record → 'no "
+                 "record 1 day later: the log ends at 2025-09-19 05:59:40.000 +00:00'"),
     ]),
     ("messages", [
         ("/", "edit the filters: topic, queue, tag, key, store time from/to (enter applies)"),
@@ -126,6 +134,9 @@ HELP = [
                   "as rows under it (└ #i, queue offset base+i, own tags, keys, body); space again folds them"),
         ("%LMQ% queue", "an LMQ queue lists each record at its offset in that queue (INNER_MULTI_QUEUE_OFFSET), "
                         "not its topic's; e.g. topic %LMQ%x, queue 0"),
+        ("m M  o O  d D", "store time ±1 minute / hour / day from the selected row, as in the hex view; in a "
+                          "queue-filtered list (topic and queue) within that queue, e.g. topic Ticks, queue 1: m "
+                          "on 00:00:20 → the queue's record of 00:01:20; in a filtered list, the next matching row"),
         ("escape", "cancel the scan"),
     ]),
     ("index chain", [

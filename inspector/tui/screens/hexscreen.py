@@ -9,10 +9,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.engine import Region
+from inspector.engine import Region, StoreError, time_step, time_step_note
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.fmt import clip, esc, num
 from inspector.tui.screens.base import ViewScreen
+from inspector.tui.timestep import TIME_BINDINGS
 from inspector.tui.widgets.hexview import CursorInfo, HexView
 from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic
@@ -32,6 +33,7 @@ class HexScreen(ViewScreen):
         Binding("enter", "open_message", "Message"),
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
+        *TIME_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -108,6 +110,25 @@ class HexScreen(ViewScreen):
         offset = self._record_under_cursor()
         if offset is not None:
             self.app.show_story(str(offset))
+
+    def action_time_step(self, step: int) -> None:
+        """From the record under the cursor, to the first record stored at or after its store time + ``step`` ms
+        (back: the last at or before it) in the whole log; past an end it stays and says where the log ends."""
+        if self.later(lambda: self.action_time_step(step)):
+            return
+        offset = self._record_under_cursor()
+        if offset is None:
+            return
+        try:
+            origin = self.app.store.message_at(offset).store_timestamp
+            moved = time_step(self.app.store, origin, step)
+        except StoreError as e:
+            self.notify(str(e), title="time step", severity="error")
+            return
+        note, warning = time_step_note(moved, "the log")
+        if moved.landed is not None:
+            self.goto(moved.landed.physical_offset)
+        self.notify(note, title="time step", severity="warning" if warning else "information")
 
     def _record_under_cursor(self) -> int | None:
         """Where the message record under the cursor starts (None, said in a notification: not on a record)."""

@@ -25,6 +25,7 @@ from inspector.engine.model.records import Message, Segment
 from inspector.engine.read.commitlog.careful import record_at_or_after
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import allocated_end
+from parsers import commitlog as cl
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,10 @@ def _bracket(log: CommitLog, seg: Segment, t: int) -> tuple[int, int]:
     while hi - lo > SETTLE:
         mid = (lo + hi) // 2
         at = _record_after(mf, mid, h, seg, log.segment_size)
-        if at is None or at + h >= hi:
-            hi = mid  # no record starts in [mid, hi): the first at or after t is before mid, or at hi
+        if at is None or at + h >= hi or _is_blank(mf, at + h):
+            # no record starts in [mid, hi): the first at or after t is before mid, or at hi (a BLANK fills the
+            # segment's end: no record follows it, and its bytes hold no store time)
+            hi = mid
             continue
         try:
             when = log.store_timestamp_at(seg.start_offset + at + h)
@@ -90,6 +93,11 @@ def _bracket(log: CommitLog, seg: Segment, t: int) -> tuple[int, int]:
         else:
             hi = at + h
     return seg.start_offset + lo, seg.start_offset + hi
+
+
+def _is_blank(mf, pos: int) -> bool:
+    """Whether the entry at ``pos`` of the mapped segment is the BLANK record that ends a segment."""
+    return int.from_bytes(mf.buf[pos + 4:pos + 8], "big", signed=True) == cl.MAGIC_BLANK
 
 
 def _record_after(mf, mid: int, h: int, seg: Segment, segment_size: int) -> int | None:

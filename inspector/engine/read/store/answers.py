@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from inspector.engine.read.commitlog.trace import TraceTimeline
     from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
     from inspector.engine.read.search.grep import GrepEnd, GrepHit
+    from inspector.engine.read.search.timestep import TimeStep, TimeStop
     from inspector.engine.read.search.window import LogWindow
     from inspector.engine.read.stats.stats import StoreStats
     from inspector.engine.read.story.story import Story
@@ -472,3 +473,33 @@ def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int
 
     return log_stats(store.commitlog, by, progress=progress, timer_backlog=timer_backlog,
                      committed=lambda topic, queue_id: committed_offsets(store, topic, queue_id))
+
+
+def record_at_time(store: Store, t: int, *, before: bool = False, topic: str | None = None,
+                   queue: int | None = None) -> TimeStop | None:
+    """The first record stored at or after ``t`` (epoch ms), or with ``before`` the last stored at or before it;
+    None when there is none. With ``topic`` and ``queue``: among that queue's units (binary search over them),
+    else in the whole log (``search.timestep.in_log``: binary search over segments and bytes, then a short walk)."""
+    from inspector.engine.read.search.timestep import TimeStop, in_log
+
+    if topic is None or queue is None:
+        return in_log(store.commitlog, t, before)
+    if before:
+        lo, hi = queue_window(store, topic, queue, None, t + 1)  # [min, first unit after t)
+        q = hi - 1
+        if q < lo:
+            return None
+    else:
+        q, hi = queue_window(store, topic, queue, t, None)  # [first unit at or after t, max)
+        if q >= hi:
+            return None
+    physical = store.queue(topic, queue).unit(q).physical_offset
+    return TimeStop(physical, store.store_timestamp_at(physical), q)
+
+
+def time_step(store: Store, origin: int, step: int, *, topic: str | None = None,
+              queue: int | None = None) -> TimeStep:
+    """The step from store time ``origin`` by ``step`` ms in the log or one queue (``search.timestep``)."""
+    from inspector.engine.read.search.timestep import time_step as step_by
+
+    return step_by(lambda t, before: record_at_time(store, t, before=before, topic=topic, queue=queue), origin, step)

@@ -92,6 +92,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() reads it for __getattr__
+    from inspector.engine.maintain.offsets.offsetsfile import OffsetsFile, write_offsets_file
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.rebuild.tasks import QueueUnit, QueueWrite, dispatch_record
     from inspector.engine.maintain.verify.coverage import queue_ends
@@ -110,7 +111,6 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.maintain.write.dledger_log import DLedgerOptions
     from inspector.engine.maintain.write.messagespec import message_lines
     from inspector.engine.maintain.write.newstore import write_store
-    from inspector.engine.maintain.write.offsetsfile import OffsetsFile, write_offsets_file
     from inspector.engine.model.arguments import (
         CQ_FILE_SIZE,
         DLEDGER_INDEX_FILE_SIZE,

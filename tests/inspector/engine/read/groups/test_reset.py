@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from inspector.engine import BadInput, NotFound, Store, plan_offsets, write_offsets_file
+from inspector.engine.maintain.offsets.offsetsfile import new_offsets_text
 from inspector.engine.maintain.write.messagespec import MessageSpec
-from inspector.engine.maintain.write.offsetsfile import new_offsets_text
 from inspector.engine.maintain.write.writer import StoreWriter
 from parsers.fastjson import dumps, loads
 from tests.offsets_support import T0, offsets_store, v1_offsets_db

@@ -364,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
                    help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
                         'and a message with "batch": [...] is one inner-batch record); repeatable')
+    p.add_argument("--keep-offsets", action="store_true",
+                   help="lines `messages --json` printed keep their physical and queue offsets (the log and each "
+                        "queue must then be contiguous: a gap is refused, never filled)")
     p.add_argument("--timer-now", type=kind_arg(TIME_MS), metavar="MS",
                    help='the timer store\'s "now" (epoch ms) for messages with "deliver_ms": timers due before it '
                         "are delivered into their topics, the rest stay pending (default: the last store time)")

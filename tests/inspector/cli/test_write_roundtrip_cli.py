@@ -117,3 +117,36 @@ def test_keep_offsets_refuses_a_message_line(cli, tmp_path):
     src.write_text('{"topic": "T", "body": "x"}\n')
     code, _, err = cli("write", str(tmp_path / "new"), str(src), "--keep-offsets")
     assert code == 2 and "line 1: --keep-offsets keeps a stored record's offsets" in err
+
+
+def test_inner_batch_records_round_trip_and_their_inner_lines_are_refused(cli, tmp_path):
+    from batch_store import BATCH_TOPIC, write_batch_store
+
+    write_batch_store(tmp_path / "bs")
+    code, out, _ = cli("messages", str(tmp_path / "bs"), "--json")
+    export = tmp_path / "bs.jsonl"
+    export.write_text(out)
+    code, _, err = cli("write", str(tmp_path / "new"), str(export), "--batch-topic", BATCH_TOPIC, "--keep-offsets")
+    assert code == 0, err
+    assert cli("messages", str(tmp_path / "new"), "--json")[1] == out
+    segment = "commitlog/00000000000000000000"
+    assert (tmp_path / "new" / segment).read_bytes() == (tmp_path / "bs" / segment).read_bytes()
+    code, out, _ = cli("messages", str(tmp_path / "bs"), "--topic", BATCH_TOPIC, "--queue", "0", "--json")
+    export.write_text(out)
+    code, _, err = cli("write", str(tmp_path / "inner"), str(export))
+    assert code == 2 and "line 1: an inner message of an inner-batch record" in err
+
+
+def test_multi_dispatched_records_round_trip_as_an_lmq_store(cli, tmp_path):
+    from lmq_store import write_lmq_store
+
+    write_lmq_store(tmp_path / "lmq")
+    code, out, _ = cli("messages", str(tmp_path / "lmq"), "--json")
+    export = tmp_path / "lmq.jsonl"
+    export.write_text(out)
+    code, _, err = cli("write", str(tmp_path / "new"), str(export), "--keep-offsets")
+    assert code == 0, err
+    assert cli("messages", str(tmp_path / "new"), "--json")[1] == out
+    assert (tmp_path / "new" / "config" / "lmqConsumerOffset.json").exists()  # an enableLmq broker's store
+    info = [json.loads(cli("info", str(root), "--json")[1])["topics"] for root in (tmp_path / "lmq", tmp_path / "new")]
+    assert info[0] == info[1]  # the LMQ queues too

@@ -19,7 +19,9 @@ fields are derived from the record, and each is checked or ignored, never refuse
   (``--dledger`` with the old store's ``--pre-dledger`` and ``--dledger-term``s);
 - ignored: ``file`` and ``position`` (a place in the old store's files), without ``keep_offsets`` the offsets,
   ``msg_id`` and ``dledger`` (the new store's place), and the views of the body or of the queue it was read
-  through: ``body_decompressed_*``, ``decompress_error``, ``trace``, ``lmq``.
+  through: ``body_decompressed_*``, ``decompress_error``, ``trace``, ``lmq``, an inner-batch record's
+  ``inner_messages`` (its body, split; the record is written whole). An inner message listed through its BatchCQ
+  queue (``inner_batch``) is refused: its record is the line to write.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ _CHECKED = {"total_size", "magic_version", "body_length", "body_crc_ok", "tags",
             "transaction", "compression", "sys_flag_parts", "body_truncated", "physical_offset", "queue_offset",
             "stored_physical_offset", "msg_id"}
 _IGNORED = {"file", "position", "body_decompressed_base64", "body_decompressed_length", "decompress_error", "trace",
-            "lmq"}
+            "lmq", "inner_messages", "inner_messages_error"}
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,12 @@ class RecordSpec:
         """The record a ``messages --json`` line describes; None for any other line (a message to send)."""
         if not isinstance(obj, Mapping) or not RECORD_MARKERS & set(obj):
             return None
+        if "inner_batch" in obj:  # a BatchCQ queue's listing gives the inner messages; the log order the records
+            raise BadInput("an inner message of an inner-batch record (read through its BatchCQ queue): export in "
+                           "log order (messages --json without --queue) to get the record")
         unknown = sorted(set(obj) - _WRITTEN - _CHECKED - _IGNORED - {"dledger"})
         if unknown:
             raise BadInput(f"unknown record field(s): {', '.join(unknown)}")
-        if "inner_batch" in obj:
-            raise BadInput("an inner message of a batch record: write the batch record itself")
         if obj.get("body_truncated"):
             raise BadInput("body_truncated is true: the line holds only part of the body")
         if ("body" in obj) == ("body_base64" in obj):

@@ -48,6 +48,7 @@ from inspector.engine.maintain.write.sendback import SendBackFlow
 from inspector.engine.maintain.write.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.multidispatch import MultiDispatchError, lmq_targets
 from inspector.engine.read.timer.timerstore import DEFAULT_PRECISION_MS, effective_precision
 from parsers.commitlog import (
     INNER_BATCH_FLAG,
@@ -244,6 +245,7 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
         if self._is_batch_topic(prepared.topic) and prepared.sys_flag & INNER_BATCH_FLAG:
             messages = _inner_num(prepared)
         result = self._write(prepared, self._count, messages, expect=expect)
+        self._note_stored_lmq(prepared)
         if keep_offsets:
             record.check_msg_id(result.physical_offset)
             if isinstance(self._commitlog, DLedgerLogWriter) and self._commitlog.entries != entries:
@@ -397,6 +399,16 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
 
     def _next_queue_offset(self, topic: str, queue_id: int) -> int:
         return self._queue_offsets.get((topic, queue_id), 0)
+
+    def _note_stored_lmq(self, prepared: _Prepared) -> None:
+        """A stored multi-dispatched record: its LMQ queues' next offsets follow the ones it holds (a message
+        written after it continues them), and the store is an enableLmq broker's (lmqConsumerOffset.json)."""
+        try:
+            targets = lmq_targets(prepared.topic, prepared.queue_id, prepared.properties.as_map())
+        except MultiDispatchError:
+            return  # dispatched as the broker would: not at all (verify says why)
+        for t in targets:
+            self._lmq_offsets[t.queue] = max(self._lmq_offsets.get(t.queue, 0), t.queue_offset + 1)
 
     def _lmq_offset(self, queue: str) -> int:
         return self._lmq_offsets.get(queue, 0)

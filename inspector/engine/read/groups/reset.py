@@ -98,6 +98,9 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
     if at is not None and offset is not None:
         raise BadInput("give one of --at, --to-offset, --to-end")
     mode = "at" if at is not None else "to-offset" if offset is not None else "to-end"
+    if mode == "to-offset" and not force:
+        raise BadInput("--backward-only is Broker2Client.resetOffset's isForce=false, which takes a time, not an "
+                       "offset: give it with --at or --to-end")
     if mode == "to-offset" and (topic is None or queue_id is None):
         raise BadInput("--to-offset is one queue's offset: give --topic and --queue too "
                        "(AdminBrokerProcessor.resetOffsetInner takes an offset only with a queue id)")
@@ -119,6 +122,8 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
         raise BadInput(f"none of the group's queues ({len(chosen)}) is in the store: nothing to plan")
     if mode == "at":
         _check_time(store, plan)
+        if all(q.picked == q.max_offset for q in plan.queues):
+            plan.notes.append("the time is after the last message of every queue planned: the same as --to-end")
     return plan
 
 
@@ -135,7 +140,7 @@ def _planned(store, q, mode: str, at: int | None, offset: int | None, force: boo
         picked = store.queue_offset_by_time(q.topic, q.queue_id, at)
         picked = min(max(picked, lo), hi)  # ConsumeQueueStore.getOffsetInQueueByTime clamps to [min, max]
     new, note = picked, None
-    if not force and mode != "to-offset" and not picked < q.committed:  # Broker2Client: isForce || picked < committed
+    if not force and not picked < q.committed:  # Broker2Client: isForce || picked < committed
         new, note = q.committed, "kept: the committed offset is not ahead of the picked one (--backward-only)"
     return PlannedQueue(q.topic, q.queue_id, q.committed, lo, hi, picked, new, _time_at(store, q, picked), note)
 

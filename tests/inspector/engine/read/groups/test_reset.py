@@ -127,3 +127,28 @@ def test_rocksdb_offsets_written_in_the_json_form_and_said(tmp_path):
     assert plan.source == "config/consumerOffsets" and form == "consumerOffset.json"
     assert "RocksDB" in note and "cannot write" in note
     assert loads(text)["offsetTable"] == {"TopicTest@g1": {0: 3}}
+
+
+def test_after_the_last_message_is_noted_and_backward_only_takes_no_offset(store_root):
+    with Store(store_root) as s:
+        assert any("the same as --to-end" in n for n in plan_offsets(s, "g", at=T0 + 100).notes)
+        assert plan_offsets(s, "g", at=T0 + 20).notes == []
+        with pytest.raises(BadInput, match="--backward-only"):
+            plan_offsets(s, "g", offset=1, topic="T", queue_id=0, force=False)
+
+
+def test_an_lmq_group_offset_is_written_in_lmq_offset_table(tmp_path):
+    root = tmp_path / "lmq"
+    lmq = "%LMQ%a"
+    with StoreWriter(root, clock=lambda: T0, enable_lmq=True,
+                     consumer_offsets={(lmq, lmq): {0: 0}, ("T", "g"): {0: 0}}) as w:
+        for i in range(3):
+            w.append(MessageSpec("T", b"x", store_timestamp=T0 + i, lmq_queues=[lmq]))
+    original = loads((root / "config" / "lmqConsumerOffset.json").read_text())
+    assert f"{lmq}@{lmq}" in original["lmqOffsetTable"]
+    with Store(root) as s:
+        plan = plan_offsets(s, lmq)
+        text, form, _ = new_offsets_text(s, plan, now_ms=T0)
+    value = loads(text)
+    assert form == "lmqConsumerOffset.json" and value["lmqOffsetTable"][f"{lmq}@{lmq}"] == 3
+    assert value["offsetTable"] == original["offsetTable"]

@@ -150,3 +150,19 @@ def test_multi_dispatched_records_round_trip_as_an_lmq_store(cli, tmp_path):
     assert (tmp_path / "new" / "config" / "lmqConsumerOffset.json").exists()  # an enableLmq broker's store
     info = [json.loads(cli("info", str(root), "--json")[1])["topics"] for root in (tmp_path / "lmq", tmp_path / "new")]
     assert info[0] == info[1]  # the LMQ queues too
+
+
+def test_an_aged_log_cannot_keep_its_offsets_but_renumbers(cli, tmp_path):
+    export = _export_all(cli, REPO / "sample_store_aged", tmp_path)
+    code, _, err = cli("write", str(tmp_path / "k"), str(export), "--segment-size", "65536", "--keep-offsets")
+    assert code == 2 and "line 1: --keep-offsets: the first record is at physical_offset 65536" in err
+    assert not (tmp_path / "k").exists()
+    code, out, err = cli("write", str(tmp_path / "n"), str(export), "--segment-size", "65536")
+    assert code == 0 and "wrote 241 message(s)" in out
+
+
+def _export_all(cli, store: Path, tmp_path: Path) -> Path:
+    code, out, _ = cli("messages", str(store), "--json", "--limit", "100000")
+    path = tmp_path / "export.jsonl"
+    path.write_text(out)
+    return path

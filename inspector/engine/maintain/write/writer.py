@@ -335,7 +335,7 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
             queue_offset = self._queue_offsets.get(key, 0)
             self._queue_offsets[key] = queue_offset + messages
         if expect is not None and (physical_offset, queue_offset) != expect:
-            raise BadInput(_offsets_refusal(expect, (physical_offset, queue_offset)))
+            raise BadInput(_offsets_refusal(expect, (physical_offset, queue_offset), first=not self._any_record))
         self._commitlog.write(prepared.build(physical_offset, queue_offset))
         self._last_store_timestamp = prepared.store_timestamp
         self._last_record = physical_offset
@@ -438,10 +438,14 @@ def _inner_num(prepared: _Prepared) -> int:
     return int(text)
 
 
-def _offsets_refusal(expect: tuple[int, int], got: tuple[int, int]) -> str:
+def _offsets_refusal(expect: tuple[int, int], got: tuple[int, int], *, first: bool = False) -> str:
     """Why a record cannot keep its offsets: the writer would put it elsewhere (a gap before it, or records out
     of order); nothing fills a gap in the middle of a segment that a broker's recovery walks past."""
     (phys, queue), (at, next_queue) = expect, got
+    if phys != at and first:
+        return (f"--keep-offsets: the first record is at physical_offset {phys}, but a new log starts at {at}: a log "
+                "whose first segments were deleted (an aged store) cannot keep its offsets; write without "
+                "--keep-offsets to renumber")
     if phys != at:
         return (f"--keep-offsets: physical_offset {phys}, but the record before ends at {at} (the log must be "
                 "contiguous: a gap inside a segment cannot be filled with anything a broker's recovery walks past, "

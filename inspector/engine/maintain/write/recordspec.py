@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.engine.maintain.write.encode import _prepare, _Prepared
+from inspector.engine.maintain.write.encode import _prepare, _Prepared, _utf8
 from inspector.engine.maintain.write.messagespec import _typed
 from inspector.engine.model.arguments import INT64_MAX
 from inspector.engine.model.crc import rocketmq_crc32
@@ -95,7 +95,7 @@ class RecordSpec:
             except ValueError:
                 raise BadInput("body_base64 is not valid base64") from None
         else:
-            body = _typed(obj, "body", str).encode("utf-8", "surrogatepass")
+            body = _utf8(_typed(obj, "body", str), "body")
         properties = obj.get("properties", {})
         if not isinstance(properties, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                           for k, v in properties.items()):

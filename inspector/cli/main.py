@@ -145,6 +145,9 @@ def _offsets_parser(sub) -> None:
     p.add_argument("--backward-only", action="store_true", help="a queue moves only backwards, as "
                    "Broker2Client.resetOffset with isForce=false (4.x, or useServerSideResetOffset=false): one "
                    "whose committed offset is not ahead of the picked one keeps it")
+    p.add_argument("--nearest", action="store_true", help="with --at: the message stored nearest TIME, as 4.9.8's "
+                   "ConsumeQueue.getOffsetInQueueByTime picks it (either side; after the last message: the last, "
+                   "not the max)")
     p.add_argument("--out", metavar="FILE", help="write the new offsets file (the store's own form) to FILE, a "
                    "new file outside the store")
     p.add_argument("--force", action="store_true", help="with --out: replace FILE when it exists")

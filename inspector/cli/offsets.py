@@ -8,7 +8,8 @@ from rich.text import Text
 from inspector.cli.output import console, err_console, plain, print_json, table, warn_problem, when
 from inspector.engine import Store, offset_plan_view, plan_offsets, write_offsets_file
 
-_MODE = {"at": "to the first message stored at or after {at} ({when})", "to-end": "to the end (each queue's max)",
+_MODE = {"at": "to the first message stored at or after {at} ({when})",
+         "nearest": "to the message stored nearest {at} ({when}; 4.9.8's getOffsetInQueueByTime)", "to-end": "to the end (each queue's max)",
          "to-offset": "to queue offset {offset}"}
 
 
@@ -16,7 +17,7 @@ def run_plan(store: Store, args) -> int:
     """The plan's table (or --json), then the new file when --out is given (its path checked before the store
     was read: main)."""
     plan = plan_offsets(store, args.group, at=args.at, offset=args.to_offset, topic=args.topic,
-                        queue_id=args.queue, force=not args.backward_only)
+                        queue_id=args.queue, force=not args.backward_only, nearest=args.nearest)
     data = offset_plan_view(plan)
     written = None
     if args.out:
@@ -28,7 +29,7 @@ def run_plan(store: Store, args) -> int:
     if args.json:
         print_json(data)
         return 0
-    how = _MODE[plan.mode].format(at=plan.at, when=when(plan.at) if plan.at else "", offset=plan.offset)
+    how = _MODE["nearest" if plan.nearest else plan.mode].format(at=plan.at, when=when(plan.at) if plan.at else "", offset=plan.offset)
     console.print(Text(f"offset reset of consumer group {plain(plan.group)} {how}", style="bold"))
     console.print(f"offsets: {plain(plan.source)} ({plain(plan.reason)}); "
                   + ("every queue set to the picked offset (5.x resetOffsetInner)" if plan.force else

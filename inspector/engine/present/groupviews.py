@@ -66,7 +66,8 @@ def group_view(v: GroupView) -> dict:
 def offset_plan_view(plan: OffsetPlan) -> dict:
     """``offsets plan --json``: the reset (mode, time or offset, force), the offsets source, each queue (committed,
     min, max, picked, new, replay, skip) with totals, notes and findings."""
-    return {"group": plan.group, "mode": plan.mode, "at": plan.at, "to_offset": plan.offset, "force": plan.force,
+    return {"group": plan.group, "mode": plan.mode, "at": plan.at, "nearest": plan.nearest,
+            "to_offset": plan.offset, "force": plan.force,
             "offsets_source": plan.source, "reason": plan.reason, "replay": plan.replay, "skip": plan.skip,
             "queues": [{"topic": q.topic, "queue_id": q.queue_id, "committed_offset": q.committed,
                         "consumed_from": q.consumed_from, "min_offset": q.min_offset, "max_offset": q.max_offset,

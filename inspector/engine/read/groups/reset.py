@@ -13,8 +13,9 @@ The broker's two admin paths (5.3.1; ``AdminBrokerProcessor.resetOffset``):
 The picked offset for a time is 5.x's ``ConsumeQueue.getOffsetInQueueByTime(timestamp, BoundaryType.LOWER)``
 clamped to [min, max] by ``ConsumeQueueStore.getOffsetInQueueByTime``: the first unit stored at or after the
 time; a time after the last unit gives the max offset, one before the first the min (``Store.queue_offset_by_time``,
-the same binary search). 4.9.8's ``ConsumeQueue.getOffsetInQueueByTime`` picked the unit *nearest* the time
-instead (either side); this plan follows 5.x and says so.
+the same binary search). 4.9.8's ``ConsumeQueue.getOffsetInQueueByTime`` picks the unit *nearest* the time
+instead (either side; a time after the last unit gives the last unit, not the max; no clamp): ``nearest=True``
+(``--nearest``) follows it, :func:`nearest_4x`.
 
 Replay and skip count from the offset the group really consumes from: its committed offset, moved into
 [min, max] as the broker corrects it (``DefaultMessageStore.getMessage``: OFFSET_TOO_SMALL / OFFSET_OVERFLOW).
@@ -73,6 +74,7 @@ class OffsetPlan:
     source: str
     reason: str
     force: bool
+    nearest: bool = False
     at: int | None = None
     offset: int | None = None
     queues: list[PlannedQueue] = field(default_factory=list)
@@ -89,7 +91,8 @@ class OffsetPlan:
 
 
 def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | None = None,
-               topic: str | None = None, queue_id: int | None = None, force: bool = True) -> OffsetPlan:
+               topic: str | None = None, queue_id: int | None = None, force: bool = True,
+               nearest: bool = False) -> OffsetPlan:
     """The reset of ``view.group`` (``group_of``'s view: its committed offsets from the broker's source and each
     queue's effective min and max): to store time ``at``, to queue offset ``offset`` (one queue: ``topic`` and
     ``queue_id``), or neither: to the end. Only ``topic`` / ``queue_id`` when given. BadInput: an offset outside
@@ -98,13 +101,15 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
     if at is not None and offset is not None:
         raise BadInput("give one of --at, --to-offset, --to-end")
     mode = "at" if at is not None else "to-offset" if offset is not None else "to-end"
+    if nearest and mode != "at":
+        raise BadInput("--nearest is how 4.9.8 picks the offset for a time: it goes with --at")
     if mode == "to-offset" and not force:
         raise BadInput("--backward-only is Broker2Client.resetOffset's isForce=false, which takes a time, not an "
                        "offset: give it with --at or --to-end")
     if mode == "to-offset" and (topic is None or queue_id is None):
         raise BadInput("--to-offset is one queue's offset: give --topic and --queue too "
                        "(AdminBrokerProcessor.resetOffsetInner takes an offset only with a queue id)")
-    plan = OffsetPlan(view.group, mode, view.source, view.reason, force, at=at, offset=offset)
+    plan = OffsetPlan(view.group, mode, view.source, view.reason, force, nearest, at=at, offset=offset)
     plan.problems = list(view.problems)
     chosen = [q for q in view.queues if (topic is None or q.topic == topic) and (queue_id is None or
                                                                                q.queue_id == queue_id)]
@@ -117,7 +122,7 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
             plan.notes.append(f"{q.topic} queue {q.queue_id}: no such queue in the store; its offset "
                               f"({q.committed}) is copied unchanged")
             continue
-        plan.queues.append(_planned(store, q, mode, at, offset, force))
+        plan.queues.append(_planned(store, q, mode, at, offset, force, nearest))
     if not plan.queues:
         raise BadInput(f"none of the group's queues ({len(chosen)}) is in the store: nothing to plan")
     if mode == "at":
@@ -127,7 +132,7 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
     return plan
 
 
-def _planned(store, q, mode: str, at: int | None, offset: int | None, force: bool) -> PlannedQueue:
+def _planned(store, q, mode: str, at: int | None, offset: int | None, force: bool, nearest: bool) -> PlannedQueue:
     lo, hi = q.min_offset, q.max_offset
     if mode == "to-offset":
         if offset < lo or offset > hi + 1:  # AdminBrokerProcessor.resetOffsetInner's check, max + 1 included
@@ -136,6 +141,8 @@ def _planned(store, q, mode: str, at: int | None, offset: int | None, force: boo
         picked = offset
     elif mode == "to-end":
         picked = hi
+    elif nearest:
+        picked = max(0, nearest_4x(store, q.topic, q.queue_id, lo, hi, at))  # Broker2Client: < 0 -> 0
     else:
         picked = store.queue_offset_by_time(q.topic, q.queue_id, at)
         picked = min(max(picked, lo), hi)  # ConsumeQueueStore.getOffsetInQueueByTime clamps to [min, max]
@@ -164,3 +171,47 @@ def _check_time(store, plan: OffsetPlan) -> None:
         raise BadInput(f"--at {plan.at} ({fmt_time(plan.at)}) is before the first message of every queue planned "
                        f"(the earliest stored {first}, {fmt_time(first)}): each queue would go to its min offset; "
                        "give a time at or after it")
+
+
+def nearest_4x(store, topic: str, queue_id: int, lo: int, hi: int, at: int) -> int:
+    """4.9.8's ``ConsumeQueue.getOffsetInQueueByTime``, step for step on queue offsets: one consume-queue file
+    chosen (``MappedFileQueue.getMappedFileByTime``: the first whose last modification is at or after ``at``, else
+    the last; a copied store's mtimes are not the broker's, so the file's last unit's store time stands for it),
+    a binary search over its units from the queue's min (``minLogicOffset``); an exact store time ends it (any unit
+    with that time, the one the search meets); else the nearer of the units either side (a tie: the earlier), the
+    first unit when all are after ``at``, the last when all are before. A unreadable store time returns 0, as the
+    broker's ``storeTime < 0`` does. ``lo``/``hi``: the queue's effective min and max offsets."""
+    if hi <= lo:
+        return 0
+    cq = store.queue(topic, queue_id)
+    per_file = getattr(cq, "file_size", 0) // 20 or max(hi, 1)  # RocksDB / batch queues: one span
+
+    def when(offset: int) -> int:
+        return store.store_timestamp_at(cq.unit(offset).physical_offset)
+
+    try:
+        files = range(lo // per_file, (hi - 1) // per_file + 1)
+        start = next((f * per_file for f in files[:-1] if when(min((f + 1) * per_file, hi) - 1) >= at),
+                     files[-1] * per_file)
+        low, high = max(lo - start, 0), min(per_file, hi - start) - 1
+        target = left = right = -1
+        left_time = right_time = -1
+        while high >= low:
+            mid = (low + high) // 2
+            t = when(start + mid)
+            if t == at:
+                target = mid
+                break
+            if t > at:
+                high, right, right_time = mid - 1, mid, t
+            else:
+                low, left, left_time = mid + 1, mid, t
+    except StoreError:
+        return 0
+    if target != -1:
+        return start + target
+    if left_time == -1:
+        return start + right
+    if right_time == -1:
+        return start + left
+    return start + (right if abs(at - left_time) > abs(at - right_time) else left)

@@ -443,10 +443,11 @@ def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str
 
 
 def plan_offsets(store: Store, group: str, *, at: int | None = None, offset: int | None = None,
-                 topic: str | None = None, queue_id: int | None = None, force: bool = True) -> OffsetPlan:
+                 topic: str | None = None, queue_id: int | None = None, force: bool = True,
+                 nearest: bool = False) -> OffsetPlan:
     """A consumer-offset reset of ``group`` planned as the broker would do it (``reset.plan_reset``): NotFound for
     an unknown group, BadInput for a reset the broker refuses or a time before every queue's first message."""
     from inspector.engine.read.groups.reset import plan_reset
 
     return plan_reset(store, group_of(store, group, 0), at=at, offset=offset, topic=topic, queue_id=queue_id,
-                      force=force)
+                      force=force, nearest=nearest)

@@ -152,3 +152,32 @@ def test_an_lmq_group_offset_is_written_in_lmq_offset_table(tmp_path):
     value = loads(text)
     assert form == "lmqConsumerOffset.json" and value["lmqOffsetTable"][f"{lmq}@{lmq}"] == 3
     assert value["offsetTable"] == original["offsetTable"]
+
+
+@pytest.mark.parametrize(("at", "expected"), [
+    (21, {0: 4, 1: 2}),  # between units: the nearer (q0: 20 at offset 4, the one the search met; q1: 25 over 15)
+    (20, {0: 3, 1: 1}),  # an exact time: the unit the search meets (3 of 2-4); q1 a tie 15/25: the earlier
+    (100, {0: 6, 1: 2}),  # after the last: the last unit, not the max
+    (3, {0: 0, 1: 0}),  # q1: every unit after the time: its first
+])
+def test_nearest_follows_4_9_8(store_root, at, expected):
+    with Store(store_root) as s:
+        plan = plan_offsets(s, "g", at=T0 + at, nearest=True)
+    assert {q.queue_id: q.picked for q in plan.queues} == expected
+
+
+def test_nearest_searches_one_consume_queue_file(tmp_path):
+    """Three units a file: the time 20 is at or before file 0's last unit (offset 2, stored at 20), so 4.9.8
+    searches only file 0 and meets offset 2 (one file holding all seven units would meet 3)."""
+    from inspector.engine import Geometry
+
+    root = tmp_path / "small-cq"
+    with StoreWriter(root, Geometry(cq_file_size=60), clock=lambda: T0,
+                     consumer_offsets={("T", "g"): {0: 5}}) as w:
+        for t in Q0:
+            w.append(MessageSpec(topic="T", body=b"m", store_timestamp=T0 + t))
+    with Store(root) as s:
+        assert [q.picked for q in plan_offsets(s, "g", at=T0 + 20, nearest=True).queues] == [2]
+        assert [q.picked for q in plan_offsets(s, "g", at=T0 + 21, nearest=True).queues] == [4]
+        with pytest.raises(BadInput, match="goes with --at"):
+            plan_offsets(s, "g", nearest=True)

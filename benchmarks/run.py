@@ -1102,6 +1102,8 @@ def _web_run(root: Path) -> dict:
         line = proc.stdout.readline()
         base = re.search(r"(http://\S+?)/? ", line).group(1)
         out = {"during": [_web_get(base + "/api/teach")[0]]}  # first thing: the walk has just started
+        out["message0"] = _web_get(base + "/message/0")[0]  # issue 34: a record's page while the walk runs
+        out["message0_in_walk"] = not json.loads(_web_get(base + "/api/")[1])["walk"]["done"]
         out["cold_page"] = _web_get(base + "/")[0]
         out["cold_api"] = _web_get(base + "/api/")[0]
         while True:
@@ -1141,6 +1143,10 @@ def bench_web(stores: list[tuple[str, Path]], repeat: int) -> list[Row]:
                 statistics.median(col("cold_page")) < 0.5, "fresh server; the page shows the walk's progress"),
             Row(f"web `/api/` cold (walk running), {label}", "s", col("cold_api"), "< 0.5",
                 statistics.median(col("cold_api")) < 0.5),
+            Row(f"web `/message/0` cold (walk running), {label}", "s", col("message0"), "< 1",
+                statistics.median(col("message0")) < 1,
+                "the first record's page right after start" + ("" if all(r["message0_in_walk"] for r in runs)
+                                                                else "; the walk had ended in some runs")),
             Row(f"web `/` warm (walk done), {label}", "s", col("warm_page"), "< 0.5",
                 statistics.median(col("warm_page")) < 0.5),
             Row(f"web `/api/` warm (walk done), {label}", "s", col("warm_api"), "< 0.5",

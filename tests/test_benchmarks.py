@@ -55,6 +55,13 @@ def test_web_load_quick():
         assert row in proc.stdout, row
 
 
+def test_workshop_room_quick():
+    proc = _run(str(BENCH / "workshop_room.py"), "--quick", "--interval", "1")  # 4 participants, 3 steps, loopback
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-4000:]  # 1: a goal missed
+    for row in ("trainer's POST -> event", "trainer's POST -> page loaded", "goal: every participant"):
+        assert row in proc.stdout, row
+
+
 @pytest.mark.spark
 def test_spark_vs_single_smallest():
     need(JAVA)

@@ -91,6 +91,12 @@ SKIP = {
     "rmq-inspect messages sample_store_dledger --json --limit 100000 | rmq-inspect write /tmp/dlcopy - "
     "--segment-size 65536 --dledger --pre-dledger 100 --dledger-term 120:2 --dledger-term 230:4 --keep-offsets":
         "a pipeline into write's stdin; tests/inspector/cli/test_write_roundtrip_cli.py runs this round trip",
+    "rmq-inspect web sample_store --host 0.0.0.0 --port 8080 # prints http://HOST:8080/?token=... (the room's URL)":
+        "serves until Ctrl-C on a fixed port; tests/web/test_web_access.py starts the same command bound everywhere "
+        "(the token printed in the URL, 401 without it) and tests/web/test_web_server.py the warning",
+    "rmq-inspect web sample_store --host 0.0.0.0 --workshop # prints the participants' URL and the trainer's":
+        "serves until Ctrl-C; tests/web/test_web_live.py starts the same command (both URLs printed) and "
+        "tests/web/test_browser_workshop_room.py drives the room in two Chromium pages",
     "rmq-inspect key STORE T2 k1499 --no-scan; echo $?":
         "the same store; tests/inspector/cli/test_index_coverage_cli.py checks the 'not searched' answer, exit 1",
 }
@@ -334,8 +340,14 @@ def run_command(work: Path, c: Command, made: set[str]) -> tuple[int, str, str]:
                 _need(work, name, made)
                 (work / name).touch()
     pipe = None
+    filters: list[list[str]] = []
     if " | jq " in shell:
         shell, pipe = shell.split(" | jq ", 1)
+    elif " | " in shell:  # "... --format tsv | cut -f3,20,23", "| head -3": plain filters, each run on the output
+        shell, *rest = shell.split(" | ")
+        filters = [shlex.split(f) for f in rest]
+        assert all(f[0] in ("head", "tail", "cut", "grep", "sort", "wc") for f in filters), \
+            f"{c.doc}:{c.line}: no way to run {rest}"
     words = shlex.split(shell)
     assert words[0] == "rmq-inspect", f"{c.doc}:{c.line}: not an rmq-inspect command: {shell}"
     argv = words[1:]
@@ -348,6 +360,8 @@ def run_command(work: Path, c: Command, made: set[str]) -> tuple[int, str, str]:
         jq = subprocess.run(["jq", *shlex.split(pipe)], input=out, capture_output=True, text=True, timeout=30)
         assert jq.returncode == 0, f"{c.doc}:{c.line}: jq {pipe}: {jq.stderr}"
         out = jq.stdout
+    for f in filters:
+        out = subprocess.run(f, input=out, capture_output=True, text=True, timeout=30).stdout
     return code, out, err
 
 

@@ -2,7 +2,8 @@
 
 ``create_app(store_or_path)`` keeps one open, read-only ``Store`` in ``app.extensions["rmq_store"]``; every
 request reads from it and none names a file path. Requests run at once, each in its own server thread (a bounded
-pool, :class:`_Workers`); the store's walk for the overview runs once, in the background, from the start. Only GET (and HEAD) routes exist. Errors never surface as
+pool, :class:`_Workers`); the store's walk for the overview runs once, in the background, from the start. Only GET (and HEAD) routes exist, but for a workshop room's two POSTs (``web.live``: the
+trainer's step, an answer), which change only the room's state in memory. Errors never surface as
 a 500 page from the engine: ``BadInput`` is a 400, ``NotFound`` and any other ``StoreError`` (nothing
 readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
 """
@@ -37,9 +38,11 @@ from inspector.engine import (
     terminal_text,
 )
 from web import data, guard
-from web.access import ENV, check_token, new_token
+from web.access import ENV, TRAINER_ENV, check_token, new_token
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
+from web.live import STREAM_PATH
+from web.origin import check_origin
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -88,15 +91,18 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
     data.start_census(store)  # and the census of its files
 
-    from web import api, pages, workshop
+    from web import api, live, pages, workshop
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    if app.config.get("WORKSHOP"):  # a workshop room (``--workshop``): its routes exist only then
+        live.install(app)
     app.extensions["rmq_buckets"] = guard.Buckets()
     app.before_request(guard.start_clock)  # first: Server-Timing counts the checks too
     app.before_request(check_host)
     app.before_request(check_token)  # after the Host check: a foreign Host is refused before anything else
+    app.before_request(check_origin)  # a POST (a workshop room's) only from the viewer's own pages
     app.before_request(guard.rate_limit)  # after the token: a stranger's requests take no client's turns
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(StoreError, _store_error)
@@ -155,6 +161,8 @@ class _Workers:
         self.slots = threading.BoundedSemaphore(workers)
 
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == STREAM_PATH:  # a workshop room's event stream waits, it takes no worker
+            return self.wsgi_app(environ, start_response)  # (and is never read whole: it lasts ~25 s)
         if not self.slots.acquire(timeout=self.busy_seconds):
             return _busy(environ, self.busy_seconds)(environ, start_response)
         try:
@@ -328,27 +336,51 @@ def make_production_server(app: Flask, host: str = "127.0.0.1", port: int = 8080
     the ``_Workers`` gate still lets ``workers`` requests through at once and answers a 503 to one that waits
     ``busy_seconds``, rather than waitress queueing it with no bound on the wait."""
     limits = app.extensions["rmq_limits"]
+    # a workshop room's event streams each hold a thread while open (web.live bounds them): so many more threads,
+    # that the pages keep theirs
+    streams = app.config["ROOM_STREAMS"] if "rmq_room" in app.extensions else 0
     server = WaitressServer(_Workers(app, limits.workers, limits.busy_seconds), host, port,
-                            threads=2 * limits.workers, quiet=quiet)
+                            threads=2 * limits.workers + streams, quiet=quiet)
     restrict(app, host, server.server_port, allow_hosts, loopback=is_loopback(host))
     return server
 
 
+def _bad_token(token: str | None) -> bool:
+    return token is not None and (not token.strip() or not token.isprintable() or not token.isascii())
+
+
 def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = (), *,
-          dev_server: bool = False, token: str | None = None, no_token: bool = False) -> int:
+          dev_server: bool = False, token: str | None = None, no_token: bool = False, workshop: bool = False,
+          trainer_token: str | None = None) -> int:
     """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``): on waitress, or on werkzeug's
     development server with ``dev_server`` (``--dev-server``). Bound to loopback no token is asked unless
-    ``token`` is given; bound elsewhere ``token`` (or a random one) is required unless ``no_token``."""
-    if token is not None and (not token.strip() or not token.isprintable() or not token.isascii()):
+    ``token`` is given; bound elsewhere ``token`` (or a random one) is required unless ``no_token``.
+    ``workshop`` (``--workshop``): a workshop room (``web.live``), driven by whoever holds ``trainer_token`` (or
+    a random one), wherever it is bound."""
+    if _bad_token(token):
         print(f"rmq-inspect web: the token (--token or {ENV}) must be printable ASCII and not empty", file=sys.stderr)
+        return 2
+    if trainer_token is not None and not workshop:
+        print("rmq-inspect web: --trainer-token is for a workshop room: add --workshop", file=sys.stderr)
+        return 2
+    if _bad_token(trainer_token):
+        print(f"rmq-inspect web: the trainer token (--trainer-token or {TRAINER_ENV}) must be printable ASCII and "
+              "not empty", file=sys.stderr)
         return 2
     loopback = is_loopback(host)
     if token is None and not loopback and not no_token:
         token = new_token()
     if no_token:
         token = None
-    app = create_app(store)
+    if workshop and trainer_token is None:
+        trainer_token = new_token()
+    if workshop and trainer_token == token:
+        print("rmq-inspect web: the trainer token must differ from the participants' token (it drives the room)",
+              file=sys.stderr)
+        return 2
+    app = create_app(store, {"WORKSHOP": workshop})
     app.config["ACCESS_TOKEN"] = token
+    app.config["TRAINER_TOKEN"] = trainer_token if workshop else None
     make = make_web_server if dev_server else make_production_server
     try:
         server = make(app, host, port, allow_hosts=allow_hosts)
@@ -371,12 +403,20 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
     kind = "werkzeug's development server" if dev_server else "waitress"
     print(f"rmq-inspect web: serving {terminal_text(str(store.root))} read-only on http://{shown}:{server.server_port}/ (Ctrl-C stops; {kind})",
           flush=True)
+    base = f"http://{shown}:{server.server_port}"
     if token is not None:  # the one place the token is shown: the terminal of whoever started the viewer
-        print(f"rmq-inspect web: open http://{shown}:{server.server_port}/?token={token}", flush=True)
+        print(f"rmq-inspect web: open {base}/?token={token}" + (" (participants)" if workshop else ""), flush=True)
+    elif workshop:
+        print(f"rmq-inspect web: participants open {base}/", flush=True)
+    if workshop:  # the trainer's URL: only for the trainer's browser (it drives every participant's page)
+        print(f"rmq-inspect web: trainer opens {base}/room?trainer={trainer_token} (keep it off the projector)",
+              flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        if workshop:
+            app.extensions["rmq_room"].close()  # the event streams end now, not in up to 25 s
         server.server_close()
     return 0

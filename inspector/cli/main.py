@@ -352,6 +352,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "the port reads every message body)")
     p.add_argument("--dev-server", action="store_true",
                    help="serve on werkzeug's development server instead of waitress (debugging only)")
+    p.add_argument("--workshop", action="store_true",
+                   help="a workshop room: the trainer's browser (the trainer URL printed at start) drives the tour "
+                        "on every participant's page and sees a live, anonymous tally of the exercises")
+    p.add_argument("--trainer-token", default=os.environ.get("RMQ_INSPECT_TRAINER_TOKEN"), metavar="VALUE",
+                   help="with --workshop: the trainer's token (default: $RMQ_INSPECT_TRAINER_TOKEN, or a random one; "
+                        "printed in the trainer URL at start)")
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -512,7 +518,8 @@ def _run(args: argparse.Namespace) -> int:
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
             return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
-                         dev_server=args.dev_server, token=args.token, no_token=args.no_token)
+                         dev_server=args.dev_server, token=args.token, no_token=args.no_token,
+                         workshop=args.workshop, trainer_token=args.trainer_token)
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

@@ -17,7 +17,7 @@ An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReadi
     indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
     IndexSpan, IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region,
-    FieldSpan, region_view
+    FieldSpan, region_view, next_message_offset
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
     BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER, dledger_entry, INNER_BATCH_KINDS,
     inner_batch_of): json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
@@ -202,6 +202,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         hex_window,
         holds_offset,
         message_near,
+        next_message_offset,
     )
     from inspector.engine.present.layout import FieldSpan, Region
     from inspector.engine.present.log import (
@@ -306,7 +307,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         parse_fields,
     )
     from inspector.engine.read.search.topics import topic_suggestions, unknown_topic_note
-    from inspector.engine.read.search.window import LogWindow, in_window, log_window, queue_window
+    from inspector.engine.read.search.window import LogWindow, in_window
     from inspector.engine.read.stats.stats import (
         BY,
         SIZE_LABELS,
@@ -314,7 +315,6 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         RetentionStep,
         StoreStats,
         stats_view,
-        store_stats,
     )
     from inspector.engine.read.store.answers import (
         UNINDEXED_SCAN_BYTES,
@@ -329,10 +329,13 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         groups_of,
         item_key_text,
         key_missing_reason,
+        log_window,
         open_timer,
         plan_offsets,
+        queue_window,
         recovery_start,
         store_geometry,
+        store_stats,
         story_of,
         trace_of,
         trace_topic_of,

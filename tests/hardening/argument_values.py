@@ -136,11 +136,21 @@ VALUES: st.SearchStrategy[str] = st.one_of(
 )
 
 
+GROUPED = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+(?:_[0-9a-fA-F]+)+|[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)+)")
+
+
+def ungrouped(text: str) -> str:
+    """``text`` without its digit grouping when it is grouped as the argument vocabulary reads it (issue 33)."""
+    return text.replace(",", "").replace("_", "") if GROUPED.fullmatch(text) else text
+
+
 def impossible(arg: Argument, text: str) -> bool:
     """True when ``text`` cannot be a value of ``arg``: out of its range, more than 64 bits, non-ASCII digits, or
-    no integer at all (the answer must then be "bad input"). Spaces and ``_`` are left undecided (False)."""
-    if arg.takes == "text" or text != text.strip() or "_" in text:
+    no integer at all (the answer must then be "bad input"). Spaces are left undecided (False); digits grouped as
+    the vocabulary reads them (``14,924``, ``14_924``, ``0x3a_4c``) are the number."""
+    if arg.takes == "text" or text != text.strip():
         return False
+    text = ungrouped(text)
     if any(c.isdigit() and not c.isascii() for c in text):
         return True
     if arg.seconds is not None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from argument_values import ARGUMENTS, VALUES, Argument, argv_for, impossible
+from argument_values import ARGUMENTS, VALUES, Argument, argv_for, impossible, ungrouped
 from fuzz_known_bugs import triage
 from fuzz_support import HTTP_OK, CliRun, Symptom, changed, fingerprint, run_cli
 from hypothesis import example, given
@@ -90,7 +90,7 @@ def _beyond_web_cap(arg: Argument, value: str) -> bool:
     decimal past the web's narrower page bounds, or a text past the web's bound on query texts."""
     if arg.takes != "integer" and len(value) > MAX_TEXT:
         return True  # a query text is bounded on the web (web/params.py text_arg); the CLI searches it
-    value = value.strip()
+    value = ungrouped(value.strip())
     number_param = arg.takes == "integer" or arg.web is not None and arg.web[0].endswith("{V}")
     if number_param and re.fullmatch(r"[+-]?0[xX][0-9a-fA-F]+", value):  # (a text query may hold "0x10")
         return True

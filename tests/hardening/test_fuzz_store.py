@@ -503,9 +503,14 @@ def test_resync_scan_is_linear_in_segment_size(tmp_path: Path, hostile: bool) ->
     small, big = 1 << 17, 1 << 20
     _garbage_segment(tmp_path / "small", small, 1, hostile)
     _garbage_segment(tmp_path / "big", big, 2, hostile)
-    with watchdog(60), rss_cap():  # (tracemalloc's per-allocation cost would swamp the timing)
+    with watchdog(120), rss_cap():  # (tracemalloc's per-allocation cost would swamp the timing)
         t_small = min(_scan_seconds(tmp_path / "small")[0] for _ in range(5))  # the first one warms up
         t_big, problems = min(_scan_seconds(tmp_path / "big") for _ in range(2))
+        for _ in range(2):  # CPU time too drifts on a loaded machine (caches, frequency): measure again, keep the best
+            if t_big < 18 * max(t_small, 0.005):
+                break
+            t_small = min(t_small, *(_scan_seconds(tmp_path / "small")[0] for _ in range(3)))
+            t_big = min(t_big, *(_scan_seconds(tmp_path / "big")[0] for _ in range(2)))
     assert problems >= 1
     assert t_big < 18 * max(t_small, 0.005), f"{small} bytes: {t_small:.3f} s, {big} bytes: {t_big:.3f} s"
     assert t_big < 10, f"{big} bytes of garbage took {t_big:.1f} s of CPU"

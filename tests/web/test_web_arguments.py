@@ -26,3 +26,11 @@ def test_the_same_values_get_the_cli_s_range_message(client, url, says):
     r = client.get(url)
     assert r.status_code == 400, (url, r.status_code)
     assert says in r.get_json()["message"], r.get_json()
+
+
+@pytest.mark.parametrize("offset", ["2,458", "2_458"])
+def test_an_offset_as_the_pages_show_it_names_the_same_record(client, offset):
+    """Grouped digits (the pages show 2,458) read in a URL as the CLI reads them; hex stays the CLI's (400)."""
+    r = client.get(f"/api/message/{offset}")
+    assert r.status_code == 200 and int(r.get_json()["physical_offset"]) == 2458  # (a string: JS numbers)
+    assert client.get("/api/message/0x99a").status_code == 400

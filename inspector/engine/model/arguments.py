@@ -4,9 +4,12 @@ This is about user text (command-line arguments, TUI prompts, web query paramete
 front end reads its numbers through one ``ArgumentKind``, so the same value gets the same answer everywhere:
 the same range and the same one-line message (``BadInput``: CLI exit 2, web 400, a TUI notification).
 
-Syntax: an optional sign, then ASCII decimal digits or ``0x`` hex digits. Nothing else: ``int()`` would take
-Arabic-Indic or full-width digits, underscores, and blow up on 4,300+ digits; here any text of digits longer
-than a 64-bit value can be is simply out of range.
+Syntax: an optional sign, then ASCII decimal digits or ``0x`` hex digits, grouped or not: the TUI and the tables
+show offsets as ``14,924``, so ``14,924`` (commas every three digits exactly), ``14_924`` and ``0x3a_4c``
+(underscores between digits, as Python and Java literals) read as the number, copied back from a screen. Nothing
+else: ``int()`` would take Arabic-Indic or full-width digits and blow up on 4,300+ digits; ``1,2`` is no number
+(a list?); any text of digits longer than a 64-bit value can be is simply out of range. The broker's own
+``broker.conf`` numbers are read as Java reads them (``grouped=False``: ``Long.parseLong`` takes no separator).
 """
 
 from __future__ import annotations
@@ -20,17 +23,21 @@ from inspector.engine.model.errors import BadInput
 INT64_MAX = (1 << 63) - 1
 INT32_MAX = (1 << 31) - 1
 _SYNTAX = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F]+)|([0-9]+))", re.ASCII)
+_GROUPED = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F]+(?:_[0-9a-fA-F]+)*)|([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)+))",
+                      re.ASCII)
 _TOO_BIG = 1 << 64  # stands for any number with more digits than a 64-bit value: out of every range
 _SHOWN = 40  # characters of a bad value echoed in the message
 
 
-def parse_integer(text: str, *, decimal_only: bool = False) -> int | None:
-    """The integer ``text`` spells (decimal or 0x hex, optional sign), or None when it spells none. A number too
-    long for 64 bits comes back as +-2**64 (out of every kind's range) without converting it."""
-    match = _SYNTAX.fullmatch(text.strip())
+def parse_integer(text: str, *, decimal_only: bool = False, grouped: bool = True) -> int | None:
+    """The integer ``text`` spells (decimal or 0x hex, optional sign, digits grouped by ``,`` or ``_`` unless
+    ``grouped`` is False: the module docstring), or None when it spells none. A number too long for 64 bits comes
+    back as +-2**64 (out of every kind's range) without converting it."""
+    text = text.strip()
+    match = _SYNTAX.fullmatch(text) or (_GROUPED.fullmatch(text) if grouped else None)
     if match is None:
         return None
-    sign, hex_digits, digits = match.groups()
+    sign, hex_digits, digits = (g if g is None else g.replace(",", "").replace("_", "") for g in match.groups())
     if decimal_only and hex_digits is not None:
         return None
     body, base, longest = (hex_digits, 16, 17) if hex_digits is not None else (digits, 10, 21)

@@ -174,7 +174,7 @@ def _typed(key: str, value: str, where: str):
     text = value.strip()  # Integer.parseInt would refuse a trailing blank, and the broker then ignore the line
     if key in SIZE_KEYS or key in _INT_KEYS:
         kind = SIZE_KEYS[key][1] if key in SIZE_KEYS else _INT_KEYS[key]
-        number = parse_integer(text, decimal_only=True)  # Integer.parseInt / Long.parseLong: decimal only
+        number = parse_integer(text, decimal_only=True, grouped=False)  # Long.parseLong: plain decimal
         if number is None or not kind.fits(number):
             raise BadInput(f"{where}: {kind.message(key, text, decimal_only=True)}")
         return number

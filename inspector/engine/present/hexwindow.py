@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Message, Segment
+from inspector.engine.model.records import Blank, Message, Segment
 from inspector.engine.present.layout import Region, regions
 from inspector.engine.read.commitlog.mapped import is_all_zero
 
@@ -93,6 +93,23 @@ def hex_window(store, start: int, length: int, *, focus: int | None = None,
 def holds_offset(store, offset: int) -> bool:
     """True when a commitlog segment holds physical offset ``offset`` (a next record may start there)."""
     return store.commitlog.segment_for(offset) is not None
+
+
+def next_message_offset(store, offset: int, *, look: int = 4) -> int | None:
+    """The physical offset of the first message at or after record boundary ``offset``: past a segment's BLANK end
+    to the next segment's first record (the web's "next record" 404ed there); None at the log's end, or when damage
+    comes first (within ``look`` entries: the hex view shows damage, a message page cannot)."""
+    if not holds_offset(store, offset):
+        return None
+    try:
+        for n, item in enumerate(store.entries(offset, check_crc=False)):
+            if isinstance(item, Message):
+                return item.physical_offset
+            if n >= look or not isinstance(item, Blank):
+                return None
+    except StoreError:
+        return None
+    return None
 
 
 def _first(found: tuple[Region, ...], offset: int) -> Region | None:

@@ -361,6 +361,22 @@ def _kn_entry_units(u, count, rows, first, number, prev_term, out):
     return bad
 
 
+def _kn_property_codes(b, positions, lengths, name, tab, codes):
+    """codes[i] = the slot in the intern table ``tab`` (``_nb_intern``) of record i's value of property ``name``,
+    the one Properties.as_map() keeps (``_nb_property``), -1 when it has none. Returns False when the table
+    filled up: the caller takes the Python path."""
+    for i in range(positions.size):
+        at, n = _nb_property(b, positions[i], lengths[i], name)
+        if at < 0:
+            codes[i] = -1
+            continue
+        s = _nb_intern(tab, b, at, n)
+        if s < 0:
+            return False
+        codes[i] = s
+    return True
+
+
 def _kn_gather(b, positions, out):
     """out[i] = b[positions[i] : positions[i] + out.shape[1]] (DLedger entry headers at their index units' pos)."""
     width = out.shape[1]

@@ -165,6 +165,7 @@ _HELPERS = ("_nb_find", "_nb_u32", "_nb_i32", "_nb_i16", "_nb_i8", "_nb_i64", "_
 _INLINED = ("_nb_put", "_nb_lit", "_nb_dec", "_nb_hex16", "_nb_same", "_nb_is")
 _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn_decode_run",
             "crc_many": "_kn_crc_many", "gather": "_kn_gather", "entry_units": "_kn_entry_units", "find_clean": "_kn_find_clean",
+            "property_codes": "_kn_property_codes",
             "verify_run": "_kn_verify_run", "index_match": "_kn_index_match", "index_chains": "_kn_index_chains",
             "chain_items": "_kn_chain_items", "chain_slots": "_kn_chain_slots", "mark_queues": "_kn_mark_queues",
             "json_lines": "_kn_json_lines", "template_lines": "_kn_template_lines", "find_fold": "_kn_find_fold"}

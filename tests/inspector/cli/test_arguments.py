@@ -99,3 +99,12 @@ def test_values_in_range_still_work(capsys):
 def test_the_store_refuses_impossible_geometry_from_python_callers_too(geometry):
     with pytest.raises(BadInput, match="must be"):
         Store(SAMPLE, **geometry)
+
+
+@pytest.mark.parametrize("offset", ["2,458", "2_458", "0x99a"])
+def test_an_offset_as_the_screens_show_it_names_the_same_record(cli, offset):
+    """The TUI and the tables group digits (2,458): copied into `show`, `hex` or `--from` they read (issue 33)."""
+    code, out, _ = cli("show", SAMPLE, offset, "--json")
+    assert code == 0 and json.loads(out)["physical_offset"] == 2458
+    code, out, _ = cli("messages", SAMPLE, "--from", offset, "--limit", "1", "--json")
+    assert code == 0 and json.loads(out.splitlines()[0])["physical_offset"] == 2458

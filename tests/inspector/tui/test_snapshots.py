@@ -101,6 +101,7 @@ def test_problems_after_verify(snap_compare, damaged_store):
         await pilot.press("6")
         await settle(pilot)
         await pilot.press("v")
+        await settle(pilot, rounds=6)  # verify's worker posts its findings, which start the list's own refresh
         await _quiet(pilot)
 
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)

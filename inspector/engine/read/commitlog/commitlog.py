@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import struct
 import threading
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -44,6 +45,7 @@ from inspector.engine.read.store.retention import expired_reason
 from inspector.engine.scan.batch import MessageBatch, decode_batch
 from inspector.engine.scan.decode import RecordError, decode_message
 from inspector.engine.scan.walk import check_run, walk_boundaries
+from parsers import commitlog as cl
 from parsers.dledger import ENTRY_HEADER_SIZE
 
 Entry = Message | Blank | Problem
@@ -275,6 +277,17 @@ class CommitLog:
                     i = bisect.bisect_left(marks, cur)
                     if i == len(marks) or marks[i] != cur:
                         marks.insert(i, cur)
+
+    def store_timestamp_at(self, offset: int) -> int:
+        """STORETIMESTAMP of the record at ``offset`` without decoding the rest (position depends on born host)."""
+        head = self.read(offset, 80)
+        if len(head) < 64:
+            raise StoreError("record header runs past the segment", None, offset)
+        sys_flag = struct.unpack_from(">i", head, 36)[0]
+        pos = 68 if sys_flag & cl.BORNHOST_V6_FLAG else 56
+        if len(head) < pos + 8:
+            raise StoreError("record header runs past the segment", None, offset)
+        return struct.unpack_from(">q", head, pos)[0]
 
     def message_at(self, offset: int) -> Message:
         """The message whose record starts at ``offset``; StoreError naming file and offset otherwise."""

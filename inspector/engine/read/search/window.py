@@ -2,7 +2,8 @@
 by binary search on store times, not by a scan.
 
 - A queue: its units are in store-time order (the broker's own ``getOffsetInQueueByTime`` assumes it), so the
-  first unit at or after a time is a binary search over the units (``Store.queue_offset_by_time``).
+  first unit at or after a time is a binary search over the units (``Store.queue_offset_by_time``; the
+  Store-level ``log_window`` and ``queue_window`` are in ``read/store/answers.py``).
 - The log: the broker stamps a record's store time as it appends it, so the log is in store-time order too. A
   binary search over each segment's first record finds the segment where ``since`` falls (and the one where
   ``until`` does); inside it a binary search over its bytes lands on a record from any middle byte (the next
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Message, Segment
 from inspector.engine.read.commitlog.careful import record_at_or_after
+from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.commitlog.mapped import allocated_end
 
 
@@ -45,12 +47,12 @@ class LogWindow:
             (self.stop is None or segment.start_offset < self.stop)
 
 
-def _first_times(store) -> list[int | None]:
+def _first_times(log: CommitLog) -> list[int | None]:
     """Each segment's first record's store time (one record read a segment); None where it cannot be read."""
     times: list[int | None] = []
-    for seg in store.segments:
+    for seg in log.segments:
         try:
-            times.append(store.message_at(seg.start_offset + seg.entry_header).store_timestamp)
+            times.append(log.store_timestamp_at(seg.start_offset + seg.entry_header))
         except StoreError:
             times.append(None)
     return times
@@ -61,12 +63,11 @@ NEAR = 64 << 10  # how far from a middle byte the next record is looked for firs
 ZERO_RUN = (4 << 20) + (64 << 10)  # a zero run this long is no record's: the log's end (maxMessageSize 4 MiB)
 
 
-def _bracket(store, seg: Segment, t: int) -> tuple[int, int]:
+def _bracket(log: CommitLog, seg: Segment, t: int) -> tuple[int, int]:
     """Physical offsets (lo, hi) in ``seg`` around the first record stored at or after ``t``: ``lo`` a record
     start stored before ``t`` (or the segment's first record), ``hi`` a record start stored at or after ``t``
     (or the segment's end). A binary search over the segment's bytes: from each middle byte, the next plausible
     record (``record_at_or_after``) and its store time."""
-    log = store.commitlog
     mf = log.map(seg)
     h = seg.entry_header
     lo, hi = h, mf.size  # positions in the segment
@@ -80,7 +81,7 @@ def _bracket(store, seg: Segment, t: int) -> tuple[int, int]:
             hi = mid  # no record starts in [mid, hi): the first at or after t is before mid, or at hi
             continue
         try:
-            when = store.store_timestamp_at(seg.start_offset + at + h)
+            when = log.store_timestamp_at(seg.start_offset + at + h)
         except StoreError:
             hi = mid  # unreadable there: look earlier (the walk from lo is exact whatever it finds)
             continue
@@ -110,37 +111,29 @@ def _record_after(mf, mid: int, h: int, seg: Segment, segment_size: int) -> int 
     return None  # pragma: no cover - the loop returns
 
 
-def log_window(store, since: int | None, until: int | None) -> LogWindow:
-    """The part of ``store``'s log holding the records stored in [since, until) (None: unbounded on that side):
+def log_range(log: CommitLog, since: int | None, until: int | None) -> LogWindow:
+    """The part of the log holding the records stored in [since, until) (None: unbounded on that side):
     the segments by a binary search over their first records, then inside the segment a binary search over its
     bytes (``_bracket``)."""
-    segments = store.segments
+    segments = log.segments
     if not segments or (since is None and until is None):
         return LogWindow(since, until, None, None)
     known: list[int] = []
     last = -1
-    for t in _first_times(store):  # a segment whose first record is unreadable: as early as the one before it
+    for t in _first_times(log):  # a segment whose first record is unreadable: as early as the one before it
         last = last if t is None else max(last, t)
         known.append(last)
     start = stop = None
     if since is not None:
         # the last segment whose first record is before since: since's first record is in it, or the next's first
         i = bisect.bisect_left(known, since) - 1
-        start = segments[0].start_offset if i < 0 else _bracket(store, segments[i], since)[0]
+        start = segments[0].start_offset if i < 0 else _bracket(log, segments[i], since)[0]
     if until is not None:
         # the first segment whose first record is at or after until: nothing before until from there on; inside
         # the one before it, the first record at or after until
         j = bisect.bisect_left(known, until)
-        stop = segments[0].start_offset if j == 0 else _bracket(store, segments[j - 1], until)[1]
+        stop = segments[0].start_offset if j == 0 else _bracket(log, segments[j - 1], until)[1]
     return LogWindow(since, until, start, stop)
-
-
-def queue_window(store, topic: str, queue_id: int, since: int | None, until: int | None) -> tuple[int, int]:
-    """Queue offsets [lo, hi) of the units stored in [since, until) (binary searches over the units)."""
-    info = store.queue(topic, queue_id).info()
-    lo = info.min_offset if since is None else store.queue_offset_by_time(topic, queue_id, since)
-    hi = info.max_offset if until is None else store.queue_offset_by_time(topic, queue_id, until)
-    return lo, max(lo, hi)
 
 
 def in_window(items: Iterable, window: LogWindow, *, queue_stop: int | None = None) -> Iterator:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,8 +25,12 @@ from inspector.engine.model.records import Blank, Message, Problem
 from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC, TIMER_TOPIC
 from inspector.engine.model.verdicts import LOG_UNREAD_CODES
 from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.walk import _property_py as property_value
 from parsers.commitlog import COMPRESSED_FLAG, INNER_BATCH_FLAG
+
+if TYPE_CHECKING:
+    from inspector.engine.read.commitlog.commitlog import CommitLog
 
 BY = ("topic", "queue", "tag", "host", "producer-group", "minute", "hour", "size")
 """The keys ``stats --by`` takes."""
@@ -124,11 +129,14 @@ class StoreStats:
         return plain / stored if stored else None
 
 
-def store_stats(store, by: str = "topic", *, progress: Progress | None = None) -> StoreStats:
-    """The whole log of ``store`` counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first)."""
+def log_stats(log: CommitLog, by: str = "topic", *, progress: Progress | None = None,
+              timer_backlog: Callable[[], tuple[int | None, int | None]] = lambda: (None, None),
+              committed: Callable[[str, int], list[tuple[str, int]]] = lambda topic, queue: []) -> StoreStats:
+    """The whole log counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first). ``timer_backlog``:
+    (timer-log units, pending ones) of a 5.x timer store, (None, None) without one; ``committed``: (group,
+    committed offset) of every group on a queue, for the retention steps."""
     if by not in BY:
         raise ValueError(f"unknown stats key {by!r}")
-    log = store.commitlog
     acc = _Accumulator(by)
     problems: list[Problem] = [*log.problems]
     unread = sum(p.code in LOG_UNREAD_CODES for p in problems)
@@ -155,22 +163,10 @@ def store_stats(store, by: str = "topic", *, progress: Progress | None = None) -
         done += seg.file_size
         if progress is not None:
             progress(done, total)
-    units, pending = _timer_backlog(store)
+    units, pending = timer_backlog()
     return StoreStats(by, dict(sorted(acc.rows.items(), key=_row_order(by))), acc.total, tuple(acc.sizes.tolist()),
                       acc.rate_unit, tuple(sorted(acc.rate.items())), (acc.stored, acc.plain), acc.undecompressable,
-                      acc.segment_topics, _retention(store, per_segment), tuple(problems), unread, units, pending)
-
-
-def _timer_backlog(store) -> tuple[int | None, int | None]:
-    """(timer-log units, pending ones) of a 5.x timer store, as ``timer --summary`` counts them; (None, None)
-    without one."""
-    from inspector.engine.read.store.answers import open_timer
-
-    timer = open_timer(store)
-    if not timer.present:
-        return None, None
-    pending = timer.pending_mask()
-    return len(timer.units()), None if pending is None else int(pending.sum())
+                      acc.segment_topics, _retention(committed, per_segment), tuple(problems), unread, units, pending)
 
 
 def _row_order(by: str):
@@ -196,6 +192,7 @@ class _Accumulator:
         self.seg_topics: dict[str, int] = {}
         self.queue_top: dict[tuple[str, int], int] = {}  # (topic, queue) -> highest queue offset + 1 in the segment
         self.edges = np.asarray(SIZE_EDGES, dtype=np.int64)
+        self.slot_labels: list[str | None] | None = None  # the batch's property texts by slot (_property_codes)
 
     def flush_segment(self, file: str) -> None:
         self.segment_topics[file] = dict(sorted(self.seg_topics.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -273,7 +270,13 @@ class _Accumulator:
             return store_ts // HOUR_MS
         if by == "size":
             return np.searchsorted(self.edges, size, side="right")
-        return np.array(_property_values(b, b"TAGS" if by == "tag" else b"PGROUP"), dtype=object)
+        name = b"TAGS" if by == "tag" else b"PGROUP"
+        found = _property_codes(b, name)
+        if found is None:
+            self.slot_labels = None
+            return np.array(_property_values(b, name), dtype=object)
+        codes, self.slot_labels = found
+        return codes
 
     def _label(self, b: MessageBatch, key) -> str:
         by = self.by
@@ -289,6 +292,8 @@ class _Accumulator:
             return _utc(key * HOUR_MS, "%Y-%m-%dT%H:00Z")
         if by == "size":
             return SIZE_LABELS[key]
+        if self.slot_labels is not None:  # a property's intern-table slot (_property_codes), -1: none
+            return NO_VALUE if key < 0 else self.slot_labels[key]
         return key
 
     # -- one record the careful step decoded ---------------------------------------------------------------------
@@ -330,6 +335,31 @@ class _Accumulator:
         self.plain += len(plain)
 
 
+PROPERTY_SLOTS = 1 << 14  # the intern table of _property_codes: 12,288 distinct values a batch (3/4 full) at most
+
+
+def _property_codes(b: MessageBatch, name: bytes) -> tuple[np.ndarray, list[str | None]] | None:
+    """Each record's value of property ``name`` as a slot of an intern table (-1: none) and each slot's text, by
+    the compiled kernel (the values compared byte for byte, no map built per record): 1 GiB by tag: see
+    benchmarks/stats_bench.py. None without the kernels or when the batch holds more distinct values than the
+    table (the Python path, :func:`_property_values`, then counts it: the same rows)."""
+    k = compiled_for(len(b.buf))
+    if k is None:
+        return None
+    slots = PROPERTY_SLOTS
+    tab = np.full((slots + 1, 4), -1, dtype=np.int64)
+    tab[slots, 0] = 0
+    codes = np.empty(len(b), dtype=np.int64)
+    if not k.property_codes(b.buf, b.column("properties_position"), b.column("properties_length"),
+                            np.frombuffer(name, dtype=np.uint8), tab, codes):
+        return None
+    labels: list[str | None] = [None] * slots
+    for slot in np.flatnonzero(tab[:-1, 1] >= 0).tolist():
+        p, n = int(tab[slot, 1]), int(tab[slot, 2])
+        labels[slot] = b.buf[p:p + n].tobytes().decode("utf-8", "surrogateescape")
+    return codes, labels
+
+
 def _property_values(b: MessageBatch, name: bytes) -> list[str]:
     """Each record's value of property ``name`` as ``Properties.as_map()`` keeps it (NO_VALUE when none), read
     from the raw properties bytes (walk.property_value: no map built per record)."""
@@ -368,11 +398,9 @@ def _utc(ms: int, pattern: str) -> str:
         return f"invalid({ms})"
 
 
-def _retention(store, per_segment) -> tuple[RetentionStep, ...]:
+def _retention(committed: Callable[[str, int], list[tuple[str, int]]], per_segment) -> tuple[RetentionStep, ...]:
     """For N = 1 .. segments - 1: what deleting the oldest N segments drops, and the groups it leaves behind (a
     committed offset below the queue's new minimum: the highest queue offset + 1 the deleted segments held)."""
-    from inspector.engine.read.store.answers import committed_offsets
-
     steps: list[RetentionStep] = []
     floor: dict[tuple[str, int], int] = {}
     messages = size = 0
@@ -385,7 +413,7 @@ def _retention(store, per_segment) -> tuple[RetentionStep, ...]:
         behind = []
         for (topic, queue), minimum in sorted(floor.items()):
             if (topic, queue) not in offsets:
-                offsets[(topic, queue)] = committed_offsets(store, topic, queue)
+                offsets[(topic, queue)] = committed(topic, queue)
             behind += [(g, topic, queue, c, minimum) for g, c in offsets[(topic, queue)] if c < minimum]
         steps.append(RetentionStep(n, file, messages, size, tuple(sorted(behind))))
     return tuple(steps)

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
     from inspector.engine.read.groups.reset import OffsetPlan
     from inspector.engine.read.search.grep import GrepEnd, GrepHit
+    from inspector.engine.read.search.window import LogWindow
+    from inspector.engine.read.stats.stats import StoreStats
     from inspector.engine.read.story.story import Story
     from inspector.engine.read.timer.timerlinks import TimerStore
 
@@ -392,7 +394,6 @@ def grep(store: Store, pattern: SearchPattern, *, fields: Iterable[str] = FIELDS
     missing or cut segment, commitlog/ entries no reader reads), as ``log_order`` gives them. ``since``/``until``:
     only the records stored in [since, until), the segments to walk found by binary search (``log_window``)."""
     from inspector.engine.read.search.grep import grep_log
-    from inspector.engine.read.search.window import log_window
 
     ahead = [*store.commitlog.problems, *(p for p in store.unknown_files() if p.file.startswith("commitlog/"))]
     window = log_window(store, since, until) if since is not None or until is not None else None
@@ -451,3 +452,35 @@ def plan_offsets(store: Store, group: str, *, at: int | None = None, offset: int
 
     return plan_reset(store, group_of(store, group, 0), at=at, offset=offset, topic=topic, queue_id=queue_id,
                       force=force, nearest=nearest)
+
+
+def log_window(store: Store, since: int | None, until: int | None) -> LogWindow:
+    """The part of the store's log holding the records stored in [since, until) (None: unbounded on that side),
+    found by binary search (``search.window.log_range``)."""
+    from inspector.engine.read.search.window import log_range
+
+    return log_range(store.commitlog, since, until)
+
+
+def queue_window(store: Store, topic: str, queue_id: int, since: int | None, until: int | None) -> tuple[int, int]:
+    """Queue offsets [lo, hi) of the units stored in [since, until) (binary searches over the units)."""
+    info = store.queue(topic, queue_id).info()
+    lo = info.min_offset if since is None else store.queue_offset_by_time(topic, queue_id, since)
+    hi = info.max_offset if until is None else store.queue_offset_by_time(topic, queue_id, until)
+    return lo, max(lo, hi)
+
+
+def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int], None] | None = None) -> StoreStats:
+    """The whole log of ``store`` counted by ``by`` (``stats.log_stats``), with its timer backlog (as ``timer
+    --summary`` counts it) and its groups' committed offsets for the retention steps."""
+    from inspector.engine.read.stats.stats import log_stats
+
+    def timer_backlog() -> tuple[int | None, int | None]:
+        timer = open_timer(store)
+        if not timer.present:
+            return None, None
+        pending = timer.pending_mask()
+        return len(timer.units()), None if pending is None else int(pending.sum())
+
+    return log_stats(store.commitlog, by, progress=progress, timer_backlog=timer_backlog,
+                     committed=lambda topic, queue_id: committed_offsets(store, topic, queue_id))

@@ -5,7 +5,6 @@ takes a Store."""
 from __future__ import annotations
 
 import contextlib
-import struct
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -277,14 +276,7 @@ class Store:
 
     def store_timestamp_at(self, offset: int) -> int:
         """STORETIMESTAMP of the record at ``offset`` without decoding the rest (position depends on born host)."""
-        head = self.commitlog.read(offset, 80)
-        if len(head) < 64:
-            raise StoreError("record header runs past the segment", None, offset)
-        sys_flag = struct.unpack_from(">i", head, 36)[0]
-        pos = 68 if sys_flag & cl.BORNHOST_V6_FLAG else 56
-        if len(head) < pos + 8:
-            raise StoreError("record header runs past the segment", None, offset)
-        return struct.unpack_from(">q", head, pos)[0]
+        return self.commitlog.store_timestamp_at(offset)
 
     def store_timestamps_at(self, offsets: Sequence[int]) -> dict[int, int | StoreError]:
         """:meth:`store_timestamp_at` of many offsets (the StoreError it raises in its place), the heads of the

@@ -23,10 +23,29 @@ def test_integers_in_ascii_decimal_or_hex(text, value):
     assert parse_integer(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "x", "1.5", "1e3", "1_000", "0o17", "0b101", "٣", "１２", "0x", "--1", "1 2",
-                                  "²"])
+@pytest.mark.parametrize("text", ["", "x", "1.5", "1e3", "0o17", "0b101", "٣", "１２", "0x", "--1", "1 2", "²",
+                                  "1,2", "1,0000", ",100", "100,", "1__0", "_10", "10_", "0x_10", "1,000_000",
+                                  "0x1,000", "٣,٠٠٠"])
 def test_anything_else_is_no_integer(text):
     assert parse_integer(text) is None
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("14,924", 14924), ("65,170", 65170), ("1,000,000", 1_000_000), ("-1,000", -1000), ("14_924", 14924),
+    ("1_0_0", 100), ("0x3a_4c", 0x3A4C), ("+9,223,372,036,854,775,807", (1 << 63) - 1),
+])
+def test_digits_grouped_as_the_screens_show_them(text, value):
+    """The TUI and the tables show offsets as 14,924: copied back into a command, a prompt or a URL they read."""
+    assert parse_integer(text) == value
+    if value >= 0:  # the same through a kind, in decimal as the web reads it too
+        assert OFFSET.parse(text, "offset", decimal_only="x" not in text) == value
+
+
+def test_the_broker_config_reads_numbers_as_java_does():
+    """Long.parseLong takes no separator: broker.conf's numbers stay plain."""
+    assert parse_integer("1,000", decimal_only=True, grouped=False) is None
+    assert parse_integer("1_000", grouped=False) is None
+    assert parse_integer("1000", decimal_only=True, grouped=False) == 1000
 
 
 def test_decimal_only_refuses_hex():

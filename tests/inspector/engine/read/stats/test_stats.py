@@ -189,3 +189,32 @@ def test_timer_backlog_of_a_5x_store(tmp_path):
     assert stats_view(stats)["timer"] == {"units": 3, "pending": 2}
     with Store(SAMPLE) as s:
         assert store_stats(s).timer_units is None
+
+
+@pytest.mark.parametrize("by", ["tag", "producer-group"])
+@pytest.mark.parametrize("slots", [1 << 14, 4])
+def test_property_keys_by_the_kernel_equal_the_python_path(tmp_path, by, slots, monkeypatch):
+    """The compiled kernel's property codes (an intern table per batch) give the rows the Python path gives; a table
+    too small for the batch's distinct values (4 slots take 3 values, the batch has 10) falls back to the Python
+    path, the same rows."""
+    from inspector.engine.read.stats import stats as stats_module
+    from inspector.engine.scan.kernels import numba_enabled, python_only
+
+    if not numba_enabled():
+        pytest.skip("numba is not importable here: there is no kernel path to compare")
+    root = tmp_path / "s"
+    with StoreWriter(root, GEOMETRY, clock=lambda: T0) as w:
+        for i in range(120):
+            w.append(MessageSpec("Orders", b"x" * (i % 50), queue_id=i % 2, tags=f"t{i % 10}" if i % 11 else None,
+                                 producer_group=f"pg{i % 10}" if i % 13 else None, store_timestamp=T0 + i))
+    calls = []
+    real = stats_module._property_values
+    monkeypatch.setattr(stats_module, "PROPERTY_SLOTS", slots)
+    monkeypatch.setattr(stats_module, "_property_values", lambda b, name: calls.append(name) or real(b, name))
+    with Store(root) as s:
+        fast = store_stats(s, by)
+    assert bool(calls) is (slots == 4)  # the small table overflowed: the Python path counted the batch
+    with python_only(), Store(root) as s:
+        plain = store_stats(s, by)
+    assert _figures(fast) == _figures(plain) == _oracle(_messages(root), by)
+    assert len(fast.rows) == 11 and "-" in fast.rows  # t0..t9 and the records without the property

@@ -82,6 +82,15 @@ SKIP = {
     "rmq-inspect key STORE T2 k1499 # the newest index file gone, as #8007 leaves it":
         "a writer-made store with its newest index file deleted (tests/unindexed_store.py); "
         "tests/inspector/cli/test_index_coverage_cli.py runs this lookup and checks the mark",
+    "rmq-inspect messages sample_store --json --limit 100000 | jq -c 'select(.topic == \"OrderEvents\")' | "
+    "rmq-inspect write /tmp/orders - --segment-size 65536":
+        "a pipeline into write's stdin; tests/inspector/cli/test_write_roundtrip_cli.py writes a filtered export",
+    "rmq-inspect messages sample_store --json --limit 100000 | rmq-inspect write /tmp/copy - --segment-size 65536 "
+    "--keep-offsets":
+        "a pipeline into write's stdin; tests/inspector/cli/test_write_roundtrip_cli.py runs this round trip",
+    "rmq-inspect messages sample_store_dledger --json --limit 100000 | rmq-inspect write /tmp/dlcopy - "
+    "--segment-size 65536 --dledger --pre-dledger 100 --dledger-term 120:2 --dledger-term 230:4 --keep-offsets":
+        "a pipeline into write's stdin; tests/inspector/cli/test_write_roundtrip_cli.py runs this round trip",
     "rmq-inspect web sample_store --host 0.0.0.0 --port 8080 # prints http://HOST:8080/?token=... (the room's URL)":
         "serves until Ctrl-C on a fixed port; tests/web/test_web_access.py starts the same command bound everywhere "
         "(the token printed in the URL, 401 without it) and tests/web/test_web_server.py the warning",

@@ -70,16 +70,16 @@ def chosen_format(args: Any) -> str:
     return fmt
 
 
-def check_output(path: str, store_root: str | os.PathLike, force: bool) -> None:
+def check_output(path: str, store_root: str | os.PathLike, force: bool, flag: str = "-o") -> None:
     """Refuse (exit 2) a FILE inside the store (rmq-inspect never writes there), a folder, or one that exists
     without ``force``. Checked before the store is read."""
     real = os.path.realpath(path)
     root = os.path.realpath(store_root)
     if os.path.commonpath([real, root]) == root:
         raise BadInput(f"{path}: inside the store {store_root}: rmq-inspect never writes into a store; "
-                       "give -o a path outside it")
+                       f"give {flag} a path outside it")
     if os.path.isdir(real):
-        raise BadInput(f"{path}: a directory; -o takes a file name")
+        raise BadInput(f"{path}: a directory; {flag} takes a file name")
     if os.path.lexists(path) and not force:
         raise BadInput(f"{path}: exists; --force replaces it")
     if not os.path.isdir(os.path.dirname(real) or "."):

@@ -35,6 +35,7 @@ from inspector.engine import (
     PORT,
     PRE_DLEDGER,
     QUEUE_ID,
+    QUEUE_OFFSET,
     SCAN_BUDGET,
     START,
     STORE_TIME,
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story",
-               "grep", "groups", "group", "stats")
+               "grep", "groups", "group", "offsets", "stats")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -119,6 +120,38 @@ def _window_args(p) -> None:
         p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
                        help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time; or with a zone: "
                             "Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
+
+
+def _offsets_parser(sub) -> None:
+    p = sub.add_parser("offsets", help="consumer offsets: `offsets plan` plans a reset as the broker would do it")
+    plans = p.add_subparsers(dest="offsets_command", title="commands", metavar="COMMAND", required=True,
+                             parser_class=_Parser)
+    p = plans.add_parser("plan", help="per queue, the offset a reset picks (resetOffsetByTime's binary search on "
+                         "store time) and how many messages it replays or skips; --out writes a new offsets file",
+                         description="Exit codes: 0, 1 no such group, 2 bad input (a time before every queue's "
+                         "first message, an offset outside the queue, --out exists), 3 unreadable store. Nothing is "
+                         "written on an error, never into the store.")
+    _store_args(p)
+    p.add_argument("--group", required=True, help="the consumer group")
+    to = p.add_mutually_exclusive_group(required=True)
+    to.add_argument("--at", type=kind_arg(STORE_TIME), metavar="TIME", help="the first message stored at or after "
+                    "TIME (5.x getOffsetInQueueByTime, BoundaryType.LOWER): 2025-09-19T10:00:00 (local time; or "
+                    "with a zone), a date, epoch ms, or -15m / -2h / -7d before now")
+    to.add_argument("--to-offset", type=kind_arg(QUEUE_OFFSET), metavar="N", help="queue offset N (one queue: with "
+                    "--topic and --queue; the broker's range [min, max + 1])")
+    to.add_argument("--to-end", action="store_true", help="each queue's max offset: skip everything pending")
+    p.add_argument("--topic", help="only this topic's queues (default: every topic the group has offsets for)")
+    p.add_argument("--queue", type=kind_arg(QUEUE_ID), help="only this queue (with --topic)")
+    p.add_argument("--backward-only", action="store_true", help="a queue moves only backwards, as "
+                   "Broker2Client.resetOffset with isForce=false (4.x, or useServerSideResetOffset=false): one "
+                   "whose committed offset is not ahead of the picked one keeps it")
+    p.add_argument("--nearest", action="store_true", help="with --at: the message stored nearest TIME, as 4.9.8's "
+                   "ConsumeQueue.getOffsetInQueueByTime picks it (either side; after the last message: the last, "
+                   "not the max)")
+    p.add_argument("--out", metavar="FILE", help="write the new offsets file (the store's own form) to FILE, a "
+                   "new file outside the store")
+    p.add_argument("--force", action="store_true", help="with --out: replace FILE when it exists")
+    p.add_argument("--json", action="store_true")
 
 
 _parser: argparse.ArgumentParser | None = None
@@ -248,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     add_format_args(p, rows="one a queue (--json's queues)", document=True)
 
+    _offsets_parser(sub)
+
     p = sub.add_parser("key", help="all messages indexed under a key")
     _store_args(p, optional=True)
     p.add_argument("topic")
@@ -338,6 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-topic", action="append", default=[], metavar="TOPIC",
                    help="a 5.x BatchCQ topic (queue.type=BatchCQ in topics.json; its units go to batchconsumequeue/, "
                         'and a message with "batch": [...] is one inner-batch record); repeatable')
+    p.add_argument("--keep-offsets", action="store_true",
+                   help="lines `messages --json` printed keep their physical and queue offsets (the log and each "
+                        "queue must then be contiguous: a gap is refused, never filled)")
     p.add_argument("--timer-now", type=kind_arg(TIME_MS), metavar="MS",
                    help='the timer store\'s "now" (epoch ms) for messages with "deliver_ms": timers due before it '
                         "are delivered into their topics, the rest stay pending (default: the last store time)")
@@ -465,7 +503,13 @@ def _run(args: argparse.Namespace) -> int:
 
         config = store_config(args.store, args.broker_config)
         return census.run(args.store, args.json, config, args.dledger_member)
+    if args.command == "offsets":
+        _check_offsets_out(args)
     with _open(args) as store:
+        if args.command == "offsets":
+            from inspector.cli import offsets
+
+            return offsets.run_plan(store, args)
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command
 
@@ -553,6 +597,18 @@ def _run(args: argparse.Namespace) -> int:
 
             return hexdump.run(store, args.offset, args.length, args.json)
     raise BadInput(f"unknown command {args.command}")
+
+
+def _check_offsets_out(args: argparse.Namespace) -> None:
+    """``offsets plan``'s --out and --force, checked before the store is read (formats.check_output)."""
+    if args.force and not args.out:
+        raise BadInput("--force goes with --out FILE")
+    if args.queue is not None and args.topic is None:
+        raise BadInput("--queue goes with --topic")
+    if args.out:
+        from inspector.cli.formats import check_output
+
+        check_output(args.out, args.store, args.force, "--out")
 
 
 def _tui_available() -> bool:

@@ -59,7 +59,7 @@ def run_write(args) -> int:
     results = write_store(Path(args.out), lambda: _open_input(args.input), geometry, store_host=args.store_host,
                           producer_ip=args.producer_ip, consumer_offsets=offsets, source=_input_name(args.input),
                           topic_attributes=attributes, timer_options=timer_options,
-                          dledger=_dledger_options(args))
+                          dledger=_dledger_options(args), keep_offsets=args.keep_offsets)
     summary = {"out": str(args.out), "messages": len(results),
                "records": [{"physical_offset": r.physical_offset, "topic": r.topic, "queue_id": r.queue_id,
                             "queue_offset": r.queue_offset, "msg_id": r.msg_id, "unique_key": r.unique_key}

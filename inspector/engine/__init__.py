@@ -28,9 +28,9 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
     Store): configured_trace_topic, trace_object_row, TRACE_ROW_KINDS, TRACE_OBJECT_KINDS
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
     group_progress_view, UNINDEXED_SCAN_BYTES (the log no index covers one bounded request scans)
-Consumer groups (offsets from every source, lag, the messages either side): groups_of, group_of, committed_offsets,
-    GroupView, GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view,
-    queue_message_view
+Consumer groups (offsets from every source, lag, either side): groups_of, group_of, committed_offsets, GroupView,
+    GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view;
+    offsets plan: plan_offsets -> OffsetPlan, PlannedQueue, offset_plan_view; write_offsets_file -> OffsetsFile
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
@@ -92,6 +92,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() reads it for __getattr__
+    from inspector.engine.maintain.offsets.offsetsfile import OffsetsFile, write_offsets_file
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.rebuild.tasks import QueueUnit, QueueWrite, dispatch_record
     from inspector.engine.maintain.verify.coverage import queue_ends
@@ -188,7 +189,12 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
-    from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
+    from inspector.engine.present.groupviews import (
+        group_view,
+        groups_view,
+        offset_plan_view,
+        queue_message_view,
+    )
     from inspector.engine.present.hexwindow import (
         HexWindow,
         hex_bytes,
@@ -284,6 +290,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         QueueMessage,
         TopicCount,
     )
+    from inspector.engine.read.groups.reset import OffsetPlan, PlannedQueue
     from inspector.engine.read.index.coverage import IndexSpan, Uncovered
     from inspector.engine.read.index.indexfile import IndexFileReader
     from inspector.engine.read.index.keys import indexed_key
@@ -326,6 +333,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         key_missing_reason,
         log_window,
         open_timer,
+        plan_offsets,
         queue_window,
         record_at_time,
         recovery_start,

@@ -101,6 +101,14 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
     Argument("preflight --segment-size", ("preflight", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
     Argument("preflight --cq-file-size", ("preflight", "{S}", "--cq-file-size", "{V}", "--json"), 20, I64_MAX,
              multiple_of=20),
+    # offsets plan (issue 32 item 3): a plan only (no --out), so nothing is written whatever the value
+    Argument("offsets plan --to-offset", ("offsets", "plan", "{S}", "--group", "fulfillment-consumer", "--topic",
+                                          "OrderEvents", "--queue", "1", "--to-offset", "{V}", "--json"), 0, I64_MAX),
+    Argument("offsets plan --queue", ("offsets", "plan", "{S}", "--group", "fulfillment-consumer", "--to-end",
+                                      "--topic", "OrderEvents", "--queue", "{V}"), 0, I32_MAX),
+    Argument("offsets plan --group", ("offsets", "plan", "{S}", "--to-end", "--group={V}"), 0, 0, takes="text"),
+    Argument("offsets plan --topic", ("offsets", "plan", "{S}", "--to-end", "--group", "billing-consumer",
+                                      "--topic={V}"), 0, 0, takes="text"),
 )}
 
 NON_ASCII_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from inspector.engine.present.views import problem_view
 from inspector.engine.read.commitlog.body import body_line
 from inspector.engine.read.groups.groups import GroupQueue, GroupSummary, GroupView, QueueMessage, TopicCount
+from inspector.engine.read.groups.reset import OffsetPlan
 
 
 def _count(count: TopicCount | None) -> dict | None:
@@ -60,3 +61,16 @@ def group_view(v: GroupView) -> dict:
             "pending": [queue_message_view(m) for m in v.pending], "pending_total": v.pending_total,
             "pending_limit": v.limit, "more_pending": v.more_pending,
             "problems": [problem_view(p) for p in v.problems]}
+
+
+def offset_plan_view(plan: OffsetPlan) -> dict:
+    """``offsets plan --json``: the reset (mode, time or offset, force), the offsets source, each queue (committed,
+    min, max, picked, new, replay, skip) with totals, notes and findings."""
+    return {"group": plan.group, "mode": plan.mode, "at": plan.at, "nearest": plan.nearest,
+            "to_offset": plan.offset, "force": plan.force,
+            "offsets_source": plan.source, "reason": plan.reason, "replay": plan.replay, "skip": plan.skip,
+            "queues": [{"topic": q.topic, "queue_id": q.queue_id, "committed_offset": q.committed,
+                        "consumed_from": q.consumed_from, "min_offset": q.min_offset, "max_offset": q.max_offset,
+                        "picked_offset": q.picked, "picked_store_timestamp": q.picked_time, "new_offset": q.new,
+                        "replay": q.replay, "skip": q.skip, "note": q.note} for q in plan.queues],
+            "notes": list(plan.notes), "problems": [problem_view(p) for p in plan.problems]}

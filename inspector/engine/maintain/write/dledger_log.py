@@ -114,6 +114,11 @@ class DLedgerLogWriter:
         self._index.write(IndexUnit.build(dict(magic=MAGIC_1, pos=self._pos, size=size, index=index, term=term)))
         self._entries += 1
 
+    @property
+    def entries(self) -> int:
+        """How many DLedger entries were written (the next entry's Raft index)."""
+        return self._entries
+
     def _switch(self) -> SegmentWriter:
         """DLedger's first start: pad the last old segment with a BLANK; DLedger positions begin at its end."""
         if self._data is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from inspector.engine.maintain.write.dledger_log import DLedgerOptions
 from inspector.engine.maintain.write.messagespec import AppendResult, MessageSpec, parse_message_line
+from inspector.engine.maintain.write.recordspec import RecordSpec
 from inspector.engine.maintain.write.sendback import CopySpec
 from inspector.engine.maintain.write.staging import (
     check_new_target,
@@ -44,9 +45,12 @@ def write_store(
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
     timer_options: Mapping[str, int | None] | None = None,
     dledger: DLedgerOptions | None = None,
+    keep_offsets: bool = False,
 ) -> list[AppendResult]:
-    """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, blank lines skipped) as a new
-    store at ``target``; the results of every ``append``, in order.
+    """Write JSON Lines messages (one :meth:`MessageSpec.from_json` object a line, or a stored record as
+    ``messages --json`` prints it, :class:`RecordSpec`; blank lines skipped) as a new store at ``target``; the
+    results of every ``append``, in order. ``keep_offsets``: each record line keeps its physical and queue
+    offsets (refused where it cannot, :meth:`StoreWriter.append_stored`).
 
     ``messages`` opens the input: a callable returning a context manager that gives its lines (an open text
     file does, and :func:`~inspector.engine.maintain.write.messagespec.message_lines`: bounded bytes lines of a
@@ -67,7 +71,7 @@ def write_store(
     try:
         with opened as lines:
             results = _write_messages(lines, staging, geometry, store_host, producer_ip, consumer_offsets, source,
-                                      topic_attributes, timer_options, dledger)
+                                      topic_attributes, timer_options, dledger, keep_offsets)
         publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -86,6 +90,7 @@ def _write_messages(
     topic_attributes: Mapping[str, Mapping[str, str]] | None = None,
     timer_options: Mapping[str, int | None] | None = None,
     dledger: DLedgerOptions | None = None,
+    keep_offsets: bool = False,
 ) -> list[AppendResult]:
     results = []
     with StoreWriter(staging, geometry, store_host=store_host, producer_ip=producer_ip,
@@ -97,9 +102,15 @@ def _write_messages(
                 continue
             try:
                 obj = parse_message_line(line)
-                copy = CopySpec.from_json(obj)
-                spec = None if copy is not None else MessageSpec.from_json(obj)
-                if copy is not None:
+                record = RecordSpec.from_json(obj)
+                copy = None if record is not None else CopySpec.from_json(obj)
+                spec = None if record is not None or copy is not None else MessageSpec.from_json(obj)
+                if keep_offsets and record is None:
+                    raise BadInput("--keep-offsets keeps a stored record's offsets: this line is a message to "
+                                   "send (no physical_offset); give the lines `messages --json` prints")
+                if record is not None:
+                    results.append(writer.append_stored(record, keep_offsets=keep_offsets))
+                elif copy is not None:
                     results.append(copy.write(writer, index_of))
                 elif spec.transaction == "commit":
                     results.append(writer.commit(spec.half_ref, store_timestamp=spec.store_timestamp))

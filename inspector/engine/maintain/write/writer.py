@@ -42,13 +42,20 @@ from inspector.engine.maintain.write.dledger_log import DLedgerLogWriter, DLedge
 from inspector.engine.maintain.write.encode import _Prepared, format_host, parse_host
 from inspector.engine.maintain.write.messageflow import MessageFlow
 from inspector.engine.maintain.write.messagespec import TRANSACTIONS, AppendResult, MessageSpec, _Half
+from inspector.engine.maintain.write.recordspec import RecordSpec
 from inspector.engine.maintain.write.segments import SegmentWriter
 from inspector.engine.maintain.write.sendback import SendBackFlow
 from inspector.engine.maintain.write.timerflow import TimerFlow
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry
+from inspector.engine.model.multidispatch import MultiDispatchError, lmq_targets
 from inspector.engine.read.timer.timerstore import DEFAULT_PRECISION_MS, effective_precision
-from parsers.commitlog import TRANSACTION_COMMIT_TYPE, TRANSACTION_MASK, TRANSACTION_NOT_TYPE
+from parsers.commitlog import (
+    INNER_BATCH_FLAG,
+    TRANSACTION_COMMIT_TYPE,
+    TRANSACTION_MASK,
+    TRANSACTION_NOT_TYPE,
+)
 from parsers.msgid import encode_offset_msg_id, encode_uniq_key, uniq_key_time_span
 from parsers.timer import TIMER_LOG_DEFAULT_FILE_SIZE
 
@@ -219,6 +226,37 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
         self._count += 1
         return result
 
+    def append_stored(self, record: RecordSpec, *, keep_offsets: bool = False) -> AppendResult:
+        """Write a record another store held (a ``messages --json`` line, :class:`RecordSpec`) as it is, and
+        dispatch it as the broker's reput would. ``keep_offsets``: its physical and queue offsets must be the ones
+        the line names (BadInput otherwise: a gap is never filled)."""
+        if self._closed:
+            raise BadInput("the writer is closed")
+        expect = record.expected_offsets() if keep_offsets else None
+        if keep_offsets and expect is None:
+            raise BadInput("--keep-offsets: the line has no physical_offset and queue_offset")
+        entries = self._commitlog.entries if isinstance(self._commitlog, DLedgerLogWriter) else None
+        if keep_offsets and record.entry is not None and entries is None:
+            raise BadInput(f"--keep-offsets: the record was DLedger entry {record.entry[0]} (term {record.entry[1]}): "
+                           "write with --dledger and the old store's --pre-dledger and --dledger-term (`info` shows "
+                           "its term timeline)")
+        prepared = record.prepared
+        messages = 1
+        if self._is_batch_topic(prepared.topic) and prepared.sys_flag & INNER_BATCH_FLAG:
+            messages = _inner_num(prepared)
+        result = self._write(prepared, self._count, messages, expect=expect)
+        self._note_stored_lmq(prepared)
+        if keep_offsets:
+            record.check_msg_id(result.physical_offset)
+            if isinstance(self._commitlog, DLedgerLogWriter) and self._commitlog.entries != entries:
+                written = (entries, self._commitlog.options.term_at(entries))
+                if record.entry != written:
+                    raise BadInput(f"--keep-offsets: the record was DLedger entry {record.entry}, here it is entry "
+                                   f"{written} (Raft index, term): give the old store's --pre-dledger and "
+                                   "--dledger-term")
+        self._count += 1
+        return result
+
     def commit(self, half_ref: int | str, *, store_timestamp: int | None = None) -> AppendResult:
         """Shortcut for ``append(MessageSpec("", b"", transaction="commit", half_ref=...))``."""
         return self.append(
@@ -283,9 +321,11 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
 
     # -- records --------------------------------------------------------------------------------------------
 
-    def _write(self, prepared: _Prepared, index: int, messages: int = 1) -> AppendResult:
+    def _write(self, prepared: _Prepared, index: int, messages: int = 1,
+               expect: tuple[int, int] | None = None) -> AppendResult:
         """Append one validated record and dispatch it (``doAppend`` + reput). ``messages``: how many queue
-        offsets the record takes (an inner batch's INNER_NUM; ``BatchConsumeQueue.increaseQueueOffset``)."""
+        offsets the record takes (an inner batch's INNER_NUM; ``BatchConsumeQueue.increaseQueueOffset``).
+        ``expect``: the (physical, queue) offsets the record must get (``append_stored`` keeping offsets)."""
         check_path_component(prepared.topic, "topic")
         physical_offset = self._commitlog.reserve(prepared.total_size)
         tran = prepared.sys_flag & TRANSACTION_MASK
@@ -294,6 +334,8 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
         if tran in (TRANSACTION_NOT_TYPE, TRANSACTION_COMMIT_TYPE):  # assignOffset / increaseOffset
             queue_offset = self._queue_offsets.get(key, 0)
             self._queue_offsets[key] = queue_offset + messages
+        if expect is not None and (physical_offset, queue_offset) != expect:
+            raise BadInput(_offsets_refusal(expect, (physical_offset, queue_offset), first=not self._any_record))
         self._commitlog.write(prepared.build(physical_offset, queue_offset))
         self._last_store_timestamp = prepared.store_timestamp
         self._last_record = physical_offset
@@ -358,6 +400,16 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
     def _next_queue_offset(self, topic: str, queue_id: int) -> int:
         return self._queue_offsets.get((topic, queue_id), 0)
 
+    def _note_stored_lmq(self, prepared: _Prepared) -> None:
+        """A stored multi-dispatched record: its LMQ queues' next offsets follow the ones it holds (a message
+        written after it continues them), and the store is an enableLmq broker's (lmqConsumerOffset.json)."""
+        try:
+            targets = lmq_targets(prepared.topic, prepared.queue_id, prepared.properties.as_map())
+        except MultiDispatchError:
+            return  # dispatched as the broker would: not at all (verify says why)
+        for t in targets:
+            self._lmq_offsets[t.queue] = max(self._lmq_offsets.get(t.queue, 0), t.queue_offset + 1)
+
     def _lmq_offset(self, queue: str) -> int:
         return self._lmq_offsets.get(queue, 0)
 
@@ -376,3 +428,28 @@ class StoreWriter(MessageFlow, TimerFlow, SendBackFlow):
         if self.clock is not None:
             return self.clock()
         return self._last_store_timestamp if self._any_record else _wall_clock()
+
+
+def _inner_num(prepared: _Prepared) -> int:
+    """An inner-batch record's message count (its INNER_NUM property): the queue offsets it takes."""
+    text = prepared.properties.as_map().get("INNER_NUM", "")
+    if not text.isdigit() or not 0 < int(text) <= 1 << 20:
+        raise BadInput(f"an inner-batch record needs its INNER_NUM property (a message count), not {text!r}")
+    return int(text)
+
+
+def _offsets_refusal(expect: tuple[int, int], got: tuple[int, int], *, first: bool = False) -> str:
+    """Why a record cannot keep its offsets: the writer would put it elsewhere (a gap before it, or records out
+    of order); nothing fills a gap in the middle of a segment that a broker's recovery walks past."""
+    (phys, queue), (at, next_queue) = expect, got
+    if phys != at and first:
+        return (f"--keep-offsets: the first record is at physical_offset {phys}, but a new log starts at {at}: a log "
+                "whose first segments were deleted (an aged store) cannot keep its offsets; write without "
+                "--keep-offsets to renumber")
+    if phys != at:
+        return (f"--keep-offsets: physical_offset {phys}, but the record before ends at {at} (the log must be "
+                "contiguous: a gap inside a segment cannot be filled with anything a broker's recovery walks past, "
+                "the BLANK record only ends a segment; write without --keep-offsets to renumber)")
+    return (f"--keep-offsets: queue_offset {queue}, but the queue's next offset is {next_queue} (each queue must be "
+            "contiguous from 0: a consume queue with a hole stops the broker's recovery of it; write without "
+            "--keep-offsets to renumber)")

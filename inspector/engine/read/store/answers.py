@@ -32,6 +32,7 @@ from parsers.msgid import MsgIdError, decode_offset_msg_id
 if TYPE_CHECKING:
     from inspector.engine.read.commitlog.trace import TraceTimeline
     from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
+    from inspector.engine.read.groups.reset import OffsetPlan
     from inspector.engine.read.search.grep import GrepEnd, GrepHit
     from inspector.engine.read.search.timestep import TimeStep, TimeStop
     from inspector.engine.read.search.window import LogWindow
@@ -441,6 +442,17 @@ def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str
         return []
     return sorted(((g, queues[queue_id]) for (t, g), queues in offsets.table.items()
                    if t == topic and queue_id in queues), key=lambda pair: (pair[1], pair[0]))
+
+
+def plan_offsets(store: Store, group: str, *, at: int | None = None, offset: int | None = None,
+                 topic: str | None = None, queue_id: int | None = None, force: bool = True,
+                 nearest: bool = False) -> OffsetPlan:
+    """A consumer-offset reset of ``group`` planned as the broker would do it (``reset.plan_reset``): NotFound for
+    an unknown group, BadInput for a reset the broker refuses or a time before every queue's first message."""
+    from inspector.engine.read.groups.reset import plan_reset
+
+    return plan_reset(store, group_of(store, group, 0), at=at, offset=offset, topic=topic, queue_id=queue_id,
+                      force=force, nearest=nearest)
 
 
 def log_window(store: Store, since: int | None, until: int | None) -> LogWindow:

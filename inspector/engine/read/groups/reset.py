@@ -23,7 +23,9 @@ Replay and skip count from the offset the group really consumes from: its commit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.engine.model.errors import BadInput, StoreError
 from inspector.engine.model.records import Problem, fmt_time
@@ -90,7 +92,17 @@ class OffsetPlan:
         return sum(q.skip for q in self.queues)
 
 
-def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | None = None,
+@dataclass(frozen=True)
+class QueueTimes:
+    """What a reset plan reads of the store (``answers.plan_offsets`` gives the Store's): a queue by topic and id,
+    the first queue offset stored at or after a time (the broker's binary search), a record's store time."""
+
+    queue: Callable[[str, int], Any]
+    offset_by_time: Callable[[str, int, int], int]
+    store_time: Callable[[int], int]
+
+
+def plan_reset(times: QueueTimes, view: GroupView, *, at: int | None = None, offset: int | None = None,
                topic: str | None = None, queue_id: int | None = None, force: bool = True,
                nearest: bool = False) -> OffsetPlan:
     """The reset of ``view.group`` (``group_of``'s view: its committed offsets from the broker's source and each
@@ -122,17 +134,17 @@ def plan_reset(store, view: GroupView, *, at: int | None = None, offset: int | N
             plan.notes.append(f"{q.topic} queue {q.queue_id}: no such queue in the store; its offset "
                               f"({q.committed}) is copied unchanged")
             continue
-        plan.queues.append(_planned(store, q, mode, at, offset, force, nearest))
+        plan.queues.append(_planned(times, q, mode, at, offset, force, nearest))
     if not plan.queues:
         raise BadInput(f"none of the group's queues ({len(chosen)}) is in the store: nothing to plan")
     if mode == "at":
-        _check_time(store, plan)
+        _check_time(plan)
         if all(q.picked == q.max_offset for q in plan.queues):
             plan.notes.append("the time is after the last message of every queue planned: the same as --to-end")
     return plan
 
 
-def _planned(store, q, mode: str, at: int | None, offset: int | None, force: bool, nearest: bool) -> PlannedQueue:
+def _planned(times, q, mode: str, at: int | None, offset: int | None, force: bool, nearest: bool) -> PlannedQueue:
     lo, hi = q.min_offset, q.max_offset
     if mode == "to-offset":
         if offset < lo or offset > hi + 1:  # AdminBrokerProcessor.resetOffsetInner's check, max + 1 included
@@ -142,27 +154,27 @@ def _planned(store, q, mode: str, at: int | None, offset: int | None, force: boo
     elif mode == "to-end":
         picked = hi
     elif nearest:
-        picked = max(0, nearest_4x(store, q.topic, q.queue_id, lo, hi, at))  # Broker2Client: < 0 -> 0
+        picked = max(0, nearest_4x(times, q.topic, q.queue_id, lo, hi, at))  # Broker2Client: < 0 -> 0
     else:
-        picked = store.queue_offset_by_time(q.topic, q.queue_id, at)
+        picked = times.offset_by_time(q.topic, q.queue_id, at)
         picked = min(max(picked, lo), hi)  # ConsumeQueueStore.getOffsetInQueueByTime clamps to [min, max]
     new, note = picked, None
     if not force and not picked < q.committed:  # Broker2Client: isForce || picked < committed
         new, note = q.committed, "kept: the committed offset is not ahead of the picked one (--backward-only)"
-    return PlannedQueue(q.topic, q.queue_id, q.committed, lo, hi, picked, new, _time_at(store, q, picked), note)
+    return PlannedQueue(q.topic, q.queue_id, q.committed, lo, hi, picked, new, _time_at(times, q, picked), note)
 
 
-def _time_at(store, q, offset: int) -> int | None:
+def _time_at(times: QueueTimes, q, offset: int) -> int | None:
     """The store time of the message at queue offset ``offset`` (None: past the last, or unreadable)."""
     if offset >= q.max_offset:
         return None
     try:
-        return store.store_timestamp_at(store.queue(q.topic, q.queue_id).unit(offset).physical_offset)
+        return times.store_time(times.queue(q.topic, q.queue_id).unit(offset).physical_offset)
     except StoreError:
         return None
 
 
-def _check_time(store, plan: OffsetPlan) -> None:
+def _check_time(plan: OffsetPlan) -> None:
     """A time before the first message of every planned queue: refused (each queue would be reset to its min, as
     the broker does; a time that early is most likely a mistake, and --to-offset MIN says it plainly)."""
     firsts = [q.picked_time for q in plan.queues if q.picked == q.min_offset and q.picked_time is not None]
@@ -173,7 +185,7 @@ def _check_time(store, plan: OffsetPlan) -> None:
                        "give a time at or after it")
 
 
-def nearest_4x(store, topic: str, queue_id: int, lo: int, hi: int, at: int) -> int:
+def nearest_4x(times: QueueTimes, topic: str, queue_id: int, lo: int, hi: int, at: int) -> int:
     """4.9.8's ``ConsumeQueue.getOffsetInQueueByTime``, step for step on queue offsets: one consume-queue file
     chosen (``MappedFileQueue.getMappedFileByTime``: the first whose last modification is at or after ``at``, else
     the last; a copied store's mtimes are not the broker's, so the file's last unit's store time stands for it),
@@ -183,11 +195,11 @@ def nearest_4x(store, topic: str, queue_id: int, lo: int, hi: int, at: int) -> i
     broker's ``storeTime < 0`` does. ``lo``/``hi``: the queue's effective min and max offsets."""
     if hi <= lo:
         return 0
-    cq = store.queue(topic, queue_id)
+    cq = times.queue(topic, queue_id)
     per_file = getattr(cq, "file_size", 0) // 20 or max(hi, 1)  # RocksDB / batch queues: one span
 
     def when(offset: int) -> int:
-        return store.store_timestamp_at(cq.unit(offset).physical_offset)
+        return times.store_time(cq.unit(offset).physical_offset)
 
     try:
         files = range(lo // per_file, (hi - 1) // per_file + 1)

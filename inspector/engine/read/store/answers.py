@@ -449,9 +449,10 @@ def plan_offsets(store: Store, group: str, *, at: int | None = None, offset: int
                  nearest: bool = False) -> OffsetPlan:
     """A consumer-offset reset of ``group`` planned as the broker would do it (``reset.plan_reset``): NotFound for
     an unknown group, BadInput for a reset the broker refuses or a time before every queue's first message."""
-    from inspector.engine.read.groups.reset import plan_reset
+    from inspector.engine.read.groups.reset import QueueTimes, plan_reset
 
-    return plan_reset(store, group_of(store, group, 0), at=at, offset=offset, topic=topic, queue_id=queue_id,
+    times = QueueTimes(store.queue, store.queue_offset_by_time, store.store_timestamp_at)
+    return plan_reset(times, group_of(store, group, 0), at=at, offset=offset, topic=topic, queue_id=queue_id,
                       force=force, nearest=nearest)
 
 

@@ -178,6 +178,11 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
     stand_in = TUI_STAND_IN.get(scenario.name)
     if stand_in and os.environ.get("RMQ_INSPECT_TUI_STAND_INS"):  # a quicker local run: one scenario per family
         pytest.skip(f"the screens meet this damage as in {stand_in} (RMQ_INSPECT_TUI_STAND_INS is set)")
+    # every screen is opened on one scenario per family (the stand-ins' screens meet the damage as their family's
+    # does: the same walk findings reach them); every scenario still gets the overview, the background walk's
+    # findings, verify's findings on the problems screen and no error notification (2.5 s instead of 6.3 s a
+    # scenario: the other screens' styles and workers)
+    screens = "6" if stand_in else "12345678"
     store = Store(root)
     app = create_app(store)
     notes: list[tuple[str, str]] = []
@@ -200,7 +205,7 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
             await settle(pilot)
             walk_rows = [f"{p.file} @ {num(p.offset)}" for p in app.all_problems()]
             overview = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-            for key in "12345678":
+            for key in screens:
                 await pilot.press(key)
                 await pilot.pause()
             await settle(pilot)  # the views' workers (message list, tour, exercises) finish on the damaged store

@@ -211,6 +211,10 @@ def pytest_collection_modifyitems(config, items) -> None:
         for name in sorted(names):
             item.add_marker(name)
         group = xdist_group(path, names | ({"spark_cluster"} if item.get_closest_marker("spark_cluster") else set()))
+        if group == path.relative_to(TESTS).as_posix() and any(m.name == "spark" for m in item.own_markers):
+            # marked spark by hand, no session: a child process with its own JVM and its own data (the
+            # benchmark's spark_vs_single, ~50 s); a group of its own, so its file's group is not ~140 s in one
+            group += "::own-jvm"
         item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -188,9 +188,13 @@ SLOW_MODULES = {TESTS / "hardening" / name for name in ("test_corruption_command
 
 def xdist_group(path: Path, names: set[str]) -> str:
     """The pytest-xdist worker group of a test (addopts: ``-n 2 --dist loadgroup``): every Spark test in one worker
-    (one local JVM at a time on a 2-core machine, the session and its stores built once), the Kaitai tests in one
-    (the compiler's first-use npm install into .cache/ksc is not safe twice at once), else one group per file (its
-    module and session fixtures built in one worker, as in a serial run)."""
+    (the session and its stores built once), the Kaitai tests in one (the compiler's first-use npm install into
+    .cache/ksc is not safe twice at once), else one group per file (its module and session fixtures built in one
+    worker, as in a serial run). The standalone-cluster test is a group of its own: ~90 s of master, worker and
+    driver JVMs that decided when the whole run ended as the Spark group's tail (~350 s serial); beside the rest of
+    that group it costs one more local session's start-up (~15 s) in its worker, and 24 GiB hold both."""
+    if "spark_cluster" in names:
+        return "spark-cluster"
     for shared in ("spark", "kaitai"):
         if shared in names:
             return shared
@@ -206,7 +210,12 @@ def pytest_collection_modifyitems(config, items) -> None:
             names.add("slow")
         for name in sorted(names):
             item.add_marker(name)
-        item.add_marker(pytest.mark.xdist_group(xdist_group(path, names)))
+        group = xdist_group(path, names | ({"spark_cluster"} if item.get_closest_marker("spark_cluster") else set()))
+        if group == path.relative_to(TESTS).as_posix() and any(m.name == "spark" for m in item.own_markers):
+            # marked spark by hand, no session: a child process with its own JVM and its own data (the
+            # benchmark's spark_vs_single, ~50 s); a group of its own, so its file's group is not ~140 s in one
+            group += "::own-jvm"
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

@@ -117,9 +117,12 @@ def _window_args(p) -> None:
     """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME."""
     for name, side in (("--since", "at or after"), ("--until", "before")):
         p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
-                       help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time; or with a zone: "
-                            "Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
+                       help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time, UTC under --utc; "
+                            "or with a zone: Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
 
+
+UTC_HELP = ("show every time in UTC (default: this machine's local zone; every shown time names its zone); an ISO "
+            "time typed without a zone (--since 2025-09-19T10:00) is then read in UTC too")
 
 _parser: argparse.ArgumentParser | None = None
 
@@ -145,6 +148,7 @@ class _VersionAction(argparse._VersionAction):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rmq-inspect", usage=USAGE, description="See what is really in an Apache RocketMQ store.")
     parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--utc", action="store_true", help=UTC_HELP)
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", prog="rmq-inspect",
                                 parser_class=_Parser)
 
@@ -301,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
+    p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP + " (also: rmq-inspect --utc tui)")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -317,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the port reads every message body)")
     p.add_argument("--dev-server", action="store_true",
                    help="serve on werkzeug's development server instead of waitress (debugging only)")
+    p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP)
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -563,18 +569,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     keep_heap_top()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _the_parser()
+    utc = bool(argv) and argv[0] == "--utc"  # the global flag before the bare form or `spark`
+    if utc:
+        argv = argv[1:]
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         argv = ["tui" if _tui_available() else "info", *argv]  # bare `rmq-inspect STORE`
     if not argv:
         parser.print_help()
         return EXIT_BAD_INPUT
     if argv[0] == "spark":  # the Spark dispatcher owns everything after `spark`, its -h/--help included
-        args = argparse.Namespace(command="spark", spark_args=argv[1:])
+        args = argparse.Namespace(command="spark", spark_args=argv[1:], utc=utc)
     else:
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(["--utc", *argv] if utc else argv)
         except SystemExit as e:  # --help/--version (0) or a usage error (2): return the code instead of exiting
             return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+    from inspector.engine import set_utc
+
+    set_utc(args.utc or getattr(args, "sub_utc", False))  # every shown time, and naive ISO input, in this zone
     try:
         return run(args)
     # the one-line errors name store files and quote store text and arguments: escaped like every other line

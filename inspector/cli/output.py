@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from inspector.cli.formats import json_line_rows, routed
-from inspector.engine import Problem, fmt_time, json_text
+from inspector.engine import Problem, json_text, short_time
 from inspector.terminal import esc, plain
 
 if TYPE_CHECKING:
@@ -145,10 +145,10 @@ def clipped(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; --json has all)"
 
 
-def when(ms: int) -> str:
-    """Compact local time for tables ('2021-09-28 09:25:59.372'); --json carries the raw ms."""
-    full = fmt_time(ms)
-    return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
+def when(ms: int, unit: str = "ms") -> str:
+    """Compact time for tables with its zone ('2021-09-28 09:25:59.372 +08:00', engine's short_time); --json
+    carries the raw ms."""
+    return short_time(ms, unit)
 
 
 

@@ -60,7 +60,7 @@ def _tables(s: StoreStats) -> None:
                       markup=False)
     _chart("Size (TOTALSIZE)", list(zip(SIZE_LABELS, s.sizes, strict=True)))
     unit = "minute" if s.rate_unit == 60_000 else "hour"
-    _chart(f"Rate per {unit} (store time, local)", [(when(ms)[:16], n) for ms, n in s.rate])
+    _chart(f"Rate per {unit} (store time)", [(when(ms, "min"), n) for ms, n in s.rate])
     seg = table("Bytes per topic per segment", "segment", "bytes", f"topics (the {SEGMENT_TOPICS} heaviest)")
     for file, topics in s.segment_topics.items():
         named = ", ".join(f"{plain(name)} {n:,}" for name, n in list(topics.items())[:SEGMENT_TOPICS])

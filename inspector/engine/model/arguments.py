@@ -264,8 +264,10 @@ def _iso_ms(text: str) -> int | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
+        from inspector.engine.model.clock import in_output_zone
+
         try:
-            moment = moment.astimezone()  # a naive time is this machine's local time
+            moment = in_output_zone(moment)  # a naive time is in the output zone: local, or UTC under --utc
         except (OverflowError, OSError, ValueError):
             return None
     if _EPOCH is None:

@@ -90,7 +90,7 @@ class TimerScreen(ViewScreen):
         table = self.query_one("#timer-slots", DataTable)
         table.clear()
         for s in slots:
-            table.add_row(str(s["slot"]), when(s["time"])[:19], str(s["num"]),
+            table.add_row(str(s["slot"]), when(s["time"], "s"), str(s["num"]),
                           {True: "yes", False: "no", None: "?"}[s["pending"]], key=f"slot:{s['slot']}")
         self.focus_main()
         self.ready()
@@ -132,7 +132,7 @@ class TimerScreen(ViewScreen):
             else:
                 record = plain(u["record_problem"], "red")
             table.add_row(str(hop["hop"]), num(hop["offset"]), "|".join(u["magic_names"]),
-                          when(u["delivery_time"])[:19], "yes" if hop["in_slot"] else Text("no", style="yellow"),
+                          when(u["delivery_time"], "s"), "yes" if hop["in_slot"] else Text("no", style="yellow"),
                           u["topic"] or f"hash {u['topic_hash']}", num(u["commitlog_offset"]), record, key=key)
         verdict = Text(f"slot {slot}: time {when(view['time'])}, num {view['num']}; {view['hops']} hop(s) counting "
                        f"{view['counted']} (+1 per unit, -1 per DELETE): ")

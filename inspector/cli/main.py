@@ -113,10 +113,12 @@ def _grep_parser(sub) -> None:
     add_format_args(p, rows="one a hit (the --json lines)")
 
 
-def _window_args(p) -> None:
-    """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME."""
+def _window_args(p, *, begin: bool = False) -> None:
+    """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME (``begin``: key's
+    older --begin stays an alias of --since)."""
     for name, side in (("--since", "at or after"), ("--until", "before")):
-        p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
+        names = (name, "--begin") if begin and name == "--since" else (name,)
+        p.add_argument(*names, dest=name[2:], type=kind_arg(STORE_TIME), metavar="TIME",
                        help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time, UTC under --utc; "
                             "or with a zone: Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
 
@@ -235,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("--by", default="topic", choices=("topic", "queue", "tag", "host", "producer-group", "minute",
                                                       "hour", "size"), help="the rows' key (default topic)")
+    _window_args(p)
     p.add_argument("--json", action="store_true")
     add_format_args(p, rows="one a key's counts (--json's rows)", document=True)
 
@@ -256,8 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p, optional=True)
     p.add_argument("topic")
     p.add_argument("key")
-    p.add_argument("--begin", type=kind_arg(TIME_MS), help="store time lower bound, epoch ms")
-    p.add_argument("--end", type=kind_arg(TIME_MS), help="store time upper bound, epoch ms")
+    _window_args(p, begin=True)
+    p.add_argument("--end", type=kind_arg(STORE_TIME), metavar="TIME",
+                   help="only messages stored at or before TIME (inclusive, as the broker's queryMessage end; "
+                        "--until is exclusive)")
     p.add_argument("--keyindex", metavar="DIR",
                    help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
     p.add_argument("--no-scan", dest="scan", action="store_false",
@@ -456,7 +461,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "key" and args.keyindex:
         from inspector.cli import index
 
-        return index.run_key_index(args.keyindex, args.store, args.topic, args.key, args.begin, args.end, args.json)
+        return index.run_key_index(args.keyindex, args.store, args.topic, args.key, *_key_window(args), args.json)
     if args.store is None:
         raise BadInput("give a STORE (or, for key, --keyindex DIR)")
     if args.command == "census":  # the store is not opened: a census only lists and stats
@@ -526,7 +531,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "stats":
             from inspector.cli import stats
 
-            return stats.run(store, args.by, args.json)
+            check_window(args.since, args.until)
+            return stats.run(store, args.by, args.json, since=args.since, until=args.until)
 
         if args.command in ("groups", "group"):
             from inspector.cli import groups
@@ -537,7 +543,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "key":
             from inspector.cli import index
 
-            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json, args.scan,
+            return index.run_key(store, args.topic, args.key, *_key_window(args), args.json, args.scan,
                                  args.budget)
         if args.command == "chain":
             from inspector.cli import index
@@ -552,6 +558,15 @@ def _run(args: argparse.Namespace) -> int:
 
             return hexdump.run(store, args.offset, args.length, args.json)
     raise BadInput(f"unknown command {args.command}")
+
+
+def _key_window(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """key's window as [since, until): --end (inclusive, ms) is --until one ms later; not both."""
+    if args.end is not None and args.until is not None:
+        raise BadInput("give --until (exclusive) or --end (inclusive), not both")
+    until = args.until if args.end is None else args.end + 1
+    check_window(args.since, until)
+    return args.since, until
 
 
 def _tui_available() -> bool:
@@ -572,6 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     utc = bool(argv) and argv[0] == "--utc"  # the global flag before the bare form or `spark`
     if utc:
         argv = argv[1:]
+    from inspector.engine import set_utc
+
+    set_utc(utc)  # before parsing: --since/--until read a naive ISO time in the output zone
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         argv = ["tui" if _tui_available() else "info", *argv]  # bare `rmq-inspect STORE`
     if not argv:
@@ -584,8 +602,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(["--utc", *argv] if utc else argv)
         except SystemExit as e:  # --help/--version (0) or a usage error (2): return the code instead of exiting
             return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
-    from inspector.engine import set_utc
-
     set_utc(args.utc or getattr(args, "sub_utc", False))  # every shown time, and naive ISO input, in this zone
     try:
         return run(args)

@@ -135,7 +135,9 @@ def table(title: str, *columns: str, **kw) -> Table:
     t = Table(title=title, title_justify="left", title_style="bold", **kw)
     for c in columns:
         justify = "right" if c.endswith(("offset", "size", "count", "#", "end", "start", "min", "max", "lag")) else "left"
-        t.add_column(c, justify=justify, overflow="fold")
+        # a time column is never folded: its zone offset would land on a line of its own
+        timed = c.endswith(("stored", "time", "born", "due"))
+        t.add_column(c, justify=justify, overflow="fold", no_wrap=timed, min_width=30 if timed else None)
     return t
 
 

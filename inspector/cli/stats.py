@@ -15,9 +15,11 @@ RETENTION_ROWS = 10  # the first this many retention steps in the table (--json 
 SEGMENT_TOPICS = 3  # the heaviest topics named per segment in the table
 
 
-def run(store: Store, by: str, as_json: bool) -> int:
+def run(store: Store, by: str, as_json: bool, *, since: int | None = None, until: int | None = None) -> int:
+    """``since``/``until``: count only the records stored in [since, until) (the tables' titles and --json's
+    ``window`` say so)."""
     with byte_progress("stats", False if as_json else None) as update:
-        stats = store_stats(store, by, progress=update)
+        stats = store_stats(store, by, progress=update, since=since, until=until)
     for p in stats.problems:
         warn_problem(p)
     if as_json:
@@ -32,13 +34,23 @@ def run(store: Store, by: str, as_json: bool) -> int:
     return 0
 
 
+def window_text(since: int | None, until: int | None) -> str:
+    """'at or after 2025-09-19 13:48:09.632 +00:00 and before ...' (either side may be open)."""
+    parts = ([] if since is None else [f"at or after {when(since)}"]) + (
+        [] if until is None else [f"before {when(until)}"])
+    return " and ".join(parts)
+
+
 def _share(n: int, total: int) -> str:
     return f"{n / total:.1%}" if total else "-"
 
 
 def _tables(s: StoreStats) -> None:
     total = s.total
-    t = table(f"Records by {s.by}", s.by, "count", "bytes", "body bytes", "share", "compressed", "first stored",
+    if s.windowed:  # a partial answer says so: first, above every table
+        console.print(f"window: records stored {window_text(s.since, s.until)} only (no retention preview)",
+                      markup=False, soft_wrap=True)
+    t = table(f"Records by {s.by}" + (" (window)" if s.windowed else ""), s.by, "count", "bytes", "body bytes", "share", "compressed", "first stored",
               "last stored")
     for key, c in s.rows.items():
         t.add_row(plain(key), f"{c.messages:,}", f"{c.bytes:,}", f"{c.body_bytes:,}", _share(c.bytes, total.bytes),

@@ -23,7 +23,7 @@ def is_utc() -> bool:
 def in_output_zone(moment: dt.datetime) -> dt.datetime:
     """An aware ``moment`` moved into the output zone; a naive one taken to be in it."""
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=dt.UTC) if _utc else moment.astimezone()
+        return dt.datetime.combine(moment.date(), moment.time(), dt.UTC) if _utc else moment.astimezone()
     return moment.astimezone(dt.UTC) if _utc else moment.astimezone()
 
 

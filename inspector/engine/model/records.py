@@ -406,7 +406,7 @@ def fmt_time(ms: int) -> str:
     if ms <= 0:
         return "-"
     try:
-        moment = dt.datetime.fromtimestamp(ms // 1000, dt.UTC).replace(microsecond=ms % 1000 * 1000)
+        moment = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(milliseconds=ms % 1000)
         return in_output_zone(moment).isoformat(timespec="milliseconds")
     except (OverflowError, OSError, ValueError):
         return f"invalid({ms})"

@@ -144,12 +144,16 @@ class MessageBatch:
             yield new_message(fields)
 
     def message(self, i: int) -> Message:
-        sub = MessageBatch(self.buf, self.file, self.segment_start, self.table[:, i : i + 1], self.end,
+        return next(self.subset(slice(i, i + 1)).messages())
+
+    def subset(self, which) -> MessageBatch:
+        """The batch of the records ``which`` (a slice or a boolean mask) selects, sharing this one's buffer."""
+        sub = MessageBatch(self.buf, self.file, self.segment_start, self.table[:, which], self.end,
                            self.topics, self.ips)
         sub._hosts = self._hosts
         sub.flags = self.flags
         sub.entry_header = self.entry_header
-        return next(sub.messages())
+        return sub
 
 
 def _ip_text(raw: bytes) -> str:

@@ -8,7 +8,15 @@ from rich.text import Text
 
 from inspector.cli.output import console, err_console, plain, print_json, table, warn_problem, when
 from inspector.cli.progress import byte_progress
-from inspector.engine import EXIT_STORE_ERROR, SIZE_LABELS, Store, StoreStats, stats_view, store_stats
+from inspector.engine import (
+    EXIT_STORE_ERROR,
+    SIZE_LABELS,
+    Store,
+    StoreStats,
+    stats_view,
+    store_stats,
+    window_text,
+)
 
 BAR = 30  # characters of the widest bar in the size and rate charts
 RETENTION_ROWS = 10  # the first this many retention steps in the table (--json has them all)
@@ -32,13 +40,6 @@ def run(store: Store, by: str, as_json: bool, *, since: int | None = None, until
                                "unread (above); the figures count what could be read"), soft_wrap=True)
         return EXIT_STORE_ERROR
     return 0
-
-
-def window_text(since: int | None, until: int | None) -> str:
-    """'at or after 2025-09-19 13:48:09.632 +00:00 and before ...' (either side may be open)."""
-    parts = ([] if since is None else [f"at or after {when(since)}"]) + (
-        [] if until is None else [f"before {when(until)}"])
-    return " and ".join(parts)
 
 
 def _share(n: int, total: int) -> str:

@@ -426,5 +426,13 @@ def short_time(ms: int | None, unit: str = "ms") -> str:
     return f"{full[:_CUT[unit]].replace('T', ' ')} {full[-6:]}"
 
 
+def window_text(since: int | None, until: int | None) -> str:
+    """A store-time window in words: 'at or after 2025-09-19 13:48:09.632 +00:00 and before ...' (a side None:
+    open)."""
+    parts = ([] if since is None else [f"at or after {short_time(since)}"]) + (
+        [] if until is None else [f"before {short_time(until)}"])
+    return " and ".join(parts) or "unbounded"
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")

@@ -158,7 +158,7 @@ def store_stats(store, by: str = "topic", *, progress: Progress | None = None, s
             continue
         for item in log.segment_batches(seg, _window_position(window, seg), check_crc=False):
             if isinstance(item, MessageBatch):
-                acc.batch(item if window is None else _cut(item, window))
+                acc.batch(item if window is None else item.within(window.since, window.until))
                 if progress is not None:
                     progress(done + item.end, total)
                 if window is not None and window.stop is not None and item.end + seg.start_offset >= window.stop:
@@ -190,19 +190,6 @@ def _window_position(window, seg) -> int:
         return 0
     at = window.start - seg.start_offset
     return at if 0 < at < seg.file_size else 0
-
-
-def _cut(batch: MessageBatch, window) -> MessageBatch:
-    """The batch's records stored in the window (the same batch when all are)."""
-    ts = batch.column("store_timestamp")
-    keep = np.ones(ts.size, dtype=bool)
-    if window.since is not None:
-        keep &= ts >= window.since
-    if window.until is not None:
-        keep &= ts < window.until
-    if keep.all():
-        return batch
-    return batch.subset(keep)
 
 
 def _timer_backlog(store) -> tuple[int | None, int | None]:

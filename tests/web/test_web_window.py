@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_browser import page, pytestmark, served  # noqa: F401 - fixtures, timeout and skip shared
+
 from web.app import create_app
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_store"
@@ -34,13 +36,13 @@ def test_messages_and_search_in_a_window_are_exact_to_the_ms():
     every = _every()
     want = [o for o, t, *_ in every if SINCE <= t < UNTIL]
     later = [o for o, t, *_ in every if SINCE + 1 <= t < UNTIL]
-    page, page2, queue, found = _get(
+    listing, page2, queue, found = _get(
         f"/api/messages?since={SINCE_ISO}&until={UNTIL}&limit=100",
         f"/api/messages?since=2025-09-19T21:48:09.633%2B08:00&until={UNTIL}&limit=100",
         f"/api/messages?topic=PaymentEvents&queue=2&since={SINCE}&until={UNTIL}",
         f"/api/search?q=order-11&since={SINCE_ISO}&until={UNTIL}&limit=100")
-    rows = page.get_json()["messages"]
-    assert [int(r["physical_offset"]) for r in rows] == want and want[0] == 113348 and page.get_json()["next_from"] is None
+    rows = listing.get_json()["messages"]
+    assert [int(r["physical_offset"]) for r in rows] == want and want[0] == 113348 and listing.get_json()["next_from"] is None
     assert [int(r["physical_offset"]) for r in page2.get_json()["messages"]] == later == want[1:]
     assert [int(r["queue_offset"]) for r in queue.get_json()["messages"]] == list(range(19, 25))
     hits = found.get_json()["hits"]
@@ -57,8 +59,8 @@ def test_stats_in_a_window():
 
 
 def test_the_pages_carry_the_window():
-    page, search = _get(f"/messages?since={SINCE}&until={UNTIL}&limit=2", f"/search?q=order&since={SINCE}")
-    text = page.get_data(as_text=True)
+    listing, search = _get(f"/messages?since={SINCE}&until={UNTIL}&limit=2", f"/search?q=order&since={SINCE}")
+    text = listing.get_data(as_text=True)
     assert 'name="since" value="2025-09-19T13:48:09.632' in text
     assert f"since={SINCE}" in text and f"until={UNTIL}" in text  # the next page keeps the window
     assert 'name="since" value="2025-09-19T13:48:09.632' in search.get_data(as_text=True)
@@ -71,3 +73,24 @@ def test_bad_windows_are_400_with_the_message():
                       (f"/api/stats?since={UNTIL}&until={SINCE}", "is after until")):
         (r,) = _get(url)
         assert r.status_code == 400 and says in r.get_data(as_text=True), (url, r.get_data(as_text=True)[:300])
+
+
+def test_the_since_field_in_chromium(page):  # noqa: F811
+    """A person types a window into the messages form and gets its records; the next page keeps it."""
+    app = create_app(SAMPLE)
+    try:
+        with served(app) as url:
+            page.goto(f"{url}/messages?limit=3")
+            page.fill("input[name=since]", SINCE_ISO)
+            page.fill("input[name=until]", str(UNTIL))
+            page.locator("form.inline button").click()
+            page.wait_for_url("**since=*")
+            offsets = page.locator("#message-list tbody tr[data-offset]").evaluate_all(
+                "rows => rows.map(r => r.dataset.offset)")
+            assert offsets[0] == "113348" and len(offsets) == 3
+            assert "+00:00" in page.locator("#message-list tbody tr").first.inner_text()
+            page.locator("a.next").click()
+            assert "since=" in page.url and page.locator("input[name=since]").input_value().startswith("2025-09-19T")
+            assert page.errors == []
+    finally:
+        app.extensions["rmq_store"].close()

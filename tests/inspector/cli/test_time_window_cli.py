@@ -130,3 +130,12 @@ def test_bad_key_and_stats_windows_are_exit_2():
                        (["stats", "--since", str(UNTIL), "--until", str(SINCE)], "is after --until")):
         code, out, err = run(argv[0], str(SAMPLE), *argv[1:])
         assert code == 2 and out == "" and says in err, (argv, err)
+
+
+def test_utc_is_a_global_flag_and_a_tui_and_web_one():
+    from inspector.cli.main import build_parser
+
+    p = build_parser()
+    assert p.parse_args(["--utc", "info", "S"]).utc and p.parse_args(["web", "S", "--utc"]).sub_utc
+    assert p.parse_args(["tui", "S", "--utc"]).sub_utc and not p.parse_args(["tui", "S"]).sub_utc
+    assert "UTC" in p.format_help() and "--utc" in p.format_help()

@@ -59,3 +59,10 @@ def test_web_pages_follow_utc(shanghai):
     finally:
         app.extensions["rmq_store"].close()
     assert "2025-09-19 21:48:09.632 +08:00" in local and "2025-09-19 13:48:09.632 +00:00" in utc
+
+
+def test_a_time_as_shown_reads_back():
+    for shown in ("2025-09-19 13:48:09.632 +00:00", "2025-09-19 21:48:09.632 +08:00",
+                  "2025-09-19 13:48:09.632 Z"):
+        assert STORE_TIME.parse(shown, "--since") == MS, shown
+    assert STORE_TIME.read("13:48 +08:00") is None  # still no date, no time

@@ -4,7 +4,8 @@ Stores: run.py's ``segment`` store (datagen.py: one segment of ~776-byte records
 ``--quick`` 128 MiB, ``--smoke`` 4 MiB, shared with grep_bench.py) and the many-queue store (16,000 queues of two
 messages in one sparse 1 GiB segment). Each row is wall time after an untimed warm-up (pages cached): finding the
 window (``log_window``: a binary search over the segments' first records, then over the segment's bytes) and the
-first message in it, against the walk the seek avoids (every record from the segment's start by the bulk kernel,
+first message in it, ``stats`` of a one-second window there (the same seek, then the window counted), against the
+walk the seek avoids (every record from the segment's start by the bulk kernel,
 ``segment_batches``, up to the first one stored at or after --since). Goal: a seek under 50 ms on 1 GiB.
 """
 
@@ -32,6 +33,7 @@ from inspector.engine import (  # noqa: E402
     log_window,
     queue_window,
     segment_batches,
+    store_stats,
 )
 
 MiB = 1 << 20
@@ -100,6 +102,10 @@ def main() -> int:
         alone, _ = timed(lambda: log_window(store, since, until), repeat)
         rows.append(row("  the binary search alone (log_window)", alone, True,
                         "the segments' first records, then the segment's bytes down to 64 KiB"))
+        small = since + 1000  # one second: ~1,000 records
+        walls, stats = timed(lambda: store_stats(store, "topic", since=since, until=small), repeat)
+        rows.append(row("  stats --since/--until of one second there (seek, then count the window)", walls, True,
+                        f"{stats.total.messages:,} records counted of {records:,}"))
         scans, found = timed(lambda: scan(store, since), max(1, repeat // 2))
         assert found == first, (found, first)
         rows.append(row("  the walk it avoids: every record up to it (bulk kernel)", scans, False,

@@ -47,6 +47,7 @@ from web.params import (
     teach_args,
     text_arg,
     timer_args,
+    window_args,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -66,7 +67,7 @@ def search():
     return send(data.search(get_store(), limits=get_limits(), deadline=get_deadline(), **search_args()))
 @bp.route("/stats")
 def stats():
-    return send(data.stats_data(get_store(), stats_by_arg(), get_limits()))
+    return send(data.stats_data(get_store(), stats_by_arg(), get_limits(), **window_args()))
 
 
 @bp.route("/groups")

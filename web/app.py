@@ -32,6 +32,7 @@ from inspector.engine import (
     Store,
     StoreError,
     has_undecodable,
+    is_utc,
     open_store,
     printable,
     survey_of,
@@ -269,7 +270,8 @@ class _AccessLog:
             return self.wsgi_app(environ, recorded)
         finally:
             path = environ.get("PATH_INFO", "") + ("?" + environ["QUERY_STRING"] if environ.get("QUERY_STRING") else "")
-            when = time.strftime("%d/%b/%Y %H:%M:%S")
+            # the Common Log Format's time, with its zone (the output zone: UTC under web --utc)
+            when = time.strftime("%d/%b/%Y:%H:%M:%S %z", time.gmtime() if is_utc() else time.localtime())
             line = (f'{environ.get("REMOTE_ADDR", "-")} - - [{when}] "{environ.get("REQUEST_METHOD", "")} '
                     f'{terminal_text(path[:2000])} {environ.get("SERVER_PROTOCOL", "")}" {status[-1] if status else "-"} -')
             with self.lock:

@@ -46,6 +46,7 @@ from inspector.engine import (
     inner_messages,
     is_inner_batch,
     key_missing_reason,
+    log_window,
     lookup,
     message_view,
     next_message_offset,
@@ -53,6 +54,7 @@ from inspector.engine import (
     preflight,
     problem_view,
     queue_view,
+    queue_window,
     region_view,
     segment_size,
     slot_occupancy,
@@ -220,11 +222,12 @@ def groups_data(store: Store, limits: Limits) -> dict:
     return d
 
 
-def stats_data(store: Store, by: str, limits: Limits) -> dict:
-    """``stats --json`` (``stats_view``), at most ``max_rows`` rows (``rows_total`` says how many there are)."""
+def stats_data(store: Store, by: str, limits: Limits, since: int | None = None, until: int | None = None) -> dict:
+    """``stats --json`` (``stats_view``), at most ``max_rows`` rows (``rows_total`` says how many there are);
+    ``since``/``until``: only the records stored in [since, until) (``window`` says so)."""
     from inspector.engine import stats_view, store_stats
 
-    d = stats_view(store_stats(store, by))
+    d = stats_view(store_stats(store, by, since=since, until=until))
     d["rows_total"] = len(d["rows"])
     d["rows"] = d["rows"][:limits.max_rows]
     return d
@@ -261,22 +264,32 @@ def group_marks(store: Store, page: dict) -> dict | None:
 
 
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
-                 limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
+                 limits: Limits, deadline: Deadline = NO_DEADLINE, since: int | None = None,
+                 until: int | None = None) -> dict:
     """One page of messages: queue order with topic+queue (``from`` = queue offset), else commitlog order
     (``from`` = physical offset; with a topic, only that topic's messages, walking at most ``scan_entries``).
-    Both stop early at ``deadline``: ``scan_stopped`` says so and ``next_from`` continues from there."""
+    Both stop early at ``deadline``: ``scan_stopped`` says so and ``next_from`` continues from there.
+    ``since``/``until``: only messages stored in [since, until), where to start and stop found by binary search
+    (``queue_window``, ``log_window``), as ``messages --since/--until``."""
     rows: list[dict] = []
     problems: list[dict] = []
     trace_topic = trace_topic_of(store)
     result = {"topic": topic, "queue_id": queue_id, "from": start, "limit": limit, "messages": rows,
-              "problems": problems, "next_from": None, "prev_from": None}
+              "problems": problems, "next_from": None, "prev_from": None, "since": since, "until": until}
+    windowed = since is not None or until is not None
     if topic is not None and queue_id is not None:
         info = store.queue(topic, queue_id).info()  # NotFound for an unknown queue
         first = max(start or 0, info.min_offset)
+        stop = info.max_offset
+        if windowed:
+            lo, stop = queue_window(store, topic, queue_id, since, until)
+            first = max(first, lo)
         result.update(order="queue", queue=queue_view(info), **{"from": first})
         last = None
         walked = used = 0
         for unit, item in store.queue_messages(topic, queue_id, first):
+            if unit.queue_offset >= stop:
+                break
             walked += 1
             if walked % 64 == 0 and deadline.expired():
                 result["next_from"] = unit.queue_offset
@@ -297,20 +310,27 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
             used += cost
             rows.append(_list_row(item, limits, trace_topic) | {"cq_queue_offset": unit.queue_offset})
             last = unit.queue_offset
-        if result["next_from"] is None and last is not None and last + 1 < info.max_offset:
+        if result["next_from"] is None and last is not None and last + 1 < stop:
             result["next_from"] = last + 1
         if first > info.min_offset:
             result["prev_from"] = max(info.min_offset, first - limit)
         return result
     result["order"] = "commitlog"
+    window = log_window(store, since, until) if windowed else None
+    if window is not None and window.start is not None:
+        start = window.start if start is None else max(start, window.start)
     result["from"] = store.min_offset if start is None else start
     scanned = used = 0
     for entry in store.entries(start):
         scanned += 1
+        if window is not None and isinstance(entry, Message) and window.stop is not None and \
+                entry.physical_offset >= window.stop:
+            break  # the window's last record is behind: no next page
         if isinstance(entry, Problem):
             if len(problems) < limits.max_problems:
                 problems.append(problem_view(entry))
-        elif isinstance(entry, Message) and (topic is None or entry.topic == topic):
+        elif isinstance(entry, Message) and (topic is None or entry.topic == topic) and (
+                window is None or window.holds(entry.store_timestamp)):
             cost = _row_bytes(entry, limits)
             full = _full(rows, used, cost, limits)
             if len(rows) >= limit or full:
@@ -620,17 +640,19 @@ def resolve_data(store: Store, text: str) -> dict:
 
 
 def search(store: Store, text: str | None, *, fixed: bool, ignore_case: bool, fields: str | None,
-           topic: str | None, tag: str | None, limit: int, limits: Limits, deadline: Deadline = NO_DEADLINE) -> dict:
+           topic: str | None, tag: str | None, limit: int, limits: Limits, deadline: Deadline = NO_DEADLINE,
+           since: int | None = None, until: int | None = None) -> dict:
     """The search page (``rmq-inspect grep``): at most ``limit`` hits as ``grep_hit_view``s, the problems met (at
     most ``max_problems``) and ``truncated``: why the search stopped early (the limit, the request's budget),
     None when it read the whole log. No ``text``: the empty form."""
     result: dict = {"q": text, "fixed": fixed, "ignore_case": ignore_case, "fields": fields, "topic": topic,
-                    "tag": tag, "limit": limit, "hits": [], "problems": [], "end": None}
+                    "tag": tag, "limit": limit, "hits": [], "problems": [], "end": None, "since": since, "until": until}
     if text is None:
         return result
     pattern = compile_pattern(text, fixed=fixed, ignore_case=ignore_case)  # BadInput: a 400 page naming it
     wanted = parse_fields(fields) if fields else SEARCH_FIELDS
-    for item in grep(store, pattern, fields=wanted, topic=topic, tag=tag, limit=limit, budget=deadline):
+    for item in grep(store, pattern, fields=wanted, topic=topic, tag=tag, limit=limit, budget=deadline, since=since,
+                     until=until):
         if isinstance(item, GrepHit):
             result["hits"].append(grep_hit_view(item))
         elif isinstance(item, Problem):

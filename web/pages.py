@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import fmt_time, timer_line
+from inspector.engine import fmt_time, short_time, timer_line
 from web import data, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -24,6 +24,7 @@ from web.params import (
     teach_args,
     text_arg,
     timer_args,
+    window_args,
 )
 
 bp = Blueprint("pages", __name__)
@@ -34,12 +35,15 @@ def message_link(offset: int) -> str:
 
 
 @bp.app_template_filter("when")
-def when(ms: int | None) -> str:
-    """Compact local time for tables; the JSON API carries the raw ms."""
-    if not ms:
-        return "-"
-    full = fmt_time(ms)
-    return full[:23].replace("T", " ") if not full.startswith("invalid") else full
+def when(ms: int | None, unit: str = "ms") -> str:
+    """Compact time with its zone for tables (the engine's short_time); the JSON API carries the raw ms."""
+    return short_time(ms, unit)
+
+
+@bp.app_template_filter("when_input")
+def when_input(ms: int | None) -> str:
+    """A window field's value: the time read, with its offset ('' when not given), so it reads back the same."""
+    return "" if ms is None else fmt_time(ms) if ms > 0 else str(ms)
 
 
 @bp.route("/")
@@ -68,10 +72,10 @@ def search():
     return render_template("search.html", d=d)
 @bp.route("/stats")
 def stats():
-    d = data.stats_data(get_store(), stats_by_arg(), get_limits())
+    d = data.stats_data(get_store(), stats_by_arg(), get_limits(), **window_args())
     unit = d["rate"]["unit"]
     return render_template("stats.html", d=d, by_keys=STATS_BY,
-                           rate_svg=svg.bars_svg([(when(b["start_ms"])[:16], b["messages"]) for b in d["rate"]["buckets"]],
+                           rate_svg=svg.bars_svg([(when(b["start_ms"], "min"), b["messages"]) for b in d["rate"]["buckets"]],
                                                  f"records per {unit}, store time", "stats-rate"),
                            size_svg=svg.bars_svg([(b["bucket"], b["messages"]) for b in d["size_buckets"]],
                                                  "records by size (TOTALSIZE)", "stats-sizes"))

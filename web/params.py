@@ -13,8 +13,10 @@ from inspector.engine import (
     OFFSET,
     QUEUE_ID,
     QUEUE_OFFSET,
+    STORE_TIME,
     ArgumentKind,
     BadInput,
+    check_window,
     integer_kind,
 )
 from web.deadline import Deadline
@@ -100,6 +102,17 @@ def get_deadline() -> Deadline:
     return g.rmq_deadline
 
 
+def window_args() -> dict:
+    """``since`` / ``until``: a store-time window [since, until), read as the CLI's --since/--until (ISO 8601 with
+    or without a zone, epoch ms, -15m); 400 with the message for a bad one or a since after until."""
+    since, until = kind_arg("since", STORE_TIME), kind_arg("until", STORE_TIME)
+    try:
+        check_window(since, until)
+    except BadInput as e:
+        abort(400, description=str(e).replace("--since", "since").replace("--until", "until"))
+    return {"since": since, "until": until}
+
+
 def list_args() -> dict:
     limits = get_limits()
     topic = text_arg("topic")
@@ -108,7 +121,7 @@ def list_args() -> dict:
         abort(400, description="queue needs a topic")
     return {"topic": topic, "queue_id": queue_id,
             "start": kind_arg("from", OFFSET if queue_id is None else QUEUE_OFFSET),
-            "limit": kind_arg("limit", LIMIT.at_most(limits.max_page_size), limits.page_size)}
+            "limit": kind_arg("limit", LIMIT.at_most(limits.max_page_size), limits.page_size), **window_args()}
 
 
 def group_args() -> tuple[str | None, int]:
@@ -186,4 +199,5 @@ def search_args() -> dict:
     limits = get_limits()
     return {"text": text_arg("q"), "fixed": request.args.get("fixed") == "1",
             "ignore_case": request.args.get("i") == "1", "fields": text_arg("in"), "topic": text_arg("topic"),
-            "tag": text_arg("tag"), "limit": int_arg("limit", limits.page_size, low=1, high=limits.max_page_size)}
+            "tag": text_arg("tag"), "limit": int_arg("limit", limits.page_size, low=1, high=limits.max_page_size),
+            **window_args()}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape
 
-from inspector.engine import fmt_time
+from inspector.engine import short_time
 
 Link = Callable[[int], str]  # physical offset -> URL of the message page
 
@@ -136,7 +136,7 @@ def chain_svg(view: dict, link: Link) -> Markup:
     for it, (x, y) in zip(items, pos, strict=True):
         kind = it["kind"]
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
-                 ("", fmt_time(it["time"])[:23].replace("T", " ")), ("prev →", str(it["prev_index"])),
+                 ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
                  ("", KIND_MARK[kind] if kind != "collision" else "same hash, other key")]
         parts.append(_item_box(x, y, lines, f"item kind-{kind}", link(it["phy_offset"]),
                                {"item": it["item"], "kind": kind, "offset": it["phy_offset"]},
@@ -170,7 +170,7 @@ def slot_svg(slot: dict, link: Link) -> Markup:
     for it, (x, y) in zip(items, pos, strict=True):
         shared = sum(1 for o in items if o["key_hash"] == it["key_hash"]) > 1
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
-                 ("", fmt_time(it["time"])[:23].replace("T", " ")), ("prev →", str(it["prev_index"])),
+                 ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
                  ("", "hash shared in this chain" if shared else "")]
         parts.append(_item_box(x, y, lines, f"item hash-{palette[it['key_hash']] % 8}", link(it["phy_offset"]),
                                {"item": it["item"], "hash": it["key_hash"], "offset": it["phy_offset"]}))

@@ -8,7 +8,15 @@ from collections.abc import Callable
 
 from markupsafe import Markup
 
-from inspector.engine import NotFound, Store, open_timer, timer_chain_view, timer_slot_views, timer_summary
+from inspector.engine import (
+    NotFound,
+    Store,
+    open_timer,
+    short_time,
+    timer_chain_view,
+    timer_slot_views,
+    timer_summary,
+)
 from web.svg import BOX_H, BOX_W, GAP, PER_ROW, _box_positions, _connector, _item_box, _svg, _text, el
 
 Link = Callable[[int], str]
@@ -64,7 +72,7 @@ def timer_chain_svg(view: dict, link: Link) -> Markup:
         kind = "delete" if unit["delete"] else "roll" if unit["roll"] else "unit"
         rec = unit["record"]
         lines = [("hop", f"{hop['hop']} @ {unit['offset']}"), ("", "|".join(unit["magic_names"])),
-                 ("due", (unit["delivery_date"] or "")[:19].replace("T", " ")),
+                 ("due", short_time(unit["delivery_time"], "s")),
                  ("topic", str(unit["topic"] or f"hash {unit['topic_hash']}")),
                  ("record", str(unit["commitlog_offset"])),
                  ("", (rec["unique_key"] or rec["msg_id"] or "")[:26] if rec else "no record")]

@@ -17,10 +17,17 @@ from inspector.engine import (
 )
 
 
-def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | None, as_json: bool,
+def run_key(store: Store, topic: str, key: str, since: int | None, until: int | None, as_json: bool,
             scan: bool = True, budget: float | None = None) -> int:
+    """``since``/``until``: only messages stored in [since, until) (epoch ms). The index lookup takes the window
+    (it skips index files outside it), a second wider below: an item's time is its file's begin plus whole
+    seconds, up to 999 ms before the record's store time. Then each hit's own store time is held to the window,
+    exact to the millisecond."""
     with unindexed_scan(store, budget, as_json) as limits:
-        hits = store.lookup_key(topic, key, begin or 0, MAX_TIME if end is None else end, scan)
+        hits = store.lookup_key(topic, key, max(0, (since or 0) - 1000), MAX_TIME if until is None else until - 1,
+                                scan)
+    hits = [h for h in hits if (since is None or h.message.store_timestamp >= since)
+            and (until is None or h.message.store_timestamp < until)]
     stopped = stopped_note(limits)  # a partial answer says so: on stderr (--json's stdout stays the document)
     for p in store.index_trust_problems():  # the lookup scanned the log where these files could not be followed
         warn_problem(p)
@@ -57,14 +64,15 @@ def run_key(store: Store, topic: str, key: str, begin: int | None, end: int | No
     return 0
 
 
-def run_key_index(keyindex_dir: str, store_path: str | None, topic: str, key: str, begin: int | None,
-                  end: int | None, as_json: bool) -> int:
-    """``key --keyindex DIR``: the same question answered from a table written by ``rmq-inspect spark keyindex``."""
+def run_key_index(keyindex_dir: str, store_path: str | None, topic: str, key: str, since: int | None,
+                  until: int | None, as_json: bool) -> int:
+    """``key --keyindex DIR``: the same question answered from a table written by ``rmq-inspect spark keyindex``
+    (``since``/``until``: stored in [since, until))."""
     from pathlib import Path
 
     from inspector.spark.keyindex import lookup  # pyarrow (Spark only without it); imports no pyspark itself
 
-    rows = lookup(keyindex_dir, topic, key, begin, end)
+    rows = lookup(keyindex_dir, topic, key, since, None if until is None else until - 1)
     if store_path is not None:
         wanted = str(Path(store_path).resolve())
         rows = [r for r in rows if r["store"] == wanted]

@@ -114,12 +114,14 @@ def _grep_parser(sub) -> None:
     add_format_args(p, rows="one a hit (the --json lines)")
 
 
-def _window_args(p) -> None:
-    """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME."""
+def _window_args(p, *, begin: bool = False) -> None:
+    """--since / --until: a store-time window, [since, until), read by the engine's STORE_TIME (``begin``: key's
+    older --begin stays an alias of --since)."""
     for name, side in (("--since", "at or after"), ("--until", "before")):
-        p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
-                       help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time; or with a zone: "
-                            "Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
+        names = (name, "--begin") if begin and name == "--since" else (name,)
+        p.add_argument(*names, dest=name[2:], type=kind_arg(STORE_TIME), metavar="TIME",
+                       help=f"only messages stored {side} TIME: 2025-09-19T10:00:00 (local time, UTC under --utc; "
+                            "or with a zone: Z, +08:00), a date, epoch ms, or -15m / -2h / -7d before now")
 
 
 def _offsets_parser(sub) -> None:
@@ -135,8 +137,8 @@ def _offsets_parser(sub) -> None:
     p.add_argument("--group", required=True, help="the consumer group")
     to = p.add_mutually_exclusive_group(required=True)
     to.add_argument("--at", type=kind_arg(STORE_TIME), metavar="TIME", help="the first message stored at or after "
-                    "TIME (5.x getOffsetInQueueByTime, BoundaryType.LOWER): 2025-09-19T10:00:00 (local time; or "
-                    "with a zone), a date, epoch ms, or -15m / -2h / -7d before now")
+                    "TIME (5.x getOffsetInQueueByTime, BoundaryType.LOWER): 2025-09-19T10:00:00 (local time, UTC "
+                    "under --utc; or with a zone), a date, epoch ms, or -15m / -2h / -7d before now")
     to.add_argument("--to-offset", type=kind_arg(QUEUE_OFFSET), metavar="N", help="queue offset N (one queue: with "
                     "--topic and --queue; the broker's range [min, max + 1])")
     to.add_argument("--to-end", action="store_true", help="each queue's max offset: skip everything pending")
@@ -153,6 +155,8 @@ def _offsets_parser(sub) -> None:
     p.add_argument("--force", action="store_true", help="with --out: replace FILE when it exists")
     p.add_argument("--json", action="store_true")
 
+UTC_HELP = ("show every time in UTC (default: this machine's local zone; every shown time names its zone); an ISO "
+            "time typed without a zone (--since 2025-09-19T10:00) is then read in UTC too")
 
 _parser: argparse.ArgumentParser | None = None
 
@@ -178,6 +182,7 @@ class _VersionAction(argparse._VersionAction):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rmq-inspect", usage=USAGE, description="See what is really in an Apache RocketMQ store.")
     parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--utc", action="store_true", help=UTC_HELP)
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", prog="rmq-inspect",
                                 parser_class=_Parser)
 
@@ -264,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p)
     p.add_argument("--by", default="topic", choices=("topic", "queue", "tag", "host", "producer-group", "minute",
                                                       "hour", "size"), help="the rows' key (default topic)")
+    _window_args(p)
     p.add_argument("--json", action="store_true")
     add_format_args(p, rows="one a key's counts (--json's rows)", document=True)
 
@@ -287,8 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
     _store_args(p, optional=True)
     p.add_argument("topic")
     p.add_argument("key")
-    p.add_argument("--begin", type=kind_arg(TIME_MS), help="store time lower bound, epoch ms")
-    p.add_argument("--end", type=kind_arg(TIME_MS), help="store time upper bound, epoch ms")
+    _window_args(p, begin=True)
+    p.add_argument("--end", type=kind_arg(STORE_TIME), metavar="TIME",
+                   help="only messages stored at or before TIME (inclusive, as the broker's queryMessage end; "
+                        "--until is exclusive)")
     p.add_argument("--keyindex", metavar="DIR",
                    help="answer from a key table written by `rmq-inspect spark keyindex` instead of the index files")
     p.add_argument("--no-scan", dest="scan", action="store_false",
@@ -336,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
+    p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP + " (also: rmq-inspect --utc tui)")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -358,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trainer-token", default=os.environ.get("RMQ_INSPECT_TRAINER_TOKEN"), metavar="VALUE",
                    help="with --workshop: the trainer's token (default: $RMQ_INSPECT_TRAINER_TOKEN, or a random one; "
                         "printed in the trainer URL at start)")
+    p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP)
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
                        add_help=False)
@@ -494,7 +504,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "key" and args.keyindex:
         from inspector.cli import index
 
-        return index.run_key_index(args.keyindex, args.store, args.topic, args.key, args.begin, args.end, args.json)
+        return index.run_key_index(args.keyindex, args.store, args.topic, args.key, *_key_window(args), args.json)
     if args.store is None:
         raise BadInput("give a STORE (or, for key, --keyindex DIR)")
     if args.command == "census":  # the store is not opened: a census only lists and stats
@@ -571,7 +581,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "stats":
             from inspector.cli import stats
 
-            return stats.run(store, args.by, args.json)
+            check_window(args.since, args.until)
+            return stats.run(store, args.by, args.json, since=args.since, until=args.until)
 
         if args.command in ("groups", "group"):
             from inspector.cli import groups
@@ -582,7 +593,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "key":
             from inspector.cli import index
 
-            return index.run_key(store, args.topic, args.key, args.begin, args.end, args.json, args.scan,
+            return index.run_key(store, args.topic, args.key, *_key_window(args), args.json, args.scan,
                                  args.budget)
         if args.command == "chain":
             from inspector.cli import index
@@ -609,6 +620,13 @@ def _check_offsets_out(args: argparse.Namespace) -> None:
         from inspector.cli.formats import check_output
 
         check_output(args.out, args.store, args.force, "--out")
+def _key_window(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """key's window as [since, until): --end (inclusive, ms) is --until one ms later; not both."""
+    if args.end is not None and args.until is not None:
+        raise BadInput("give --until (exclusive) or --end (inclusive), not both")
+    until = args.until if args.end is None else args.end + 1
+    check_window(args.since, until)
+    return args.since, until
 
 
 def _tui_available() -> bool:
@@ -626,18 +644,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     keep_heap_top()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _the_parser()
+    utc = bool(argv) and argv[0] == "--utc"  # the global flag before the bare form or `spark`
+    if utc:
+        argv = argv[1:]
+    from inspector.engine import set_utc
+
+    set_utc(utc)  # before parsing: --since/--until read a naive ISO time in the output zone
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         argv = ["tui" if _tui_available() else "info", *argv]  # bare `rmq-inspect STORE`
     if not argv:
         parser.print_help()
         return EXIT_BAD_INPUT
     if argv[0] == "spark":  # the Spark dispatcher owns everything after `spark`, its -h/--help included
-        args = argparse.Namespace(command="spark", spark_args=argv[1:])
+        args = argparse.Namespace(command="spark", spark_args=argv[1:], utc=utc)
     else:
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(["--utc", *argv] if utc else argv)
         except SystemExit as e:  # --help/--version (0) or a usage error (2): return the code instead of exiting
             return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+    set_utc(args.utc or getattr(args, "sub_utc", False))  # every shown time, and naive ISO input, in this zone
     try:
         return run(args)
     # the one-line errors name store files and quote store text and arguments: escaped like every other line

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from inspector.cli.formats import json_line_rows, routed
-from inspector.engine import Problem, fmt_time, json_text
+from inspector.engine import Problem, json_text, short_time
 from inspector.terminal import esc, plain
 
 if TYPE_CHECKING:
@@ -135,7 +135,9 @@ def table(title: str, *columns: str, **kw) -> Table:
     t = Table(title=title, title_justify="left", title_style="bold", **kw)
     for c in columns:
         justify = "right" if c.endswith(("offset", "size", "count", "#", "end", "start", "min", "max", "lag")) else "left"
-        t.add_column(c, justify=justify, overflow="fold")
+        # a time column is never folded: its zone offset would land on a line of its own
+        timed = c.endswith(("stored", "time", "born", "due"))
+        t.add_column(c, justify=justify, overflow="fold", no_wrap=timed, min_width=30 if timed else None)
     return t
 
 
@@ -145,10 +147,10 @@ def clipped(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; --json has all)"
 
 
-def when(ms: int) -> str:
-    """Compact local time for tables ('2021-09-28 09:25:59.372'); --json carries the raw ms."""
-    full = fmt_time(ms)
-    return full[:23].replace("T", " ") if ms > 0 and not full.startswith("invalid") else full
+def when(ms: int, unit: str = "ms") -> str:
+    """Compact time for tables with its zone ('2021-09-28 09:25:59.372 +08:00', engine's short_time); --json
+    carries the raw ms."""
+    return short_time(ms, unit)
 
 
 

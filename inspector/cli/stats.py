@@ -8,16 +8,26 @@ from rich.text import Text
 
 from inspector.cli.output import console, err_console, plain, print_json, table, warn_problem, when
 from inspector.cli.progress import byte_progress
-from inspector.engine import EXIT_STORE_ERROR, SIZE_LABELS, Store, StoreStats, stats_view, store_stats
+from inspector.engine import (
+    EXIT_STORE_ERROR,
+    SIZE_LABELS,
+    Store,
+    StoreStats,
+    stats_view,
+    store_stats,
+    window_text,
+)
 
 BAR = 30  # characters of the widest bar in the size and rate charts
 RETENTION_ROWS = 10  # the first this many retention steps in the table (--json has them all)
 SEGMENT_TOPICS = 3  # the heaviest topics named per segment in the table
 
 
-def run(store: Store, by: str, as_json: bool) -> int:
+def run(store: Store, by: str, as_json: bool, *, since: int | None = None, until: int | None = None) -> int:
+    """``since``/``until``: count only the records stored in [since, until) (the tables' titles and --json's
+    ``window`` say so)."""
     with byte_progress("stats", False if as_json else None) as update:
-        stats = store_stats(store, by, progress=update)
+        stats = store_stats(store, by, progress=update, since=since, until=until)
     for p in stats.problems:
         warn_problem(p)
     if as_json:
@@ -38,7 +48,10 @@ def _share(n: int, total: int) -> str:
 
 def _tables(s: StoreStats) -> None:
     total = s.total
-    t = table(f"Records by {s.by}", s.by, "count", "bytes", "body bytes", "share", "compressed", "first stored",
+    if s.windowed:  # a partial answer says so: first, above every table
+        console.print(f"window: records stored {window_text(s.since, s.until)} only (no retention preview)",
+                      markup=False, soft_wrap=True)
+    t = table(f"Records by {s.by}" + (" (window)" if s.windowed else ""), s.by, "count", "bytes", "body bytes", "share", "compressed", "first stored",
               "last stored")
     for key, c in s.rows.items():
         t.add_row(plain(key), f"{c.messages:,}", f"{c.bytes:,}", f"{c.body_bytes:,}", _share(c.bytes, total.bytes),
@@ -60,7 +73,7 @@ def _tables(s: StoreStats) -> None:
                       markup=False)
     _chart("Size (TOTALSIZE)", list(zip(SIZE_LABELS, s.sizes, strict=True)))
     unit = "minute" if s.rate_unit == 60_000 else "hour"
-    _chart(f"Rate per {unit} (store time, local)", [(when(ms)[:16], n) for ms, n in s.rate])
+    _chart(f"Rate per {unit} (store time)", [(when(ms, "min"), n) for ms, n in s.rate])
     seg = table("Bytes per topic per segment", "segment", "bytes", f"topics (the {SEGMENT_TOPICS} heaviest)")
     for file, topics in s.segment_topics.items():
         named = ", ".join(f"{plain(name)} {n:,}" for name, n in list(topics.items())[:SEGMENT_TOPICS])

@@ -11,7 +11,7 @@ Messages in an order, with the problems that precede them: log_order, follow_log
     InnerMessage, BatchConsumeQueue, BatchUnit
 One message, its body and its meaning: message_view, body_preview, body_line, BodyPreview, decompress_body,
     properties_map, keys_of, tags_of, unique_key_of, sys_flag_parts, magic_version, compression_name,
-    transaction_name, is_lmq, Host, fmt_time
+    transaction_name, is_lmq, Host, fmt_time, short_time, window_text; --utc: set_utc, is_utc, zone_label
 An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReading, offset_msg_id_prefix,
     offset_msg_id_suffix, expired_id_reason, expired_key_reason, expired_start_note, key_missing_reason,
     indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
@@ -142,6 +142,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.model.broker_config import BrokerConfig, load_broker_config
     from inspector.engine.model.budget import Budget
+    from inspector.engine.model.clock import is_utc, set_utc, zone_label
     from inspector.engine.model.crc import rocketmq_crc32
     from inspector.engine.model.errors import (
         EXIT_BAD_INPUT,
@@ -186,6 +187,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         Segment,
         b64,
         fmt_time,
+        short_time,
+        window_text,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context

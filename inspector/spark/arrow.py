@@ -379,8 +379,13 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
         trace_topic = task.store.trace_topic
         singles: list[tuple] = []
         try:
+            windowed = task.since is not None or task.until is not None
             for item in walk.items():
                 if isinstance(item, MessageBatch):
+                    if windowed:  # export --since/--until, applied where the records are decoded
+                        item = item.within(task.since, task.until)
+                        if not len(item):
+                            continue
                     if singles:
                         yield rows_batch(singles, columns)
                         singles = []
@@ -392,7 +397,9 @@ def message_batches(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool
                     else:
                         yield batch_columns(item, task.store.path, task.name, with_body=with_body,
                                             columns=columns, trace_topic=trace_topic)
-                elif isinstance(item, Message):
+                elif isinstance(item, Message) and (not windowed or (
+                        (task.since is None or item.store_timestamp >= task.since)
+                        and (task.until is None or item.store_timestamp < task.until))):
                     singles.extend(record_rows(item, task.store.path, task.name, with_body=with_body,
                                                trace_topic=trace_topic))
             if singles:

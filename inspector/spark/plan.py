@@ -18,6 +18,7 @@ from inspector.engine import (
     Recovery,
     Store,
     StoreError,
+    log_window,
     recovery_start,
     segment_at,
     segment_size,
@@ -52,13 +53,19 @@ def store_refs(paths: Sequence[str | Path], *, segment_size: int | None = None, 
     return refs
 
 
-def plan_segments(refs: Iterable[StoreRef]) -> list[SegmentTask]:
-    """One task per commitlog segment of every store (a message never crosses a segment)."""
+def plan_segments(refs: Iterable[StoreRef], since: int | None = None, until: int | None = None) -> list[SegmentTask]:
+    """One task per commitlog segment of every store (a message never crosses a segment). ``since``/``until``: a
+    store-time window, pushed into the tasks (each keeps only the records stored in it); only the segments it
+    overlaps are planned, found on the driver by binary search (``log_window``: a few records read a segment)."""
     tasks = []
+    windowed = since is not None or until is not None
     for ref in refs:
         with ref.open() as store:
+            window = log_window(store, since, until) if windowed else None
             for i, seg in enumerate(store.segments):
-                tasks.append(SegmentTask(ref, i, seg.name, seg.file, seg.start_offset, seg.file_size))
+                if window is None or window.overlaps(seg):
+                    tasks.append(SegmentTask(ref, i, seg.name, seg.file, seg.start_offset, seg.file_size, since,
+                                             until))
     return tasks
 
 

@@ -83,6 +83,8 @@ class SegmentTask:
     file: str  # path relative to the store root
     start_offset: int
     file_size: int
+    since: int | None = None  # export --since/--until: only records stored in [since, until) leave the task
+    until: int | None = None
 
 
 @dataclass(frozen=True)

@@ -31,19 +31,16 @@ from inspector.engine import (
     ArgumentKind,
     BadInput,
     Problem,
-    fmt_time,
     parse_integer,
+    short_time,
     terminal_text,
 )
 from inspector.engine import has_terminal_controls as _has_controls
 
 
-def when(ms: int | None) -> str:
-    """Compact local time ('2025-09-19 09:00:00.196'); '-' for none."""
-    if ms is None or ms <= 0:
-        return "-"
-    full = fmt_time(ms)
-    return full if full.startswith("invalid") else full[:23].replace("T", " ")
+def when(ms: int | None, unit: str = "ms") -> str:
+    """Compact time with its zone ('2025-09-19 09:00:00.196 +08:00', the engine's short_time); '-' for none."""
+    return short_time(ms, unit)
 
 
 def num(n: int | None) -> str:

@@ -55,8 +55,9 @@ ARGUMENTS: dict[str, Argument] = {a.name: a for a in (
              web=("/api/hex", "offset={V}&length=16")),
     Argument("hex --length", ("hex", "{S}", "0", "--length", "{V}"), 1, I64_MAX,
              web=("/api/hex", "offset=0&length={V}"), web_cap=(16, 8192)),
-    Argument("key --begin", ("key", "{S}", "--begin", "{V}", "OrderEvents", "order-1108"), 0, I64_MAX),
-    Argument("key --end", ("key", "{S}", "OrderEvents", "order-1108", "--end", "{V}"), 0, I64_MAX),
+    # store times since issue 31 item 2 (STORE_TIME, as every --since/--until: epoch ms digits, ISO 8601, -2h)
+    Argument("key --begin", ("key", "{S}", "--begin", "{V}", "OrderEvents", "order-1108"), 0, I64_MAX, takes="time"),
+    Argument("key --end", ("key", "{S}", "OrderEvents", "order-1108", "--end", "{V}"), 0, I64_MAX, takes="time"),
     Argument("verify --segment-size", ("verify", "{S}", "--segment-size", "{V}"), 1, I64_MAX),
     Argument("info --cq-file-size", ("info", "{S}", "--cq-file-size", "{V}"), 20, I64_MAX, multiple_of=20),
     Argument("verify --index-slots", ("verify", "{S}", "--index-slots", "{V}"), 1, I32_MAX),
@@ -166,6 +167,11 @@ def impossible(arg: Argument, text: str) -> bool:
             return True
         value = float(text)
         return not (math.isfinite(value) and arg.seconds[0] < value <= arg.seconds[1])
+    if arg.takes == "time":  # a store time: ASCII digits (epoch ms), -15m, or text starting with a date
+        if text.isascii() and text.isdigit():
+            return len(text.lstrip("0")) > 19 or int(text) > arg.high
+        return not (re.fullmatch(r"-[0-9]+(ms|s|m|h|d|w)", text, re.ASCII)
+                    or re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text, re.ASCII))
     if arg.takes == "ref" and len(text) in (32, 56) and re.fullmatch("[0-9a-fA-F]+", text):
         return False  # an offset msgId (IPv4 or IPv6 broker) or a UNIQ_KEY, whatever digits it holds
     if not PLAIN.fullmatch(text):

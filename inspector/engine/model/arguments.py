@@ -206,6 +206,7 @@ SCAN_BUDGET = SecondsKind("a time budget", 0.0, 86_400.0)
 _RELATIVE = re.compile(r"-([0-9]{1,12})(ms|s|m|h|d|w)", re.ASCII)
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 _DATE_FIRST = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ]|$)", re.ASCII)
+_SHOWN_ZONE = re.compile(r"(.+[0-9]) ([+-][0-9]{2}:[0-9]{2}|Z)", re.ASCII)
 _EPOCH = None  # datetime's epoch, made on first use (datetime is imported only when a time is typed)
 
 
@@ -266,13 +267,18 @@ def _iso_ms(text: str) -> int | None:
     import datetime as dt
 
     global _EPOCH
+    shown = _SHOWN_ZONE.fullmatch(text)
+    if shown is not None:  # a time as the tables show it, its zone after a space: read back as shown
+        text = shown.group(1) + shown.group(2)
     try:
         moment = dt.datetime.fromisoformat(text)
     except ValueError:
         return None
     if moment.tzinfo is None:
+        from inspector.engine.model.clock import in_output_zone
+
         try:
-            moment = moment.astimezone()  # a naive time is this machine's local time
+            moment = in_output_zone(moment)  # a naive time is in the output zone: local, or UTC under --utc
         except (OverflowError, OSError, ValueError):
             return None
     if _EPOCH is None:

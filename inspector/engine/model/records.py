@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from inspector.engine.model import meaning
+from inspector.engine.model.clock import in_output_zone
 from inspector.engine.model.crc import rocketmq_crc32
 from inspector.engine.model.verdicts import VERDICTS
 from parsers import commitlog as cl
@@ -399,13 +400,38 @@ class IdReading:
 
 
 def fmt_time(ms: int) -> str:
-    """Epoch ms as an ISO local-zone string (display only)."""
+    """Epoch ms as an ISO string in the output zone (``clock``: local, or UTC under ``--utc``), its offset always
+    written (``2026-11-28T02:10:00.123+08:00``, ``...+00:00``): every shown time says its zone. Display only; the
+    one formatter (the TUI's ``when`` and the tables' ``when`` cut it, keeping the offset)."""
     if ms <= 0:
         return "-"
     try:
-        return dt.datetime.fromtimestamp(ms / 1000).astimezone().isoformat(timespec="milliseconds")
+        moment = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(milliseconds=ms % 1000)
+        return in_output_zone(moment).isoformat(timespec="milliseconds")
     except (OverflowError, OSError, ValueError):
         return f"invalid({ms})"
+
+
+_CUT = {"ms": 23, "s": 19, "min": 16}
+
+
+def short_time(ms: int | None, unit: str = "ms") -> str:
+    """A table's compact ``fmt_time``: '2026-11-28 02:10:00.123 +08:00' (``unit`` "s" or "min": cut there), the
+    offset kept, so a cell says its zone ('-' for none; 'invalid(...)' as fmt_time)."""
+    if ms is None or ms <= 0:
+        return "-"
+    full = fmt_time(ms)
+    if full.startswith("invalid"):
+        return full
+    return f"{full[:_CUT[unit]].replace('T', ' ')} {full[-6:]}"
+
+
+def window_text(since: int | None, until: int | None) -> str:
+    """A store-time window in words: 'at or after 2025-09-19 13:48:09.632 +00:00 and before ...' (a side None:
+    open)."""
+    parts = ([] if since is None else [f"at or after {short_time(since)}"]) + (
+        [] if until is None else [f"before {short_time(until)}"])
+    return " and ".join(parts) or "unbounded"
 
 
 def b64(data: bytes) -> str:

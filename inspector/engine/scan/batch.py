@@ -144,12 +144,26 @@ class MessageBatch:
             yield new_message(fields)
 
     def message(self, i: int) -> Message:
-        sub = MessageBatch(self.buf, self.file, self.segment_start, self.table[:, i : i + 1], self.end,
+        return next(self.subset(slice(i, i + 1)).messages())
+
+    def within(self, since: int | None, until: int | None) -> MessageBatch:
+        """The batch's records stored in [since, until) (None: unbounded; the same batch when all are)."""
+        ts = self.column("store_timestamp")
+        keep = np.ones(ts.size, dtype=bool)
+        if since is not None:
+            keep &= ts >= since
+        if until is not None:
+            keep &= ts < until
+        return self if keep.all() else self.subset(keep)
+
+    def subset(self, which) -> MessageBatch:
+        """The batch of the records ``which`` (a slice or a boolean mask) selects, sharing this one's buffer."""
+        sub = MessageBatch(self.buf, self.file, self.segment_start, self.table[:, which], self.end,
                            self.topics, self.ips)
         sub._hosts = self._hosts
         sub.flags = self.flags
         sub.entry_header = self.entry_header
-        return next(sub.messages())
+        return sub
 
 
 def _ip_text(raw: bytes) -> str:

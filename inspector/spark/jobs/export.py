@@ -21,7 +21,17 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from inspector.engine import TRACE_ROW_FIELDS, TRACE_TOPIC, TRACE_TOPIC_PREFIX, BadInput, trace_rows
+from inspector.commandline import kind_arg
+from inspector.engine import (
+    STORE_TIME,
+    TRACE_ROW_FIELDS,
+    TRACE_TOPIC,
+    TRACE_TOPIC_PREFIX,
+    BadInput,
+    check_window,
+    trace_rows,
+    window_text,
+)
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.schemas import DAY_MS, EXPORT, EXPORT_PARTITIONS, TRACE
@@ -89,6 +99,11 @@ def parser():
                         "--out resolves to a local path, else spark)")
     p.add_argument("--traces", action="store_true",
                    help="also write traces/: one row per trace record of the trace topics' messages, decoded")
+    for name, side in (("--since", "at or after"), ("--until", "before")):
+        p.add_argument(name, type=kind_arg(STORE_TIME), metavar="TIME",
+                       help=f"only messages stored {side} TIME (as `rmq-inspect messages {name}`: ISO 8601, local "
+                            "or with a zone, epoch ms, -2h); pushed into the segment tasks, only the segments the "
+                            "window overlaps are read")
     return p
 
 
@@ -121,14 +136,15 @@ def write_parquet_directly(stage: common.SegmentStage, table: Path, overwrite: b
 
 def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     tables = TABLES[args.format]
-    stage = common.SegmentStage(spark, plan.plan_segments(refs))
+    written = None  # rows the segment tasks committed (the pyarrow writer's count)
+    stage = common.SegmentStage(spark, plan.plan_segments(refs, args.since, args.until))
     messages = with_store_date(stage.messages())
     mode = common.write_mode(args)
     parquet_path = common.table_path(args.out, "messages")
     if "messages" in tables:
         direct = parquet_directly(spark, args, parquet_path)
         if direct is not None:
-            write_parquet_directly(stage, direct, args.overwrite)
+            written = write_parquet_directly(stage, direct, args.overwrite)
         else:
             messages.write.mode(mode).partitionBy(*EXPORT_PARTITIONS).parquet(parquet_path)
         source = read_messages(spark, parquet_path) if "messages-jsonl" in tables else None
@@ -145,12 +161,19 @@ def run(spark: SparkSession, args, refs: list[StoreRef]) -> int:
     stage.segments_frame().coalesce(1).write.mode(mode).parquet(common.table_path(args.out, "segments"))
     count = sum(r.messages for rs in reports.values() for r in rs)
     segments = sum(len(rs) for rs in reports.values())
+    if args.since is not None or args.until is not None:  # a partial export says so, and what it holds
+        held = "" if written is None else f"{written} message(s) stored in it "
+        common.console.print(f"window {window_text(args.since, args.until)}: {held}exported from {segments} "
+                             f"segment(s) of {len(reports)} store(s) (the segments it overlaps; {count} record(s) "
+                             f"walked) -> {common.plain(args.out)} ({', '.join(tables)})")
+        return common.report_damage(reports)
     common.console.print(f"exported {count} message(s) from {segments} segment(s) of {len(reports)} store(s) "
                          f"-> {common.plain(args.out)} ({', '.join(tables)})")
     return common.report_damage(reports)
 
 
 def _check(args, refs) -> None:
+    check_window(args.since, args.until)
     if args.parquet_writer == "pyarrow" and "messages" in TABLES[args.format] and not common.is_local_path(args.out):
         raise _not_local(args.out)  # before Spark starts (a path without a scheme is resolved later, in the session)
     common.check_out(args.out, TABLES[args.format], args.overwrite)

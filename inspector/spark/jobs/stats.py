@@ -10,7 +10,6 @@ Tables under ``--out`` (optional; without it the job only prints):
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, SparkSession, Window
@@ -18,6 +17,7 @@ from pyspark.sql import functions as F
 from rich.table import Table
 from rich.text import Text
 
+from inspector.engine import short_time
 from inspector.spark import plan
 from inspector.spark.jobs import common
 from inspector.spark.tasks import StoreRef
@@ -93,12 +93,6 @@ def parser():
     return p
 
 
-def _when(ms: int | None) -> str:
-    if not ms:
-        return "-"
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
 def _size(n: int) -> str:
     value = float(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -125,7 +119,7 @@ def print_tables(queues: list, segments: list, stores: int) -> None:
     for q in queues:
         lat = "/".join("-" if v is None else str(v) for v in (q.latency_p50_ms, q.latency_p90_ms, q.latency_p99_ms))
         t.add_row(*_where(q.store, stores), common.plain(q.topic), str(q.queue_id), str(q.messages), _size(q.bytes),
-                  f"{_when(q.first_store_timestamp)} .. {_when(q.last_store_timestamp)}", lat, str(q.distinct_tags),
+                  f"{short_time(q.first_store_timestamp, 's')} .. {short_time(q.last_store_timestamp, 's')}", lat, str(q.distinct_tags),
                   str(q.distinct_keys), f"{q.compressed_share:.0%}")
         if q.top_keys:
             k.add_row(*_where(q.store, stores), common.plain(q.topic), str(q.queue_id),

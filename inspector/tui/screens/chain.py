@@ -274,7 +274,7 @@ class ChainScreen(ViewScreen):
                 key = f"{w.file}:{s.item.number}"
                 self._row_offsets[key] = s.item.phy_offset
                 table.add_row(name if n == 0 else "", str(s.item.number), str(s.item.key_hash), num(s.item.phy_offset),
-                              when(s.time_ms)[:19], str(s.item.prev_index), verdict(s),
+                              when(s.time_ms, "s"), str(s.item.prev_index), verdict(s),
                               message.keys_by_item.get((w.file, s.item.number), ""), key=key)
         table.move_cursor(row=0)
         table.focus()
@@ -296,7 +296,7 @@ class ChainScreen(ViewScreen):
             key = f"{message.file}:{item.number}"
             self._row_offsets[key] = item.phy_offset
             table.add_row(name if n == 0 else "", str(item.number), str(item.key_hash), num(item.phy_offset),
-                          when(item.time_ms(message.begin_timestamp))[:19], str(item.prev_index),
+                          when(item.time_ms(message.begin_timestamp), "s"), str(item.prev_index),
                           Text("in slot", style="dim"),
                           message.keys_by_item.get(item.number, ""), key=key)
         table.move_cursor(row=0)

@@ -174,7 +174,8 @@ HELP = [
               "body (decompressed), key, tag and property, as `rmq-inspect grep STORE PATTERN` does; e.g. "
               "pattern coupon-\\w+ with ignore case, in keys; topic and tag narrow it, in takes body,keys,tags,props"),
         ("since  until", "the second row: only messages stored in [since, until), as `grep --since --until`: "
-                         "2025-09-19 13:48 (local), 2025-09-19T13:48Z, epoch ms, -2h"),
+                         "2025-09-19 13:48 (local; UTC under `rmq-inspect --utc tui`), 2025-09-19T13:48Z, epoch "
+                         "ms, -2h; every time shown names its zone (+08:00)"),
         ("enter", "in a field: search (hits listed as they come, the match in red); on a hit: open the message"),
         ("→", "in the topic field: take the topic suggested; a topic the store does not know says which it "
               "may mean ('did you mean OrderEvents?')"),

@@ -28,7 +28,7 @@ def _side(m: dict | None) -> str:
         return "-"
     if m.get("problem"):
         return f"{m['queue_offset']}: unreadable"
-    return f"{m['queue_offset']} @ {m['physical_offset']}, {when(m['store_timestamp'])[:19]}"
+    return f"{m['queue_offset']} @ {m['physical_offset']}, {when(m['store_timestamp'], 's')}"
 
 
 class GroupsScreen(ViewScreen):

@@ -88,7 +88,7 @@ class StatsScreen(ViewScreen):
         unit = "minute" if s.rate_unit == 60_000 else "hour"
         first, last = (s.rate[0][0], s.rate[-1][0]) if s.rate else (0, 0)
         self.query_one("#stats-rate-label", SafeStatic).update(Text(
-            f"records per {unit}, store time {when(first)[:16]} .. {when(last)[:16]} "
+            f"records per {unit}, store time {when(first, 'min')} .. {when(last, 'min')} "
             f"(peak {num(max((n for _, n in s.rate), default=0))})", style="dim"))
         self.query_one("#stats-rate", Sparkline).data = _filled(s)
         sizes = list(s.sizes)
@@ -103,7 +103,7 @@ class StatsScreen(ViewScreen):
         for i, (key, c) in enumerate(list(s.rows.items())[:ROWS]):
             table.add_row(key, num(c.messages), num(c.bytes), num(c.body_bytes),
                           f"{c.bytes / total.bytes:.1%}" if total.bytes else "-", num(c.compressed), num(c.retry),
-                          num(c.dlq), when(c.first_store_timestamp)[:19], when(c.last_store_timestamp)[:19],
+                          num(c.dlq), when(c.first_store_timestamp, "s"), when(c.last_store_timestamp, "s"),
                           key=f"r{i}")
         r = Text("deleting the oldest segments:", style="bold")
         for step in s.retention[:5]:

@@ -147,7 +147,7 @@ class StoryScreen(ViewScreen):
             where = "" if r.physical_offset is None else num(r.physical_offset)
             if r.inner_index is not None and r.role == "inner":
                 where += f" #{r.inner_index}"
-            table.add_row("" if r.time is None else when(r.time)[:19], role, where, plain(r.topic),
+            table.add_row("" if r.time is None else when(r.time, "s"), role, where, plain(r.topic),
                           "" if r.queue_id is None else str(r.queue_id),
                           "" if r.queue_offset is None else str(r.queue_offset),
                           Text(clip(esc(record_facts(r)), FACTS_WIDTH)), key=f"record:{i}")

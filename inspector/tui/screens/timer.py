@@ -11,7 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header
 
-from inspector.engine import TIMER_SLOT, open_timer, timer_chain_view, timer_slot_views, timer_summary
+from inspector.engine import (
+    TIMER_SLOT,
+    open_timer,
+    timer_chain_view,
+    timer_slot_views,
+    timer_summary,
+    zone_label,
+)
 from inspector.tui.fmt import esc, num, parse_kind, plain, when
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -44,7 +51,10 @@ class TimerScreen(ViewScreen):
 
     def on_mount(self) -> None:
         self.query_one("#timer-slots", DataTable).add_columns("slot", "time", "num", "pending")
-        self.query_one("#timer-hops", DataTable).add_columns(*HOP_COLUMNS)
+        # the delivery cells are cut to the second (the topic column must stay in view): the header names the zone
+        zone = zone_label().split()[-1]
+        self.query_one("#timer-hops", DataTable).add_columns(
+            *(f"{c} {zone}" if c == "delivery" else c for c in HOP_COLUMNS))
         self._load()
 
     def focus_main(self) -> None:
@@ -90,7 +100,7 @@ class TimerScreen(ViewScreen):
         table = self.query_one("#timer-slots", DataTable)
         table.clear()
         for s in slots:
-            table.add_row(str(s["slot"]), when(s["time"])[:19], str(s["num"]),
+            table.add_row(str(s["slot"]), when(s["time"], "s"), str(s["num"]),
                           {True: "yes", False: "no", None: "?"}[s["pending"]], key=f"slot:{s['slot']}")
         self.focus_main()
         self.ready()
@@ -132,7 +142,7 @@ class TimerScreen(ViewScreen):
             else:
                 record = plain(u["record_problem"], "red")
             table.add_row(str(hop["hop"]), num(hop["offset"]), "|".join(u["magic_names"]),
-                          when(u["delivery_time"])[:19], "yes" if hop["in_slot"] else Text("no", style="yellow"),
+                          when(u["delivery_time"], "s")[:19], "yes" if hop["in_slot"] else Text("no", style="yellow"),
                           u["topic"] or f"hash {u['topic_hash']}", num(u["commitlog_offset"]), record, key=key)
         verdict = Text(f"slot {slot}: time {when(view['time'])}, num {view['num']}; {view['hops']} hop(s) counting "
                        f"{view['counted']} (+1 per unit, -1 per DELETE): ")

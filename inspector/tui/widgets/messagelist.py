@@ -23,7 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from inspector.engine import Message as StoreMessage
-from inspector.engine import StoreError, inner_messages, is_inner_batch
+from inspector.engine import StoreError, inner_messages, is_inner_batch, zone_label
 from inspector.tui.fmt import esc, when
 from inspector.tui.rowindex import RowOffsets
 
@@ -198,7 +198,10 @@ class BatchPickedRows(OffsetRows):
 
 
 def header_text(width: int) -> Text:
-    return Text(_cells([c[0] for c in COLUMNS], width), no_wrap=True, overflow="ellipsis")
+    # the stored column's cells are cut to the ms (23 characters: a 12-column topic would not fit otherwise), so
+    # its header names the zone they are in (the output zone: local, or UTC under --utc)
+    names = [f"stored ({zone_label()})" if c[0] == "stored" else c[0] for c in COLUMNS]
+    return Text(_cells(names, width), no_wrap=True, overflow="ellipsis")
 
 
 def _cells(values: list[str], width: int) -> str:
@@ -388,7 +391,7 @@ class MessageList(ScrollView, can_focus=True):
         label = self.marker(index)
         if label is not None:  # before the keys: the keys cell takes the rest of the width and may be cut
             keys = f"{label} │ {keys}" if keys else label
-        return _cells([str(m.physical_offset), when(m.store_timestamp), m.topic, str(m.queue_id), str(m.queue_offset),
+        return _cells([str(m.physical_offset), when(m.store_timestamp)[:23], m.topic, str(m.queue_id), str(m.queue_offset),
                        m.tags or "", keys], width)
 
     def render_line(self, y: int) -> Strip:

@@ -66,3 +66,76 @@ def test_bad_windows_are_exit_2_in_one_line():
         code, out, err = run(argv[0], str(SAMPLE), *argv[1:])
         assert code == 2 and out == "" and says in err, (argv, err)
         assert err.strip().splitlines()[-1].startswith("rmq-inspect:")
+
+
+# customer-143's messages in OrderEvents: (store time, physical offset), the first six
+KEY_HITS = [(1758272400196, 0), (1758272459265, 1262), (1758274804577, 11604), (1758275020422, 14541),
+            (1758279828660, 38933), (1758281799838, 51089)]
+
+
+def _key_offsets(*window: str) -> list[int]:
+    code, out, err = run("key", str(SAMPLE), "OrderEvents", "customer-143", "--json", *window)
+    assert code == 0, err
+    return sorted(m["physical_offset"] for m in json.loads(out)["messages"])
+
+
+def test_key_in_a_window_is_exact_to_the_millisecond():
+    # --since on a hit's own store time keeps it; --until on a hit's store time leaves it out
+    assert _key_offsets("--since", "1758272459265", "--until", "1758275020422") == [1262, 11604]
+    assert _key_offsets("--since", "1758272459266", "--until", "1758275020423") == [11604, 14541]
+    # --begin is --since; --end is inclusive (the broker's queryMessage end)
+    assert _key_offsets("--begin", "1758272459265", "--end", "1758275020422") == [1262, 11604, 14541]
+    assert _key_offsets("--since", "2025-09-19T09:00:59.265Z", "--until", "2025-09-19T09:40:04.578Z") == [1262, 11604]
+
+
+def test_stats_in_a_window_counts_what_messages_lists():
+    listed = _lines("messages", str(SAMPLE), "--json", "--limit", "100000", "--since", SINCE_ISO, "--until", str(UNTIL))
+    code, out, err = run("stats", str(SAMPLE), "--json", "--since", SINCE_ISO, "--until", str(UNTIL))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["total"]["messages"] == len(listed) == 85
+    assert doc["total"]["first_store_timestamp"] == SINCE and doc["total"]["bytes"] == sum(m["total_size"] for m in listed)
+    assert doc["window"]["since_ms"] == SINCE and doc["window"]["until_ms"] == UNTIL
+    assert doc["window"]["since"].startswith("2025-09-19T") and doc["window"]["since"][-6] in "+-"
+    assert doc["retention"] == []
+    code, out, _ = run("stats", str(SAMPLE), "--since", SINCE_ISO, "--until", str(UNTIL))
+    assert code == 0 and out.startswith("window: records stored at or after 2025-09-19") and "(window)" in out
+    whole = json.loads(run("stats", str(SAMPLE), "--json")[1])
+    assert whole["window"] is None and whole["total"]["messages"] > 85
+
+
+def test_utc_shows_and_reads_times_in_utc(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        code, out, _ = run("messages", str(SAMPLE), "--since", SINCE_ISO, "--until", str(UNTIL), "--limit", "1")
+        assert code == 0 and "2025-09-19 21:48:09.632 +08:00" in out
+        code, out, _ = run("--utc", "messages", str(SAMPLE), "--since", "2025-09-19T13:48:09.632", "--limit", "1")
+        assert code == 0 and "2025-09-19 13:48:09.632 +00:00" in out and "113348" in out
+        # without --utc the same naive time is Shanghai's: 8 hours earlier, so an earlier record comes first
+        code, out, _ = run("messages", str(SAMPLE), "--since", "2025-09-19T21:48:09.632", "--limit", "1")
+        assert code == 0 and "113348" in out
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_bad_key_and_stats_windows_are_exit_2():
+    for argv, says in ((["key", "OrderEvents", "k", "--since", "10:00"], "must be a store time"),
+                       (["key", "OrderEvents", "k", "--since", str(UNTIL), "--until", str(SINCE)], "is after --until"),
+                       (["key", "OrderEvents", "k", "--until", str(UNTIL), "--end", str(SINCE)], "not both"),
+                       (["stats", "--until", "13:48"], "argument --until: must be a store time"),
+                       (["stats", "--since", str(UNTIL), "--until", str(SINCE)], "is after --until")):
+        code, out, err = run(argv[0], str(SAMPLE), *argv[1:])
+        assert code == 2 and out == "" and says in err, (argv, err)
+
+
+def test_utc_is_a_global_flag_and_a_tui_and_web_one():
+    from inspector.cli.main import build_parser
+
+    p = build_parser()
+    assert p.parse_args(["--utc", "info", "S"]).utc and p.parse_args(["web", "S", "--utc"]).sub_utc
+    assert p.parse_args(["tui", "S", "--utc"]).sub_utc and not p.parse_args(["tui", "S"]).sub_utc
+    assert "UTC" in p.format_help() and "--utc" in p.format_help()

@@ -65,7 +65,7 @@ def test_f_and_typing_a_pattern_finds_what_grep_finds(store):
     mode, (offsets, rows, status, notes) = drive(app, script)
     assert mode == "search"
     assert offsets == engine_hits(store, AMOUNT, topic="PaymentEvents") == [113348, 161913]
-    assert rows[0][:5] == ("113,348", "PaymentEvents", "2", "19", "2025-09-19 13:48:09.632")
+    assert rows[0][:5] == ("113,348", "PaymentEvents", "2", "19", "2025-09-19 13:48:09.632 +00:00")
     assert rows[0][5] == "body" and '"amount":"99.' in rows[0][6]
     assert "done: 2 hit(s)" in status and "partial" not in notes
 
@@ -86,7 +86,7 @@ def test_a_time_window_is_grep_since_until(store):
                                                  since="2025-09-19 13:48:09.632", until=str(until))
     assert offsets and offsets == engine_hits(store, "order-11", since=since, until=until)
     assert offsets != engine_hits(store, "order-11")
-    assert "since 2025-09-19 13:48:09.632 until 2025-09-19 15:00:00.000" in status
+    assert "since 2025-09-19 13:48:09.632 +00:00 until 2025-09-19 15:00:00.000 +00:00" in status
     offsets, _rows, status, _notes = search_then(create_app(store, background_scan=False), "order-11",
                                                  since=str(until), until=str(since))
     assert offsets == [] and "is after --until" in status

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
-from inspector.engine.model.records import Blank, Message, Problem
+from inspector.engine.model.records import Blank, Message, Problem, fmt_time
 from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC, TIMER_TOPIC
 from inspector.engine.model.verdicts import LOG_UNREAD_CODES
 from inspector.engine.scan.batch import MessageBatch
@@ -121,6 +121,13 @@ class StoreStats:
     unread: int = 0
     timer_units: int | None = None  # a 5.x timer store: its timer-log units (None: the store has none)
     timer_pending: int | None = None  # of those, the ones not delivered yet (the backlog; None: not known)
+    since: int | None = None  # a store-time window [since, until) restricted what was counted (None: unbounded)
+    until: int | None = None
+
+    @property
+    def windowed(self) -> bool:
+        """Only a store-time window was counted (no retention preview then: deleting segments is whole-log)."""
+        return self.since is not None or self.until is not None
 
     @property
     def compression_ratio(self) -> float | None:
@@ -131,12 +138,20 @@ class StoreStats:
 
 def log_stats(log: CommitLog, by: str = "topic", *, progress: Progress | None = None,
               timer_backlog: Callable[[], tuple[int | None, int | None]] = lambda: (None, None),
-              committed: Callable[[str, int], list[tuple[str, int]]] = lambda topic, queue: []) -> StoreStats:
-    """The whole log counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first). ``timer_backlog``:
+              committed: Callable[[str, int], list[tuple[str, int]]] = lambda topic, queue: [],
+              since: int | None = None, until: int | None = None) -> StoreStats:
+    """The log counted by ``by`` (one of BY; ValueError otherwise: the CLI checks first). ``timer_backlog``:
     (timer-log units, pending ones) of a 5.x timer store, (None, None) without one; ``committed``: (group,
-    committed offset) of every group on a queue, for the retention steps."""
+    committed offset) of every group on a queue, for the retention steps. ``since``/``until``: only the records
+    stored in [since, until), the segments to walk and where to start found by binary search (``log_range``); no
+    retention preview then."""
     if by not in BY:
         raise ValueError(f"unknown stats key {by!r}")
+    window = None
+    if since is not None or until is not None:
+        from inspector.engine.read.search.window import log_range
+
+        window = log_range(log, since, until)
     acc = _Accumulator(by)
     problems: list[Problem] = [*log.problems]
     unread = sum(p.code in LOG_UNREAD_CODES for p in problems)
@@ -146,13 +161,19 @@ def log_stats(log: CommitLog, by: str = "topic", *, progress: Progress | None = 
     for seg in log.segments:
         before = (acc.total.messages, acc.total.bytes)
         acc.queue_top = {}
-        for item in log.segment_batches(seg, check_crc=False):
+        if window is not None and not window.overlaps(seg):
+            done += seg.file_size
+            continue
+        for item in log.segment_batches(seg, _window_position(window, seg), check_crc=False):
             if isinstance(item, MessageBatch):
-                acc.batch(item)
+                acc.batch(item if window is None else item.within(window.since, window.until))
                 if progress is not None:
                     progress(done + item.end, total)
+                if window is not None and window.stop is not None and item.end + seg.start_offset >= window.stop:
+                    break  # past the window's last record: the rest of the segment is later
             elif isinstance(item, Message):
-                acc.message(item)
+                if window is None or window.holds(item.store_timestamp):
+                    acc.message(item)
             elif isinstance(item, Problem):
                 unread += item.code in LOG_UNREAD_CODES
                 problems.append(item)
@@ -164,9 +185,19 @@ def log_stats(log: CommitLog, by: str = "topic", *, progress: Progress | None = 
         if progress is not None:
             progress(done, total)
     units, pending = timer_backlog()
+    retention = _retention(committed, per_segment) if window is None else ()
     return StoreStats(by, dict(sorted(acc.rows.items(), key=_row_order(by))), acc.total, tuple(acc.sizes.tolist()),
                       acc.rate_unit, tuple(sorted(acc.rate.items())), (acc.stored, acc.plain), acc.undecompressable,
-                      acc.segment_topics, _retention(committed, per_segment), tuple(problems), unread, units, pending)
+                      acc.segment_topics, retention, tuple(problems), unread, units, pending, since, until)
+
+
+def _window_position(window, seg) -> int:
+    """Where in ``seg`` the walk starts: the window's first record when it is in this plain segment, else 0 (a
+    DLedger segment is walked from its start: its entries' headers precede the records the window names)."""
+    if window is None or window.start is None or seg.entry_header:
+        return 0
+    at = window.start - seg.start_offset
+    return at if 0 < at < seg.file_size else 0
 
 
 def _row_order(by: str):
@@ -442,6 +473,10 @@ def stats_view(stats: StoreStats) -> dict:
         "timer": None if stats.timer_units is None else {"units": stats.timer_units, "pending": stats.timer_pending},
         "problems": len(stats.problems),
         "partial": stats.unread > 0,
+        "window": None if not stats.windowed else {
+            "since_ms": stats.since, "until_ms": stats.until,
+            "since": None if stats.since is None else fmt_time(stats.since),
+            "until": None if stats.until is None else fmt_time(stats.until)},
     }
 
 

@@ -472,9 +472,11 @@ def queue_window(store: Store, topic: str, queue_id: int, since: int | None, unt
     return lo, max(lo, hi)
 
 
-def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int], None] | None = None) -> StoreStats:
-    """The whole log of ``store`` counted by ``by`` (``stats.log_stats``), with its timer backlog (as ``timer
-    --summary`` counts it) and its groups' committed offsets for the retention steps."""
+def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int], None] | None = None,
+                since: int | None = None, until: int | None = None) -> StoreStats:
+    """The log of ``store`` counted by ``by`` (``stats.log_stats``; ``since``/``until``: a store-time window), with
+    its timer backlog (as ``timer --summary`` counts it) and its groups' committed offsets for the retention
+    steps."""
     from inspector.engine.read.stats.stats import log_stats
 
     def timer_backlog() -> tuple[int | None, int | None]:
@@ -485,7 +487,8 @@ def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int
         return len(timer.units()), None if pending is None else int(pending.sum())
 
     return log_stats(store.commitlog, by, progress=progress, timer_backlog=timer_backlog,
-                     committed=lambda topic, queue_id: committed_offsets(store, topic, queue_id))
+                     committed=lambda topic, queue_id: committed_offsets(store, topic, queue_id),
+                     since=since, until=until)
 
 
 def record_at_time(store: Store, t: int, *, before: bool = False, topic: str | None = None,

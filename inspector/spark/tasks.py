@@ -273,6 +273,9 @@ def message_rows(tasks: Iterable[SegmentTask], sink: Sink, *, with_body: bool = 
         trace_topic = task.store.trace_topic
         for entry in walk.entries():
             if isinstance(entry, Message):
+                if (task.since is not None and entry.store_timestamp < task.since) or \
+                        (task.until is not None and entry.store_timestamp >= task.until):
+                    continue  # export --since/--until, as the Arrow path applies it (arrow.py)
                 try:
                     rows = record_rows(entry, task.store.path, task.name, with_body=with_body,
                                        trace_topic=trace_topic)

@@ -120,3 +120,22 @@ def test_spark_stats_count_inner_messages_and_record_bytes_once(spark, tmp_path)
     with Store(root) as store:
         sizes = [store.message_at(r.physical_offset).total_size for r in results[1:4]]
     assert (q.messages, q.bytes, q.distinct_keys, q.distinct_tags) == (8, sum(sizes), 8, 3)
+
+
+def test_both_row_paths_keep_only_the_window(tmp_path):
+    """export --since/--until: the pickled rows (no pyarrow) keep the records the Arrow batches keep."""
+    from inspector.engine import Message, Store
+    from inspector.spark.arrow import message_batches
+    from inspector.spark.schemas import MESSAGE_COLUMNS
+    from inspector.spark.tasks import message_rows
+
+    root = tmp_path / "s"
+    write_batch_store(root)
+    with Store(root) as s:
+        times = sorted({m.store_timestamp for m in s.entries() if isinstance(m, Message)})
+    since, until = times[1], times[-1]  # the first and the last stored left out
+    tasks = plan.plan_segments([StoreRef(str(root))], since, until)
+    rows = [dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in message_rows(tasks, lambda _: None)]
+    arrow = [r for b in message_batches(tasks, lambda _: None) for r in b.to_pylist()]
+    assert [(r["topic"], r["queue_offset"]) for r in rows] == [(r["topic"], r["queue_offset"]) for r in arrow]
+    assert rows and all(since <= r["store_timestamp"] < until for r in rows)

@@ -41,7 +41,7 @@ Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARC
     StoreStats (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
 Rebuild, whole or as tasks (Spark dispatches each segment's records, then writes each queue): rebuild,
     rebuild_in_place, dispatch_record -> QueueUnit, QueueWrite; write (besides rebuild the only writers):
-    write_store, message_lines, DLedgerOptions
+    write_store, message_lines, DLedgerOptions. Two stores compared (diff): store_diff -> StoreDiff, diff_view
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
@@ -187,6 +187,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         fmt_time,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.diff import diff_view
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
     from inspector.engine.present.groupviews import group_view, groups_view, queue_message_view
     from inspector.engine.present.hexwindow import (
@@ -274,6 +275,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.diff.result import StoreDiff
     from inspector.engine.read.groups.groups import (
         DEFAULT_PENDING,
         GroupQueue,
@@ -324,6 +326,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         key_missing_reason,
         open_timer,
         recovery_start,
+        store_diff,
         store_geometry,
         story_of,
         trace_of,

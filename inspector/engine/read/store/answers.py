@@ -31,6 +31,7 @@ from parsers.msgid import MsgIdError, decode_offset_msg_id
 # need not load them (~40 ms of every command's start).
 if TYPE_CHECKING:
     from inspector.engine.read.commitlog.trace import TraceTimeline
+    from inspector.engine.read.diff.result import StoreDiff
     from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
     from inspector.engine.read.search.grep import GrepEnd, GrepHit
     from inspector.engine.read.story.story import Story
@@ -439,3 +440,20 @@ def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str
         return []
     return sorted(((g, queues[queue_id]) for (t, g), queues in offsets.table.items()
                    if t == topic and queue_id in queues), key=lambda pair: (pair[1], pair[0]))
+
+
+def store_diff(a: Store, b: Store, limit: int = 100) -> StoreDiff:
+    """Two stores compared (``rmq-inspect diff``): the log by physical offset, queues, checkpoint and config."""
+    from inspector.engine.read.diff.commitlog import diff_commitlogs
+    from inspector.engine.read.diff.config import diff_config
+    from inspector.engine.read.diff.queues import diff_queues
+    from inspector.engine.read.diff.result import StoreDiff
+
+    out = StoreDiff()
+    diff_commitlogs(a.commitlog, b.commitlog, out, limit)
+    queues = diff_queues(a.queues, b.queues)
+    if len(queues) > limit:
+        out.left_out.append(f"{len(queues) - limit} more differing queue(s) past --limit {limit}")
+    out.queues = queues[:limit]
+    out.files = diff_config(a.root, b.root)
+    return out

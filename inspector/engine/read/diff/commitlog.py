@@ -8,10 +8,12 @@ from dataclasses import fields as dc_fields
 import numpy as np
 
 from inspector.engine.model.errors import StoreError
+from inspector.engine.model.records import Message
 from inspector.engine.read.commitlog.commitlog import CommitLog
 from inspector.engine.read.diff.result import Range, RecordDiff, StoreDiff
 
 CHUNK = 8 << 20  # bytes compared per step: large enough for numpy to run at memory speed
+GAP = 64  # differing runs closer than this are one range: a record's zero bytes must not split it
 SKIP = frozenset({"file", "position"})  # where a record sits in its file, not what it holds
 
 
@@ -66,7 +68,7 @@ def _differing_runs(va: np.ndarray, vb: np.ndarray, base: int) -> list[Range]:
     ne = np.flatnonzero(va != vb)
     if not len(ne):
         return []
-    breaks = np.flatnonzero(np.diff(ne) > 1)
+    breaks = np.flatnonzero(np.diff(ne) > GAP)
     starts = np.concatenate(([ne[0]], ne[breaks + 1]))
     ends = np.concatenate((ne[breaks], [ne[-1]])) + 1
     return [Range(base + int(s), base + int(e)) for s, e in zip(starts, ends, strict=True)]
@@ -86,7 +88,7 @@ def diff_commitlogs(a: CommitLog, b: CommitLog, out: StoreDiff, limit: int) -> N
             if np.array_equal(va, vb):  # the bulk answer: no per-byte work where the stores agree
                 continue
             for r in _differing_runs(va, vb, off):
-                if runs and runs[-1].end == r.start:
+                if runs and r.start - runs[-1].end <= GAP:
                     runs[-1] = Range(runs[-1].start, r.end)
                 elif len(runs) < limit:
                     runs.append(r)
@@ -114,9 +116,19 @@ def _record_diff(a: CommitLog, b: CommitLog, offset: int) -> RecordDiff | None:
             start = b.boundary_before(offset)
         except StoreError:
             return RecordDiff(offset, (), "no record boundary found before this offset in either store")
-    try:
-        ma, mb = a.message_at(start), b.message_at(start)
-    except StoreError as e:
-        return RecordDiff(start, (), f"does not decode on one side: {e}")
+    ma, ea = _decode(a, start)
+    mb, eb = _decode(b, start)
+    if ma is None or mb is None:
+        if ma is None and mb is None:
+            return RecordDiff(start, (), f"decodes in neither store: {ea}")
+        side, why = ("B", ea) if ma is None else ("A", eb)
+        return RecordDiff(start, (), f"a record only in {side} (the other store: {why})")
     names = tuple(f.name for f in dc_fields(ma) if f.name not in SKIP and getattr(ma, f.name) != getattr(mb, f.name))
     return RecordDiff(start, names, "" if names else "bytes differ outside the decoded fields")
+
+
+def _decode(log: CommitLog, offset: int) -> tuple[Message | None, str]:
+    try:
+        return log.message_at(offset), ""
+    except StoreError as e:
+        return None, str(e)

@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "trace", "story",
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "diff", "trace", "story",
                "grep", "groups", "group", "offsets", "stats")
 
 
@@ -273,6 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     add_format_args(p, rows="one a key's counts (--json's rows)", document=True)
 
+    p = sub.add_parser("diff", help="compare two stores by physical offset: commitlog ranges, records, queues, "
+                       "checkpoint and config; exit 0 identical, 1 differences", description="Exit codes (as cmp "
+                       "and diff): 0 identical, 1 differences, 2 usage, 3 a store cannot be read (B is not a store).")
+    _store_args(p)
+    p.add_argument("other", metavar="B", help="the second store root")
+    p.add_argument("--limit", type=kind_arg(LIMIT), default=100,
+                   help="at most this many differing ranges and queues (default 100); what it leaves out is said")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
     _store_args(p)
     p.add_argument("--json", action="store_true")
@@ -474,6 +483,23 @@ def _routing(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
+def _diff(args: argparse.Namespace) -> int:
+    """diff's exit codes follow cmp and diff (1 = differences), so a path that is no store is exit 3, not 2."""
+    from inspector.cli import diff
+    from inspector.engine import open_store, store_input_problem
+
+    # a --broker-config may keep A's commitlog elsewhere: then open_store is A's check
+    for path in (args.store, args.other) if not args.broker_config else (args.other,):
+        try:
+            why = store_input_problem(path, None) if os.path.isdir(path) else "no such directory"
+        except BadInput as e:  # no such folder: for diff, too, "not a store"
+            raise StoreError(str(e)) from None
+        if why:
+            raise StoreError(why if path in why else f"{path}: {why}")
+    with _open(args) as a, open_store(args.other) as b:
+        return diff.run(a, b, args.json, args.limit)
+
+
 def run(args: argparse.Namespace) -> int:
     with _routing(args):
         return _run(args)
@@ -513,6 +539,8 @@ def _run(args: argparse.Namespace) -> int:
 
         config = store_config(args.store, args.broker_config)
         return census.run(args.store, args.json, config, args.dledger_member)
+    if args.command == "diff":
+        return _diff(args)
     if args.command == "offsets":
         _check_offsets_out(args)
     with _open(args) as store:

@@ -29,8 +29,8 @@ Trace records (the trace topic's bodies, client TraceDataEncoder) decoded, one m
 One message's story: story_of -> Story, StoryRecord, GroupProgress, STORY_ROLES, story_view, story_record_view,
     group_progress_view, UNINDEXED_SCAN_BYTES (the log no index covers one bounded request scans)
 Consumer groups (offsets from every source, lag, either side): groups_of, group_of, committed_offsets, GroupView,
-    GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view;
-    offsets plan: plan_offsets -> OffsetPlan, PlannedQueue, offset_plan_view; write_offsets_file -> OffsetsFile
+    GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view
+    (offsets plan: plan_offsets -> OffsetPlan, PlannedQueue, offset_plan_view; write_offsets_file -> OffsetsFile)
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
 Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
     verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
@@ -41,7 +41,7 @@ Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARC
     time_step -> TimeStep (TimeStop), record_at_time, time_step_note, stamp. Statistics: store_stats -> StoreStats
     (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
 Rebuild, whole or as tasks (Spark: per segment, then per queue): rebuild, rebuild_in_place, dispatch_record ->
-    QueueUnit, QueueWrite; the only other writers: write_store, message_lines, DLedgerOptions
+    QueueUnit, QueueWrite; write: write_store, message_lines, DLedgerOptions; diff: store_diff, StoreDiff, diff_view
 Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
     DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
@@ -191,6 +191,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         window_text,
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
+    from inspector.engine.present.diff import diff_view
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
     from inspector.engine.present.groupviews import (
         group_view,
@@ -285,6 +286,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.read.config.settings import DelayTable, Setting
     from inspector.engine.read.config.storeroot import check_store_root, not_a_store
+    from inspector.engine.read.diff.result import StoreDiff
     from inspector.engine.read.groups.groups import (
         DEFAULT_PENDING,
         GroupQueue,
@@ -340,6 +342,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         queue_window,
         record_at_time,
         recovery_start,
+        store_diff,
         store_geometry,
         store_stats,
         story_of,

@@ -31,6 +31,7 @@ from parsers.msgid import MsgIdError, decode_offset_msg_id
 # need not load them (~40 ms of every command's start).
 if TYPE_CHECKING:
     from inspector.engine.read.commitlog.trace import TraceTimeline
+    from inspector.engine.read.diff.result import StoreDiff
     from inspector.engine.read.groups.groups import GroupSources, GroupSummary, GroupView, QueueAccess
     from inspector.engine.read.groups.reset import OffsetPlan
     from inspector.engine.read.search.grep import GrepEnd, GrepHit
@@ -519,3 +520,20 @@ def time_step(store: Store, origin: int, step: int, *, topic: str | None = None,
     from inspector.engine.read.search.timestep import time_step as step_by
 
     return step_by(lambda t, before: record_at_time(store, t, before=before, topic=topic, queue=queue), origin, step)
+
+
+def store_diff(a: Store, b: Store, limit: int = 100) -> StoreDiff:
+    """Two stores compared (``rmq-inspect diff``): the log by physical offset, queues, checkpoint and config."""
+    from inspector.engine.read.diff.commitlog import diff_commitlogs
+    from inspector.engine.read.diff.config import diff_config
+    from inspector.engine.read.diff.queues import diff_queues
+    from inspector.engine.read.diff.result import StoreDiff
+
+    out = StoreDiff()
+    diff_commitlogs(a.commitlog, b.commitlog, out, limit)
+    queues = diff_queues(a.queues, b.queues)
+    if len(queues) > limit:
+        out.left_out.append(f"{len(queues) - limit} more differing queue(s) past --limit {limit}")
+    out.queues = queues[:limit]
+    out.files = diff_config(a.root, b.root)
+    return out

@@ -347,6 +347,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         **inner,
         "message": view,
         "next_offset": next_message_offset(store, msg.end_offset),
+        "has_queue": _has_queue(store, msg.topic, msg.queue_id),
         "body_format": body_format,
         "body_error": body.decompress_error,
         "body_length": body.length,
@@ -355,6 +356,13 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         "body_unit": body.unit,
         "body_text": text,
     }
+
+
+def _has_queue(store: Store, topic: str, queue_id: int) -> bool:
+    """Whether the message's queue exists on disk: without it "in its queue" would 404 (a store copied without
+    ``consumequeue/``), so the page links the topic in commitlog order instead."""
+    key = (topic, queue_id)
+    return key in set(store.queue_ids()) or key in set(store.batch_queue_ids())
 
 
 INNER_ROWS = 1000  # inner messages listed on a batch record's page (INNER_NUM may be up to 32767)

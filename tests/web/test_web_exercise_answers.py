@@ -29,3 +29,13 @@ def test_collision_keys_are_compared_case_sensitively(client):
         for other in (k.lower(), k.upper(), k.split("#", 1)[1].swapcase()):
             if other not in keys:
                 assert not _correct(client, seed, e["id"], other), other
+
+
+def test_checking_one_answer_keeps_the_others_typed(client):
+    exercises = client.get("/api/exercises?seed=0").get_json()["exercises"]
+    first, second = exercises[0]["id"], exercises[1]["id"]
+    r = client.get("/exercises", query_string={"seed": 0, f"a.{first}": "4242", f"a.{second}": "77", "id": second})
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200
+    assert f'name="a.{first}" size="40" value="4242"' in html and f'name="a.{second}" size="40" value="77"' in html
+    assert html.count('class="result ') == 1 and f'id="ex-{second}"' in html

@@ -12,7 +12,6 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
 from external_tools import SAMPLE_STORE, need
 
 from inspector.engine import Store
@@ -20,6 +19,7 @@ from web.app import create_app
 
 pytestmark = pytest.mark.timeout(240)
 
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_store"
 PAGES = 120  # pages fetched per store: every page of the nav and what they link, not every message of the store
 HREF = re.compile(r'href="(/[^"]*)"')
 SKIP = ("/static/", "/room/")  # files; the workshop room's streams only answer when a room is running

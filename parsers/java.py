@@ -23,10 +23,15 @@ def java_string_hash(text: str) -> int:
     return to_int32(h)
 
 
+def key_hash_of(hash_code: int) -> int:
+    """``IndexFile.indexKeyHashMethod`` after ``key.hashCode()``: ``Math.abs``, then 0 when that is still negative
+    (``Math.abs(Integer.MIN_VALUE)`` is MIN_VALUE: it has no positive int32)."""
+    return 0 if to_int32(hash_code) == INT32_MIN else abs(to_int32(hash_code))
+
+
 def index_key_hash(key: str) -> int:
     """``IndexFile.indexKeyHashMethod``: abs(hashCode), 0 when hashCode is Integer.MIN_VALUE."""
-    h = java_string_hash(key)
-    return 0 if h == INT32_MIN else abs(h)
+    return key_hash_of(java_string_hash(key))
 
 
 def index_key(topic: str, key: str) -> str:

@@ -45,6 +45,7 @@ from inspector.engine import (
     index_file_view,
     inner_messages,
     is_inner_batch,
+    key_hash_steps,
     key_missing_reason,
     log_window,
     lookup,
@@ -367,6 +368,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         **inner,
         "message": view,
         "next_offset": next_message_offset(store, msg.end_offset),
+        "has_queue": _has_queue(store, msg.topic, msg.queue_id),
         "body_format": body_format,
         "body_error": body.decompress_error,
         "body_length": body.length,
@@ -375,6 +377,13 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         "body_unit": body.unit,
         "body_text": text,
     }
+
+
+def _has_queue(store: Store, topic: str, queue_id: int) -> bool:
+    """Whether the message's queue exists on disk: without it "in its queue" would 404 (a store copied without
+    ``consumequeue/``), so the page links the topic in commitlog order instead."""
+    key = (topic, queue_id)
+    return key in set(store.queue_ids()) or key in set(store.batch_queue_ids())
 
 
 INNER_ROWS = 1000  # inner messages listed on a batch record's page (INNER_NUM may be up to 32767)
@@ -548,7 +557,8 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
     found = any(f["counts"]["match"] for f in files)
     answer = None if found or unsearched else key_missing_reason(store, topic, key, walks)
     result = {"topic": topic, "key": key, "key_string": f"{topic}#{key}",
-              "key_hash": walks[0].key_hash if walks else None, "files": files,
+              "key_hash": walks[0].key_hash if walks else None, "hash_steps": key_hash_steps(f"{topic}#{key}"),
+              "files": files,
               "files_not_searched": unsearched, "answer": answer}
     gaps = store.index_coverage()[1]
     if gaps:  # the log no index file covers: scanned for the key, as the CLI's key does (each hit marked)
@@ -615,10 +625,10 @@ def teach_data(hashes: list[int], slot_count: int, step: int, lookup_hash: int |
                                                    for i in s.items],
                  "hash_slot_count": s.hash_slot_count, "index_count": s.index_count, "explanation": s.explanation}
     if lookup_hash is None:
-        lookup_hash = state["key_hash"] if state["key_hash"] is not None else (abs(hashes[0]) if hashes else 0)
+        lookup_hash = state["key_hash"] if state["key_hash"] is not None else (hashes[0] if hashes else 0)
     walk = lookup(steps[:step], lookup_hash)
     return {
-        "hashes": [abs(h) for h in hashes],
+        "hashes": list(hashes),  # hashCodes as typed: each step's explanation shows the keyHash made of it
         "slot_count": slot_count,
         "step": step,
         "steps": len(steps),

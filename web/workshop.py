@@ -73,16 +73,29 @@ def step_or_404(number: int):
     return steps[number - 1]
 
 
+def _checked_text(name: str, value: str) -> str:
+    if len(value) > MAX_TEXT:
+        abort(400, description=f"{name} is longer than {MAX_TEXT} characters")
+    if any(ord(c) < 32 and c != "\t" for c in value):
+        abort(400, description=f"{name} contains control characters")
+    return value
+
+
+def typed_answers() -> dict[str, str]:
+    """The page's answer boxes (``a.ID=...``): one form holds them all, so checking one keeps the others typed."""
+    return {k[2:]: _checked_text("answer", v) for k, v in request.args.items() if k.startswith("a.")}
+
+
 def exercise_args() -> tuple[int, str | None, str | None]:
-    """seed, and the exercise id and answer being checked (both or neither; an empty answer is allowed)."""
+    """seed, and the exercise id and answer being checked (both or neither; an empty answer is allowed). The
+    answer is ``answer``, else that exercise's box of the page's form (``a.ID``)."""
     seed = int_arg("seed", 0, low=0, high=MAX_SEED)
     ex_id = text_arg("id")
     answer = request.args.get("answer")
+    if answer is None and ex_id is not None:
+        answer = request.args.get(f"a.{ex_id}")
     if answer is not None:
-        if len(answer) > MAX_TEXT:
-            abort(400, description=f"answer is longer than {MAX_TEXT} characters")
-        if any(ord(c) < 32 and c != "\t" for c in answer):
-            abort(400, description="answer contains control characters")
+        _checked_text("answer", answer)
     if (ex_id is None) != (answer is None):
         abort(400, description="checking an answer needs both id and answer")
     return seed, ex_id, answer
@@ -168,8 +181,11 @@ def exercises_page():
     if ex_id is not None:
         e = find_exercise(found, ex_id)
         checked = (e.id, e.check(answer or ""))
+    typed = typed_answers()
+    if checked is not None:
+        typed[checked[0]] = checked[1].given
     return render_template("exercises.html", seed=seed, exercises=found, checked=checked, truncated=truncated(found),
-                           count=EXERCISE_COUNT)
+                           count=EXERCISE_COUNT, typed=typed)
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------------

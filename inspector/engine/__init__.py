@@ -42,8 +42,8 @@ Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARC
     (Counts by BY, SIZE_LABELS, RetentionStep), stats_view. The next broker start: preflight
 Rebuild, whole or as tasks (Spark: per segment, then per queue): rebuild, rebuild_in_place, dispatch_record ->
     QueueUnit, QueueWrite; write: write_store, message_lines, DLedgerOptions; diff: store_diff, StoreDiff, diff_view
-Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, DEFAULT_HASHES,
-    DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
+Teach (workshop): tour_steps, step_view, cursor_offset, NOT_COMPUTED, build_steps, lookup, key_hash_steps,
+    DEFAULT_HASHES, DEFAULT_SLOTS, generate, exercise_view, result_view, write_templates
 Shared vocabulary: BadInput, NotFound, StoreError (exit codes 2, 1, 3: exit_code, EXIT_BAD_INPUT, EXIT_NOT_FOUND,
     EXIT_STORE_ERROR); terminal_text, has_terminal_controls (every store text on a terminal); Budget;
     rocketmq_crc32; CHECK_BODY_CRC; NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR; the argument kinds (ArgumentKind,
@@ -364,7 +364,13 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.scan.record_layout import CHECK_BODY_CRC
     from inspector.engine.workshop.exercise_model import exercise_view, result_view
     from inspector.engine.workshop.exercises import generate
-    from inspector.engine.workshop.teaching import DEFAULT_HASHES, DEFAULT_SLOTS, build_steps, lookup
+    from inspector.engine.workshop.teaching import (
+        DEFAULT_HASHES,
+        DEFAULT_SLOTS,
+        build_steps,
+        key_hash_steps,
+        lookup,
+    )
     from inspector.engine.workshop.templates import write_templates
     from inspector.engine.workshop.tour_steps import NOT_COMPUTED, tour_steps
     from inspector.engine.workshop.tour_targets import cursor_offset, step_view

@@ -85,20 +85,24 @@ def test_exercises_right_then_wrong(page, live, sample_store):  # noqa: F811
     assert page.locator("li.exercise").count() == len(exercises)
     right, wrong = exercises[0], exercises[1]
     item = page.locator(f"#ex-{right.id}")
-    item.locator('input[name="answer"]').fill(right.answer)
+    item.locator(f'input[name="a.{right.id}"]').fill(right.answer)
     item.locator("button").click()
     page.wait_for_url("**/exercises?*")
     result = page.locator(f"#ex-{right.id} .result")
     assert "correct" in result.get_attribute("class").split() and "✔ correct" in result.text_content()
     assert right.explanation[:40] in result.text_content()
     item = page.locator(f"#ex-{wrong.id}")
-    item.locator('input[name="answer"]').fill("12345")
-    item.locator('input[name="answer"]').press("Enter")
+    item.locator(f'input[name="a.{wrong.id}"]').fill("12345")
+    page.locator(f'input[name="a.{exercises[2].id}"]').fill("typed, not checked")
+    item.locator(f'input[name="a.{wrong.id}"]').press("Enter")
     page.wait_for_url(f"**id={wrong.id}**")
     result = page.locator(f"#ex-{wrong.id} .result")
     assert "incorrect" in result.get_attribute("class").split() and "✘ incorrect" in result.text_content()
     assert f"the answer is {wrong.answer}" in result.text_content()
-    assert page.locator(".result").count() == 1  # nothing remembered between requests
+    assert page.locator(".result").count() == 1  # one check at a time
+    # issue 33: the answers typed before stay in their boxes across checks, checked or not
+    assert page.locator(f'input[name="a.{right.id}"]').input_value() == right.answer
+    assert page.locator(f'input[name="a.{exercises[2].id}"]').input_value() == "typed, not checked"
     assert page.errors == []
 
 

@@ -24,6 +24,15 @@
     if (link) { stepAway(); window.location.href = link.getAttribute("href"); }
   });
 
+  // Exercises: every answer box belongs to one form (checking one keeps the others typed); Enter in a box checks
+  // that box's exercise, not the form's first (the browser's default button).
+  document.addEventListener("keydown", function (ev) {
+    var box = ev.target;
+    if (ev.key !== "Enter" || !box || box.tagName !== "INPUT" || box.getAttribute("form") !== "answers") return;
+    var button = box.closest(".answer-form") && box.closest(".answer-form").querySelector("button");
+    if (button) { ev.preventDefault(); button.click(); }
+  });
+
   // Hex page: hovering a byte shows its field in a status line and highlights the field's bytes.
   var data = readJson("hex-data");
   var view = document.getElementById("hexview");

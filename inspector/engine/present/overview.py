@@ -137,9 +137,11 @@ def id_overview(text: str, store: Store | None = None) -> dict:
     ``kind`` and that reading's fields, the one that finds a message when a store is given (the offset msgId
     when neither or both do; a UNIQ_KEY read as an offset msgId has a nonsense port and offset). The UNIQ_KEY's
     ``approximate_timestamp`` is dated by the found message's born time, else from today (:func:`unique_key_time`)."""
-    readings, approximate, _ = resolve_message_id(text, store)
+    readings, approximate, how = resolve_message_id(text, store)
     offset_r, uniq_r = (id_reading_view(r) for r in readings)
     uniq_r["approximate_timestamp"] = approximate
+    uniq_r["month_from"] = how
+    offset_r["invalid"] = offset_msg_id_flaw(readings[0])
     data: dict = {"id": text.strip().upper()}
     found = [r for r in (offset_r, uniq_r) if r["found"]]
     top = found[0] if found else offset_r
@@ -151,23 +153,37 @@ def id_overview(text: str, store: Store | None = None) -> dict:
     return data
 
 
+def offset_msg_id_flaw(reading: IdReading) -> str | None:
+    """Why the offset-msgId reading cannot be one a broker made (a port is 16 bits, an offset not negative: the
+    UNIQ_KEY of a 32-hex id reads as port 1194797587), None when it could be."""
+    port, offset = reading.fields.get("port"), reading.fields.get("offset")
+    if isinstance(port, int) and not 0 <= port <= 0xFFFF:
+        return f"not a valid offset msgId: port {port} is over 65535"
+    if isinstance(offset, int) and offset < 0:
+        return f"not a valid offset msgId: physical offset {offset} is negative"
+    return None
+
+
 def resolve_message_id(text: str, store: Store | None = None) -> tuple[list[IdReading], int, str]:
     """The one msgId resolution every view asks: both readings of ``text`` (offset msgId, then UNIQ_KEY), each
     checked against ``store`` when one is given, and the UNIQ_KEY's producer time with how its month was chosen
     (the found message's born time, else today's month: :func:`unique_key_time`)."""
     readings = store.resolve_id(text) if store is not None else decode_id(text)
-    approximate, how = unique_key_time(readings[1], store)
+    offset_r, uniq_r = readings
+    approximate, how = unique_key_time(uniq_r, store, uniq_r if uniq_r.found or not offset_r.found else offset_r)
     return readings, approximate, how
 
 
-def unique_key_time(reading: IdReading, store: Store | None = None) -> tuple[int, str]:
+def unique_key_time(reading: IdReading, store: Store | None = None,
+                    found: IdReading | None = None) -> tuple[int, str]:
     """The UNIQ_KEY reading's producer time, and how its month was chosen: by the born time of the message the
     key finds in ``store`` (the key counts ms since the start of the month the producer started in), else from
     today as RocketMQ's client does (:func:`approximate_unique_key_time`). One answer for the CLI, web and TUI."""
     basis = None
-    if store is not None and reading.found and reading.physical_offset is not None:
+    found = found or reading  # the reading that found the message (the offset msgId one: the id's message still)
+    if store is not None and found.found and found.physical_offset is not None:
         try:
-            basis = store.message_at(reading.physical_offset).born_timestamp
+            basis = store.message_at(found.physical_offset).born_timestamp
         except StoreError:
             pass  # the key was found but its record cannot be read now: today's month, and the reason says so
     return approximate_unique_key_time(reading.fields["time_since_month_start"], basis)

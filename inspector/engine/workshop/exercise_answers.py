@@ -127,11 +127,12 @@ def read_answer(ex: Exercise, given: str):
         return UNREADABLE if v is None else v
     if kind == "choice":
         exact = " ".join(given.strip().strip("'\"`").split())
-        low = exact.lower()
+        low = exact if ex.case_sensitive else exact.lower()
+        fold = (lambda s: s) if ex.case_sensitive else str.lower
         for hits in ({c for c, sp in ex.choices if exact in sp},
-                     {c for c, sp in ex.choices for s in sp if s.lower() == low},
+                     {c for c, sp in ex.choices for s in sp if fold(s) == low},
                      # looser: the answer contains exactly one choice's distinctive spelling
-                     {c for c, sp in ex.choices for s in sp if len(s) > 3 and s.lower() in low}):
+                     {c for c, sp in ex.choices for s in sp if len(s) > 3 and fold(s) in low}):
             if len(hits) == 1:
                 return (hits.pop(),)
         return UNREADABLE

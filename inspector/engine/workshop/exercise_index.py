@@ -144,7 +144,7 @@ def _collision_item(f: Facts, seed: int, r: int):
     return draft(
         question=f"Items {n1} and {n2} of index file {c.file.rsplit('/', 1)[-1]} both store keyHash {c.key_hash}: one "
                  f"was written for '{s1}', the other for '{s2}'. Which key string does item {asked} belong to?",
-        answer=right, answer_type="choice", expected=(right,), choices=choices,
+        answer=right, answer_type="choice", expected=(right,), choices=choices, case_sensitive=True,
         format_hint=f"'{s1}' or '{s2}'",
         hints=(((wrong,), "the hash cannot tell them apart: read the message the item points at."),),
         explanation=(f"Both strings have Java hashCode {c.key_hash}, so the index cannot tell them apart; item {asked} "

@@ -41,6 +41,7 @@ class Exercise:
     hints: tuple[tuple[object, str], ...] = ()
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (canonical, accepted spellings) for "choice"
     command: str = ""  # an rmq-inspect command that finds the answer
+    case_sensitive: bool = False  # choices are key strings: 'topictest#coll-bb' is another key (another hashCode)
 
     def check(self, answer_text: str) -> CheckResult:
         given = "" if answer_text is None else str(answer_text).strip()

@@ -18,13 +18,23 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from argument_values import ARGUMENTS, VALUES, Argument, argv_for, impossible, ungrouped
 from fuzz_known_bugs import triage
-from fuzz_support import HTTP_OK, CliRun, Symptom, changed, fingerprint, run_cli
+from fuzz_support import (
+    HTTP_OK,
+    STARVED_WALL_FACTOR,
+    CliRun,
+    Symptom,
+    _cpu_seconds,
+    changed,
+    fingerprint,
+    run_cli,
+)
 from hypothesis import example, given
 from hypothesis import strategies as st
 from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
@@ -43,12 +53,25 @@ RUN_AS_PROCESS = {"exercises --count", "verify --index-slots", "verify --index-i
 
 
 def run_process(argv: list[str], timeout: float) -> CliRun:
-    """``python -m inspector.cli.main argv`` with this checkout first on the path."""
+    """``python -m inspector.cli.main argv`` with this checkout first on the path. TimeoutExpired when it used
+    ``timeout`` seconds of CPU, or ran STARVED_WALL_FACTOR times that long without using them (a hang); a process
+    starved by a busy machine (the long run shares its cores) is waited for, as run_isolated does."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    p = subprocess.run([sys.executable, "-m", "inspector.cli.main", *argv], capture_output=True, text=True,
-                       timeout=timeout, env=env, cwd=REPO)
-    return CliRun(tuple(argv), p.returncode if "Traceback" not in p.stderr else None, p.stdout,
-                  p.stderr or "(no output)")
+    with subprocess.Popen([sys.executable, "-m", "inspector.cli.main", *argv], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, cwd=REPO) as p:
+        began = time.monotonic()
+        while True:
+            try:
+                out, err = p.communicate(timeout=timeout)
+                break
+            except subprocess.TimeoutExpired:
+                cpu, waited = _cpu_seconds(p.pid), time.monotonic() - began
+                if cpu is not None and cpu < timeout and waited < timeout * STARVED_WALL_FACTOR:
+                    continue  # starved, not stuck: wait again
+                p.kill()
+                p.communicate()
+                raise
+    return CliRun(tuple(argv), p.returncode if "Traceback" not in err else None, out, err or "(no output)")
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ class RmqInspectApp(App):
         Binding("percent_sign", "go('stats')", "Statistics", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
-        Binding("q", "quit", "Quit", show=False),
+        Binding("q", "quit", "Quit"),  # shown: a new user looks for the way out in the footer
     ]
 
     def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview") -> None:
@@ -101,6 +101,7 @@ class RmqInspectApp(App):
         self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
         self.background_scan = background_scan
+        self.scan_running = background_scan  # until the walk reports it finished (or was stopped)
         self.views: dict[str, Screen] = {}
         self.scans: dict[int, SegmentScan] = {}
         self.scan_complete = False
@@ -200,6 +201,9 @@ class RmqInspectApp(App):
     def on_scan_progress(self, message: ScanProgress) -> None:
         if message.task == "segments" and message.finished:
             self.scan_complete = message.label == "walk complete"
+            self.scan_running = False
+            for view in self.views.values():
+                view.refresh_bindings()  # `esc Stop walk` leaves the footer once there is no walk to stop
             self.freeze_heap()  # the walk loaded its kernels
         for screen in self.views.values():
             handler = getattr(screen, "scan_progress", None)

@@ -288,16 +288,16 @@ class RmqInspectApp(App):
     def resolve(self, text: str) -> None:
         self.view("ids").resolve(text)
 
-    def ask(self, title: str, placeholder: str, then) -> None:
+    def ask(self, title: str, placeholder: str, then, value: str = "") -> None:
         """Prompt for one value and call ``then(value)`` unless cancelled or empty."""
 
         def done(value: str | None) -> None:
             if value:
                 then(value)
 
-        self.push_screen(PromptScreen(title, placeholder), done)
+        self.push_screen(PromptScreen(title, placeholder, value), done)
 
-    def action_jump_prompt(self) -> None:
+    def action_jump_prompt(self, value: str = "") -> None:
         def jump(text: str) -> None:
             try:
                 if is_number(text):  # -1 or 2**64: the range message, as `rmq-inspect hex` gives it
@@ -310,7 +310,7 @@ class RmqInspectApp(App):
             self.show_hex(offset)
 
         self.ask("Jump to a physical offset (decimal or 0x hex), an offset msgId or a unique key",
-                 "e.g. 14924 or 0A14000500002A9F0000000000000000", jump)
+                 "e.g. 14924 or 0A14000500002A9F0000000000000000", jump, value)
 
     def action_chain_prompt(self) -> None:
         def walk(text: str) -> None:

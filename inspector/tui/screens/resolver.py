@@ -48,11 +48,7 @@ class ResolverScreen(ViewScreen):
         yield Footer()
 
     def focus_main(self) -> None:
-        # the id field until an id is resolved: an id typed on entry went to the screen keys (7F… opened screen 7)
-        if self.result is None:
-            self.query_one("#r-id", FormInput).focus()
-        else:
-            self.query_one(DataTable).focus()
+        self.query_one(DataTable).focus()  # escape from the field lands here, where q, ? and 1-8 work again
 
     def on_paste(self, event: events.Paste) -> None:
         """A paste anywhere on the screen is an id: it goes to the id field (the field handles its own pastes)."""
@@ -63,7 +59,8 @@ class ResolverScreen(ViewScreen):
 
     def on_mount(self) -> None:
         if self.focused is None:  # a key typed while mounting may have focused a field
-            self.focus_main()
+            # the id field on entry: an id typed here went to the screen keys (7F000001 opened screens 7 and 1)
+            self.query_one("#r-id", FormInput).focus()
         self.query_one(DataTable).add_columns("reading", "in this store", "host", "our broker?", "decoded")
         self.ready()
 

@@ -88,7 +88,7 @@ class RmqInspectApp(App):
         Binding("percent_sign", "go('stats')", "Statistics", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
-        Binding("q", "quit", "Quit", show=False),
+        Binding("q", "quit", "Quit"),  # shown: a new user looks for the way out in the footer
     ]
 
     def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview") -> None:
@@ -101,6 +101,7 @@ class RmqInspectApp(App):
         self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
         self.background_scan = background_scan
+        self.scan_running = background_scan  # until the walk reports it finished (or was stopped)
         self.views: dict[str, Screen] = {}
         self.scans: dict[int, SegmentScan] = {}
         self.scan_complete = False
@@ -200,6 +201,9 @@ class RmqInspectApp(App):
     def on_scan_progress(self, message: ScanProgress) -> None:
         if message.task == "segments" and message.finished:
             self.scan_complete = message.label == "walk complete"
+            self.scan_running = False
+            for view in self.views.values():
+                view.refresh_bindings()  # `esc Stop walk` leaves the footer once there is no walk to stop
             self.freeze_heap()  # the walk loaded its kernels
         for screen in self.views.values():
             handler = getattr(screen, "scan_progress", None)
@@ -284,16 +288,16 @@ class RmqInspectApp(App):
     def resolve(self, text: str) -> None:
         self.view("ids").resolve(text)
 
-    def ask(self, title: str, placeholder: str, then) -> None:
+    def ask(self, title: str, placeholder: str, then, value: str = "") -> None:
         """Prompt for one value and call ``then(value)`` unless cancelled or empty."""
 
         def done(value: str | None) -> None:
             if value:
                 then(value)
 
-        self.push_screen(PromptScreen(title, placeholder), done)
+        self.push_screen(PromptScreen(title, placeholder, value), done)
 
-    def action_jump_prompt(self) -> None:
+    def action_jump_prompt(self, value: str = "") -> None:
         def jump(text: str) -> None:
             try:
                 if is_number(text):  # -1 or 2**64: the range message, as `rmq-inspect hex` gives it
@@ -306,7 +310,7 @@ class RmqInspectApp(App):
             self.show_hex(offset)
 
         self.ask("Jump to a physical offset (decimal or 0x hex), an offset msgId or a unique key",
-                 "e.g. 14924 or 0A14000500002A9F0000000000000000", jump)
+                 "e.g. 14924 or 0A14000500002A9F0000000000000000", jump, value)
 
     def action_chain_prompt(self) -> None:
         def walk(text: str) -> None:

@@ -68,9 +68,9 @@ class ChainScreen(ViewScreen):
         yield NavBar("chain")
         with Horizontal(id="chain-form"):
             yield Label("topic", classes="filter-label")
-            yield FormInput(placeholder="OrderEvents", id="c-topic", classes="chain-input")
+            yield FormInput(placeholder="e.g. OrderEvents", id="c-topic", classes="chain-input")
             yield Label("key", classes="filter-label")
-            yield FormInput(placeholder="order-1108", id="c-key", classes="chain-input")
+            yield FormInput(placeholder="e.g. order-1108", id="c-key", classes="chain-input")
             yield Label("index file", classes="filter-label")
             yield Select(files, id="c-file", compact=True, allow_blank=not files,
                          value=files[-1][1] if files else Select.NULL)

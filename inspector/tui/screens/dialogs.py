@@ -91,6 +91,7 @@ HELP = [
         ("ctrl+p", "command palette: every action by name"),
         ("?  /  f1", "this help"),
         ("q  /  ctrl+q", "quit"),
+        ("paste", "msgId screen: into the id field; hex view: opens the jump prompt with it"),
         ("escape", "in a text field: back to the screen's list or view"),
     ]),
     ("overview", [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -68,6 +69,11 @@ class HexScreen(ViewScreen):
         self.hex_view.focus()
 
     # -- actions -----------------------------------------------------------------------------------------------
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A pasted offset or id opens the jump prompt holding it (the hex view has no field of its own)."""
+        event.stop()
+        self.app.action_jump_prompt(event.text.strip())
 
     def action_next_message(self) -> None:
         if self.later(self.action_next_message):

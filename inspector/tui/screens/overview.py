@@ -530,5 +530,11 @@ class OverviewScreen(Screen):
             return False
         return True
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding: the footer offers `esc Stop walk` only while a walk runs
+        if action == "stop_walk":
+            return self.app.scan_running
+        return True
+
     def action_stop_walk(self) -> None:
         self.app.cancel_scan()

@@ -75,7 +75,10 @@ class ProblemsScreen(ViewScreen):
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         else:
-            self.query_one("#problems-detail", SafeStatic).update(Text("nothing found so far", style="dim"))
+            # "so far" only while a source is still to come: the walk running or verify not yet run
+            final = self.verified is not None and (self.app.scan_complete or not self.app.background_scan)
+            said = "nothing found" if final else "nothing found so far"
+            self.query_one("#problems-detail", SafeStatic).update(Text(said, style="dim"))
         self._status()
 
     @on(DataTable.RowHighlighted, "#problems-table")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -48,11 +48,19 @@ class ResolverScreen(ViewScreen):
         yield Footer()
 
     def focus_main(self) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(DataTable).focus()  # escape from the field lands here, where q, ? and 1-8 work again
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste anywhere on the screen is an id: it goes to the id field (the field handles its own pastes)."""
+        event.stop()
+        field = self.query_one("#r-id", FormInput)
+        field.value = event.text.strip()
+        field.focus()
 
     def on_mount(self) -> None:
         if self.focused is None:  # a key typed while mounting may have focused a field
-            self.focus_main()
+            # the id field on entry: an id typed here went to the screen keys (7F000001 opened screens 7 and 1)
+            self.query_one("#r-id", FormInput).focus()
         self.query_one(DataTable).add_columns("reading", "in this store", "host", "our broker?", "decoded")
         self.ready()
 

@@ -1,0 +1,71 @@
+"""The footer tells the truth (issue 33): `q Quit` and `? Help` on every screen, `esc Stop walk` only while a
+walk runs, and Problems says "nothing found" (not "so far") once verify and the walk have finished."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import drive, settle
+
+SCREENS = ["overview", "messages", "hex", "problems", "ids", "chain", "stats", "timer", "groups"]
+
+
+def _shown(screen) -> dict[str, str]:
+    return {k: b.binding.description for k, b in screen.active_bindings.items() if b.binding.show}
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_quit_and_help_on_every_screen(store, name):
+    from inspector.tui.app import create_app
+
+    app = create_app(store, background_scan=False, screen=name)
+
+    async def script(pilot):
+        if name == "ids":  # its id field has focus on entry and takes q and ?; escape leaves the field
+            await pilot.press("escape")
+            await settle(pilot)
+        return _shown(app.screen)
+
+    shown = drive(app, script)
+    assert shown.get("q") == "Quit" and shown.get("question_mark") == "Help"
+
+
+def test_stop_walk_only_while_a_walk_runs(store):
+    from inspector.tui.app import create_app
+
+    app = create_app(store, background_scan=True)
+
+    async def script(pilot):
+        await settle(pilot)
+        return app.scan_running, "escape" in _shown(app.screen)
+
+    assert drive(app, script) == (False, False)
+
+
+def test_stop_walk_offered_before_the_walk_ends(store):
+    from inspector.tui.app import create_app
+
+    app = create_app(store, background_scan=False)
+    app.scan_running = True  # as while the worker walks
+
+    async def script(pilot):
+        app.screen.refresh_bindings()
+        return _shown(app.screen).get("escape")
+
+    assert drive(app, script) == "Stop walk"
+
+
+def test_problems_says_nothing_found_once_verify_has_run(store):
+    from inspector.tui.app import create_app
+    from inspector.tui.widgets.safe import SafeStatic
+
+    app = create_app(store, background_scan=False, screen="problems")
+
+    async def script(pilot):
+        before = str(app.screen.query_one("#problems-detail", SafeStatic).render())
+        await pilot.press("v")
+        await settle(pilot, rounds=6)
+        return before, len(app.all_problems()), str(app.screen.query_one("#problems-detail", SafeStatic).render())
+
+    before, found, after = drive(app, script)
+    assert "so far" in before
+    assert found == 0 and "nothing found" in after and "so far" not in after

@@ -289,10 +289,10 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
         last = None
         walked = used = 0
         for unit, item in store.queue_messages(topic, queue_id, first):
-            if unit.queue_offset >= stop:
+            if unit is not None and unit.queue_offset >= stop:  # (a unit that could not be read: None, a Problem)
                 break
             walked += 1
-            if walked % 64 == 0 and deadline.expired():
+            if walked % 64 == 0 and deadline.expired() and unit is not None:
                 result["next_from"] = unit.queue_offset
                 result["scan_stopped"] = deadline.note(f"walking {walked - 1} queue units")
                 break

@@ -193,8 +193,8 @@ def decode_batch(buf, start: int, limit: int, *, segment_start: int = 0, stop_at
         topic_tab[INTERN_SLOTS, 0] = ip_tab[INTERN_SLOTS, 0] = 0
         n, end, cut = k.decode_run(arr, start, limit, stop_at, soft_stop, segment_start, flags, CRC_NAME, table,
                                    topic_tab, ip_tab, entry_header)
-        batch = MessageBatch(arr, file, segment_start, table[:, :n], int(end), _names(arr, topic_tab, _topic_text),
-                             _names(arr, ip_tab, _ip_text))
+        batch = MessageBatch(arr, file, segment_start, table[:, :n], int(end), slot_texts(arr, topic_tab, _topic_text),
+                             slot_texts(arr, ip_tab, _ip_text))
         batch.cut = bool(cut)
         batch.flags = flags
         batch.entry_header = entry_header
@@ -208,7 +208,7 @@ def _topic_text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _names(arr: np.ndarray, tab: np.ndarray, text) -> list:
+def slot_texts(arr: np.ndarray, tab: np.ndarray, text) -> list:
     """Text of every used slot of an intern table (a list indexed by slot; unused slots are None)."""
     names: list = [None] * (tab.shape[0] - 1)
     for slot in np.flatnonzero(tab[:-1, 1] >= 0).tolist():

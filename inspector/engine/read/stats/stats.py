@@ -24,7 +24,7 @@ from inspector.engine.model.errors import StoreError
 from inspector.engine.model.records import Blank, Message, Problem, fmt_time
 from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC, TIMER_TOPIC
 from inspector.engine.model.verdicts import LOG_UNREAD_CODES
-from inspector.engine.scan.batch import MessageBatch
+from inspector.engine.scan.batch import MessageBatch, slot_texts
 from inspector.engine.scan.kernels import compiled_for
 from inspector.engine.scan.walk import _property_py as property_value
 from parsers.commitlog import COMPRESSED_FLAG, INNER_BATCH_FLAG
@@ -384,11 +384,7 @@ def _property_codes(b: MessageBatch, name: bytes) -> tuple[np.ndarray, list[str 
     if not k.property_codes(b.buf, b.column("properties_position"), b.column("properties_length"),
                             np.frombuffer(name, dtype=np.uint8), tab, codes):
         return None
-    labels: list[str | None] = [None] * slots
-    for slot in np.flatnonzero(tab[:-1, 1] >= 0).tolist():
-        p, n = int(tab[slot, 1]), int(tab[slot, 2])
-        labels[slot] = b.buf[p:p + n].tobytes().decode("utf-8", "surrogateescape")
-    return codes, labels
+    return codes, slot_texts(b.buf, tab, lambda raw: raw.decode("utf-8", "surrogateescape"))
 
 
 def _property_values(b: MessageBatch, name: bytes) -> list[str]:

@@ -6,7 +6,8 @@ Run as a script: ``python live_broker_sim.py ROOT LOG COUNT SEED [PAUSE_SCALE]``
 * preallocates each commitlog segment at full size (zeros) and copies each record into it through a shared
   mmap in several pieces, front to back, with pauses between them, so a reader sees half-written records;
 * writes a BLANK and rolls to a new preallocated segment when a record does not fit (the L + 8 rule);
-* writes each consume-queue unit sometimes while its record is still half written, sometimes after;
+* writes each consume-queue unit sometimes while its record is still half written, sometimes after, in two
+  pieces or as offset, tagsCode, size (the order another process may see the broker's stores in);
 * adds index items (item, then slot, then header) for KEYS and UNIQ_KEY after the record is complete;
 * updates ``checkpoint`` now and then.
 
@@ -94,6 +95,15 @@ class Broker:
             mm = self.cq_maps[key] = _prealloc(d / file_name_for_offset(start), CQ_FILE)
         unit = struct.pack(">qiq", phy, size, tags)
         at = byte - start
+        if self.rng.random() < 0.25:
+            # offset, tagsCode, then size: the order a reader may see the broker's three stores in (the mapped
+            # page gives no order between them; a reader has met a tagsCode before its size)
+            mm[at : at + 8] = unit[:8]
+            self._pause()
+            mm[at + 12 : at + 20] = unit[12:]
+            self._pause()
+            mm[at + 8 : at + 12] = unit[8:12]
+            return
         cut = self.rng.randrange(1, 20)  # a unit is written in two pieces too
         mm[at : at + cut] = unit[:cut]
         self._pause()

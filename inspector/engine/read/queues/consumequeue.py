@@ -396,9 +396,12 @@ def _real(unit: np.void) -> bool:
 
 
 def _torn(unit: np.void) -> bool:
-    """The first bytes of a unit written front to back, zeros after: a non-negative offset (or the high bytes
-    of one), size and tagsCode still zero."""
-    return bool(unit["physical_offset"] >= 0 and unit["size"] == 0 and unit["tags_code"] == 0)
+    """A unit some of whose bytes are not written (or not yet visible): each field shows part of its value,
+    zeros for the rest. The broker's offset and size are never negative, so neither is any part of them; the
+    tagsCode is anything. Not only the front: the reput thread's stores (ConsumeQueue.putMessagePositionInfo:
+    putLong offset, putInt size, putLong tagsCode into the mapped page) may reach another process's view in
+    any order, and a reader has seen a tagsCode before the size."""
+    return bool(unit["physical_offset"] >= 0 and unit["size"] >= 0)
 
 
 def _bad_units(rel: str, units: np.ndarray, first: int, stop: int, picks: Sequence[int], q: int,

@@ -65,6 +65,10 @@ def test_a_torn_last_unit_is_the_end_only_while_a_broker_may_be_writing(tmp_path
     torn = (500, 0, 0)  # the offset written, size and tagsCode not yet
     assert _walk(_queue(tmp_path / "live", [*REAL, torn], live=True)) == ([0, 1, 2, 3, 4], [])
     assert _walk(_queue(tmp_path / "down", [*REAL, torn]))[1] == [(5 * CQ_UNIT_SIZE, "cq-bad-unit")]
+    # the tagsCode's store seen before the size's (a live-broker test met it): still the unit in flight
+    for seen in [(500, 0, 7), (0, 0, 7)]:
+        assert _walk(_queue(tmp_path / f"live{seen}", [*REAL, seen], live=True)) == ([0, 1, 2, 3, 4], []), seen
+        assert _walk(_queue(tmp_path / f"down{seen}", [*REAL, seen]))[1] == [(100, "cq-bad-unit")], seen
     # with abort present, damage that is no torn unit is still said
     assert _walk(_queue(tmp_path / "bad", [*REAL, (-1, 50, 7)], live=True))[1] == [(100, "cq-bad-unit")]
 

@@ -10,7 +10,6 @@ CPU second. The target: 500 MB/s or more over uncompressed bodies on one core.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -22,6 +21,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
 import datagen  # noqa: E402
+from figures import mode_arguments, spread, verdict  # noqa: E402
 
 from inspector.engine import GrepEnd, GrepHit, Store, compile_pattern, grep  # noqa: E402
 from inspector.engine.scan.kernels import numba_enabled  # noqa: E402
@@ -61,25 +61,15 @@ def row(root: Path, name: str, text: str, repeat: int, goal: bool, warm: bool = 
     walls = [one(root, text, None, **dict(kw))[1] for _ in range(repeat)]
     end, hits = runs[-1][2], runs[-1][3]
     rates = [end.total_bytes / r[0] / 1e9 for r in runs]
-    med = statistics.median(rates)
-    met = ("yes" if med >= GOAL_GBS else "NO") if goal else "(info)"
+    met = verdict(statistics.median(rates) >= GOAL_GBS, goal)
     wall = statistics.median(end.total_bytes / w / 1e9 for w in walls)
     note = f"{hits:,} hit(s), {end.records_decoded:,} record(s) decoded; {end.how}; default threads: {wall:.2f} GB/s wall"
-    return [name, f"{med:.2f}", f"{min(rates):.2f}", f"{max(rates):.2f}", "GB/s (CPU, 1 walking thread)",
+    return [name, *spread(rates), "GB/s (CPU, 1 walking thread)",
             f">= {GOAL_GBS}" if goal else "", met, note]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_const", dest="mode", const="quick")
-    mode.add_argument("--smoke", action="store_const", dest="mode", const="smoke")
-    ap.add_argument("--repeat", type=int, default=None)
-    ap.add_argument("--data", type=Path, default=HERE / "data")
-    args = ap.parse_args()
-    mode = args.mode or "full"
-    repeat = args.repeat or {"full": 5, "quick": 3, "smoke": 1}[mode]
-    args.data.mkdir(parents=True, exist_ok=True)
+    args, mode, repeat = mode_arguments(__doc__, {"full": 5, "quick": 3, "smoke": 1})
     root, facts = store(args.data, mode)
     topic, key = facts["sample_keys"][len(facts["sample_keys"]) // 2]
     print(f"store: {root} ({facts['records']:,} records, {facts['bytes'] / 1e9:.3g} GB of records); numba: "

@@ -8,7 +8,6 @@ loaded): the CPU time of the process. The target: a 1 GiB segment in under 3 s (
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -20,6 +19,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
 import grep_bench  # noqa: E402  (the same store: its sizes and geometry)
+from figures import mode_arguments, spread, verdict  # noqa: E402
 
 from inspector.engine import Store, store_stats  # noqa: E402
 from inspector.engine.scan.kernels import numba_enabled  # noqa: E402
@@ -39,24 +39,14 @@ def row(root: Path, by: str, repeat: int, goal_s: float, goal: bool) -> list[str
     one(root, by)  # warm-up
     runs = [one(root, by) for _ in range(repeat)]
     cpus = [r[0] for r in runs]
-    med = statistics.median(cpus)
-    met = ("yes" if med <= goal_s else "NO") if goal else "(info)"
-    return [f"stats --by {by}", f"{med:.2f}", f"{min(cpus):.2f}", f"{max(cpus):.2f}", "s (CPU)",
+    met = verdict(statistics.median(cpus) <= goal_s, goal)
+    return [f"stats --by {by}", *spread(cpus), "s (CPU)",
             f"<= {goal_s:.2f}" if goal else "", met,
             f"{runs[-1][2]:,} records; wall {statistics.median(r[1] for r in runs):.2f} s"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_const", dest="mode", const="quick")
-    mode.add_argument("--smoke", action="store_const", dest="mode", const="smoke")
-    ap.add_argument("--repeat", type=int, default=None)
-    ap.add_argument("--data", type=Path, default=HERE / "data")
-    args = ap.parse_args()
-    mode = args.mode or "full"
-    repeat = args.repeat or {"full": 3, "quick": 3, "smoke": 1}[mode]
-    args.data.mkdir(parents=True, exist_ok=True)
+    args, mode, repeat = mode_arguments(__doc__, {"full": 3, "quick": 3, "smoke": 1})
     root, facts = grep_bench.store(args.data, mode)
     goal_s = GOAL_S_PER_GIB * grep_bench.SIZES[mode] / (1 << 30)
     print(f"store: {root} ({facts['records']:,} records, {facts['bytes'] / 1e9:.3g} GB of records); numba: "

@@ -11,7 +11,6 @@ walk the seek avoids (every record from the segment's start by the bulk kernel,
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -23,6 +22,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 import datagen  # noqa: E402
 import numpy as np  # noqa: E402
+from figures import mode_arguments, spread, verdict  # noqa: E402
 
 from inspector.engine import (  # noqa: E402
     Message,
@@ -72,23 +72,13 @@ def scan(store: Store, since: int) -> int:
 
 
 def row(name: str, walls: list[float], goal: bool, note: str) -> list[str]:
-    med = statistics.median(walls)
-    met = ("yes" if med <= GOAL_S else "NO") if goal else "(info)"
-    return [name, f"{med * 1000:.2f}", f"{min(walls) * 1000:.2f}", f"{max(walls) * 1000:.2f}", "ms",
+    met = verdict(statistics.median(walls) <= GOAL_S, goal)
+    return [name, *spread(walls, 1000), "ms",
             f"<= {GOAL_S * 1000:.0f}" if goal else "", met, note]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_const", dest="mode", const="quick")
-    mode.add_argument("--smoke", action="store_const", dest="mode", const="smoke")
-    ap.add_argument("--repeat", type=int, default=None)
-    ap.add_argument("--data", type=Path, default=HERE / "data")
-    args = ap.parse_args()
-    mode = args.mode or "full"
-    repeat = args.repeat or {"full": 7, "quick": 5, "smoke": 1}[mode]
-    args.data.mkdir(parents=True, exist_ok=True)
+    args, mode, repeat = mode_arguments(__doc__, {"full": 7, "quick": 5, "smoke": 1})
     root = args.data / mode / "segment"
     facts = datagen.cached_store(root, workdir=args.data, segments=1, segment_size=SIZES[mode], **INDEX[mode])
     rows = []

@@ -23,7 +23,8 @@ def run(a: Store, b: Store, as_json: bool, limit: int) -> int:
 
 def _tables(v: dict) -> None:
     if v["identical"]:
-        console.print("the stores are identical (commitlog, consume queues, checkpoint, config)", markup=False)
+        console.print("the stores are identical (commitlog, consume queues, index items, checkpoint, config"
+                      + (", DLedger terms)" if v["dledger_terms"] else ")"), markup=False)
         return
     fd = v["first_divergence"]
     console.print(f"commitlogs first diverge at offset {fd:,}" if fd is not None else "commitlogs agree",
@@ -44,6 +45,22 @@ def _tables(v: dict) -> None:
             t.add_row(plain(q["topic"]), str(q["queue_id"]), f"{q['min_a']}..{q['max_a']}",
                       f"{q['min_b']}..{q['max_b']}", str(q["first_differing_unit"]))
         console.print(t)
+    if v["index_only_in_a"] or v["index_only_in_b"]:
+        t = table(f"Index items in one store only (A: {v['index_only_in_a']:,}, B: {v['index_only_in_b']:,})",
+                  "in", "file", "phyOffset", "keyHash", "key")
+        for i in v["index_items"]:
+            t.add_row(i["side"], plain(i["file"]), f"{i['phy_offset']:,}", str(i["key_hash"]), plain(i["key"]))
+        console.print(t)
+    terms = v["dledger_terms"]
+    if terms and not terms["same"]:
+        t = table("DLedger terms", "member", "last index", "last term", "indexes only here")
+        for side in ("a", "b"):
+            t.add_row(plain(terms[f"member_{side}"]), str(terms[f"last_index_{side}"]), str(terms[f"last_term_{side}"]),
+                      f"{terms[f'only_in_{side}']:,}")
+        console.print(t)
+        at = terms["diverges_at"]
+        console.print(f"the logs diverge at Raft index {at:,} (term {terms['term_a']} in A, {terms['term_b']} in B)"
+                      if at is not None else "the logs agree on every index both hold", markup=False)
     if v["files"]:
         t = table("Checkpoint and config fields that differ", "file", "field", "A", "B")
         for f in v["files"]:

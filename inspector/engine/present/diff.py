@@ -18,6 +18,10 @@ def diff_view(d: StoreDiff) -> dict:
         "records": [{"offset": r.offset, "fields": list(r.fields), "note": r.note} for r in d.records],
         "queues": [asdict(q) for q in d.queues],
         "files": [asdict(f) for f in d.files],
+        "index_items": [asdict(i) for i in d.index_items],
+        "index_only_in_a": d.index_only_in_a,
+        "index_only_in_b": d.index_only_in_b,
+        "dledger_terms": None if d.terms is None else {**asdict(d.terms), "same": d.terms.same},
         "partial": bool(d.left_out),
         "left_out": list(d.left_out),
     }

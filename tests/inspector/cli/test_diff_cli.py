@@ -54,3 +54,21 @@ def test_config_text_is_escaped(tmp_path):
     (b / "config" / "x.json").write_text('{"[bold]k\\u001b[31m": "v"}')
     code, out, _ = run("diff", str(SAMPLE), str(b))
     assert code == 1 and "\x1b" not in out and "[bold]k" in out
+
+
+def test_index_items_and_dledger_terms_are_tables_and_json(tmp_path):
+    b = Path(shutil.copytree(SAMPLE, tmp_path / "b"))
+    shutil.rmtree(b / "index")
+    code, out, err = run("diff", str(SAMPLE), str(b), "--limit", "2")
+    assert code == 1 and "Index items in one store only" in out and "more index item(s)" in err
+    view = json.loads(run("diff", str(SAMPLE), str(b), "--json")[1])
+    assert view["index_only_in_a"] > 0 and view["index_only_in_b"] == 0 and view["dledger_terms"] is None
+    dledger = SAMPLE.with_name("sample_store_dledger")
+    a, c = shutil.copytree(dledger, tmp_path / "da"), Path(shutil.copytree(dledger, tmp_path / "dc"))
+    index = c / "dledger-n0" / "index" / ("0" * 20)
+    data = bytearray(index.read_bytes())
+    data[3 * 32 + 24 : 3 * 32 + 32] = (7).to_bytes(8, "big")  # entry 3's term
+    index.write_bytes(bytes(data))
+    code, out, _ = run("diff", str(a), str(c))
+    assert code == 1 and "the logs diverge at Raft index 3 (term 1 in A, 7 in B)" in out
+    assert run("diff", str(a), str(a))[0] == 0

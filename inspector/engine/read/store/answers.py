@@ -17,7 +17,7 @@ from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.records import ChainWalk, IndexItem, Message, Problem
 from inspector.engine.model.systopics import OP_TOPIC, SYSTEM_TOPICS
 from inspector.engine.read.config.checkpoint import future_note
-from inspector.engine.read.dledger.dledger import member_view
+from inspector.engine.read.dledger.dledger import member_of, member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
@@ -523,9 +523,12 @@ def time_step(store: Store, origin: int, step: int, *, topic: str | None = None,
 
 
 def store_diff(a: Store, b: Store, limit: int = 100) -> StoreDiff:
-    """Two stores compared (``rmq-inspect diff``): the log by physical offset, queues, checkpoint and config."""
+    """Two stores compared (``rmq-inspect diff``): the log by physical offset, queues, index items, checkpoint and
+    config, and two DLedger members' terms."""
     from inspector.engine.read.diff.commitlog import diff_commitlogs
     from inspector.engine.read.diff.config import diff_config
+    from inspector.engine.read.diff.dledger import diff_terms
+    from inspector.engine.read.diff.index import diff_index
     from inspector.engine.read.diff.queues import diff_queues
     from inspector.engine.read.diff.result import StoreDiff
 
@@ -536,4 +539,13 @@ def store_diff(a: Store, b: Store, limit: int = 100) -> StoreDiff:
         out.left_out.append(f"{len(queues) - limit} more differing queue(s) past --limit {limit}")
     out.queues = queues[:limit]
     out.files = diff_config(a.root, b.root)
+    out.index_items, out.index_only_in_a, out.index_only_in_b = diff_index(
+        a.index_files(), b.index_files(), a.commitlog, b.commitlog, limit)
+    listed = len(out.index_items)
+    if out.index_only_in_a + out.index_only_in_b > listed:
+        out.left_out.append(f"{out.index_only_in_a + out.index_only_in_b - listed} more index item(s) present in "
+                            f"one store only past --limit {limit}")
+    member_a, member_b = member_of(a.root, a.dledger_data), member_of(b.root, b.dledger_data)
+    if member_a is not None and member_b is not None:
+        out.terms = diff_terms(member_a, member_b)
     return out

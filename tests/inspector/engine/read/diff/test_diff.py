@@ -4,6 +4,7 @@ one extra record, a config field."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,10 @@ def _copy(base: Path, tmp_path: Path, name: str = "b") -> Path:
     return Path(shutil.copytree(base, tmp_path / name))
 
 
-def _diff(a: Path, b: Path, limit: int = 100):
-    with open_store(a) as sa, open_store(b) as sb:
+def _diff(a: Path, b: Path, limit: int = 100, slots_b: int = GEOMETRY.index_slots):
+    """Each store opened with its index geometry (else its index files are not read)."""
+    with open_store(a, index_slots=GEOMETRY.index_slots, index_items=GEOMETRY.index_items) as sa, \
+            open_store(b, index_slots=slots_b, index_items=GEOMETRY.index_items) as sb:
         return store_diff(sa, sb, limit)
 
 
@@ -102,3 +105,59 @@ def test_limit_says_what_it_left_out(base, tmp_path):
     d = _diff(base, b, limit=2)
     assert len(d.differing) == 2 and d.left_out == ["1 more differing byte range(s) past --limit 2"]
     assert diff_view(d)["partial"] is True
+
+
+def test_a_rebuilt_index_of_another_geometry_holds_the_same_items(base, tmp_path):
+    """Other slot counts put the items elsewhere (the files differ byte for byte): compared by what they point at."""
+    b = _copy(base, tmp_path)
+    shutil.rmtree(b / "index")
+    slots = GEOMETRY.index_slots // 2 + 1
+    with open_store(base, index_slots=GEOMETRY.index_slots, index_items=GEOMETRY.index_items) as s:
+        rebuild(s, tmp_path / "rebuilt", replace(GEOMETRY, index_slots=slots))
+    shutil.copytree(tmp_path / "rebuilt" / "index", b / "index")
+    d = _diff(base, b, slots_b=slots)
+    assert (d.index_only_in_a, d.index_only_in_b, d.index_items) == (0, 0, [])
+    assert d.identical
+
+
+def test_index_items_of_one_store_only_are_counted_listed_and_named(base, tmp_path):
+    b = _copy(base, tmp_path)
+    shutil.rmtree(b / "index")
+    with open_store(base, index_slots=GEOMETRY.index_slots, index_items=GEOMETRY.index_items) as s:
+        items = sum(len(r.items()) for r in s.index_files())
+    d = _diff(base, b, limit=3)
+    assert (d.index_only_in_a, d.index_only_in_b) == (items, 0) and items > 3
+    assert [i.side for i in d.index_items] == ["A"] * 3
+    assert all(i.key.startswith("T") and "#" in i.key for i in d.index_items)  # TOPIC#KEY of the record
+    assert d.left_out == [f"{items - 3} more index item(s) present in one store only past --limit 3"]
+    assert diff_view(d)["index_only_in_a"] == items
+
+
+def test_an_extra_record_brings_its_index_items(base, tmp_path):
+    b = tmp_path / "b"
+    with StoreWriter(b, GEOMETRY) as w:
+        for i in range(1501):
+            w.append(MessageSpec(topic=f"T{i % 3}", queue_id=i % 2, body=b"m" * 100, keys=[f"k{i}"],
+                                 store_timestamp=1_758_272_400_000 + i))
+    d = _diff(base, b)
+    assert d.index_only_in_a == 0 and d.index_only_in_b >= 1
+    assert "T0#k1500" in {i.key for i in d.index_items if i.side == "B"}
+
+
+def _set_term(store: Path, raft_index: int, term: int) -> None:
+    path = store / "dledger-n0" / "index" / ("0" * 20)
+    data = bytearray(path.read_bytes())
+    data[raft_index * 32 + 24 : raft_index * 32 + 32] = term.to_bytes(8, "big")  # IndexUnit.term
+    path.write_bytes(bytes(data))
+
+
+def test_dledger_terms_same_and_diverging(tmp_path):
+    sample = Path(__file__).resolve().parents[5] / "sample_store_dledger"
+    a, b = _copy(sample, tmp_path, "a"), _copy(sample, tmp_path, "b")
+    same = _diff(a, b)
+    assert same.identical and same.terms is not None and same.terms.same
+    assert same.terms.last_index_a == same.terms.last_index_b > 5
+    _set_term(b, 5, 99)
+    d = _diff(a, b)
+    assert (d.terms.diverges_at, d.terms.term_a, d.terms.term_b) == (5, 1, 99)  # the sample's first leader's term
+    assert not d.identical and diff_view(d)["dledger_terms"]["same"] is False

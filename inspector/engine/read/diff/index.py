@@ -12,6 +12,7 @@ from inspector.engine.read.diff.result import IndexItemDiff
 from inspector.engine.read.index.indexfile import IndexFileReader
 from inspector.engine.read.index.keys import indexed_key_text
 from inspector.engine.read.index.slots import items_array
+from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE
 
 
 def _same_files(a: list[IndexFileReader], b: list[IndexFileReader]) -> bool:
@@ -19,11 +20,19 @@ def _same_files(a: list[IndexFileReader], b: list[IndexFileReader]) -> bool:
     if [r.rel.rsplit("/", 1)[-1] for r in a] != [r.rel.rsplit("/", 1)[-1] for r in b]:
         return False
     for ra, rb in zip(a, b, strict=True):
-        if ra.mf.size != rb.mf.size:
+        used = _used_bytes(ra)
+        if ra.mf.size != rb.mf.size or used != _used_bytes(rb):
             return False
-        if not np.array_equal(np.frombuffer(ra.mf.buf, np.uint8), np.frombuffer(rb.mf.buf, np.uint8)):
+        # header, slots and the items up to indexCount: past it a preallocated file holds zeros (often a hole,
+        # whose every page a read would make the page cache fill) that IndexFile never reads
+        if not np.array_equal(np.frombuffer(ra.mf.buf, np.uint8, used), np.frombuffer(rb.mf.buf, np.uint8, used)):
             return False
     return True
+
+
+def _used_bytes(reader: IndexFileReader) -> int:
+    return min(reader.mf.size, INDEX_HEADER_SIZE + reader.slot_count * INDEX_SLOT_SIZE
+               + max(0, reader.effective_index_count) * INDEX_ITEM_SIZE)
 
 
 def _items(readers: list[IndexFileReader]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

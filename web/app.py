@@ -92,11 +92,14 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
     data.start_census(store)  # and the census of its files
 
-    from web import api, live, pages, workshop
+    from web import api, compare, live, pages, workshop
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.register_blueprint(compare.bp)
+    if app.config.get("COMPARE") is not None:  # ``--compare B``: the second store, opened by the caller
+        compare.install(app, app.config["COMPARE"])
     if app.config.get("WORKSHOP"):  # a workshop room (``--workshop``): its routes exist only then
         live.install(app)
     app.extensions["rmq_buckets"] = guard.Buckets()
@@ -353,12 +356,12 @@ def _bad_token(token: str | None) -> bool:
 
 def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: tuple[str, ...] = (), *,
           dev_server: bool = False, token: str | None = None, no_token: bool = False, workshop: bool = False,
-          trainer_token: str | None = None) -> int:
+          trainer_token: str | None = None, compare: Store | None = None) -> int:
     """Serve the viewer on ``host:port`` until interrupted (``rmq-inspect web``): on waitress, or on werkzeug's
     development server with ``dev_server`` (``--dev-server``). Bound to loopback no token is asked unless
     ``token`` is given; bound elsewhere ``token`` (or a random one) is required unless ``no_token``.
     ``workshop`` (``--workshop``): a workshop room (``web.live``), driven by whoever holds ``trainer_token`` (or
-    a random one), wherever it is bound."""
+    a random one), wherever it is bound. ``compare`` (``--compare B``): a second store, diffed at ``/diff``."""
     if _bad_token(token):
         print(f"rmq-inspect web: the token (--token or {ENV}) must be printable ASCII and not empty", file=sys.stderr)
         return 2
@@ -380,7 +383,7 @@ def serve(store: Store, host: str = "127.0.0.1", port: int = 8080, allow_hosts: 
         print("rmq-inspect web: the trainer token must differ from the participants' token (it drives the room)",
               file=sys.stderr)
         return 2
-    app = create_app(store, {"WORKSHOP": workshop})
+    app = create_app(store, {"WORKSHOP": workshop, "COMPARE": compare})
     app.config["ACCESS_TOKEN"] = token
     app.config["TRAINER_TOKEN"] = trainer_token if workshop else None
     make = make_web_server if dev_server else make_production_server

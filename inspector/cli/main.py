@@ -376,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trainer-token", default=os.environ.get("RMQ_INSPECT_TRAINER_TOKEN"), metavar="VALUE",
                    help="with --workshop: the trainer's token (default: $RMQ_INSPECT_TRAINER_TOKEN, or a random one; "
                         "printed in the trainer URL at start)")
+    p.add_argument("--compare", metavar="B", help="a second store to compare with this one (the /diff page: as "
+                   "`rmq-inspect diff STORE B`)")
     p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP)
 
     p = sub.add_parser("spark", help="bulk jobs on Apache Spark: export, stats, verify, keyindex, rebuild-cq",
@@ -553,11 +555,16 @@ def _run(args: argparse.Namespace) -> int:
 
             return run_tui(store)
         if args.command == "web":
+            import contextlib
+
+            from inspector.engine import open_store
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
-            return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
-                         dev_server=args.dev_server, token=args.token, no_token=args.no_token,
-                         workshop=args.workshop, trainer_token=args.trainer_token)
+            with contextlib.ExitStack() as opened:
+                other = opened.enter_context(open_store(args.compare)) if args.compare else None
+                return serve(store, host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
+                             dev_server=args.dev_server, token=args.token, no_token=args.no_token,
+                             workshop=args.workshop, trainer_token=args.trainer_token, compare=other)
         if args.command in ("rebuild", "verify"):
             from inspector.cli import maintenance
 

@@ -354,6 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
     p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP + " (also: rmq-inspect --utc tui)")
+    p.add_argument("--compare", metavar="B", help="a second store: open on the Diff screen comparing the two (as "
+                   "`rmq-inspect diff STORE B`)")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -551,9 +553,13 @@ def _run(args: argparse.Namespace) -> int:
 
             return offsets.run_plan(store, args)
         if args.command == "tui":
+            from inspector.engine import open_store
             from inspector.tui.app import run as run_tui  # Textual only for this command
 
-            return run_tui(store)
+            if not getattr(args, "compare", None):  # (the bare `rmq-inspect STORE` form has no --compare)
+                return run_tui(store)
+            with open_store(args.compare) as other:
+                return run_tui(store, other)
         if args.command == "web":
             import contextlib
 

@@ -26,6 +26,7 @@ from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
+from inspector.tui.screens.diff import DiffScreen
 from inspector.tui.screens.groups import GroupsScreen
 from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
@@ -53,13 +54,14 @@ SCREEN_CLASSES = {
     "groups": GroupsScreen,
     "search": SearchScreen,
     "stats": StatsScreen,
+    "diff": DiffScreen,
 }
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
                  "story": "Story of a message", "groups": "Consumer groups",
                  "search": "Search the log",
-                 "stats": "Statistics"}
+                 "stats": "Statistics", "diff": "Diff of two stores"}
 
 
 def store_name(store: Store) -> str:
@@ -91,12 +93,14 @@ class RmqInspectApp(App):
         Binding("q", "quit", "Quit"),  # shown: a new user looks for the way out in the footer
     ]
 
-    def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview") -> None:
+    def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview",
+                 compare: Store | None = None) -> None:
         super().__init__()
         if screen not in SCREEN_CLASSES:
             raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
         self.first_screen = screen
         self.store = store
+        self.compare = compare  # a second store (``--compare B``): the Diff screen compares the two
         self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
         self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
@@ -403,18 +407,20 @@ class RmqInspectApp(App):
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 
-def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview") -> RmqInspectApp:
+def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview",
+               compare: Store | None = None) -> RmqInspectApp:
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
     ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
     story);
     ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
-    problems).
+    problems). ``compare``: a second store, compared on the Diff screen.
     """
-    return RmqInspectApp(store, background_scan=background_scan, screen=screen)
+    return RmqInspectApp(store, background_scan=background_scan, screen=screen, compare=compare)
 
 
-def run(store: Store) -> int:
-    app = create_app(store)
+def run(store: Store, compare: Store | None = None) -> int:
+    """The app on ``store``; with ``compare`` (``--compare B``) it opens on the Diff screen."""
+    app = create_app(store, compare=compare, screen="diff" if compare is not None else "overview")
     app.run()
     return app.return_code or 0

@@ -190,6 +190,12 @@ HELP = [
               "size histogram as sparklines, what deleting the oldest segments drops and whom it leaves behind"),
         ("b", "the next key: queue, tag, host, producer-group, minute, hour, size (`stats --by KEY`)"),
     ]),
+    ("diff of two stores", [
+        ("--compare B", "rmq-inspect tui STORE --compare B opens on the Diff screen (also: the command palette): "
+                        "what `rmq-inspect diff STORE B` says, a row each: commitlog ranges, records, queues, index "
+                        "items, DLedger terms, config fields"),
+        ("enter", "on a row with an offset: A's hex view there"),
+    ]),
     ("opening a store", [
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "

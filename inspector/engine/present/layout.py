@@ -176,6 +176,10 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
     mf = commitlog.map(seg)
     result: list[Region] = []
     cursor = commitlog.boundary_before(start)  # where the last region ended
+    if cursor > seg.start_offset and not _sound_head(mf, seg, cursor):
+        # the header walk stopped at damage: start from the record before it, where the whole walk (verify, the
+        # Problems list) meets the damage, so the hex view describes it as they do wherever it was opened
+        cursor = commitlog.boundary_before(cursor - 1)
     pending: Problem | None = None
     # a window in a copied store's zero tail: its zeros are read TAIL_BUDGET far, not to the window (nor past it)
     for entry in commitlog.entries(cursor, tail_budget=TAIL_BUDGET):
@@ -235,6 +239,15 @@ def regions(commitlog, start: int, end: int) -> list[Region]:
         else:
             result.append(_gap(mf, seg, cursor, seg_end, pending))
     return [r for r in result if r.end > start and r.start < end]
+
+
+def _sound_head(mf, seg, offset: int) -> bool:
+    """Whether a record (or DLedger entry) the broker's recovery takes begins at ``offset``."""
+    from inspector.engine.scan.walk import walk_boundaries
+
+    starts, _ = walk_boundaries(mf.array if mf.size else b"", offset - seg.start_offset, mf.size,
+                                segment_start=seg.start_offset, max_records=1, entry_header=seg.entry_header)
+    return len(starts) == 1
 
 
 def _newer_entry(mf, seg, position: int) -> Region:

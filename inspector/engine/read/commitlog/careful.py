@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from inspector.engine.model.records import Blank, Problem, Segment
 from inspector.engine.read.commitlog.mapped import first_nonzero, first_nonzero_within, is_all_zero
 from inspector.engine.read.commitlog.tail import (
@@ -36,6 +38,7 @@ from inspector.engine.scan.decode import (
     peek_head,
     stored_physical_offset,
 )
+from inspector.engine.scan.record_layout import as_array
 from parsers import commitlog as cl
 from parsers.dledger import HEADER_SIZE_FIELD_MIN, MAGIC_1
 
@@ -126,8 +129,8 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
                 "garbage-after-end" if is_last else "unreadable-bytes",
             )], None
         return [Problem(
-            seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}",
-            "zeroed-region",
+            seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}"
+            f"{zeros_in(buf, pos, resync)}", "zeroed-region",
         )], resync
     if is_last and tail_unfinished(buf, pos, limit):  # checked before decoding (a broker may be writing it)
         try:
@@ -146,8 +149,8 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
                 return [in_progress(seg.file, pos, e.reason, e.code)], None
             tail = " (torn tail: the log ends here)" if is_last else ""
             return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
-        return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}",
-                        e.code)], resync
+        return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}"
+                        f"{zeros_in(buf, pos, resync)}", e.code)], resync
     found = []
     if msg.stored_physical_offset != msg.physical_offset:
         found.append(Problem(
@@ -250,3 +253,32 @@ def _plausible(buf, pos: int, limit: int, seg: Segment, blank: bool, segment_siz
     except RecordError:
         return False
     return True
+
+
+ZERO_RUN = 64  # zero bytes in a row worth naming in damage (fields hold shorter runs: a long's high bytes)
+ZEROS_NAMED = 3
+ZEROS_BACK = 1 << 20  # how far before the damage a zero run is followed back to its start
+ZEROS_AHEAD = 16 << 20  # how much of a long damaged span is looked at for zero runs (the note says when cut)
+
+
+def zeros_in(buf, start: int, end: int) -> str:
+    """`` (zeros at a..b, …)``: the runs of ZERO_RUN or more zero bytes in [start, end) of ``buf``, the first one
+    followed back past ``start`` (a zeroed page usually begins inside the record before the one that fails), so
+    every view that meets the damage names the same zeros, wherever its walk began; "" when there are none."""
+    arr = as_array(buf)
+    lo = max(0, start - ZEROS_BACK)
+    cut = end > start + ZEROS_AHEAD
+    end = min(end, start + ZEROS_AHEAD, len(arr))
+    window = arr[lo:end] == 0
+    if not window.any():
+        return ""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], window, [False])).astype(np.int8)))
+    runs = [(lo + int(a), lo + int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)
+            if b - a >= ZERO_RUN and lo + b > start]
+    if not runs:
+        return ""
+    shown = ", ".join(f"{a}..{b}" for a, b in runs[:ZEROS_NAMED])
+    more = f" and {len(runs) - ZEROS_NAMED} more zero run(s)" if len(runs) > ZEROS_NAMED else ""
+    total = sum(b - a for a, b in runs)
+    looked = f", in its first {ZEROS_AHEAD >> 20} MiB" if cut else ""
+    return f" (zeros at {shown}{more}: {total} zero bytes{looked})"

@@ -61,3 +61,24 @@ def test_every_sample_record_is_laid_out_as_decoded() -> None:
             assert raw[4:8].hex().upper() == magic.value.split()[0]
     finally:
         store.close()
+
+
+def test_a_zeroed_page_is_described_once_wherever_the_hex_view_opens(tmp_path):
+    """Issue 33: one description of one damage, the whole walk's (verify), from any start in or before it; the
+    zeros named as they lie (a page, 4096..8192), not from where a walk happened to meet them."""
+    import shutil
+
+    from inspector.engine import Store, verify
+    from inspector.engine.present.layout import regions
+
+    root = shutil.copytree(Path(__file__).resolve().parents[4] / "sample_store", tmp_path / "s")
+    seg = sorted((root / "commitlog").iterdir())[0]
+    data = bytearray(seg.read_bytes())
+    data[4096:8192] = bytes(4096)
+    seg.write_bytes(bytes(data))
+    with Store(root) as store:
+        found = [p for p in verify(store).problems if p.file == f"commitlog/{seg.name}"]
+        assert len(found) == 1 and "(zeros at 4096..8192: 4096 zero bytes)" in found[0].reason
+        for start in (4100, 4500, 6000, 8100, 8400):
+            damaged = [r for r in regions(store.commitlog, start, start + 64) if r.kind == "damaged"]
+            assert [(r.start, r.label) for r in damaged] == [(found[0].offset, found[0].reason)], start

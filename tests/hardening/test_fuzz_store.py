@@ -72,10 +72,12 @@ def watchdog(seconds: float = EXAMPLE_SECONDS) -> Iterator[None]:
 
     def fire(signum, frame):
         waited, cpu = time.monotonic() - started, time.process_time() - cpu_began
-        if cpu < seconds / 2 and waited < seconds * STARVED_FACTOR:
+        left = pending - waited if pending else None  # pytest-timeout's own time for the whole test
+        if cpu < seconds / 2 and waited < seconds * STARVED_FACTOR and (left is None or left > 0.05):
             # starved (or waiting on a child that is): a long fuzz run shares its cores with other work, and an
             # example that got little CPU in its time is given another slice; a stuck one still ends at the factor
-            signal.setitimer(signal.ITIMER_REAL, seconds)
+            # (and never later than the test's own timeout)
+            signal.setitimer(signal.ITIMER_REAL, seconds if left is None else min(seconds, left))
             return
         raise Hang(f"example still running after {waited:.1f} s ({cpu:.1f} s of CPU)")
 
@@ -90,8 +92,9 @@ def watchdog(seconds: float = EXAMPLE_SECONDS) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         faulthandler.cancel_dump_traceback_later()
         signal.signal(signal.SIGALRM, old_handler)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, max(0.01, old_delay - (time.monotonic() - started)), old_interval)
+        left = old_delay - (time.monotonic() - started)
+        if old_delay and left > 0:  # (past it, this example raised Hang: the test fails here, not in pytest's code)
+            signal.setitimer(signal.ITIMER_REAL, left, old_interval)
 
 
 _RSS_BASE: list[int] = []

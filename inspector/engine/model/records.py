@@ -40,6 +40,12 @@ class Problem:
     # 0 and the reason shows a key cut short): what tells two findings apart. Not in the outward views (the reason
     # names the entry); the report says one fact once by it (verify's finding_key)
     entry: str | None = None
+    # the commitlog physical offset a finding about another file is about (a queue unit's or an index item's
+    # target): where "open it" goes, and how a list groups findings under the log damage that caused them. Not
+    # part of the fact (equality) nor of the outward views (the reason names it)
+    points_at: int | None = field(default=None, compare=False)
+    # the bytes from ``offset`` a damage finding spans (what a walk skipped), None when it names one place
+    length: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # one verdict per fact: the table decides a code's severity, whichever producer (census, a reader, verify,

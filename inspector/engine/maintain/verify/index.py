@@ -166,10 +166,11 @@ def check_index(store, reader: IndexFileReader, cross: CrossChecks | None = None
         hashes_of = cache[item.phy_offset]
         if isinstance(hashes_of, str):  # every item pointing at an unreadable record dangles, not just the first
             problems.append(Problem(rel, pos, f"item {item.number} points at {item.phy_offset}: {hashes_of}",
-                                    "index-dangling"))
+                                    "index-dangling", points_at=item.phy_offset))
         elif item.key_hash not in hashes_of:
             problems.append(Problem(rel, pos, f"item {item.number}: the message at {item.phy_offset} has no key "
-                                    f"with hash {item.key_hash}", "index-key-mismatch"))
+                                    f"with hash {item.key_hash}", "index-key-mismatch",
+                                    points_at=item.phy_offset))
         if item.prev_index < 0 or item.prev_index >= item.number:
             problems.append(Problem(rel, pos + 16, f"item {item.number} links to {item.prev_index}, which is not "
                                     "an older item", "index-bad-link"))

@@ -134,7 +134,8 @@ def unit_record(store, unit, log_end: int, prev_phy: int, label: str) -> tuple[l
     try:
         msg = store.message_at(unit.physical_offset)
     except StoreError as e:
-        found.append(Problem(*where, f"{label} points at {unit.physical_offset}: {e.reason}", "cq-dangling"))
+        found.append(Problem(*where, f"{label} points at {unit.physical_offset}: {e.reason}", "cq-dangling",
+                             points_at=unit.physical_offset))
         return found, prev_phy, None
     return found, prev_phy, msg
 
@@ -167,7 +168,7 @@ def _check_unit(store, unit, topic: str, qid: int, geometry: Geometry, log_end: 
         mismatches.append(f"a {msg.transaction} record, which never gets a unit")
     if mismatches:
         found.append(Problem(*where, f"unit {unit.queue_offset} -> message at {unit.physical_offset} has "
-                             + ", ".join(mismatches), "cq-mismatch"))
+                             + ", ".join(mismatches), "cq-mismatch", points_at=unit.physical_offset))
     return found, prev_phy
 
 

@@ -126,11 +126,11 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
             return [Problem(
                 seg.file, pos,
                 f"end of data at {pos}; {limit - nonzero} bytes after it (from {nonzero}) hold no readable record",
-                "garbage-after-end" if is_last else "unreadable-bytes",
+                "garbage-after-end" if is_last else "unreadable-bytes", length=limit - pos,
             )], None
         return [Problem(
             seg.file, pos, f"zeroed region of {resync - pos} bytes ({pos}..{resync}); next record at {resync}"
-            f"{zeros_in(buf, pos, resync)}", "zeroed-region",
+            f"{zeros_in(buf, pos, resync)}", "zeroed-region", length=resync - pos,
         )], resync
     if is_last and tail_unfinished(buf, pos, limit):  # checked before decoding (a broker may be writing it)
         try:
@@ -148,9 +148,9 @@ def _step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_crc: boo
                 # a prefix of a record, zeros after: a broker is writing it (or died writing it)
                 return [in_progress(seg.file, pos, e.reason, e.code)], None
             tail = " (torn tail: the log ends here)" if is_last else ""
-            return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code)], None
+            return [Problem(seg.file, pos, f"{e.reason}{tail}", e.code, length=limit - pos)], None
         return [Problem(seg.file, pos, f"{e.reason}; skipped {resync - pos} bytes to the next record at {resync}"
-                        f"{zeros_in(buf, pos, resync)}", e.code)], resync
+                        f"{zeros_in(buf, pos, resync)}", e.code, length=resync - pos)], resync
     found = []
     if msg.stored_physical_offset != msg.physical_offset:
         found.append(Problem(
@@ -185,9 +185,9 @@ def _entry_step(buf, pos: int, limit: int, seg: Segment, is_last: bool, check_cr
         resync = _resync(buf, pos + 1, limit, seg, 0)
         if resync is None:
             tail = " (torn tail: the log ends here)" if is_last else ""
-            return [Problem(seg.file, pos, f"{reason}{tail}", code)], None
+            return [Problem(seg.file, pos, f"{reason}{tail}", code, length=limit - pos)], None
         return [Problem(seg.file, pos, f"{reason}; skipped {resync - pos} bytes to the next entry at {resync}",
-                        code)], resync
+                        code, length=resync - pos)], resync
     assert header is not None
     if header.magic != MAGIC_1:  # NOOP / CONFIG_CHANGE (DLedger 0.4+): framed like any entry, but no record
         return [Problem(seg.file, pos, newer_entry(header), "dledger-newer-entry", "warning")], pos + header.size

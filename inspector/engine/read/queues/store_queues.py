@@ -204,7 +204,7 @@ class StoreQueues:
                                         "warning")
                     continue
                 yield unit, Problem(unit.file, unit.position, f"unit {unit.queue_offset} points at {unit.physical_offset}: {e}",
-                                    "cq-dangling")
+                                    "cq-dangling", points_at=unit.physical_offset)
 
     def _batch_queue_messages(self, bcq: BatchConsumeQueue, start: int
                               ) -> Iterator[tuple[BatchUnit | None, Message | Problem]]:
@@ -216,7 +216,8 @@ class StoreQueues:
                 msg = self.message_at(unit.physical_offset)
             except StoreError as e:
                 yield unit, Problem(unit.file, unit.position, f"unit of queue offset {unit.msg_base_offset} "
-                                    f"points at {unit.physical_offset}: {e}", "cq-dangling")
+                                    f"points at {unit.physical_offset}: {e}", "cq-dangling",
+                                    points_at=unit.physical_offset)
                 continue
             if not is_inner_batch(msg):
                 yield unit, msg

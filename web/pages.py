@@ -55,7 +55,7 @@ def overview():
 
 @bp.route("/messages")
 def messages():
-    d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args())
+    d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
     return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
 
 

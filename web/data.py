@@ -117,6 +117,11 @@ def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> 
     return d
 
 
+def overview_done(d: dict) -> bool:
+    """Whether an ``overview`` is final: its walk and its census are done (until then it changes by itself)."""
+    return bool(d["walk"]["done"]) and d["census"] is not None
+
+
 _NEXT_START: weakref.WeakKeyDictionary[Store, str] = weakref.WeakKeyDictionary()
 
 

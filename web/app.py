@@ -5,7 +5,8 @@ request reads from it and none names a file path. Requests run at once, each in 
 pool, :class:`_Workers`); the store's walk for the overview runs once, in the background, from the start. Only GET (and HEAD) routes exist, but for a workshop room's two POSTs (``web.live``: the
 trainer's step, an answer), which change only the room's state in memory. Errors never surface as
 a 500 page from the engine: ``BadInput`` is a 400, ``NotFound`` and any other ``StoreError`` (nothing
-readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
+readable at that address) a 404, as HTML or, under ``/api/``, as JSON. An answer that may be shared is kept for
+a second and given to the next requests for it (``web.microcache``, after every guard).
 """
 
 from __future__ import annotations

@@ -1,12 +1,17 @@
 """The shared answer cache (web/microcache.py): a hit is the answer itself and says so in Server-Timing, entries
-expire after their second (a changed store shows then), a refused client is never answered from it, a workshop
+expire after their second (a store changed on disk shows then), a refused client is never answered from it, a workshop
 room's trainer and participants never get each other's pages, and POSTs, cookies, errors and transient
 overviews are never kept."""
 
 from __future__ import annotations
 
+import base64
+import shutil
+from pathlib import Path
+
 import pytest
 
+from inspector.engine import Store
 from web import data
 from web.access import COOKIE
 from web.app import create_app
@@ -72,6 +77,27 @@ def test_entries_expire_and_a_changed_store_shows(sample_store, clock, monkeypat
     clock.now += 0.2
     r = client.get("/api/messages?limit=1")
     assert not hit(r) and r.get_json()["messages"][0]["topic"] == "ChangedMeanwhile"
+
+
+def test_a_store_changed_on_disk_shows_once_the_second_is_over(tmp_path, clock):
+    root = tmp_path / "store"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "sample_store", root)
+    with Store(root) as store:
+        client = _app(store, clock).test_client()
+        before = client.get("/api/message/0").get_json()
+        body = base64.b64decode(before["body_base64"])
+        segment = sorted((root / "commitlog").iterdir())[0]
+        at = segment.read_bytes().index(body)
+        with open(segment, "r+b") as f:  # the record's body rewritten in place, as a live broker's file changes
+            f.seek(at)
+            f.write(b"CHANGED!")
+        clock.now += 0.5
+        r = client.get("/api/message/0")
+        assert hit(r) and r.get_json() == before
+        clock.now += 0.6
+        r = client.get("/api/message/0")
+        assert not hit(r) and base64.b64decode(r.get_json()["body_base64"]).startswith(b"CHANGED!")
+        assert b"CHANGED!" in client.get("/message/0").data
 
 
 def test_off_with_zero_seconds(sample_store):

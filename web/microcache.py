@@ -56,23 +56,22 @@ class Microcache:
         self.size = 0
         self.filling: dict[tuple, threading.Event] = {}
 
-    def _wait(self, key: tuple) -> None:
-        # called under the lock, which it drops while waiting for the request filling ``key``
-        event = self.filling[key]
-        self.lock.release()
-        try:
-            event.wait(FILL_WAIT_SECONDS)
-        finally:
-            self.lock.acquire()
+    def lookup(self, key: tuple) -> Entry | None:
+        """The fresh answer for ``key``, if any (waiting while another request fills it)."""
+        with self.lock:
+            found = self._fresh(key)
+            if found is None and key in self.filling:
+                self._wait(key)
+                found = self._fresh(key)
+            return found
 
-    def _fresh(self, key: tuple) -> Entry | None:
-        found = self.kept.get(key)
-        if found is None:
-            return None
-        if found.expires <= self.clock():
-            self._drop(key)
-            return None
-        return found
+    def claim(self, key: tuple) -> bool:
+        """Whether the caller fills ``key`` (nobody else is filling it): then it must call ``done``."""
+        with self.lock:
+            if key in self.filling:
+                return False
+            self.filling[key] = threading.Event()
+            return True
 
     def put(self, key: tuple, body: bytes, headers: tuple[tuple[str, str], ...]) -> None:
         if len(body) > self.max_bytes // 8:
@@ -96,25 +95,26 @@ class Microcache:
         if event is not None:
             event.set()
 
+    def _fresh(self, key: tuple) -> Entry | None:
+        found = self.kept.get(key)
+        if found is None:
+            return None
+        if found.expires <= self.clock():
+            self._drop(key)
+            return None
+        return found
+
+    def _wait(self, key: tuple) -> None:
+        # called under the lock, which it drops while waiting for the request filling ``key``
+        event = self.filling[key]
+        self.lock.release()
+        try:
+            event.wait(FILL_WAIT_SECONDS)
+        finally:
+            self.lock.acquire()
+
     def _drop(self, key: tuple) -> None:
         self.size -= len(self.kept.pop(key).body)
-
-    def lookup(self, key: tuple) -> Entry | None:
-        """The fresh answer for ``key``, if any (waiting while another request fills it)."""
-        with self.lock:
-            found = self._fresh(key)
-            if found is None and key in self.filling:
-                self._wait(key)
-                found = self._fresh(key)
-            return found
-
-    def claim(self, key: tuple) -> bool:
-        """Whether the caller fills ``key`` (nobody else is filling it): then it must call ``done``."""
-        with self.lock:
-            if key in self.filling:
-                return False
-            self.filling[key] = threading.Event()
-            return True
 
 
 def install(app: Flask) -> None:

@@ -195,3 +195,18 @@ def test_bounds_in_entries_and_bytes():
     for n in range(9):
         by_bytes.put(("h", f"/{n}", b"", ()), b"x" * 100, ())
     assert len(by_bytes.kept) == 8 and by_bytes.size == 800 and ("h", "/0", b"", ()) not in by_bytes.kept
+
+
+def test_a_request_waits_for_the_one_rendering_its_key():
+    import threading
+
+    cache = Microcache(1.0, entries=8, max_bytes=800, clock=Clock())
+    key = ("h", "/tour", b"step=2", ())
+    assert cache.claim(key) and not cache.claim(key)  # one renders; a second asking is not the one to fill it
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(cache.lookup(key)))
+    waiter.start()
+    cache.put(key, b"the page", ())
+    cache.done(key)
+    waiter.join(30)
+    assert [e.body for e in got] == [b"the page"] and cache.claim(key)  # done: the key may be filled again

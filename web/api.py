@@ -30,7 +30,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify
 
 from inspector.engine import expired_id_reason
-from web import data, story, timer
+from web import data, microcache, story, timer
 from web.offsets import stringify_offsets
 from web.params import (
     chain_args,
@@ -59,7 +59,10 @@ def send(value, status: int = 200):
 
 @bp.route("/")
 def overview():
-    return send(data.overview(get_store(), get_limits(), get_deadline()))
+    d = data.overview(get_store(), get_limits(), get_deadline())
+    if not data.overview_done(d):
+        microcache.transient()
+    return send(d)
 
 
 @bp.route("/search")

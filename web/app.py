@@ -5,13 +5,15 @@ request reads from it and none names a file path. Requests run at once, each in 
 pool, :class:`_Workers`); the store's walk for the overview runs once, in the background, from the start. Only GET (and HEAD) routes exist, but for a workshop room's two POSTs (``web.live``: the
 trainer's step, an answer), which change only the room's state in memory. Errors never surface as
 a 500 page from the engine: ``BadInput`` is a 400, ``NotFound`` and any other ``StoreError`` (nothing
-readable at that address) a 404, as HTML or, under ``/api/``, as JSON.
+readable at that address) a 404, as HTML or, under ``/api/``, as JSON. An answer that may be shared is kept for
+a second and given to the next requests for it (``web.microcache``, after every guard).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import socket
 import sys
 import threading
@@ -38,7 +40,7 @@ from inspector.engine import (
     survey_of,
     terminal_text,
 )
-from web import data, guard
+from web import data, guard, microcache
 from web.access import ENV, TRAINER_ENV, check_token, new_token
 from web.data import Limits
 from web.hosts import LOOPBACK_NAMES, check_host, restrict
@@ -113,6 +115,7 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     app.register_error_handler(InternalServerError, _http_error)
     app.after_request(_headers)
     app.after_request(guard.finish)  # runs before _headers (reverse order): a replaced answer gets them too
+    microcache.install(app)  # last: its lookup runs after every guard, its keeping before finish and _headers
     return app
 
 
@@ -281,6 +284,15 @@ class _AccessLog:
                 print(line, file=sys.stderr, flush=True)
 
 
+def stderr_discarded() -> bool:
+    """Whether stderr goes to the null device (``2>/dev/null``, a launcher's DEVNULL): nobody reads an access log."""
+    try:
+        here, null = os.fstat(sys.stderr.fileno()), os.stat(os.devnull)
+    except (AttributeError, OSError, ValueError):  # no stderr, or one with no file behind it (a test's capture)
+        return False
+    return (here.st_dev, here.st_ino) == (null.st_dev, null.st_ino)
+
+
 class WaitressServer:
     """waitress (a production WSGI server: pure Python, so it runs on Linux, macOS and Windows with no C build)
     behind the interface of werkzeug's server that callers and tests use: ``server_port``, ``serve_forever``,
@@ -294,8 +306,8 @@ class WaitressServer:
 
         if quiet:  # its "Serving on" and queue-depth lines: tests and embedding callers do not want them
             logging.getLogger("waitress").setLevel(logging.ERROR)
-        else:  # waitress keeps no access log; the trainer sees the requests as with werkzeug's
-            wsgi_app = _AccessLog(wsgi_app)
+        elif not stderr_discarded():  # waitress keeps no access log; the trainer sees the requests as with werkzeug's
+            wsgi_app = _AccessLog(wsgi_app)  # (not written to /dev/null: a line a request, under a lock, for nobody)
         sockets: dict = {}  # our own map: a bind that fails (busy port) leaves its sockets there to close
         try:
             self._server = create_server(

@@ -13,6 +13,7 @@ import weakref
 from dataclasses import dataclass
 
 from inspector.engine import (
+    MESSAGE_FIELDS,
     SEARCH_FIELDS,
     BadInput,
     ChainWalk,
@@ -43,6 +44,7 @@ from inspector.engine import (
     hex_window,
     id_overview,
     index_file_view,
+    inner_batch_of,
     inner_messages,
     is_inner_batch,
     key_hash_steps,
@@ -113,6 +115,11 @@ def overview(store: Store, limits: Limits, deadline: Deadline = NO_DEADLINE) -> 
         d[name] = d[name][: limits.max_rows]
     d["census"] = census_of(store, limits, max(0.0, until - time.monotonic()))
     return d
+
+
+def overview_done(d: dict) -> bool:
+    """Whether an ``overview`` is final: its walk and its census are done (until then it changes by itself)."""
+    return bool(d["walk"]["done"]) and d["census"] is not None
 
 
 _NEXT_START: weakref.WeakKeyDictionary[Store, str] = weakref.WeakKeyDictionary()
@@ -196,9 +203,24 @@ def _walking(store: Store) -> dict:
 LIST_PREVIEW_WIDTH = 80  # characters of a list row's body preview
 
 
-def _list_row(msg: Message, limits: Limits, trace_topic: str | None = None) -> dict:
-    # trace_topic: the broker config's msgTraceTopicName, so a list row decodes what the message page decodes
-    view = message_view(msg, body_limit=limits.list_body_bytes, trace_topic=trace_topic)
+# What the HTML list (messages.html) shows of a row and of an inner message's row; its derivations are the
+# declared shape's (MESSAGE_FIELDS), so a slim row's values are the full row's
+_SHOWN = ("physical_offset", "topic", "queue_id", "queue_offset", "store_timestamp", "tags", "keys", "total_size",
+          "body_length")
+_SHOWN_FIELDS = tuple(f for f in MESSAGE_FIELDS if f.name in _SHOWN)
+
+
+def _list_row(msg: Message, limits: Limits, trace_topic: str | None = None, slim: bool = False) -> dict:
+    # trace_topic: the broker config's msgTraceTopicName, so a list row decodes what the message page decodes.
+    # slim: the HTML list's row, only the fields it shows (a full view of 50 rows, its body in base64 and its
+    # trace decoded, was most of the page's time); /api/messages keeps every field
+    if slim:
+        view = {f.name: f.derive(msg) for f in _SHOWN_FIELDS}
+        inner = inner_batch_of(msg)
+        if inner is not None:
+            view["inner_batch"] = inner
+    else:
+        view = message_view(msg, body_limit=limits.list_body_bytes, trace_topic=trace_topic)
     view["body_preview"] = body_line(msg, LIST_PREVIEW_WIDTH)
     return view
 
@@ -266,12 +288,13 @@ def group_marks(store: Store, page: dict) -> dict | None:
 
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
                  limits: Limits, deadline: Deadline = NO_DEADLINE, since: int | None = None,
-                 until: int | None = None) -> dict:
+                 until: int | None = None, slim: bool = False) -> dict:
     """One page of messages: queue order with topic+queue (``from`` = queue offset), else commitlog order
     (``from`` = physical offset; with a topic, only that topic's messages, walking at most ``scan_entries``).
     Both stop early at ``deadline``: ``scan_stopped`` says so and ``next_from`` continues from there.
     ``since``/``until``: only messages stored in [since, until), where to start and stop found by binary search
-    (``queue_window``, ``log_window``), as ``messages --since/--until``."""
+    (``queue_window``, ``log_window``), as ``messages --since/--until``. ``slim``: rows of only the fields the HTML
+    list shows (``_SHOWN``); the API's rows have every field."""
     rows: list[dict] = []
     problems: list[dict] = []
     trace_topic = trace_topic_of(store)
@@ -309,7 +332,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
                     result["scan_stopped"] = full
                 break
             used += cost
-            rows.append(_list_row(item, limits, trace_topic) | {"cq_queue_offset": unit.queue_offset})
+            rows.append(_list_row(item, limits, trace_topic, slim) | {"cq_queue_offset": unit.queue_offset})
             last = unit.queue_offset
         if result["next_from"] is None and last is not None and last + 1 < stop:
             result["next_from"] = last + 1
@@ -340,7 +363,7 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
                     result["scan_stopped"] = full
                 break
             used += cost
-            rows.append(_list_row(entry, limits, trace_topic) | _inner_rows(entry, limits, LIST_INNER_ROWS))
+            rows.append(_list_row(entry, limits, trace_topic, slim) | _inner_rows(entry, limits, LIST_INNER_ROWS, slim))
         if isinstance(entry, Problem):
             continue
         if scanned >= limits.scan_entries:
@@ -390,7 +413,7 @@ INNER_ROWS = 1000  # inner messages listed on a batch record's page (INNER_NUM m
 LIST_INNER_ROWS = 100  # under a batch record in a commitlog-order list (its page lists up to INNER_ROWS)
 
 
-def _inner_rows(msg: Message, limits: Limits, cap: int) -> dict:
+def _inner_rows(msg: Message, limits: Limits, cap: int, slim: bool = False) -> dict:
     """A 5.x inner-batch record's messages, each a list row (queue offset base + i, its own keys, tags and
     body), at most ``cap`` of them (``inner_messages_total`` the full number); {} for another record."""
     if not is_inner_batch(msg):
@@ -399,7 +422,7 @@ def _inner_rows(msg: Message, limits: Limits, cap: int) -> dict:
         found, error = inner_messages(msg), None
     except StoreError as e:
         found, error = [], e.reason
-    return {"inner_messages": [_list_row(m, limits) for m in found[:cap]], "inner_messages_total": len(found),
+    return {"inner_messages": [_list_row(m, limits, slim=slim) for m in found[:cap]], "inner_messages_total": len(found),
             "inner_messages_error": error}
 
 

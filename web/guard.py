@@ -93,5 +93,7 @@ def finish(response):
             "for less (a smaller limit or length)"))
     started = g.get("rmq_started")
     if started is not None:
-        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+        timing = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+        # answered from the shared cache (web.microcache): said, so a slow or stale-looking page is explained
+        response.headers["Server-Timing"] = timing + (", cache;desc=hit" if g.get("rmq_cache_hit") else "")
     return response

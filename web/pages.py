@@ -6,7 +6,7 @@ from flask import Blueprint, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
 from inspector.engine import fmt_time, short_time, timer_line
-from web import data, story, svg, timer
+from web import data, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
@@ -49,13 +49,15 @@ def when_input(ms: int | None) -> str:
 @bp.route("/")
 def overview():
     d = data.overview(get_store(), get_limits(), get_deadline())
+    if not data.overview_done(d):
+        microcache.transient()
     return render_template("overview.html", d=d, timer_line=timer_line(get_store()),
                            next_start=data.next_start(get_store()) if d["walk"]["done"] else None)
 
 
 @bp.route("/messages")
 def messages():
-    d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), **list_args())
+    d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
     return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
 
 

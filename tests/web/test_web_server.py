@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 from external_tools import SAMPLE_STORE, need
 
-from web.app import exposure_warning, is_loopback, serve
+from web.app import exposure_warning, is_loopback, serve, stderr_discarded
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -140,10 +140,19 @@ def test_concurrent_load_holds_with_flat_memory(server, sample_store, sample_mes
     urls = load_urls(sample_store, sample_messages, colliding_key)
     for url, expected in urls:  # warm-up: caches filled, the tour and one exercise set computed, code imported
         assert _fetch(base + url)[0] == expected, url
-    # and one concurrent round: glibc gives each server thread its own malloc arena on first use (~30 MB once)
-    done, failures, _ = run_load(base, urls, threads=8, per_thread=40, budget=20.0)
-    assert failures == [] and sum(done) == 320
-    warm = _rss_kb(proc.pid)
+    # and concurrent rounds: glibc gives each server thread its own malloc arena on first use (~30 MB once). With
+    # the shared answer cache (web.microcache) a round renders only a few pages, so the arenas fill over several
+    # rounds, not one (to a level under the one without it: ~150 MB against ~160): warm until two rounds in a
+    # row are flat
+    flat = 0
+    for _ in range(10):
+        before = _rss_kb(proc.pid)
+        done, failures, _ = run_load(base, urls, threads=8, per_thread=40, budget=20.0)
+        assert failures == [] and sum(done) == 320
+        warm = _rss_kb(proc.pid)
+        flat = flat + 1 if warm - before < 2 * 1024 else 0
+        if flat == 2:
+            break
     done, failures, took = run_load(base, urls, threads=8, per_thread=50, budget=20.0)
     after = _rss_kb(proc.pid)
     assert failures == []
@@ -176,3 +185,12 @@ def test_the_real_server_refuses_a_foreign_host_header(server, sample_messages):
             connection.close()
         assert got == status, (host, got, body[:200])
         assert (m.topic.encode() in body) is (status == 200), host
+
+
+def test_no_access_log_is_written_to_the_null_device(tmp_path, monkeypatch):
+    """``rmq-inspect web 2>/dev/null`` (the load benchmark's server) writes no access log line per request."""
+    with open(tmp_path / "err", "w") as kept, open("/dev/null", "w") as null:
+        monkeypatch.setattr(sys, "stderr", kept)
+        assert not stderr_discarded()
+        monkeypatch.setattr(sys, "stderr", null)
+        assert stderr_discarded()

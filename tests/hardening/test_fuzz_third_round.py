@@ -587,7 +587,8 @@ def test_the_isolation_catches_a_fifo_and_dev_zero(tmp_path: Path) -> None:
     """The guard itself: a blocking open of a FIFO is a hang, a read of /dev/zero stops at the memory limit."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    (hang,) = run_isolated(lambda: [Symptom("read", fifo.read_text())], 2, "fifo")
+    # a blocked open uses no CPU: found after STARVED_WALL_FACTOR times its seconds (0.5 s: 3 s of wall, not 12)
+    (hang,) = run_isolated(lambda: [Symptom("read", fifo.read_text())], 0.5, "fifo")
     assert hang.check == "hang" and "fifo" in hang.detail
     (oom,) = run_isolated(lambda: [Symptom("read", str(len(Path("/dev/zero").read_bytes())))], 60, "zero")
     assert oom.check == "crash" and "MemoryError" in oom.detail

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,9 +74,20 @@ WEB_PAGES = ("/", "/timer", "/api/timer", "/api/messages?limit=5",
 if LONG_RUN:
     COMMAND_PICKS = st.lists(st.integers(0, 1 << 10), min_size=1, max_size=2)
     PAGE_PICKS = st.sampled_from(((),) * 8 + tuple((page,) for page in WEB_PAGES))
+    HOSTILE_PICKS, HOSTILE_PAGES = COMMAND_PICKS, PAGE_PICKS
 else:
     COMMAND_PICKS = st.just(None)
     PAGE_PICKS = st.just(WEB_PAGES)
+    # the store damages' drawn CI examples: two commands and one page named by the damage itself (DERIVED: nothing
+    # drawn, so the derandomized damages are the ones they were); each regression, replayed first, runs every
+    # command and page, so each still meets each store in every run
+    HOSTILE_PICKS = HOSTILE_PAGES = st.just("derived")
+
+
+def derived(hostile: Hostile) -> tuple[list[int], tuple[str, ...]]:
+    """Two commands (by index, modulo their count) and one page for ``hostile``, the same in every run."""
+    spread = zlib.crc32(repr(hostile).encode())
+    return [spread, spread // 7 + hostile.pick], (WEB_PAGES[spread % len(WEB_PAGES)],)
 
 
 def picked(argvs: list[list[str]], picks: list[int] | None) -> list[list[str]]:
@@ -217,10 +229,13 @@ def _replaying(test):
 
 
 @fuzz_settings(5, long_share=0.25)
-@given(hostile=hostiles(STORE_NAMES), picks=COMMAND_PICKS, pages=PAGE_PICKS)
+@given(hostile=hostiles(STORE_NAMES), picks=HOSTILE_PICKS, pages=HOSTILE_PAGES)
 @_replaying
 def test_hostile_files_and_names_get_documented_answers(pristine, scratch: Path, hostile: Hostile,
-                                                        picks: list[int] | None, pages: tuple[str, ...]) -> None:
+                                                        picks: list[int] | str | None,
+                                                        pages: tuple[str, ...] | str) -> None:
+    if picks == "derived":
+        picks, pages = derived(hostile)
     event(f"store {hostile.store}")
     event(f"damage {hostile.kind}")
     _assert_known(f"{hostile}", hostile_symptoms(pristine, scratch, hostile, picks, pages))
@@ -587,7 +602,8 @@ def test_the_isolation_catches_a_fifo_and_dev_zero(tmp_path: Path) -> None:
     """The guard itself: a blocking open of a FIFO is a hang, a read of /dev/zero stops at the memory limit."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    (hang,) = run_isolated(lambda: [Symptom("read", fifo.read_text())], 2, "fifo")
+    # a blocked open uses no CPU: found after STARVED_WALL_FACTOR times its seconds (0.5 s: 3 s of wall, not 12)
+    (hang,) = run_isolated(lambda: [Symptom("read", fifo.read_text())], 0.5, "fifo")
     assert hang.check == "hang" and "fifo" in hang.detail
     (oom,) = run_isolated(lambda: [Symptom("read", str(len(Path("/dev/zero").read_bytes())))], 60, "zero")
     assert oom.check == "crash" and "MemoryError" in oom.detail

@@ -147,8 +147,11 @@ HELP = [
     ]),
     ("msgId", [("/", "paste an id; enter resolves it; enter on a reading opens its message")]),
     ("problems", [
-        ("enter", "show the selected problem's place in the hex view"),
+        ("enter", "show the selected problem's place in the hex view (a queue unit's or index item's: the log "
+                  "offset it points at)"),
         ("v / escape", "run verify (every record and cross-file reference) / cancel it"),
+        ("g", "group by cause: each log damage with how many findings point into it (one zeroed page: one row)"),
+        ("s", "one severity at a time: errors, warnings, info, then all again"),
     ]),
     ("timer wheel (5.x)", [
         ("9", "the timer store: its non-empty wheel slots, timercheck, pending timers (overview: 'Timer store')"),

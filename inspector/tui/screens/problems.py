@@ -1,4 +1,7 @@
-"""Problems: what the engine found (store layout, the commitlog walk, verify); each opens its place in the hex view."""
+"""Problems: what the engine found (store layout, the commitlog walk, verify), a worklist: ``g`` groups each
+finding under the log damage it points into (one zeroed page: one row that explains the queue units and index
+items pointing into it), ``s`` shows one severity at a time; each opens its place in the hex view (a queue unit's
+or an index item's: the log offset it points at)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, ProgressBar
 from textual.worker import get_current_worker
 
-from inspector.engine import Problem, StoreError, verify
+from inspector.engine import Problem, StoreError, problem_groups, verify
 from inspector.tui.background import Cancelled
 from inspector.tui.fmt import clip, commitlog_offset, esc, num
 from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
@@ -26,6 +29,8 @@ class ProblemsScreen(ViewScreen):
     BINDINGS = [
         Binding("v", "verify", "Run verify"),
         Binding("escape", "cancel", "Cancel verify"),
+        Binding("g", "group", "Group by cause"),
+        Binding("s", "severity", "Severity"),
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -34,6 +39,8 @@ class ProblemsScreen(ViewScreen):
         self.verifying = False
         self.verified: VerifyDone | None = None
         self._rows: dict[str, Problem] = {}
+        self.grouped = False  # g: roots only, each with how many findings it explains
+        self.severity: str | None = None  # s: None (all), then error, warning, info
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,19 +65,19 @@ class ProblemsScreen(ViewScreen):
     def problems_changed(self) -> None:
         if not self._ready:
             return
-        problems = self.app.all_problems()
+        problems = self._shown()
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()
         self._rows.clear()
-        for i, p in enumerate(problems):
+        for i, (p, explains) in enumerate(problems):
             key = f"p{i}"
             self._rows[key] = p
-            phy = commitlog_offset(p)
+            phy = _place(p)
             sev = Text(p.severity, style=_STYLE.get(p.severity, "yellow"))
             # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
-            table.add_row(sev, p.code, "-" if phy is None else num(phy), clip(esc(p.reason), 60),
-                          f"{esc(p.file)} @ {num(p.offset)}",
+            reason = clip(esc(p.reason), 60) if not explains else clip(f"(+{explains} caused) {esc(p.reason)}", 60)
+            table.add_row(sev, p.code, "-" if phy is None else num(phy), reason, f"{esc(p.file)} @ {num(p.offset)}",
                           key=key)
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
@@ -80,6 +87,22 @@ class ProblemsScreen(ViewScreen):
             said = "nothing found" if final else "nothing found so far"
             self.query_one("#problems-detail", SafeStatic).update(Text(said, style="dim"))
         self._status()
+
+    def _shown(self) -> list[tuple[Problem, int]]:
+        """The rows: every finding (flat), or each root with how many it explains (grouped); one severity or all."""
+        problems = self.app.all_problems()
+        rows = ([(g.root, len(g.caused)) for g in problem_groups(problems)] if self.grouped
+                else [(p, 0) for p in problems])
+        return [r for r in rows if self.severity is None or r[0].severity == self.severity]
+
+    def action_group(self) -> None:
+        self.grouped = not self.grouped
+        self.problems_changed()
+
+    def action_severity(self) -> None:
+        order = [None, "error", "warning", "info"]
+        self.severity = order[(order.index(self.severity) + 1) % len(order)]
+        self.problems_changed()
 
     @on(DataTable.RowHighlighted, "#problems-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -93,9 +116,15 @@ class ProblemsScreen(ViewScreen):
         t.append(f"{p.severity} {p.code}", style="bold " + _STYLE.get(p.severity, "yellow").removeprefix("bold "))
         t.append(f"  {esc(p.file)} @ {num(p.offset)}\n", style="bold")
         t.append(esc(p.reason))
-        phy = commitlog_offset(p)
-        t.append("\nenter shows this place in the hex view" if phy is not None else
-                 "\nnot in the commitlog: the hex view shows commitlog bytes only", style="dim")
+        phy = _place(p)
+        if self.grouped:
+            caused = next((g.caused for g in problem_groups(self.app.all_problems()) if g.root is p), [])
+            if caused:
+                t.append(f"\nexplains {num(len(caused))} finding(s) pointing into it: "
+                         + ", ".join(sorted({c.code for c in caused})) + " (g lists them all)", style="yellow")
+        t.append(("\nenter shows this place in the hex view" if p.points_at is None else
+                  f"\nenter shows the log offset it points at ({num(p.points_at)}) in the hex view")
+                 if phy is not None else "\nnot in the commitlog: the hex view shows commitlog bytes only", style="dim")
         self.query_one("#problems-detail", SafeStatic).update(t)
 
     def _status(self, extra: str = "") -> None:
@@ -104,6 +133,10 @@ class ProblemsScreen(ViewScreen):
         t = Text()
         t.append(f"{num(len(problems))} problem(s)", style="bold red" if errors else "bold green")
         t.append(f", {num(errors)} error(s)")
+        if self.grouped or self.severity:
+            shown = self._shown()
+            how = (["grouped by cause"] if self.grouped else []) + ([f"{self.severity}s only"] if self.severity else [])
+            t.append(f" · {num(len(shown))} row(s) shown, {', '.join(how)} (g, s)", style="yellow")
         sources = ["store layout"]
         if any(k.startswith("scan:") for k in self.app.problem_sources):
             sources.append("commitlog walk" + ("" if self.app.scan_complete else " (not finished)"))
@@ -124,7 +157,7 @@ class ProblemsScreen(ViewScreen):
         p = self._rows.get(str(event.row_key.value))
         if p is None:
             return
-        phy = commitlog_offset(p)
+        phy = _place(p)
         if phy is None:
             self.notify(f"{esc(p.file)} is not in the commitlog: the hex view shows commitlog bytes only",
                         title=p.code, severity="warning")
@@ -196,3 +229,9 @@ class ProblemsScreen(ViewScreen):
         self.verifying = False
         self._status(f"{message.what} failed")
         self.notify(message.error, title=message.what, severity="error")
+
+
+def _place(p: Problem) -> int | None:
+    """The log offset a finding opens in the hex view: its own (a commitlog finding), or the one it points at."""
+    phy = commitlog_offset(p)
+    return phy if phy is not None else p.points_at

@@ -73,6 +73,9 @@ class OverviewData:
     dledger: dict | None = None  # a DLedger store: dledger_view (term timeline, term files); None otherwise
     settings: list[Setting] = field(default_factory=list)  # empty in the skeleton (the delay inference reads units)
     delay: DelayTable | None = None  # each level's source (inferred from SCHEDULE_TOPIC_XXXX, broker.conf, ...)
+    # index file -> why it is damaged (the readers' file-level findings: a bad header, a wrong size, a file that
+    # could not be opened); such a file's node is drawn in the error colour and Enter explains it
+    index_faults: dict[str, list[str]] = field(default_factory=dict)
     next_start: str | None = None  # the engine's preflight banner (None in the skeleton: it walks the log's tail)
 
 
@@ -106,6 +109,10 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
     else:
         lag, offsets_source = [], "config/consumerOffset.json"
     index_files = [r.info() for r in store.index_files()]
+    index_faults: dict[str, list[str]] = {}
+    for p in store.index_problems():
+        if p.severity == "error":
+            index_faults.setdefault(p.file, []).append(p.reason)
     try:
         checkpoint, cp_error = store.checkpoint(), None
     except StoreError as e:
@@ -128,7 +135,7 @@ def load_overview(store, progress: Callable[[int, int], None] | None = None, *,
                         cp_error, store.clean_shutdown, store.lock_exists, errors, ids, list_queues,
                         census_summary(found) if found is not None else None, len(found.errors) if found is not None else 0,
                         not_a_store(store.root), offsets_source, timer_line(store) if list_queues else None,
-                        dledger_view(store) if list_queues else None, settings, delay)
+                        dledger_view(store) if list_queues else None, settings, delay, index_faults)
     data.next_start = next_start
     return data
 
@@ -306,13 +313,25 @@ class OverviewScreen(Screen):
                 gnode.add_leaf(Text.assemble((esc(g), "bold"), f"  {esc(', '.join(topics_of))}", f"  lag {num(lag)}"),
                                data=Node("groupsum", g))
 
-        inode = root.add(Text.assemble(("Index files", "bold"), f"  {len(d.index_files)}"), data=Node("index"),
-                         expand=True)
+        readers = {info.file for info in d.index_files}
+        unopened = [f for f in d.index_faults if f not in readers]
+        damaged = len(d.index_faults)
+        inode = root.add(Text.assemble(("Index files", "bold"), f"  {len(d.index_files) + len(unopened)}",
+                                       (f"  {damaged} damaged", "bold red") if damaged else ""),
+                         data=Node("index"), expand=True)
+        for file in unopened:  # a file no reader could open: still listed, with why
+            inode.add_leaf(Text.assemble((esc(file.rsplit("/", 1)[-1]), "bold red"),
+                                         (f"  ✗ {esc(d.index_faults[file][0])}", "red")),
+                           data=Node("indexfault", file))
         for info in d.index_files:
             h = info.header
-            label = Text.assemble((esc(info.name), "bold"), f"  {when(h.begin_timestamp)} … {when(h.end_timestamp)[11:]}",
-                                  f"  used slots {num(h.hash_slot_count)}", f"  items {num(h.items_written)}")
-            fnode = inode.add(label, data=Node("indexfile", info.file))
+            faults = d.index_faults.get(info.file)
+            label = Text.assemble((esc(info.name), "bold red" if faults else "bold"),
+                                  f"  {when(h.begin_timestamp)} … {when(h.end_timestamp)[11:]}",
+                                  f"  used slots {num(h.hash_slot_count)}", f"  items {num(h.items_written)}",
+                                  (f"  ✗ {esc(faults[0])}", "red") if faults else "")
+            kind = "indexfault" if faults else "indexfile"
+            fnode = inode.add(label, data=Node(kind, info.file))
             for text in (
                 f"beginTimestamp  {when(h.begin_timestamp)}  ({h.begin_timestamp})",
                 f"endTimestamp    {when(h.end_timestamp)}  ({h.end_timestamp})",
@@ -322,7 +341,7 @@ class OverviewScreen(Screen):
                 f"indexCount      {num(h.index_count)} ({num(h.items_written)} items of {num(info.item_count - 1)})",
                 f"file            {esc(info.file)}, {num(info.file_size)} bytes",
             ):
-                fnode.add_leaf(text, data=Node("indexfile", info.file))
+                fnode.add_leaf(text, data=Node(kind, info.file))
 
         if d.dledger is not None:
             self._dledger_node(root, d.dledger)
@@ -520,6 +539,10 @@ class OverviewScreen(Screen):
             app.show_messages(topic=topic, queue=qid, start=offset)
         elif node.kind == "indexfile":
             app.show_busiest(node.value)
+        elif node.kind == "indexfault":  # a damaged file: why, not a list its damage leaves empty
+            reasons = self.data.index_faults.get(node.value, []) if self.data is not None else []
+            app.notify(f"{node.value} is damaged: " + "; ".join(reasons) + " (Problems, 6, lists every finding; "
+                       "`rmq-inspect rebuild STORE --out DIR` writes a new index)", severity="error", timeout=12)
         elif node.kind == "term":
             app.show_hex(node.value)
         elif node.kind == "problems":

@@ -23,6 +23,9 @@ KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segmen
               "damaged": "unreadable bytes"}
 
 
+NARROW = 110  # columns: below this the field panel sits under the hex view (issue 33's breakpoint)
+
+
 class HexScreen(ViewScreen):
     BINDINGS = [
         Binding("g", "app.jump_prompt", "Jump"),
@@ -56,7 +59,20 @@ class HexScreen(ViewScreen):
     def on_mount(self) -> None:
         if self.focused is None:
             self.query_one(HexView).focus()
+        self._fit(self.app.size.width)
         self.ready()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Below NARROW columns the field panel goes under the hex (beside it, it got 0 columns at 80: the field
+        names, the point of the screen, were gone) and the hex takes the whole width (scrolling sideways if the
+        terminal is narrower than its 82 columns)."""
+        narrow = width < NARROW
+        self.set_class(narrow, "narrow")
+        view = self.hex_view
+        view.styles.width = "1fr" if narrow else view.line_width + 3
 
     @property
     def hex_view(self) -> HexView:

@@ -62,6 +62,19 @@ def test_hex_view(snap_compare, store):
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
 
 
+def test_hex_view_at_80x24(snap_compare, store):
+    """Issue 33's smallest terminal: the field panel under the hex (beside it, it got 0 columns), its field named."""
+    last = [e for e in store.entries() if isinstance(e, Message)][-1]
+    topic = next(f for f in message_fields(last) if f.name == "TOPIC")
+
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.show_hex(topic.start + 2)
+        await _quiet(pilot)
+
+    assert snap_compare(create_app(store), terminal_size=(80, 24), run_before=run_before)
+
+
 def test_message_browser(snap_compare, store):
     async def run_before(pilot):
         await settle(pilot)

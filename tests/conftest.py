@@ -22,6 +22,10 @@ os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gett
 # C2's compiler threads cost CPU the 2-core runner needs and never pay back (measured: one session + export + stats
 # of the sample and multi-segment stores, 44-46 s -> 23-36 s CPU of the process tree). The code run is the same;
 # a SPARK_SUBMIT_OPTS already set is kept. (The standalone master and worker: tests/inspector/spark/test_cluster.py.)
+# The TUI remembers the theme a user chose (inspector/tui/prefs.py): tests read and write their own folder, never
+# the developer's, so a saved light theme cannot change a snapshot and no test leaves a preference behind
+os.environ.setdefault("RMQ_INSPECT_CONFIG_DIR", tempfile.mkdtemp(prefix="rmq-inspect-prefs-"))
+
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store
 from inspector.tui.fmt import commitlog_offset, esc, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned
+from inspector.tui.prefs import load_prefs, save_pref
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
@@ -131,7 +132,10 @@ class RmqInspectApp(App):
         return self.views[mode]
 
     def on_mount(self) -> None:
-        self.theme = "textual-dark"
+        # the theme the user chose last time (ctrl+p "Change theme"), remembered; textual-dark the first time
+        chosen = load_prefs().get("theme")
+        self.theme = chosen if isinstance(chosen, str) and chosen in self.available_themes else "textual-dark"
+        self.theme_changed_signal.subscribe(self, lambda theme: save_pref("theme", theme.name))
         self.switch_mode(self.first_screen)
         try:
             self.problem_sources["store"] = list(self.store.problems())

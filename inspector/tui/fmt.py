@@ -96,6 +96,18 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+def middle_clip(text: str, width: int) -> str:
+    """``text`` cut in the middle to ``width`` (its start and its end kept): two long names that differ only at
+    the end (RocketMQ 5 topics are up to 200 characters, often one prefix) stay told apart, and what follows
+    them on the line (counts) stays on screen."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    tail = (width - 1) // 3
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail:]
+
+
 def esc(text: str | None, *, multiline: bool = False) -> str:
     """A string from a store, every control character shown escaped (``terminal_text``); '' for None. With
     ``multiline`` (prose that quotes the store: a tour step, an exercise) line feeds and tabs stay.

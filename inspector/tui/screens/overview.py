@@ -36,11 +36,12 @@ from inspector.engine import (
     segment_size,
     timer_line,
 )
-from inspector.tui.fmt import esc, num, size, when
+from inspector.tui.fmt import esc, middle_clip, num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
 from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic, SafeTree
 
+TOPIC_WIDTH = 60  # characters of a topic in a tree label (cut in the middle): its counts stay on screen
 
 @dataclass(frozen=True)
 class Node:
@@ -286,13 +287,15 @@ class OverviewScreen(Screen):
         most_lagging = max(lag_of, key=lambda t: (lag_of[t], t)) if any(lag_of.values()) else None
         for topic in sorted(queue_count if not d.listed else by_topic):
             if not d.listed:
-                label = Text.assemble((esc(topic), "bold cyan"), f"  {queue_count[topic]} queue(s)", ("  …", "dim"))
+                label = Text.assemble((middle_clip(esc(topic), TOPIC_WIDTH), "bold cyan"), f"  {queue_count[topic]} queue(s)",
+                                      ("  …", "dim"))
                 topics.add(label, data=Node("topic", topic), expand=False)
                 continue
             queues = sorted(by_topic[topic], key=lambda q: q.queue_id)
             total = sum(q.message_count for q in queues)
             lag_total = sum(r["lag"] or 0 for q in queues for r in lag_by_queue.get((topic, q.queue_id), []))
-            label = Text.assemble((esc(topic), "bold cyan"), f"  {len(queues)} queue(s), {num(total)} messages")
+            label = Text.assemble((middle_clip(esc(topic), TOPIC_WIDTH), "bold cyan"),
+                                  f"  {len(queues)} queue(s), {num(total)} messages")
             if lag_total:
                 label.append(f"  lag {num(lag_total)}", style="yellow")
             tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging or topic in expanded)

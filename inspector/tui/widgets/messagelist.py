@@ -24,7 +24,7 @@ from textual.strip import Strip
 
 from inspector.engine import Message as StoreMessage
 from inspector.engine import StoreError, inner_messages, is_inner_batch, zone_label
-from inspector.tui.fmt import esc, when
+from inspector.tui.fmt import esc, middle_clip, when
 from inspector.tui.rowindex import RowOffsets
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
@@ -207,11 +207,12 @@ def header_text(width: int) -> Text:
 def _cells(values: list[str], width: int) -> str:
     out = []
     used = 0
-    for (_, w, justify), v in zip(COLUMNS, values, strict=True):
+    for (name, w, justify), v in zip(COLUMNS, values, strict=True):
         v = esc(v)  # store text: topic, tags, keys, an unreadable row's reason
         if w == 0:
             w = max(4, width - used)
-        v = v if len(v) <= w else v[: w - 1] + "…"
+        # a topic keeps its end too (long topics often share a prefix); other cells keep their start
+        v = middle_clip(v, w) if name == "topic" else v if len(v) <= w else v[: w - 1] + "…"
         out.append(v.rjust(w) if justify == "right" else v.ljust(w))
         used += w + 1
     return " ".join(out)

@@ -6,8 +6,10 @@ engine is checked against an independent encoder.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -24,7 +26,9 @@ os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gett
 # a SPARK_SUBMIT_OPTS already set is kept. (The standalone master and worker: tests/inspector/spark/test_cluster.py.)
 # The TUI remembers the theme a user chose (inspector/tui/prefs.py): tests read and write their own folder, never
 # the developer's, so a saved light theme cannot change a snapshot and no test leaves a preference behind
-os.environ.setdefault("RMQ_INSPECT_CONFIG_DIR", tempfile.mkdtemp(prefix="rmq-inspect-prefs-"))
+if "RMQ_INSPECT_CONFIG_DIR" not in os.environ:
+    os.environ["RMQ_INSPECT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="rmq-inspect-prefs-")
+    atexit.register(shutil.rmtree, os.environ["RMQ_INSPECT_CONFIG_DIR"], True)
 
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)

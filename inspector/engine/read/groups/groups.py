@@ -22,6 +22,7 @@ from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX
 from inspector.engine.read.config.offsets import ConsumerOffsets, OffsetPlaces, read_source, sources_present
 from inspector.engine.read.config.rocksdb_config import Offsets
 from inspector.engine.read.groups.subscriptions import SubscriptionGroups, load_subscription_groups
+from inspector.engine.read.queues.collector import built as _built  # 16,000 GroupQueues, 32,000 QueueMessages
 from inspector.engine.read.queues.consumequeue import ConsumeQueue
 from inspector.engine.read.queues.cq_bulk import QueueEnds
 from parsers.consumequeue import CQ_UNIT_SIZE
@@ -352,18 +353,6 @@ def group_queue(sources: GroupSources, access: QueueAccess, group: str, topic: s
                   others=others, min_offset=None if info is None else info.min_offset,
                   max_offset=None if info is None else info.max_offset, lag=_lag(committed, info),
                   note=_note(committed, info), last_consumed=last, first_unconsumed=first)
-
-
-def _built(cls: type, **fields: object):
-    """``cls(**fields)`` of a frozen dataclass without slots or ``__post_init__`` (checked in the tests), every
-    field given: its fields set at once, not one ``object.__setattr__`` each: a group's view builds 16,000
-    GroupQueues and 32,000 QueueMessages, 6 and 2 us each the usual way (issue 30)."""
-    built = _new(cls)
-    _set(built, "__dict__", fields)  # the keyword dict itself, not a copy of it
-    return built
-
-
-_new, _set = object.__new__, object.__setattr__
 
 
 def _topic_count(access: QueueAccess, topic: str, ids: dict[str, list[int]]) -> TopicCount | None:

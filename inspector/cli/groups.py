@@ -3,8 +3,6 @@ messages after its committed offsets)."""
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from inspector.cli.output import console, err_console, plain, print_json, table, warn_problem, when
 from inspector.engine import Store, group_of, group_view, groups_of, groups_view
 
@@ -49,6 +47,8 @@ def run_group(store: Store, group: str, limit: int, as_json: bool) -> int:
     if as_json:
         print_json(data)
         return 0
+    from rich.text import Text  # here: ``--json`` of 16,000 queues must not pay for Rich's import (issue 30)
+
     console.print(Text(f"consumer group {plain(data['group'])}", style="bold"))
     console.print(f"offsets: {plain(data['offsets_source'])} ({plain(data['reason'])})")
     config = "found" if data["config"] is not None else "none (a group known from its offsets only)"

@@ -10,6 +10,7 @@ from inspector.engine.present.views import problem_view
 from inspector.engine.read.commitlog.body import body_line
 from inspector.engine.read.groups.groups import GroupQueue, GroupSummary, GroupView, QueueMessage, TopicCount
 from inspector.engine.read.groups.reset import OffsetPlan
+from inspector.engine.read.queues.collector import few_collections
 
 
 def _count(count: TopicCount | None) -> dict | None:
@@ -24,7 +25,8 @@ def group_summary_view(s: GroupSummary) -> dict:
 
 def groups_view(summaries: list[GroupSummary], source: str, reason: str) -> dict:
     """``groups --json``: the offsets source the lags are from, and one entry per group."""
-    return {"offsets_source": source, "reason": reason, "groups": [group_summary_view(s) for s in summaries]}
+    with few_collections():  # a view dict per group (read/queues/collector.py)
+        return {"offsets_source": source, "reason": reason, "groups": [group_summary_view(s) for s in summaries]}
 
 
 def queue_message_view(qm: QueueMessage | None) -> dict | None:
@@ -55,6 +57,11 @@ def group_queue_view(q: GroupQueue) -> dict:
 def group_view(v: GroupView) -> dict:
     """``group --json``: the group, where its offsets come from, its config, queues, retry/DLQ counts, the
     pending messages (``pending_limit`` and ``more_pending``: how many were not listed) and the findings."""
+    with few_collections():  # three view dicts a queue, 16,000 queues (read/queues/collector.py)
+        return _group_view(v)
+
+
+def _group_view(v: GroupView) -> dict:
     return {"group": v.group, "offsets_source": v.source, "reason": v.reason, "config_source": v.config_source,
             "config": v.config, "topics": list(v.topics), "lag": v.lag,
             "queues": [group_queue_view(q) for q in v.queues], "retry": _count(v.retry), "dlq": _count(v.dlq),

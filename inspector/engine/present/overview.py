@@ -20,6 +20,7 @@ from inspector.engine.present.views import (
 from inspector.engine.read.commitlog.mapped import TAIL_BUDGET
 from inspector.engine.read.config.rocksdb_config import summarize
 from inspector.engine.read.config.settings import settings_view
+from inspector.engine.read.queues.collector import few_collections
 from inspector.engine.read.store.answers import dledger_view, recover
 from inspector.engine.read.store.store import Store, decode_id
 from parsers.msgid import uniq_key_nearly_time
@@ -121,8 +122,9 @@ def _safe_checkpoint(store: Store):
 
 def _topics(store: Store) -> list[dict]:
     by_topic: dict[str, list[dict]] = {}
-    for q in store.queue_infos():
-        by_topic.setdefault(q.topic, []).append(queue_view(q))
+    with few_collections():  # an info and a view dict per queue, 16,000 queues (read/queues/collector.py)
+        for q in store.queue_infos():
+            by_topic.setdefault(q.topic, []).append(queue_view(q))
     configured = store.config.topics
     names = sorted(set(by_topic) | set(configured))
     return [

@@ -107,6 +107,8 @@ def _as_int(key: object) -> int | None:
     the signed 64-bit range; None otherwise (reported by :func:`entry_problems`)."""
     if type(key) is int and INT64_MIN <= key <= INT64_MAX:
         return key  # the usual bare key, at once: a 16,000-queue offsets file has 16,000 of them, read twice
+    if type(key) is str and len(key) <= 18 and key.isdigit() and key.isascii():
+        return int(key)  # a quoted one (json.dumps writes them so), as fast: 18 digits are within the range
     if isinstance(key, str):
         key = int(key) if len(key) <= 20 and decimal_name(key.removeprefix("-")) is not None else None
     if isinstance(key, int) and not isinstance(key, bool) and int64_problem(key, "") is None:

@@ -22,6 +22,7 @@ from inspector.engine.model.systopics import DLQ_PREFIX, RETRY_PREFIX
 from inspector.engine.read.config.offsets import ConsumerOffsets, OffsetPlaces, read_source, sources_present
 from inspector.engine.read.config.rocksdb_config import Offsets
 from inspector.engine.read.groups.subscriptions import SubscriptionGroups, load_subscription_groups
+from inspector.engine.read.queues.collector import built as _built  # 16,000 GroupQueues, 32,000 QueueMessages
 from inspector.engine.read.queues.consumequeue import ConsumeQueue
 from inspector.engine.read.queues.cq_bulk import QueueEnds
 from parsers.consumequeue import CQ_UNIT_SIZE
@@ -285,13 +286,21 @@ def _sides(access: QueueAccess, topic: str, queue_id: int, offsets: list[int],
     reads each (the units from ``known``, the times from ``times``, when a bulk read found them). A group on
     16,000 queues has 32,000 of them; read whole they cost ~2 s (issue 30: < 1 s)."""
     found = {}
-    units = ({o: known[o] for o in offsets} if known is not None and all(o in known for o in offsets)
-             else access.units(topic, queue_id, offsets))
+    try:
+        units = {o: known[o] for o in offsets} if known is not None else None
+    except KeyError:
+        units = None  # an offset the bulk read did not find: the queue's own read
+    if units is None:
+        units = access.units(topic, queue_id, offsets)
     for offset, phy in units.items():
+        stamp = times.get(phy) if times is not None and type(phy) is int else None
+        if type(stamp) is int:  # the usual case first: the unit and its record's time found by the bulk reads
+            found[offset] = _built(QueueMessage, topic=topic, queue_id=queue_id, queue_offset=offset,
+                                   physical_offset=phy, store_timestamp=stamp, message=None, problem=None)
+            continue
         if isinstance(phy, StoreError):
             found[offset] = QueueMessage(topic, queue_id, offset, problem=str(phy))
             continue
-        stamp = times.get(phy) if times is not None else None
         if stamp is None:
             try:
                 stamp = access.stored_at(phy)
@@ -344,15 +353,6 @@ def group_queue(sources: GroupSources, access: QueueAccess, group: str, topic: s
                   others=others, min_offset=None if info is None else info.min_offset,
                   max_offset=None if info is None else info.max_offset, lag=_lag(committed, info),
                   note=_note(committed, info), last_consumed=last, first_unconsumed=first)
-
-
-def _built(cls: type, **fields: object):
-    """``cls(**fields)`` of a frozen dataclass without slots or ``__post_init__`` (checked in the tests), every
-    field given: its fields set at once, not one ``object.__setattr__`` each: a group's view builds 16,000
-    GroupQueues and 32,000 QueueMessages, 6 and 2 us each the usual way (issue 30)."""
-    built = object.__new__(cls)
-    built.__dict__.update(fields)
-    return built
 
 
 def _topic_count(access: QueueAccess, topic: str, ids: dict[str, list[int]]) -> TopicCount | None:
@@ -443,6 +443,8 @@ def make_group_view(sources: GroupSources, access: QueueAccess, group: str, limi
 
 def _only_elsewhere(sources: GroupSources, group: str) -> Problem | None:
     """Queues of ``group`` that another source has and the chosen one lacks: the broker does not read them."""
+    if not any(g == group for table in sources.others.values() for _, g in table):
+        return None  # no other source names the group (the usual case): its 16,000 queues not sorted again
     chosen = {(t, q) for t, q, _ in sources.entries(group)}
     extra = sorted((s, t, q, o) for s, table in sources.others.items() for (t, g), queues in table.items()
                    if g == group for q, o in queues.items() if (t, q) not in chosen)

@@ -27,7 +27,8 @@ from stat import S_ISREG
 import numpy as np
 
 from inspector.engine.model.bounds import INT64_MAX
-from inspector.engine.model.records import QueueInfo
+from inspector.engine.model.records import QUEUE_KIND_CQ, QueueInfo
+from inspector.engine.read.queues.collector import built
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 _UNIT = struct.Struct(">qiq")
@@ -148,7 +149,7 @@ def _unit_run(data: bytes) -> bytes | None:
             break
         at = found + 1  # zeros across two units (a tagsCode 0 and a small next offset): look on
     end = first + CQ_UNIT_SIZE
-    if data[end:] != bytes(len(data) - end):
+    if data.count(0, end) != len(data) - end:
         return None
     return data[:end]
 
@@ -212,7 +213,9 @@ def _answer(batch: list[_Head], log_min_offset: int, peek: Callable[[QueueInfo],
             continue  # an expired unit after a live one: the queue's binary search answers
         base = h.start // CQ_UNIT_SIZE
         # the end in Python ints: a damaged unit's offset near 2^63 plus its size must not wrap as int64 would
-        info = QueueInfo(h.key[0], h.key[1], base + lo, base + hi, (h.rel,), end_phy + end_size if hi > lo else 0)
+        info = built(QueueInfo, topic=h.key[0], queue_id=h.key[1], min_offset=base + lo, max_offset=base + hi,
+                     files=(h.rel,), max_physical_end=end_phy + end_size if hi > lo else 0, kind=QUEUE_KIND_CQ,
+                     units=None)
         found.infos[h.key] = info
         found.files[h.key] = (h.rel, h.start)
         if peek is not None:

@@ -25,6 +25,7 @@ from inspector.engine.read.queues.batchconsumequeue import (
     inner_messages,
     is_inner_batch,
 )
+from inspector.engine.read.queues.collector import few_collections
 from inspector.engine.read.queues.consumequeue import ConsumeQueue, discover_queues, queue_files_problems
 from inspector.engine.read.queues.cq_bulk import QueueEnds, queue_ends
 from inspector.engine.read.queues.lmq import through_queue
@@ -155,9 +156,10 @@ class StoreQueues:
 
     def queue_infos(self) -> list[QueueInfo]:
         """Every queue's info: ``consumequeue/`` ones, then ``batchconsumequeue/`` ones (``kind`` tells)."""
-        self.prefetch_infos(self._queue_ids)
-        return [*(self.queue_info(t, q) for t, q in self._queue_ids),
-                *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
+        with few_collections():  # an info per queue, 16,000 queues (read/queues/collector.py)
+            self.prefetch_infos(self._queue_ids)
+            return [*(self.queue_info(t, q) for t, q in self._queue_ids),
+                    *(self.batch_queue(t, q).info() for t, q in self._batch_ids)]
 
     def queue_info(self, topic: str, queue_id: int) -> QueueInfo:
         """``queue(topic, queue_id).info()``, or the same answer found by :meth:`prefetch_infos`."""

@@ -20,6 +20,7 @@ from inspector.engine.read.config.checkpoint import future_note
 from inspector.engine.read.dledger.dledger import member_of, member_view
 from inspector.engine.read.index.collisions import MAX_ITEMS, MAX_MESSAGES, Collision, index_collisions
 from inspector.engine.read.index.keys import indexed_key_text
+from inspector.engine.read.queues.collector import few_collections
 from inspector.engine.read.search.pattern import FIELDS, SearchPattern
 from inspector.engine.read.store.recovery import Recovery, recover_log, recovery_start_of
 from inspector.engine.read.store.retention import id_expired_reason, key_expired_reason
@@ -422,7 +423,8 @@ def groups_of(store: Store) -> list[GroupSummary]:
     source cannot be read."""
     from inspector.engine.read.groups.groups import groups_summary
 
-    return groups_summary(*_group_parts(store))
+    with few_collections():  # thousands of queues' records at once (read/queues/collector.py)
+        return groups_summary(*_group_parts(store))
 
 
 def group_of(store: Store, group: str, limit: int | None = None) -> GroupView:
@@ -430,8 +432,9 @@ def group_of(store: Store, group: str, limit: int | None = None) -> GroupView:
     ``group``; at most ``limit`` pending messages (None: groups.DEFAULT_PENDING)."""
     from inspector.engine.read.groups.groups import DEFAULT_PENDING, make_group_view
 
-    sources, access = _group_parts(store)
-    return make_group_view(sources, access, group, DEFAULT_PENDING if limit is None else limit)
+    with few_collections():  # 16,000 queues: ~100,000 records at once (read/queues/collector.py)
+        sources, access = _group_parts(store)
+        return make_group_view(sources, access, group, DEFAULT_PENDING if limit is None else limit)
 
 
 def committed_offsets(store: Store, topic: str, queue_id: int) -> list[tuple[str, int]]:

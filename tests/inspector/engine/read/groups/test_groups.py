@@ -265,14 +265,18 @@ def test_store_times_in_bulk_are_the_one_by_one_answers():
 
 
 def test_the_view_s_objects_built_at_once_equal_the_dataclass_s_own():
-    """groups._built (16,000 GroupQueues at once) makes what the constructor makes: no slots, no __post_init__,
-    every field given, equal and hashed alike."""
+    """collector.built (16,000 GroupQueues and QueueInfos at once: groups.py, cq_bulk.py) makes what the
+    constructor makes: no slots, no __post_init__, every field given, equal and hashed alike."""
     from dataclasses import fields
 
-    from inspector.engine.read.groups.groups import GroupQueue, QueueMessage, _built
+    from inspector.engine.model.records import QueueInfo
+    from inspector.engine.read.groups.groups import GroupQueue, QueueMessage
+    from inspector.engine.read.queues.collector import built as _built
 
     for cls, values in ((QueueMessage, ("T", 0, 5, 100, T0, None, None)),
-                        (GroupQueue, ("T", 0, 5, "s", (), 0, 9, 4, None, None, None))):
+                        (GroupQueue, ("T", 0, 5, "s", (), 0, 9, 4, None, None, None)),
+                        (QueueInfo, ("T", 3, 1, 7, ("consumequeue/T/3/00000000000000000000",), 4000,
+                                     "consumequeue", None))):
         assert not hasattr(cls, "__slots__") and not hasattr(cls, "__post_init__")
         names = [f.name for f in fields(cls)]
         assert len(names) == len(values)

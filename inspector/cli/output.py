@@ -129,10 +129,56 @@ def warn_problem(p: Problem) -> None:
                       markup=True)
 
 
-def table(title: str, *columns: str, **kw) -> Table:
-    from rich.table import Table
+BIG_TABLE = 2_000  # rows: past this a table is drawn line by line (plain_table_lines), not measured cell by cell
 
-    t = Table(title=title, title_justify="left", title_style="bold", **kw)
+
+def plain_table_lines(title: str | None, headers: list[str], justify: list[str], rows: list[list[str]]) -> list[str]:
+    """A table as Rich draws it by default (heavy head, light body), its rows one line each: drawn directly, for
+    tables of thousands of rows (16,000 queues: Rich measured and folded 144,000 cells, 25 s of CPU). Cells are
+    already plain, escaped text; a cell's line breaks become spaces; widths come from the text."""
+    rows = [[c.replace("\n", " ") for c in r] for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def line(cells: list[str], edge: str, sep: str) -> str:
+        body = f" {sep} ".join(c.rjust(w) if j == "right" else c.center(w) if j == "center" else c.ljust(w)
+                               for c, w, j in zip(cells, widths, justify, strict=True))
+        return f"{edge} {body} {edge}"
+
+    out = [title.ljust(sum(w + 3 for w in widths) + 1)] if title else []  # as Rich pads it, to the table's width
+    out.append("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓")
+    out.append(line(headers, "┃", "┃"))
+    out.append("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩")
+    out += [line(r, "│", "│") for r in rows]
+    out.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
+    return out
+
+
+def _table_class():
+    from rich.segment import Segment
+    from rich.table import Table
+    from rich.text import Text
+
+    class BigTable(Table):
+        """A Rich Table that draws itself line by line once it holds more than BIG_TABLE rows."""
+
+        def __rich_console__(self, console, options):
+            if self.row_count <= BIG_TABLE:
+                yield from super().__rich_console__(console, options)
+                return
+            cells = [[c.plain if isinstance(c, Text) else str(c) for c in col._cells] for col in self.columns]
+            rows = [list(r) for r in zip(*cells, strict=True)]
+            title = self.title.plain if isinstance(self.title, Text) else self.title
+            lines = plain_table_lines(title, [str(c.header) for c in self.columns],
+                                      [c.justify for c in self.columns], rows)
+            for text in lines:
+                yield Segment(text)
+                yield Segment.line()
+
+    return BigTable
+
+
+def table(title: str, *columns: str, **kw) -> Table:
+    t = _table_class()(title=title, title_justify="left", title_style="bold", **kw)
     for c in columns:
         justify = "right" if c.endswith(("offset", "size", "count", "#", "end", "start", "min", "max", "lag")) else "left"
         # a time column is never folded: its zone offset would land on a line of its own

@@ -354,6 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tui", help="the terminal UI (what a bare `rmq-inspect STORE` opens)")
     _store_args(p)
     p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP + " (also: rmq-inspect --utc tui)")
+    p.add_argument("--goto", metavar="REF", help="open this message over the first screen: a physical offset "
+                   "(14924, 14,924, 0x3a4c), an offset msgId or a UNIQ_KEY, found as `show` finds it")
+    p.add_argument("--screen", metavar="NAME", help="the first screen: overview (default), hex, messages, chain, "
+                   "ids, problems, tour, exercises, timer, story, groups, search, stats")
+    p.add_argument("--key", nargs=2, metavar=("TOPIC", "KEY"), help="the index-chain screen walking TOPIC#KEY")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -543,6 +548,8 @@ def _run(args: argparse.Namespace) -> int:
         return _diff(args)
     if args.command == "offsets":
         _check_offsets_out(args)
+    if args.command == "tui":
+        _check_screen(args.screen)
     with _open(args) as store:
         if args.command == "offsets":
             from inspector.cli import offsets
@@ -550,8 +557,11 @@ def _run(args: argparse.Namespace) -> int:
             return offsets.run_plan(store, args)
         if args.command == "tui":
             from inspector.tui.app import run as run_tui  # Textual only for this command
+            from inspector.tui.copyout import Launch
 
-            return run_tui(store)
+            launch = Launch(args.store, tuple(_opening_options(args)), bool(args.utc or args.sub_utc))
+            return run_tui(store, launch, screen=args.screen or "overview", goto=args.goto,
+                           key=tuple(args.key) if args.key else None)
         if args.command == "web":
             from web.app import serve  # Flask only for this command: the terminal UI never loads it
 
@@ -636,6 +646,26 @@ def _run(args: argparse.Namespace) -> int:
 
             return hexdump.run(store, args.offset, args.length, args.json)
     raise BadInput(f"unknown command {args.command}")
+
+
+def _check_screen(name: str | None) -> None:
+    """``tui --screen``: a name the UI has (exit 2 before the store is read or Textual loads)."""
+    from inspector.tui.screennames import SCREEN_NAMES  # a plain tuple: Textual is not loaded for it
+
+    if name is not None and name not in SCREEN_NAMES:
+        raise BadInput(f"--screen {name}: no such screen; one of {', '.join(SCREEN_NAMES)}")
+
+
+def _opening_options(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The store-opening options given (geometry, --broker-config, --delay-levels, --dledger-member) as (flag,
+    value): read off the very option definitions that parsed them, so one added there is carried too."""
+    probe = argparse.ArgumentParser(add_help=False)
+    group = probe.add_argument_group()
+    geometry_options(group)
+    _config_options(group)
+    _member_option(group)
+    return [(a.option_strings[-1], str(value)) for a in probe._actions
+            if (value := getattr(args, a.dest, None)) is not None]
 
 
 def _check_offsets_out(args: argparse.Namespace) -> None:

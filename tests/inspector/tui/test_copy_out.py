@@ -161,3 +161,17 @@ def test_save_body_never_writes_into_the_store(store):
     shown = drive(app, script)
     assert any("inside the store" in s for s in shown)
     assert not (store.root / "body.bin").exists()
+
+
+def test_yank_on_the_hex_record_under_the_cursor(store):
+    msg = first_message(store)
+    app = create_app(store, background_scan=False)
+
+    async def script(pilot):
+        app.show_hex(msg.physical_offset + 20)  # inside the record
+        await settle(pilot)
+        await pilot.press("y", "u")
+        await settle(pilot, 1)
+        return app.clipboard
+
+    assert drive(app, script) == msg.unique_key

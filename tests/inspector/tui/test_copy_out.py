@@ -175,3 +175,18 @@ def test_yank_on_the_hex_record_under_the_cursor(store):
         return app.clipboard
 
     assert drive(app, script) == msg.unique_key
+
+
+def test_yank_menu_snapshot_at_80x24(snap_compare, store):
+    """The y menu over a message window at 80x24: each key, what it copies, its value previewed on one line."""
+
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.show_message(0)
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(create_app(store, background_scan=False), terminal_size=(80, 24), run_before=run_before)

@@ -356,6 +356,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--utc", dest="sub_utc", action="store_true", help=UTC_HELP + " (also: rmq-inspect --utc tui)")
     p.add_argument("--compare", metavar="B", help="a second store: open on the Diff screen comparing the two (as "
                    "`rmq-inspect diff STORE B`)")
+    p.add_argument("--goto", metavar="REF", help="open this message over the first screen: a physical offset "
+                   "(14924, 14,924, 0x3a4c), an offset msgId or a UNIQ_KEY, found as `show` finds it")
+    p.add_argument("--screen", metavar="NAME", help="the first screen: overview (default), hex, messages, chain, "
+                   "ids, problems, tour, exercises, timer, story, groups, search, stats, diff")
+    p.add_argument("--key", nargs=2, metavar=("TOPIC", "KEY"), help="the index-chain screen walking TOPIC#KEY")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -547,6 +552,8 @@ def _run(args: argparse.Namespace) -> int:
         return _diff(args)
     if args.command == "offsets":
         _check_offsets_out(args)
+    if args.command == "tui":
+        _check_screen(args.screen)
     with _open(args) as store:
         if args.command == "offsets":
             from inspector.cli import offsets
@@ -555,11 +562,15 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "tui":
             from inspector.engine import open_store
             from inspector.tui.app import run as run_tui  # Textual only for this command
+            from inspector.tui.copyout import Launch
 
+            launch = Launch(args.store, tuple(_opening_options(args)), bool(args.utc or args.sub_utc))
+            options = {"screen": getattr(args, "screen", None) or "overview", "goto": getattr(args, "goto", None),
+                       "key": tuple(args.key) if getattr(args, "key", None) else None}
             if not getattr(args, "compare", None):  # (the bare `rmq-inspect STORE` form has no --compare)
-                return run_tui(store)
+                return run_tui(store, launch, **options)
             with open_store(args.compare) as other:
-                return run_tui(store, other)
+                return run_tui(store, launch, compare=other, **options)
         if args.command == "web":
             import contextlib
 
@@ -649,6 +660,26 @@ def _run(args: argparse.Namespace) -> int:
 
             return hexdump.run(store, args.offset, args.length, args.json)
     raise BadInput(f"unknown command {args.command}")
+
+
+def _check_screen(name: str | None) -> None:
+    """``tui --screen``: a name the UI has (exit 2 before the store is read or Textual loads)."""
+    from inspector.tui.screennames import SCREEN_NAMES  # a plain tuple: Textual is not loaded for it
+
+    if name is not None and name not in SCREEN_NAMES:
+        raise BadInput(f"--screen {name}: no such screen; one of {', '.join(SCREEN_NAMES)}")
+
+
+def _opening_options(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The store-opening options given (geometry, --broker-config, --delay-levels, --dledger-member) as (flag,
+    value): read off the very option definitions that parsed them, so one added there is carried too."""
+    probe = argparse.ArgumentParser(add_help=False)
+    group = probe.add_argument_group()
+    geometry_options(group)
+    _config_options(group)
+    _member_option(group)
+    return [(a.option_strings[-1], str(value)) for a in probe._actions
+            if (value := getattr(args, a.dest, None)) is not None]
 
 
 def _check_offsets_out(args: argparse.Namespace) -> None:

@@ -7,6 +7,7 @@ this module only prints them, reusing the other commands' renderers (hex data, c
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -260,7 +261,8 @@ def run_exercises(store: Store, seed: int, count: int, answers_path: str | None,
     if answers_path is not None:
         answers = load_answers(answers_path, exercises)
     else:
-        answers = _ask(exercises, input_fn, quiet=as_json)
+        # with --json stdout is the document: the prompt goes to stderr (it was the document's first line)
+        answers = _ask(exercises, _prompt_on_stderr(input_fn) if as_json else input_fn, quiet=as_json)
     results = [(e, e.check(answers.get(e.id, ""))) for e in exercises]
     score = sum(r.correct for _, r in results)
     if as_json:
@@ -275,6 +277,15 @@ def run_exercises(store: Store, seed: int, count: int, answers_path: str | None,
             _print_result(e, r)
     console.print(f"[bold]Score: {score}/{len(results)}[/] (seed {seed})", markup=True)
     return 0
+
+
+def _prompt_on_stderr(input_fn: Callable[[str], str]) -> Callable[[str], str]:
+    def ask(prompt: str) -> str:
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
+        return input_fn("")
+
+    return ask
 
 
 def _ask(exercises, input_fn, quiet: bool) -> dict[str, str]:

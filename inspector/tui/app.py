@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -20,12 +21,22 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import INDEX_SLOT, OFFSET, Problem, SegmentScan, Store
+from inspector.engine import INDEX_SLOT, OFFSET, Message, Problem, SegmentScan, Store
+from inspector.tui.copyout import Command, Launch, message_yanks, why_not
 from inspector.tui.fmt import commitlog_offset, esc, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned
 from inspector.tui.prefs import load_prefs, save_pref
+from inspector.tui.screennames import SCREEN_NAMES
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
+from inspector.tui.screens.copydialogs import (
+    COMMAND_KEY,
+    SAVE_KEY,
+    ConfirmScreen,
+    YankScreen,
+    refuse_path,
+    write_body,
+)
 from inspector.tui.screens.dialogs import HelpScreen, MessageScreen, PromptScreen
 from inspector.tui.screens.diff import DiffScreen
 from inspector.tui.screens.groups import GroupsScreen
@@ -57,6 +68,7 @@ SCREEN_CLASSES = {
     "stats": StatsScreen,
     "diff": DiffScreen,
 }
+assert tuple(SCREEN_CLASSES) == SCREEN_NAMES  # --screen is checked against the names before Textual loads
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
                  "chain": "Index-chain walker", "ids": "msgId resolver", "problems": "Problems",
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
@@ -92,14 +104,21 @@ class RmqInspectApp(App):
         Binding("question_mark", "help", "Help"),
         Binding("f1", "help", "Help", show=False),
         Binding("q", "quit", "Quit"),  # shown: a new user looks for the way out in the footer
+        Binding("y", "yank", "Copy", show=False),  # the footers are full at 80 columns: the help lists both
+        Binding("C", "copy_command", "Copy as command", show=False),
     ]
 
     def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview",
-                 compare: Store | None = None) -> None:
+                 launch: Launch | None = None, goto: int | None = None,
+                 key: tuple[str, str] | None = None, compare: Store | None = None) -> None:
         super().__init__()
         if screen not in SCREEN_CLASSES:
             raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
         self.first_screen = screen
+        # how the UI was started: what `C` puts before and after each screen's command
+        self.launch = launch if launch is not None else Launch(str(store.root))
+        self.goto = goto  # --goto: this message's window over the first screen
+        self.start_key = key  # --key TOPIC KEY: the chain screen walking it
         self.store = store
         self.compare = compare  # a second store (``--compare B``): the Diff screen compares the two
         self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
@@ -137,6 +156,10 @@ class RmqInspectApp(App):
         self.theme = chosen if isinstance(chosen, str) and chosen in self.available_themes else "textual-dark"
         self.theme_changed_signal.subscribe(self, lambda theme: save_pref("theme", theme.name))
         self.switch_mode(self.first_screen)
+        if self.start_key is not None:
+            self.show_chain(*self.start_key)
+        if self.goto is not None:
+            self.show_message(self.goto)
         try:
             self.problem_sources["store"] = list(self.store.problems())
         except Exception as e:  # noqa: BLE001 - a broken store must still open
@@ -354,6 +377,87 @@ class RmqInspectApp(App):
     def action_tour_prompt(self) -> None:
         self.view("tour").action_jump()
 
+    # -- copy out ----------------------------------------------------------------------------------------------
+
+    def copy_text(self, text: str, what: str) -> None:
+        """``text`` onto the clipboard (OSC 52: works over ssh and tmux; the app keeps it in ``clipboard``) and a
+        toast naming it (``notify`` escapes: the text is often the store's)."""
+        self.copy_to_clipboard(text)
+        shown = text if len(text) <= 200 else text[:199] + "…"
+        self.notify(f"copied {what}: {shown}", title="copy")
+
+    def screen_message(self) -> Message | None:
+        """The message the active screen shows or has selected (None: not a message screen, or none yet)."""
+        current = getattr(self.screen, "current_message", None)
+        return current() if current is not None else None
+
+    def action_yank(self) -> None:
+        msg = self.screen_message()
+        if msg is None:
+            self.notify("no message here to copy from: y works on the messages list, a message window, the msgId "
+                        "screen's result and a story's record; C copies this screen as a command",
+                        title="copy", severity="warning")
+            return
+        yanks = message_yanks(msg)
+
+        def chosen(key: str | None) -> None:
+            for y in yanks:
+                if key == y.key:
+                    if y.text is None:
+                        self.notify(why_not(y, msg), title="copy", severity="warning")
+                    else:
+                        self.copy_text(y.text, y.what)
+            if key == SAVE_KEY:
+                self.save_body_prompt(msg)
+            elif key == COMMAND_KEY:
+                self.copy_command(Command("show", (str(msg.physical_offset),)))
+
+        self.push_screen(YankScreen(msg, yanks), chosen)
+
+    def action_copy_command(self) -> None:
+        """The active screen as the `rmq-inspect … --json` line that prints what it shows."""
+        make = getattr(self.screen, "command", None)
+        command = make() if make is not None else None
+        if command is None:
+            self.notify("nothing on this screen to copy as a command yet", title="copy", severity="warning")
+            return
+        self.copy_command(command)
+
+    def copy_command(self, command: Command) -> None:
+        line = self.launch.line(command)
+        self.copy_to_clipboard(line)
+        note = f"\n({command.note})" if command.note else ""
+        self.notify(f"copied: {line}{note}", title="copy as command",
+                    severity="warning" if command.note else "information")
+
+    def save_body_prompt(self, msg: Message) -> None:
+        """Ask for a path and write the body's bytes as stored there; an existing file is replaced only after a
+        yes."""
+
+        def save(path: str, replace: bool = False) -> None:
+            try:
+                size = write_body(msg, path, replace)
+            except FileExistsError:
+                self.push_screen(ConfirmScreen(f"{path} exists. Replace it with the body ({len(msg.body):,} bytes)?"),
+                                 lambda yes: save(path, True) if yes else self.notify("not saved", title="save body"))
+                return
+            except OSError as e:
+                self.notify(f"{path}: cannot write: {e.strerror or e}", title="save body", severity="error")
+                return
+            how = f", {msg.compression}-compressed as stored" if msg.compressed else ""
+            self.notify(f"saved {size:,} bytes{how} to {path}", title="save body")
+
+        def checked(path: str) -> None:
+            path = os.path.expanduser(path)
+            refused = refuse_path(path, str(self.store.root))
+            if refused is not None:
+                self.notify(refused, title="save body", severity="error")
+                return
+            save(path)
+
+        self.ask(f"Save the body of the message at {msg.physical_offset:,} to a file (bytes as stored)",
+                 "e.g. body.bin or ~/message.json", checked, f"body-{msg.physical_offset}.bin")
+
     # -- command palette ----------------------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -408,23 +512,38 @@ class RmqInspectApp(App):
                             lambda: self.view("groups"))
         yield SystemCommand("Statistics", "the log counted by topic, queue, tag, host, producer group, minute, hour "
                             "or size: rate and size sparklines, shares, retention preview", lambda: self.view("stats"))
+        yield SystemCommand("Copy as command", "this screen as the rmq-inspect … --json line that prints it (C)",
+                            self.action_copy_command)
+        yield SystemCommand("Copy from the message", "msgId, UNIQ_KEY, offset, keys, body; save the body (y)",
+                            self.action_yank)
         yield SystemCommand("Stop the commitlog walk", "stop the background walk of the segments", self.cancel_scan)
 
 
-def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview",
+def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview", launch: Launch | None = None,
+               goto: int | None = None, key: tuple[str, str] | None = None,
                compare: Store | None = None) -> RmqInspectApp:
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
     ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
-    story);
+    story, groups, search, stats);
     ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
-    problems). ``compare``: a second store, compared on the Diff screen.
+    problems); ``launch``: how it was started (``C`` copies commands with it); ``goto``: a message's physical
+    offset, opened over the first screen; ``key``: (topic, key) walked on the chain screen; ``compare``: a second
+    store, compared on the Diff screen.
     """
-    return RmqInspectApp(store, background_scan=background_scan, screen=screen, compare=compare)
+    return RmqInspectApp(store, background_scan=background_scan, screen=screen, launch=launch, goto=goto, key=key,
+                         compare=compare)
 
 
-def run(store: Store, compare: Store | None = None) -> int:
-    """The app on ``store``; with ``compare`` (``--compare B``) it opens on the Diff screen."""
-    app = create_app(store, compare=compare, screen="diff" if compare is not None else "overview")
+def run(store: Store, launch: Launch | None = None, *, screen: str = "overview", goto: str | None = None,
+        key: tuple[str, str] | None = None, compare: Store | None = None) -> int:
+    """``rmq-inspect tui``: ``goto`` (an offset, msgId or UNIQ_KEY) is found before the app starts, so a bad one
+    is the command's one-line error and exit code (as ``show`` gives it), not a toast. With ``compare``
+    (``--compare B``) it opens on the Diff screen."""
+    offset = None if goto is None else store.find(goto).physical_offset
+    if compare is not None and screen == "overview":
+        screen = "diff"
+    app = create_app(store, screen="chain" if key is not None and screen == "overview" else screen,
+                     launch=launch, goto=offset, key=key, compare=compare)
     app.run()
     return app.return_code or 0

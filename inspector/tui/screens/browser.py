@@ -26,6 +26,7 @@ from inspector.engine import (
 )
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, when
 from inspector.tui.messages import RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -61,6 +62,10 @@ def group_marks(store, topic: str, queue_id: int, lo: int, hi: int) -> dict[int,
     if done:
         marks[hi - 1] = f"◀ committed {hi}, all consumed: {', '.join(done)}"
     return marks
+
+
+def _left_out(filters: list[str]) -> str:
+    return f"the {' and '.join(filters)} filter is not in this command: it has no flag for it" if filters else ""
 
 
 FILTERS = ("topic", "queue", "tag", "key", "from", "to")
@@ -200,6 +205,28 @@ class BrowserScreen(ViewScreen):
         if self.later(self.action_body):
             return
         self.query_one(MessageDetail).cycle_body()
+
+    def current_message(self) -> Message | None:
+        lst = self.message_list
+        got = lst.message(lst.cursor) if len(lst.source) else None
+        return got if isinstance(got, Message) else None
+
+    def command(self) -> Command:
+        """The listing as ``messages`` (topic, queue, time window) or, for a topic and key, ``key``; a filter the
+        command has no flag for is named in the note."""
+        q = self.query_state
+        window: list[str] = []
+        if q.begin is not None:
+            window += ["--since", str(q.begin)]
+        if q.end is not None:
+            window += ["--until", str(q.end + 1)]  # the list's "to" is inclusive, --until is not
+        if q.key is not None and q.topic is not None and q.queue is None:
+            left = ["tag"] if q.tag is not None else []
+            return Command("key", (q.topic, q.key, *window), _left_out(left))
+        args = [*(["--topic", q.topic] if q.topic is not None else []),
+                *(["--queue", str(q.queue)] if q.queue is not None else []), *window]
+        left = [name for name, value in (("tag", q.tag), ("key", q.key)) if value is not None]
+        return Command("messages", tuple(args), _left_out(left))
 
     def action_hex(self) -> None:
         lst = self.message_list

@@ -21,6 +21,7 @@ from inspector.engine import (
     key_missing_reason,
     walk_slot,
 )
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, plain, when
 from inspector.tui.messages import BusiestReady, ChainReady, SlotReady, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -61,6 +62,7 @@ class ChainScreen(ViewScreen):
         super().__init__()
         self._row_offsets: dict[str, int] = {}
         self._slot_counts: dict[str, int] = {}
+        self.walked: tuple[str, str] | None = None  # the topic and key walked last (C: `chain STORE TOPIC KEY`)
 
     def compose(self) -> ComposeResult:
         files = [(plain(r.name), r.rel) for r in self.app.store.index_files()]  # file names: the store's
@@ -99,6 +101,11 @@ class ChainScreen(ViewScreen):
         if file is not None:
             self._busiest(file)
         self.ready()
+
+    def command(self) -> Command | None:
+        if self.walked is None:
+            return None
+        return Command("chain", self.walked)
 
     def selected_file(self) -> str | None:
         value = self.query_one("#c-file", Select).value
@@ -157,6 +164,7 @@ class ChainScreen(ViewScreen):
         self.query_one("#c-topic", FormInput).value = topic
         self.query_one("#c-key", FormInput).value = key
         self.query_one("#chain-summary", SafeStatic).update(Text(f"walking {esc(topic)}#{esc(key)}…", style="dim"))
+        self.walked = (topic, key)
         self._walk(topic, key)
 
     def browse_slot(self, file: str | None, slot: int) -> None:

@@ -10,7 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
 from inspector import version
-from inspector.engine import StoreError
+from inspector.engine import Message, StoreError
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import plain
 from inspector.tui.widgets.messagedetail import MessageDetail
 
@@ -47,6 +48,9 @@ class MessageScreen(ModalScreen[None]):
         Binding("x", "hex", "Show in hex view"),
         Binding("b", "body", "Body text/JSON/hex"),
         Binding("s", "story", "Story"),
+        # a modal screen hides the app's bindings: copy out is bound here too
+        Binding("y", "app.yank", "Copy", show=False),
+        Binding("C", "app.copy_command", "Copy as command", show=False),
     ]
 
     def __init__(self, offset: int) -> None:
@@ -67,6 +71,12 @@ class MessageScreen(ModalScreen[None]):
             detail.show(None, f"no message at {self.phy_offset:,}: {e.reason}")
             self.notify(str(e), severity="error")
         detail.focus()
+
+    def current_message(self) -> Message | None:
+        return self.query_one(MessageDetail).message
+
+    def command(self) -> Command:
+        return Command("show", (str(self.phy_offset),))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -93,6 +103,13 @@ HELP = [
         ("q  /  ctrl+q", "quit"),
         ("paste", "msgId screen: into the id field; hex view: opens the jump prompt with it"),
         ("escape", "in a text field: back to the screen's list or view"),
+        ("y", "on a message (messages list, message window, msgId result, story record, hex record): copy its "
+              "msgId (i), UNIQ_KEY (u), physical offset (o), keys (k) or body (b); w saves the body's bytes as "
+              "stored to a file (an existing file only after a yes); c: its `show` command. Copies go through the "
+              "terminal (OSC 52: over ssh and tmux too) and a toast says what was copied"),
+        ("C", "copy as command: the rmq-inspect … --json line printing what this screen shows (info, verify, "
+              "messages --topic …, chain, grep, stats --by, timer, groups/group, story, hex --length …, decode-id), "
+              "with the options the UI was started with (--broker-config, --delay-levels, geometry, --utc)"),
     ]),
     ("overview", [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
@@ -200,6 +217,10 @@ HELP = [
         ("enter", "on a row with an offset: A's hex view there"),
     ]),
     ("opening a store", [
+        ("--goto REF", "rmq-inspect STORE --goto 14,924 (or an offset msgId or UNIQ_KEY): opens with that message's "
+                       "window; a REF that finds nothing is the command's one-line error, before the UI starts"),
+        ("--screen NAME", "the first screen: overview, hex, messages, chain, ids, problems, tour, exercises, timer, "
+                          "story, groups, search, stats; --key TOPIC KEY: the index chain walking it"),
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "
                               "without it the delay levels are inferred from SCHEDULE_TOPIC_XXXX (info says which)"),

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header
 
 from inspector.engine import group_of, group_view, groups_of, groups_view
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, when
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -37,6 +38,7 @@ class GroupsScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._queues: dict[str, tuple[str, int, int]] = {}  # row key -> (topic, queue id, committed offset)
+        self.group: str | None = None  # the group whose queues are shown (C: `group STORE G`)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -53,6 +55,9 @@ class GroupsScreen(ViewScreen):
         self.query_one("#group-queues", DataTable).add_columns("topic", "queue", "committed", "min", "max", "lag",
                                                                  "last consumed", "first unconsumed", "note")
         self._load()
+
+    def command(self) -> Command:
+        return Command("group", (self.group,)) if self.group is not None else Command("groups")
 
     def focus_main(self) -> None:
         self.query_one("#groups-table", DataTable).focus()
@@ -85,6 +90,7 @@ class GroupsScreen(ViewScreen):
         """One group's queues in the lower table (also from the command palette)."""
         if self.later(lambda: self.show_group(group)):
             return
+        self.group = group
         self._load_group(group)
 
     @work(thread=True, exclusive=True, group="group", exit_on_error=False)

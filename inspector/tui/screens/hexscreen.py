@@ -10,8 +10,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.engine import Region, StoreError, time_step, time_step_note
+from inspector.engine import Message, Region, StoreError, time_step, time_step_note
 from inspector.tui.afterpaint import LatestAfterPaint
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, esc, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.timestep import TIME_BINDINGS
@@ -55,6 +56,24 @@ class HexScreen(ViewScreen):
                 yield OptionList(id="hex-fields")
         yield SafeStatic("", id="hex-status")
         yield Footer()
+
+    def command(self) -> Command:
+        """The record under the cursor as ``hex`` (its start and length), else 256 bytes from the cursor."""
+        info = self.hex_view.cursor_info()
+        region = None if info is None else info.region
+        if region is not None and region.kind != "beyond" and region.end > region.start:
+            return Command("hex", (str(region.start), "--length", str(region.end - region.start)))
+        return Command("hex", (str(self.hex_view.cursor), "--length", "256"))
+
+    def current_message(self) -> Message | None:
+        """The message record under the cursor (None elsewhere)."""
+        info = self.hex_view.cursor_info()
+        if info is None or info.region is None or info.region.kind != "message":
+            return None
+        try:
+            return self.app.store.message_at(info.region.start)
+        except StoreError:
+            return None
 
     def on_mount(self) -> None:
         if self.focused is None:

@@ -36,6 +36,7 @@ from inspector.engine import (
     segment_size,
     timer_line,
 )
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, middle_clip, num, size, when
 from inspector.tui.messages import OverviewLoaded, QueuesListed, ScanProgress
 from inspector.tui.widgets.navbar import NavBar
@@ -213,6 +214,9 @@ class OverviewScreen(Screen):
             yield SafeStatic("loading…", id="overview-walk")
             yield ProgressBar(total=100, show_eta=False, id="overview-progress")
         yield Footer()
+
+    def command(self) -> Command:
+        return Command("info")
 
     def on_mount(self) -> None:
         self.query_one(Tree).root.expand()

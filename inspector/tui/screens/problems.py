@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 
 from inspector.engine import Problem, StoreError, problem_groups, verify
 from inspector.tui.background import Cancelled
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, commitlog_offset, esc, num
 from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -51,6 +52,9 @@ class ProblemsScreen(ViewScreen):
         yield SafeTable(id="problems-table", cursor_type="row", zebra_stripes=True)
         yield SafeStatic("", id="problems-detail")
         yield Footer()
+
+    def command(self) -> Command:
+        return Command("verify")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -10,8 +10,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from inspector.engine import IdReading, resolve_message_id
+from inspector.engine import IdReading, Message, StoreError, resolve_message_id
 from inspector.tui.background import store_hosts
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, plain, when
 from inspector.tui.messages import IdResolved, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -66,6 +67,25 @@ class ResolverScreen(ViewScreen):
 
     def action_edit(self) -> None:
         self.query_one("#r-id", FormInput).focus()
+
+    def current_message(self) -> Message | None:
+        """The message the id found (the highlighted reading when it found one, else the first that did)."""
+        if self.result is None:
+            return None
+        found = [r for r in self.result.readings if r.found and r.physical_offset is not None]
+        row = self.query_one(DataTable).cursor_row
+        readings = self.result.readings
+        if 0 <= row < len(readings) and readings[row] in found:
+            found.insert(0, readings[row])
+        for r in found:
+            try:
+                return self.app.store.message_at(r.physical_offset)
+            except StoreError:
+                continue
+        return None
+
+    def command(self) -> Command | None:
+        return None if self.result is None else Command("decode-id", (self.result.text,))
 
     def action_story(self) -> None:
         """The story of the message the id finds (the id itself is the story's REF)."""

@@ -41,6 +41,7 @@ from inspector.engine import (
     unknown_topic_note,
 )
 from inspector.tui.background import key_hits
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, plain, size, when
 from inspector.tui.messages import SearchFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -198,6 +199,19 @@ class SearchScreen(ViewScreen):
             self._grep(self.generation, form)
         self._notes()
         self.focus_main()
+
+    def command(self) -> Command | None:
+        """The search as ``grep`` (what was searched last; the indexes' answer to a key search is grep's too)."""
+        f = self.form
+        if f is None:
+            return None
+        args = [f.pattern.text, *(["--fixed"] if f.pattern.fixed else []),
+                *(["--ignore-case"] if f.pattern.ignore_case else []),
+                *(["--in", ",".join(f.fields)] if f.fields else []), *(["--topic", f.topic] if f.topic else []),
+                *(["--tag", f.tag] if f.tag else []), "--limit", str(f.limit),
+                *(["--since", str(f.since)] if f.since is not None else []),
+                *(["--until", str(f.until)] if f.until is not None else [])]
+        return Command("grep", tuple(args))
 
     def action_edit(self) -> None:
         if self.later(self.action_edit):

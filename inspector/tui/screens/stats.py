@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Sparkline
 
 from inspector.engine import BY, SIZE_LABELS, StoreStats, store_stats
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, when
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -47,6 +48,9 @@ class StatsScreen(ViewScreen):
 
     def focus_main(self) -> None:
         self.query_one("#stats-table", DataTable).focus()
+
+    def command(self) -> Command:
+        return Command("stats", ("--by", self.by))
 
     def action_next_key(self) -> None:
         self.by = BY[(BY.index(self.by) + 1) % len(BY)]

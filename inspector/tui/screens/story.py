@@ -15,7 +15,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, ProgressBar
 
-from inspector.engine import Budget, Story, StoryRecord, story_of, trace_record_view
+from inspector.engine import Budget, Message, StoreError, Story, StoryRecord, story_of, trace_record_view
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, esc, num, plain, when
 from inspector.tui.messages import StoryTold, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -48,6 +49,7 @@ class StoryScreen(ViewScreen):
         super().__init__()
         self.story: Story | None = None
         self.ref: str | None = None
+        self.ref_args: tuple[str, ...] = ()
         self.generation = 0
         # the telling under way: set, its story_of stops between steps and scan batches (escape, a newer REF)
         self.stop_telling = threading.Event()
@@ -86,6 +88,7 @@ class StoryScreen(ViewScreen):
         self.stop_telling.set()  # an older telling still reading stops at its next step
         self.stop_telling = threading.Event()
         self.ref = ref if key is None else f"{ref} {key}"
+        self.ref_args = (ref,) if key is None else (ref, key)  # as `story STORE REF [KEY]` takes them
         self.query_one("#story-summary", SafeStatic).update(Text(f"reading the story of {esc(self.ref)}…",
                                                                  style="yellow"))
         self.query_one("#story-progress", ProgressBar).display = True
@@ -241,6 +244,19 @@ class StoryScreen(ViewScreen):
         r = self._record()
         if r is not None and r.physical_offset is not None and not r.expired:
             self.app.show_hex(r.physical_offset)
+
+    def current_message(self) -> Message | None:
+        """The selected record's message (None: no story, or the record is not in the store)."""
+        r = self._record()
+        if r is None or r.expired or r.physical_offset is None:
+            return None
+        try:
+            return self.app.store.message_at(r.physical_offset)
+        except StoreError:
+            return None
+
+    def command(self) -> Command | None:
+        return Command("story", self.ref_args) if self.ref_args else None
 
     def action_story_prompt(self) -> None:
         self.app.action_story_prompt()

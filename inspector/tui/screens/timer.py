@@ -19,6 +19,7 @@ from inspector.engine import (
     timer_summary,
     zone_label,
 )
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, plain, when
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
@@ -38,6 +39,7 @@ class TimerScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._hop_offsets: dict[str, int] = {}
+        self.walked: int | None = None  # the slot whose chain is shown (C: `timer STORE --slot N`)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -56,6 +58,9 @@ class TimerScreen(ViewScreen):
         self.query_one("#timer-hops", DataTable).add_columns(
             *(f"{c} {zone}" if c == "delivery" else c for c in HOP_COLUMNS))
         self._load()
+
+    def command(self) -> Command:
+        return Command("timer", ("--slot", str(self.walked)) if self.walked is not None else ("--summary",))
 
     def focus_main(self) -> None:
         self.query_one("#timer-slots", DataTable).focus()
@@ -123,6 +128,7 @@ class TimerScreen(ViewScreen):
             self.notify(f"slot {slot} of the timer wheel is empty", severity="warning")
             return
         view = timer_chain_view(timer, timer.walk(slot, limit=HOP_ROWS))
+        self.walked = slot
         table = self.query_one("#timer-hops", DataTable)
         table.clear()
         self._hop_offsets.clear()

@@ -64,6 +64,15 @@ def render_body(msg: Message, mode: str) -> tuple[str, RenderableType]:
     return f"Body ({mode}, {preview.describe()})", Group(*parts)
 
 
+def one_line(value: str) -> Text:
+    """An id never folded mid-string (it could not be read off or selected whole): one line, cut with "…" when
+    the pane is too narrow; ``y`` copies it whole."""
+    text = plain(value)
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
 def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
     """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
     store's custom one, ``trace_topic_of``)."""
@@ -88,7 +97,7 @@ def render_message(msg: Message, mode: str = "text", trace_topic: str | None = N
         ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
     ]
     for a, b, c, d in rows:
-        grid.add_row(a, plain(b), c, plain(d))
+        grid.add_row(a, one_line(b) if a == "msgId" else plain(b), c, one_line(d) if c == "UNIQ_KEY" else plain(d))
     props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
     for k, val in msg.properties.items():
         props.add_row(plain(k), plain(val))

@@ -180,3 +180,20 @@ def test_templates_out(cli, tmp_path):
     assert code == 0 and len(json.loads(out)["files"]) == 8
     code, _, _ = cli("templates")
     assert code == 2  # --out is required
+
+
+def test_exercises_json_asking_on_standard_input_keeps_stdout_a_document(cli, monkeypatch):
+    """The interactive quiz under --json (the TUI's copy-as-command line): each prompt goes to stderr, stdout is
+    the one JSON document (the prompt was its first line)."""
+    answers = iter(["4096"])
+
+    def reply(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", reply)
+    code, out, err = cli("exercises", str(SAMPLE), "--count", "3", "--json")
+    assert code == 0 and json.loads(out)["total"] == 3
+    assert "answer (Enter to skip) > " in err

@@ -19,7 +19,7 @@ def test_the_tui_opens_a_split_commitlog_given_by_broker_config(tmp_path, monkey
         first = next(e for e in original.entries() if isinstance(e, Message))
     seen = {}
 
-    def run(store) -> int:  # what `rmq-inspect tui STORE --broker-config F` runs, driven by the pilot
+    def run(store, *args, **kwargs) -> int:  # what `rmq-inspect tui STORE --broker-config F` runs, driven by the pilot
         app = tui_app.create_app(store)
 
         async def script(pilot):
@@ -59,7 +59,7 @@ def test_the_overview_shows_each_setting_and_where_it_came_from(tmp_path, monkey
     conf.write_text("# sizes\nmaxIndexNum=20000\n")
     seen = {}
 
-    def run(store) -> int:
+    def run(store, *args, **kwargs) -> int:
         app = tui_app.create_app(store)
 
         async def script(pilot):

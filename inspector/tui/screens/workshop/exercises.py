@@ -19,6 +19,7 @@ from textual.widgets import Footer, Header, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, plain
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
@@ -62,6 +63,9 @@ class ExercisesScreen(ViewScreen):
                 with VerticalScroll(id="ex-result-box"):
                     yield SafeStatic("", id="ex-result")
         yield Footer()
+
+    def command(self) -> Command:
+        return Command("exercises", ("--seed", str(self.seed), "--count", str(COUNT)))
 
     def on_mount(self) -> None:
         self.focus_main()

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from inspector.engine import cursor_offset
+from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, esc, num, plain
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import HexView
@@ -115,6 +116,9 @@ class TourScreen(ViewScreen):
                 yield SafeStatic(Text("steps (enter jumps)", style="bold"), id="tour-side-title")
                 yield OptionList(id="tour-steps")
         yield Footer()
+
+    def command(self) -> Command | None:
+        return Command("tour", ("--step", str(self.index + 1))) if self.steps else None
 
     def on_mount(self) -> None:
         self.query_one("#tour-steps", OptionList).focus()

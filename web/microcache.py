@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app, g, request
 from werkzeug.wrappers import Response
 
+from inspector.engine import is_utc
 from web.access import is_trainer
 from web.live import STREAM_PATH
 
@@ -136,7 +137,8 @@ def _key() -> tuple | None:
     room = current_app.extensions.get("rmq_room")
     # the room bar (base.html) and the trainer's page show the role, the step and the tally: keyed on them
     who = ("trainer" if is_trainer() else "participant", room.state().version) if room is not None else ()
-    return (request.host, request.path, request.query_string, *who)
+    # the zone every time is written in (web --utc, or set_utc in-process) changes every page that shows a time
+    return (request.host, request.path, request.query_string, is_utc(), *who)
 
 
 def _serve():

@@ -16,6 +16,7 @@ import mmap
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -187,16 +188,23 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
                  "/timer": ["/timer"], "/api/timer": ["/api/timer"],
                  "/groups": ["/groups", "/groups?name=fulfillment-consumer"],
                  "/api/groups": ["/api/groups", "/api/groups?name=billing-consumer"],
-                 "/stats": ["/stats", "/stats?by=tag"], "/api/stats": ["/api/stats?by=minute"]})
+                 "/stats": ["/stats", "/stats?by=tag"], "/api/stats": ["/api/stats?by=minute"],
+                 "/diff": ["/diff"], "/api/diff": ["/api/diff"]})
     return urls
 
 
 def _run_web(root: Path, f: dict) -> int:
+    from inspector.engine import open_store
     from web.app import create_app
 
-    app = create_app(root)
+    other = open_store(root)  # --compare: the store against itself, so /diff reads both under the same watch
+    app = create_app(root, {"COMPARE": other})
     try:
         client = app.test_client()
+        for _ in range(600):  # the comparison runs in the background: done before anything is closed
+            if client.get("/api/diff").get_json()["done"]:
+                break
+            time.sleep(0.05)
         urls = _web_urls(f)
         rules = {str(r) for r in app.url_map.iter_rules() if r.endpoint != "static"}
         assert rules <= set(urls), f"routes this test does not visit: {rules - set(urls)}"
@@ -209,6 +217,7 @@ def _run_web(root: Path, f: dict) -> int:
         return n
     finally:
         app.extensions["rmq_store"].close()
+        other.close()
 
 
 @pytest.fixture(scope="module")

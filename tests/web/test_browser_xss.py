@@ -111,6 +111,7 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/api/search": [(f"/api/search?q={q(SCRIPT)}&fixed=1", [])],
         "/stats": [("/stats?by=topic", [TOPIC]), ("/stats?by=tag", []), (f"/stats?by={q(SCRIPT)}", [])],  # issue 31
         "/api/stats": [("/api/stats?by=tag", [])],
+        "/diff": [("/diff", [])], "/api/diff": [("/api/diff", [])],  # no second store here: test_web_compare.py
     }
 
 

@@ -121,6 +121,7 @@ def test_the_addresses_are_stable(app):
         "/search", "/api/search",  # grep (issue 31)
         "/groups", "/api/groups",  # consumer groups (issue 30)
         "/stats", "/api/stats",  # statistics (issue 31)
+        "/diff", "/api/diff",  # two stores compared (web --compare B, issue 32)
     ])
 
 

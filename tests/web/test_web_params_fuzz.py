@@ -60,6 +60,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/groups": (["name", "limit"], {"name": "g"}),
     "/stats": (["by"], {"by": "tag"}),
     "/api/stats": (["by"], {"by": "tag"}),
+    "/diff": ([], {}),  # no parameter: the second store is named on the command line only
+    "/api/diff": ([], {}),
 }
 
 

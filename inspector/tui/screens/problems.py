@@ -40,6 +40,7 @@ class ProblemsScreen(ViewScreen):
         self.verifying = False
         self.verified: VerifyDone | None = None
         self._rows: dict[str, Problem] = {}
+        self._caused: dict[str, list[Problem]] = {}  # grouped: row key -> the findings its root explains
         self.grouped = False  # g: roots only, each with how many findings it explains
         self.severity: str | None = None  # s: None (all), then error, warning, info
 
@@ -74,9 +75,12 @@ class ProblemsScreen(ViewScreen):
         row = table.cursor_row
         table.clear()
         self._rows.clear()
-        for i, (p, explains) in enumerate(problems):
+        self._caused.clear()
+        for i, (p, caused) in enumerate(problems):
             key = f"p{i}"
             self._rows[key] = p
+            self._caused[key] = caused
+            explains = len(caused)
             phy = _place(p)
             sev = Text(p.severity, style=_STYLE.get(p.severity, "yellow"))
             # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
@@ -92,11 +96,12 @@ class ProblemsScreen(ViewScreen):
             self.query_one("#problems-detail", SafeStatic).update(Text(said, style="dim"))
         self._status()
 
-    def _shown(self) -> list[tuple[Problem, int]]:
-        """The rows: every finding (flat), or each root with how many it explains (grouped); one severity or all."""
+    def _shown(self) -> list[tuple[Problem, list[Problem]]]:
+        """The rows: every finding (flat), or each root with the findings it explains (grouped, grouped once per
+        refresh: a cursor move reads them from the row); one severity or all."""
         problems = self.app.all_problems()
-        rows = ([(g.root, len(g.caused)) for g in problem_groups(problems)] if self.grouped
-                else [(p, 0) for p in problems])
+        rows = ([(g.root, g.caused) for g in problem_groups(problems)] if self.grouped
+                else [(p, []) for p in problems])
         return [r for r in rows if self.severity is None or r[0].severity == self.severity]
 
     def action_group(self) -> None:
@@ -121,11 +126,10 @@ class ProblemsScreen(ViewScreen):
         t.append(f"  {esc(p.file)} @ {num(p.offset)}\n", style="bold")
         t.append(esc(p.reason))
         phy = _place(p)
-        if self.grouped:
-            caused = next((g.caused for g in problem_groups(self.app.all_problems()) if g.root is p), [])
-            if caused:
-                t.append(f"\nexplains {num(len(caused))} finding(s) pointing into it: "
-                         + ", ".join(sorted({c.code for c in caused})) + " (g lists them all)", style="yellow")
+        caused = self._caused.get(str(event.row_key.value), [])
+        if caused:
+            t.append(f"\nexplains {num(len(caused))} finding(s) pointing into it: "
+                     + ", ".join(sorted({c.code for c in caused})) + " (g lists them all)", style="yellow")
         t.append(("\nenter shows this place in the hex view" if p.points_at is None else
                   f"\nenter shows the log offset it points at ({num(p.points_at)}) in the hex view")
                  if phy is not None else "\nnot in the commitlog: the hex view shows commitlog bytes only", style="dim")
@@ -138,7 +142,7 @@ class ProblemsScreen(ViewScreen):
         t.append(f"{num(len(problems))} problem(s)", style="bold red" if errors else "bold green")
         t.append(f", {num(errors)} error(s)")
         if self.grouped or self.severity:
-            shown = self._shown()
+            shown = self._rows  # what problems_changed just listed (not grouped again)
             how = (["grouped by cause"] if self.grouped else []) + ([f"{self.severity}s only"] if self.severity else [])
             t.append(f" · {num(len(shown))} row(s) shown, {', '.join(how)} (g, s)", style="yellow")
         sources = ["store layout"]

@@ -258,23 +258,32 @@ def _plausible(buf, pos: int, limit: int, seg: Segment, blank: bool, segment_siz
 ZERO_RUN = 64  # zero bytes in a row worth naming in damage (fields hold shorter runs: a long's high bytes)
 ZEROS_NAMED = 3
 ZEROS_BACK = 1 << 20  # how far before the damage a zero run is followed back to its start
-ZEROS_AHEAD = 16 << 20  # how much of a long damaged span is looked at for zero runs (the note says when cut)
+ZEROS_AHEAD = 1 << 20  # how much of a damaged span is looked at for zero runs (the note says when cut): a span
+# may be a hole of a sparse file, whose every page a read would make the page cache zero-fill
+_PAGE = 4096
 
 
 def zeros_in(buf, start: int, end: int) -> str:
     """`` (zeros at a..b, …)``: the runs of ZERO_RUN or more zero bytes in [start, end) of ``buf``, the first one
-    followed back past ``start`` (a zeroed page usually begins inside the record before the one that fails), so
-    every view that meets the damage names the same zeros, wherever its walk began; "" when there are none."""
+    followed back past ``start`` a page at a time while it is zeros (a zeroed page usually begins inside the record
+    before the one that fails), so every view that meets the damage names the same zeros, wherever its walk began;
+    "" when there are none."""
     arr = as_array(buf)
-    lo = max(0, start - ZEROS_BACK)
     cut = end > start + ZEROS_AHEAD
-    end = min(end, start + ZEROS_AHEAD, len(arr))
-    window = arr[lo:end] == 0
+    stop = min(end, start + ZEROS_AHEAD, len(arr))
+    lo = start
+    while lo > 0 and start - lo < ZEROS_BACK and arr[lo - 1] == 0:
+        below = max(0, lo - _PAGE, start - ZEROS_BACK)
+        nonzero = np.flatnonzero(arr[below:lo])
+        if len(nonzero):
+            lo = below + int(nonzero[-1]) + 1
+            break
+        lo = below
+    window = arr[lo:stop] == 0
     if not window.any():
         return ""
     edges = np.flatnonzero(np.diff(np.concatenate(([False], window, [False])).astype(np.int8)))
-    runs = [(lo + int(a), lo + int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)
-            if b - a >= ZERO_RUN and lo + b > start]
+    runs = [(lo + int(a), lo + int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True) if b - a >= ZERO_RUN]
     if not runs:
         return ""
     shown = ", ".join(f"{a}..{b}" for a, b in runs[:ZEROS_NAMED])

@@ -161,3 +161,26 @@ def test_dledger_terms_same_and_diverging(tmp_path):
     d = _diff(a, b)
     assert (d.terms.diverges_at, d.terms.term_a, d.terms.term_b) == (5, 1, 99)  # the sample's first leader's term
     assert not d.identical and diff_view(d)["dledger_terms"]["same"] is False
+
+
+def test_dledger_terms_stream_in_chunks_and_count_what_one_holds_past_the_other(tmp_path, monkeypatch):
+    """Read side by side a chunk at a time: the same answer with 2-unit chunks as with the default ones."""
+    from inspector.engine.read.dledger.dledger import DLedgerMember
+
+    sample = Path(__file__).resolve().parents[5] / "sample_store_dledger"
+    a, b = _copy(sample, tmp_path, "a"), _copy(sample, tmp_path, "b")
+    _set_term(b, 7, 42)
+    last = _diff(a, b).terms.last_index_b
+    index = max((f for f in (b / "dledger-n0" / "index").iterdir() if int(f.name) <= last * 32), key=lambda f: int(f.name))
+    at = last * 32 - int(index.name)  # DLedger writes entry i's unit at i * 32 of the index files
+    data = bytearray(index.read_bytes())
+    data[at : at + 32] = bytes(32)  # B's last entry gone from its index
+    index.write_bytes(bytes(data))
+    default = _diff(a, b).terms
+    chunked = DLedgerMember.index_chunks
+    monkeypatch.setattr(DLedgerMember, "index_chunks",
+                        lambda self, *args, **kw: chunked(self, *args, **{**kw, "chunk_units": 2}))
+    small = _diff(a, b).terms
+    assert default == small
+    assert (small.diverges_at, small.term_b, small.only_in_a, small.only_in_b) == (7, 42, 1, 0)
+    assert small.last_index_b == last - 1

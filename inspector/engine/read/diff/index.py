@@ -1,6 +1,7 @@
 """Index items present in one store only. An item is what it points at, (keyHash, phyOffset): a store and its
 rebuilt copy hold the same items in other files, slots and orders, with other timeDiffs (each file's
-beginTimestamp is its own), so files are compared byte for byte first and by their items only when they differ."""
+beginTimestamp is its own), so files of one name are compared byte for byte first, and only the items of the files
+left unmatched are compared."""
 
 from __future__ import annotations
 
@@ -15,19 +16,28 @@ from inspector.engine.read.index.slots import items_array
 from parsers.indexfile import INDEX_HEADER_SIZE, INDEX_ITEM_SIZE, INDEX_SLOT_SIZE
 
 
-def _same_files(a: list[IndexFileReader], b: list[IndexFileReader]) -> bool:
-    """The same file names holding the same bytes (a master and a slave that rolled together): no item differs."""
-    if [r.rel.rsplit("/", 1)[-1] for r in a] != [r.rel.rsplit("/", 1)[-1] for r in b]:
+def _same_file(ra: IndexFileReader, rb: IndexFileReader) -> bool:
+    """Two files of one name holding the same bytes (a master's and a slave's that rolled together): the same
+    items, so neither needs reading item by item."""
+    used = _used_bytes(ra)
+    if _name(ra) != _name(rb) or ra.mf.size != rb.mf.size or used != _used_bytes(rb):
         return False
-    for ra, rb in zip(a, b, strict=True):
-        used = _used_bytes(ra)
-        if ra.mf.size != rb.mf.size or used != _used_bytes(rb):
-            return False
-        # header, slots and the items up to indexCount: past it a preallocated file holds zeros (often a hole,
-        # whose every page a read would make the page cache fill) that IndexFile never reads
-        if not np.array_equal(np.frombuffer(ra.mf.buf, np.uint8, used), np.frombuffer(rb.mf.buf, np.uint8, used)):
-            return False
-    return True
+    # header, slots and the items up to indexCount: past it a preallocated file holds zeros (often a hole, whose
+    # every page a read would make the page cache fill) that IndexFile never reads
+    return np.array_equal(np.frombuffer(ra.mf.buf, np.uint8, used), np.frombuffer(rb.mf.buf, np.uint8, used))
+
+
+def _unmatched(a: list[IndexFileReader], b: list[IndexFileReader]) -> tuple[list[IndexFileReader],
+                                                                          list[IndexFileReader]]:
+    """Each side's files without a byte-equal file of the same name on the other: only their items are compared
+    (a slave whose newest file rolled elsewhere differs in one file, not in all)."""
+    in_a, in_b = {_name(r): r for r in a}, {_name(r): r for r in b}
+    equal = {name for name, rb in in_b.items() if name in in_a and _same_file(in_a[name], rb)}
+    return [r for r in a if _name(r) not in equal], [r for r in b if _name(r) not in equal]
+
+
+def _name(reader: IndexFileReader) -> str:
+    return reader.rel.rsplit("/", 1)[-1]
 
 
 def _used_bytes(reader: IndexFileReader) -> int:
@@ -51,7 +61,8 @@ def diff_index(a: list[IndexFileReader], b: list[IndexFileReader], log_a: Commit
                limit: int) -> tuple[list[IndexItemDiff], int, int]:
     """Items of A's index files not in B's and of B's not in A's: at most ``limit`` listed (those of A first,
     each with the key the record at its offset was indexed under), and how many there are on each side."""
-    if _same_files(a, b):
+    a, b = _unmatched(a, b)
+    if not a and not b:
         return [], 0, 0
     pa, ha, fa = _items(a)
     pb, hb, fb = _items(b)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
-from flask import Blueprint, Flask, current_app, render_template
+from flask import Blueprint, Flask, current_app, jsonify, render_template
 
 from inspector.engine import Store, StoreError, diff_view, store_diff
 from web.offsets import stringify_offsets
@@ -69,8 +69,6 @@ def diff_page():
 
 @bp.route("/api/diff")
 def diff_api():
-    from flask import jsonify
-
     c = _comparison()
     if c is None:
         return jsonify({"status": 404, "error": "Not Found",

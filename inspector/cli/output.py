@@ -165,7 +165,7 @@ def _table_class():
             if self.row_count <= BIG_TABLE:
                 yield from super().__rich_console__(console, options)
                 return
-            cells = [[c.plain if isinstance(c, Text) else str(c) for c in col._cells] for col in self.columns]
+            cells = [[c.plain if isinstance(c, Text) else str(c) for c in col.cells] for col in self.columns]
             rows = [list(r) for r in zip(*cells, strict=True)]
             title = self.title.plain if isinstance(self.title, Text) else self.title
             lines = plain_table_lines(title, [str(c.header) for c in self.columns],

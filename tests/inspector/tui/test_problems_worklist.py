@@ -4,24 +4,16 @@ unit's finding opens the log offset it points at (it said "not in the commitlog"
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from textual.widgets import DataTable
 from tui_helpers import drive, settle, static_text
+from zeroed_page_store import zeroed_page_store
 
 from inspector.engine import Store
 from inspector.tui.app import create_app
 
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_store"
-
 
 def test_group_filter_and_open_the_offset_a_unit_points_at(tmp_path):
-    root = shutil.copytree(SAMPLE, tmp_path / "s")
-    seg = sorted((root / "commitlog").iterdir())[0]
-    data = bytearray(seg.read_bytes())
-    data[4096:8192] = bytes(4096)
-    seg.write_bytes(bytes(data))
+    root, _ = zeroed_page_store(tmp_path / "s")
 
     async def script(pilot):
         await pilot.press("6", "v")

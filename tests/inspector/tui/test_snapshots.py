@@ -49,8 +49,8 @@ def test_overview_broker_settings(snap_compare, store):
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=open_settings)
 
 
-def test_hex_view(snap_compare, store):
-    """The end of the log: the last message (cursor on its topic field) and the folded zero tail after it."""
+def _on_the_last_topic(store):
+    """run_before: the hex view with its cursor on the last message's topic field."""
     last = [e for e in store.entries() if isinstance(e, Message)][-1]
     topic = next(f for f in message_fields(last) if f.name == "TOPIC")
 
@@ -59,20 +59,17 @@ def test_hex_view(snap_compare, store):
         pilot.app.show_hex(topic.start + 2)
         await _quiet(pilot)
 
-    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+    return run_before
+
+
+def test_hex_view(snap_compare, store):
+    """The end of the log: the last message (cursor on its topic field) and the folded zero tail after it."""
+    assert snap_compare(create_app(store), terminal_size=SIZE, run_before=_on_the_last_topic(store))
 
 
 def test_hex_view_at_80x24(snap_compare, store):
     """Issue 33's smallest terminal: the field panel under the hex (beside it, it got 0 columns), its field named."""
-    last = [e for e in store.entries() if isinstance(e, Message)][-1]
-    topic = next(f for f in message_fields(last) if f.name == "TOPIC")
-
-    async def run_before(pilot):
-        await settle(pilot)
-        pilot.app.show_hex(topic.start + 2)
-        await _quiet(pilot)
-
-    assert snap_compare(create_app(store), terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(create_app(store), terminal_size=(80, 24), run_before=_on_the_last_topic(store))
 
 
 def test_message_browser(snap_compare, store):

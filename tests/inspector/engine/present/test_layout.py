@@ -66,16 +66,12 @@ def test_every_sample_record_is_laid_out_as_decoded() -> None:
 def test_a_zeroed_page_is_described_once_wherever_the_hex_view_opens(tmp_path):
     """Issue 33: one description of one damage, the whole walk's (verify), from any start in or before it; the
     zeros named as they lie (a page, 4096..8192), not from where a walk happened to meet them."""
-    import shutil
+    from zeroed_page_store import zeroed_page_store
 
     from inspector.engine import Store, verify
     from inspector.engine.present.layout import regions
 
-    root = shutil.copytree(Path(__file__).resolve().parents[4] / "sample_store", tmp_path / "s")
-    seg = sorted((root / "commitlog").iterdir())[0]
-    data = bytearray(seg.read_bytes())
-    data[4096:8192] = bytes(4096)
-    seg.write_bytes(bytes(data))
+    root, seg = zeroed_page_store(tmp_path / "s")
     with Store(root) as store:
         found = [p for p in verify(store).problems if p.file == f"commitlog/{seg.name}"]
         assert len(found) == 1 and "(zeros at 4096..8192: 4096 zero bytes)" in found[0].reason

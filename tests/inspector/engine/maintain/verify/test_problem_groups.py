@@ -3,22 +3,15 @@ index items that point into the bytes it spans; a finding pointing elsewhere is 
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+from zeroed_page_store import zeroed_page_store
 
 from inspector.engine import Store, verify
 from inspector.engine.maintain.verify.problem_groups import log_position, problem_groups
 from inspector.engine.model.records import Problem
 
-SAMPLE = Path(__file__).resolve().parents[5] / "sample_store"
-
 
 def test_a_zeroed_page_explains_every_dangling_pointer(tmp_path):
-    root = shutil.copytree(SAMPLE, tmp_path / "s")
-    seg = sorted((root / "commitlog").iterdir())[0]
-    data = bytearray(seg.read_bytes())
-    data[4096:8192] = bytes(4096)
-    seg.write_bytes(bytes(data))
+    root, _ = zeroed_page_store(tmp_path / "s")
     with Store(root) as store:
         problems = verify(store).problems
     groups = problem_groups(problems)

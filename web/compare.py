@@ -41,6 +41,8 @@ class Comparison:
             self.view = diff_view(store_diff(self.a, self.b, self.limit))
         except StoreError as e:  # a store that cannot be read all through: said on the page
             self.error = str(e)
+        except Exception as e:  # noqa: BLE001 - said on the page (it would reload "comparing…" forever)
+            self.error = f"the comparison failed: {type(e).__name__}: {e}"
         self.took = time.monotonic() - self.began
 
     def state(self) -> dict:

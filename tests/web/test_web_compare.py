@@ -83,3 +83,17 @@ def test_the_page_in_chromium_links_the_divergence(page, sample_store, changed):
         page.locator("#divergence a").click()
         page.wait_for_url("**/hex?offset=*")
         assert not page.errors
+
+
+def test_a_comparison_that_fails_says_so_instead_of_comparing_forever(sample_store, tmp_path, monkeypatch):
+    import web.compare as compare
+
+    def broken(a, b, limit):
+        raise ValueError("a reader broke")
+
+    monkeypatch.setattr(compare, "store_diff", broken)
+    with Store(shutil.copytree(SAMPLE, tmp_path / "b")) as other:
+        client = create_app(sample_store, {"TESTING": True, "COMPARE": other}).test_client()
+        state = _finished(client)
+        assert state["error"] == "the comparison failed: ValueError: a reader broke"
+        assert "The comparison stopped" in client.get("/diff").get_data(as_text=True)

@@ -54,7 +54,8 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
     from inspector.engine import Store
 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
-               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "diff", "trace", "story",
+               "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "diff", "salvage", "trace",
+               "story",
                "grep", "groups", "group", "offsets", "stats")
 
 
@@ -280,6 +281,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("other", metavar="B", help="the second store root")
     p.add_argument("--limit", type=kind_arg(LIMIT), default=100,
                    help="at most this many differing ranges and queues (default 100); what it leaves out is said")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("salvage", help="copy a damaged store's readable records into a new store a broker starts "
+                       "on and keeps whole (--plan: what it would do, writes nothing)", description="Every span of "
+                       "the commitlog is intact (kept at its offset), recoverable (from --from-replica) or lost "
+                       "(filled with placeholder records that keep each lost record's queue offset); queues and "
+                       "index are rebuilt, config copied. Exit codes: 0 nothing lost, 4 data lost, 2 usage "
+                       "(--out not empty), 3 a store cannot be read.")
+    _store_args(p)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--plan", action="store_true", help="say what a salvage would do; write nothing")
+    what.add_argument("--out", metavar="DIR", help="the new store (a new or empty directory outside the store)")
+    p.add_argument("--from-replica", metavar="B", help="another copy of the store (a slave, a backup): damaged spans "
+                   "are taken from it where its records read whole and it agrees with this store around them")
+    p.add_argument("--limit", type=kind_arg(LIMIT), default=100,
+                   help="lost records listed per span (default 100); the rest counted, and said")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("groups", help="every consumer group: topics, queues, total lag, retry and DLQ counts")
@@ -509,6 +526,24 @@ def _diff(args: argparse.Namespace) -> int:
         return diff.run(a, b, args.json, args.limit)
 
 
+def _salvage(args: argparse.Namespace) -> int:
+    """salvage opens a second store (the replica) only when given; a replica that is no store is exit 3."""
+    import contextlib
+
+    from inspector.cli import salvage
+    from inspector.engine import open_store
+
+    with contextlib.ExitStack() as opened:
+        store = opened.enter_context(_open(args))
+        replica = None
+        if args.from_replica:
+            try:  # a replica that is no store (or no folder) is exit 3, as diff's B
+                replica = opened.enter_context(open_store(args.from_replica))
+            except BadInput as e:
+                raise StoreError(str(e)) from None
+        return salvage.run(store, replica, args)
+
+
 def run(args: argparse.Namespace) -> int:
     with _routing(args):
         return _run(args)
@@ -550,6 +585,8 @@ def _run(args: argparse.Namespace) -> int:
         return census.run(args.store, args.json, config, args.dledger_member)
     if args.command == "diff":
         return _diff(args)
+    if args.command == "salvage":
+        return _salvage(args)
     if args.command == "offsets":
         _check_offsets_out(args)
     if args.command == "tui":

@@ -32,9 +32,9 @@ Consumer groups (offsets from every source, lag, either side): groups_of, group_
     GroupSummary, GroupQueue, QueueMessage, TopicCount, DEFAULT_PENDING, groups_view, group_view, queue_message_view
     (offsets plan: plan_offsets -> OffsetPlan, PlannedQueue, offset_plan_view; write_offsets_file -> OffsetsFile)
 The timer store: open_timer, timer_chain_view, timer_slot_views, timer_unit_chunks, timer_unit_view
-Verify, whole or as tasks (Spark plans one per segment, queue and index file, then merges): verify, verify_layout,
-    verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues,
-    verify_dledger, verify_rest
+Verify, whole or as tasks (Spark: one per segment, queue and index file, then merged): verify, verify_layout,
+    verify_segment -> SegmentVerdict, queue_ends, verify_queue, verify_index_file, verify_after_queues, verify_dledger,
+    verify_rest; salvage_plan -> SalvagePlan (Span, FileStep), salvage -> SalvageResult (salvage a damaged store)
 Search (grep): grep -> GrepHit, GrepEnd; compile_pattern -> SearchPattern; SEARCH_FIELDS, parse_fields, hit_context,
     grep_hit_view, grep_end_view, unknown_topic_note, topic_suggestions; a store-time window (--since/--until):
     STORE_TIME, check_window, log_window -> LogWindow, queue_window, in_window; a step by store time (TUI keys):
@@ -95,6 +95,8 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     from inspector.engine.maintain.offsets.offsetsfile import OffsetsFile, write_offsets_file
     from inspector.engine.maintain.rebuild.rebuild import rebuild, rebuild_in_place
     from inspector.engine.maintain.rebuild.tasks import QueueUnit, QueueWrite, dispatch_record
+    from inspector.engine.maintain.salvage.plan import FileStep, SalvagePlan, Span, salvage_plan
+    from inspector.engine.maintain.salvage.writeout import SalvageResult, salvage
     from inspector.engine.maintain.verify.coverage import queue_ends
     from inspector.engine.maintain.verify.preflight import preflight
     from inspector.engine.maintain.verify.problem_groups import ProblemGroup, problem_groups

@@ -1,0 +1,145 @@
+"""``salvage STORE --out DIR``: the plan carried out into a new directory (the store is only read).
+
+The new commitlog has every segment of the grid at full size: intact spans copied byte for byte at their offsets,
+recoverable spans from the replica, lost spans as the filler module designs them, PHYSICALOFFSET fields that
+disagreed with their record's place rewritten. Config is copied (a damaged file from its readable ``.bak``, as
+``ConfigManager.load`` falls back), the timer's files copied, consume queues and index files rebuilt from the new
+log, and a checkpoint written from its records. Built in a staging directory and renamed into place at the end.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.engine.maintain.rebuild.rebuild import RebuildResult, rebuild
+from inspector.engine.maintain.salvage.plan import FileStep, SalvagePlan, salvage_plan
+from inspector.engine.maintain.write.staging import (
+    check_new_target,
+    clear_stale_staging,
+    publish,
+    staging_dir_for,
+)
+from inspector.engine.model.errors import BadInput
+from parsers.checkpoint import Checkpoint
+
+__all__ = ["SalvageResult", "salvage"]
+
+_CHUNK = 8 << 20
+_PHYSICAL_OFFSET_AT = 28  # TOTALSIZE, MAGIC, BODYCRC, QUEUEID, FLAG (4 each), QUEUEOFFSET (8): spec §2.1
+_I64 = struct.Struct(">q")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class SalvageResult:
+    plan: SalvagePlan
+    out: Path
+    rebuilt: RebuildResult
+
+    def as_dict(self) -> dict:
+        return {**self.plan.as_dict(), "out": str(self.out), "messages": self.rebuilt.messages,
+                "cq_units": self.rebuilt.cq_units, "index_items": self.rebuilt.index_items,
+                "recovered_end": self.rebuilt.recovery.end_offset}
+
+
+def salvage(store, out: str | Path, replica=None, *, report=None, progress: Progress | None = None) -> SalvageResult:
+    """Write ``store``'s salvage to the new directory ``out`` (absent or empty, outside the store)."""
+    out = Path(out)
+    root = Path(store.root).resolve()
+    target = out.resolve()
+    if target == root or root in target.parents or target in root.parents:
+        raise BadInput("the output directory must be outside the store", str(out))
+    if replica is not None and Path(replica.root).resolve() in (target, *target.parents):
+        raise BadInput("the output directory must be outside the replica", str(out))
+    check_new_target(out)
+    plan = salvage_plan(store, replica, report=report)
+    geometry = store.geometry()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_staging(out)
+    staging = staging_dir_for(out)
+    staging.mkdir()
+    try:
+        _write_log(store, plan, staging / "commitlog", progress)
+        _copy_files(store, plan.files, staging)
+        from inspector.engine.read.store.store import Store  # the new store, read back to rebuild it
+
+        new = Store(staging, segment_size=plan.segment_size)
+        try:
+            rebuilt = rebuild(new, staging, geometry, _allow_inside=True)
+            _write_checkpoint(new, staging, rebuilt)
+        finally:
+            new.close()
+        publish(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    rebuilt.out = out
+    return SalvageResult(plan, out, rebuilt)
+
+
+def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None) -> None:
+    folder.mkdir(parents=True)
+    size = plan.segment_size
+    log = store.commitlog
+    total = max(1, sum(s.length for s in plan.spans))
+    done = 0
+    by_segment: dict[int, list] = {}
+    for span in plan.spans:
+        by_segment.setdefault(span.start - span.start % size, []).append(span)
+    starts = sorted({s.start_offset for s in log.segments} | set(by_segment))
+    for start in starts:
+        with open(folder / f"{start:020d}", "xb") as f:
+            f.truncate(size)  # a full segment: zeros where nothing is written (sparse)
+            for span in by_segment.get(start, []):
+                if span.state == "intact":
+                    for at in range(span.start, span.end, _CHUNK):
+                        n = min(_CHUNK, span.end - at)
+                        f.seek(at - start)
+                        f.write(log.read(at, n))
+                elif span.replica is not None:
+                    f.seek(span.start - start)
+                    f.write(span.replica)
+                else:
+                    for piece in span.pieces:
+                        if piece.data:
+                            f.seek(piece.offset - start)
+                            f.write(piece.data)
+                done += span.length
+                if progress is not None:
+                    progress(done, total)
+            for at in plan.repairs:
+                if start <= at < start + size:
+                    f.seek(at - start + _PHYSICAL_OFFSET_AT)
+                    f.write(_I64.pack(at))
+
+
+def _copy_files(store, steps: list[FileStep], staging: Path) -> None:
+    root = Path(store.root)
+    for step in steps:
+        rel = step.file.rstrip("/")
+        src, dst = root / rel, staging / rel
+        if step.action == "copied":
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
+                shutil.copytree(src, dst, symlinks=True)
+            elif src.is_file():
+                shutil.copyfile(src, dst)
+        elif step.action == "from backup":
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / f"{rel}.bak", dst)
+            shutil.copyfile(root / f"{rel}.bak", staging / f"{rel}.bak")
+
+
+def _write_checkpoint(new, staging: Path, rebuilt: RebuildResult) -> None:
+    """physicMsgTimestamp: the store time of the log's last record; the other two from the rebuilt files."""
+    last = rebuilt.recovery.last_record_offset
+    physic = new.commitlog.message_at(last).store_timestamp if last is not None else 0
+    (staging / "checkpoint").write_bytes(Checkpoint.build({
+        "physic_msg_timestamp": physic, "logics_msg_timestamp": rebuilt.logics_msg_timestamp,
+        "index_msg_timestamp": rebuilt.index_msg_timestamp, "master_flushed_offset": 0, "confirm_phy_offset": 0,
+        "reserved": bytes(4096 - 40)}))

@@ -62,6 +62,7 @@ PREPARE = {
     "tmp/timers": "rmq-inspect write tmp/timers timers.jsonl --timer-now 1700000010000",
     "tmp/empty": "mkdir",
     "sample_copy": "copy sample_store",
+    "tmp/zeroed": "zeroed page",  # the sample store with bytes 4096..8192 of its first segment zeroed
     # "A root with several members": the DLedger sample with a copy of its member as dledger-n1
     "tmp/group": "copy sample_store_dledger dledger-n0 dledger-n1",
     # "DLedger 0.4.0+ also writes NOOP ... and CONFIG_CHANGE entries": the DLedger sample with both appended
@@ -259,6 +260,10 @@ def prepare(work: Path, name: str) -> None:
     how = PREPARE[name]
     if how == "mkdir":
         (work / name).mkdir(parents=True)
+    elif how == "zeroed page":
+        from zeroed_page_store import zeroed_page_store
+
+        zeroed_page_store(work / name)
     elif how == "newer entries":
         from dledger_newer import newer_entries_store
 

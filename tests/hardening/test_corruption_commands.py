@@ -30,7 +30,9 @@ ALLOWED = {"info": {0}, "messages": {0}, "show": {0, 1, 3}, "key": {0, 1}, "chai
            "story": {0, 1, 3}, "trace": {0, 1, 3}, "preflight": {0, 3, 4},
            # groups and group read config/ (1: no such group); grep 1 no hit, 3 no hit and a segment unreadable
            "groups": {0}, "group": {0, 1}, "grep": {0, 1, 3},
-           "stats": {0, 3}}  # stats 3: part of the log unread (the figures still printed)
+           "stats": {0, 3},  # stats 3: part of the log unread (the figures still printed)
+           # salvage: 0 nothing lost, 4 data lost (the plan, or the store written), 2 a store it cannot write
+           "salvage": {0, 2, 4}}
 
 
 @pytest.fixture(scope="session")
@@ -78,6 +80,7 @@ def _commands(path: Path, ref: int | None, probe: dict, out: Path) -> list[list[
         ["groups", p], ["groups", p, "--json"], ["group", p, probe["group"]], ["group", p, probe["group"], "--json"],
         ["grep", p, k], ["grep", p, "-F", "--in", "keys,tags", "--json", k], ["grep", p, "order-1[0-9]+", "-i"],
         ["stats", p], ["stats", p, "--by", "tag", "--json"], ["stats", p, "--by", "minute"],
+        ["salvage", p, "--plan"], ["salvage", p, "--plan", "--json"], ["salvage", p, "--out", str(out / "saved")],
     ]
 
 

@@ -90,7 +90,7 @@ def workload(root: Path, lay: Layout, mutation: Mutation) -> list[list[str]]:
     newer = [["story", s, offset, "--json"], ["story", s, msg_id], ["story", s, uniq, "--no-scan", "--json"],
              ["trace", s, msg_id, "--json"], ["story", s, NO_SUCH_ID], ["preflight", s, "--json"],
              ["groups", s, "--json"], ["group", s, "billing-consumer"], ["grep", s, "order-1[0-9]+", "--json"],
-             ["grep", s, "-F", "-i", "ORDER", "--in", "keys,body"]]
+             ["grep", s, "-F", "-i", "ORDER", "--in", "keys,body"], ["salvage", s, "--plan", "--json"]]
     return [
         *lmq,
         ["census", s],

@@ -173,7 +173,8 @@ def workload(root: Path, store: str) -> list[list[str]]:
              # the newer commands (issue 35): a story and a trace at offset 0, the next start, groups, a search
              ["story", s, "0"], ["trace", s, "0"], ["preflight", s], ["groups", s], ["grep", s, "order", "-i"]]
     json_runs = [["verify", s, "--json"], ["messages", s, "--limit", "50", "--json"], ["story", s, "0", "--json"],
-                 ["preflight", s, "--json"], ["groups", s, "--json"], ["grep", s, "-F", "order", "--json"]]
+                 ["preflight", s, "--json"], ["groups", s, "--json"], ["grep", s, "-F", "order", "--json"],
+                 ["salvage", s, "--plan", "--json"]]
     if store in ("timer",):
         table += [["timer", s], ["timer", s, "--wheel"], ["timer", s, "--summary"], ["timer", s, "--slot", "5"]]
     elif store == "batch":

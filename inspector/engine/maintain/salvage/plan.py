@@ -13,6 +13,7 @@ from inspector.engine.maintain.salvage.replica import replica_bytes
 from inspector.engine.maintain.salvage.spans import Damage, layout_of
 from inspector.engine.model.errors import BadInput
 from inspector.engine.read.commitlog.mapped import data_end
+from parsers.java import CRC_PROPERTY_NAME as CRC_PROPERTY
 
 __all__ = ["SalvagePlan", "Span", "FileStep", "salvage_plan", "SAMPLE"]
 
@@ -68,6 +69,14 @@ class FileStep:
 
 
 @dataclass
+class _Work:
+    """What the plan's steps share while it is made."""
+
+    counter: FillerCounter
+    queue_repairs: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+@dataclass
 class SalvagePlan:
     store: str
     replica: str | None
@@ -77,6 +86,8 @@ class SalvagePlan:
     notes: list[str]
     lmq_units_lost: int = 0
     repairs: list[int] = field(default_factory=list)  # records whose PHYSICALOFFSET field is rewritten
+    # (offset, queue id, queue offset): records whose QUEUEID and QUEUEOFFSET are rewritten to their unit's
+    queue_repairs: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def intact_records(self) -> int:
@@ -90,6 +101,7 @@ class SalvagePlan:
     def clean(self) -> bool:
         """Nothing to salvage: every span intact, no field repaired, every file copied as it is."""
         return (all(s.state == "intact" and not s.reason for s in self.spans) and not self.repairs
+                and not self.queue_repairs
                 and not any(f.file.startswith("config/") and f.action not in ("copied", "rebuilt", "written")
                             for f in self.files))
 
@@ -123,7 +135,10 @@ class SalvagePlan:
         return {"store": self.store, "replica": self.replica, "verdict": self.verdict,
                 "segment_size": self.segment_size, "intact_records": self.intact_records,
                 "spans": [s.as_dict(sample) for s in self.spans], "files": [f.as_dict() for f in self.files],
-                "repaired_records": self.repairs, "lmq_units_lost": self.lmq_units_lost, "notes": self.notes}
+                "repaired_records": self.repairs,
+                "queue_fields_repaired": [{"offset": o, "queue_id": q, "queue_offset": n}
+                                          for o, q, n in self.queue_repairs],
+                "lmq_units_lost": self.lmq_units_lost, "notes": self.notes}
 
 
 def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
@@ -152,6 +167,7 @@ def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
                                      for d in layout.damage])
     spans: list[Span] = []
     counter = FillerCounter()
+    work = _Work(counter)
     data_starts = sorted(s for s in layout.present if _holds_data(store, layout.present[s]))
     for seg_start in layout.starts:
         seg_end = seg_start + size
@@ -160,15 +176,15 @@ def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
         at = seg_start
         for d in in_seg:
             if d.start > at:
-                spans += _intact(store, replica, name, at, d.start, layout)
+                spans += _intact(store, replica, name, at, d.start, layout, work)
             spans.append(_damaged(store, replica, name, d, lost, layout, seg_end, data_starts, counter, notes))
             at = d.end
         stop = max(at, _segment_data_end(store, layout, seg_start))
         if stop > at:
-            spans += _intact(store, replica, name, at, stop, layout)
+            spans += _intact(store, replica, name, at, stop, layout, work)
     files = _file_steps(store, report)
     return SalvagePlan(str(store.root), None if replica is None else str(replica.root), size, spans, files, notes,
-                       lmq, [at for at, _ in layout.repairs])
+                       lmq, [at for at, _ in layout.repairs], work.queue_repairs)
 
 
 def _holds_data(store, seg) -> bool:
@@ -186,32 +202,51 @@ def _segment_data_end(store, layout, seg_start: int) -> int:
     return min(seg_start + data_end(mf, 0, mf.size), layout.data_end)
 
 
-def _intact(store, replica, name: str, start: int, end: int, layout) -> list[Span]:
+def _intact(store, replica, name: str, start: int, end: int, layout, work: _Work) -> list[Span]:
     """The span [start, end) kept as it is, cut around each suspect record in it (one that reads whole while its
     queue unit or index items disagree with it): kept as it reads, or taken from the replica when it holds it."""
     out: list[Span] = []
     at = start
     for off in sorted(k for k in layout.suspects if start <= k < end):
         try:
-            size = store.commitlog.message_at(off).total_size
+            msg = store.commitlog.message_at(off)
         except Exception:  # noqa: BLE001 - it read for verify; if not now, it stays in the plain span
             continue
+        size = msg.total_size
         if off > at:
             out.append(_kept(name, at, off, layout))
-        why = layout.suspects[off]
-        got = replica_bytes(store, replica, off, off + size, layout) if replica is not None else None
-        if isinstance(got, bytes) and got != store.commitlog.read(off, size):
-            out.append(Span(off, off + size, name, "recoverable", "taken from the replica (the record there "
-                            "reads whole; this one's queue unit or index items disagree with it)", why, 1,
-                            replica=got))
-        else:
-            out.append(Span(off, off + size, name, "intact", "kept as it reads (its tag or keys may be damaged: the "
-                            "rebuilt queue unit and index items follow the record; --from-replica restores it "
-                            "from a copy)", why, 1))
+        out.append(_suspect(store, replica, name, msg, layout.suspects[off], layout, work))
         at = off + size
     if end > at:
         out.append(_kept(name, at, end, layout))
     return out
+
+
+def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Span:
+    """A record that reads while its queue unit or index items disagree with it. Taken from the replica when it
+    holds it whole; else kept as it reads when its topic, queue and queue offset are the unit's (its tag or keys
+    differ: the rebuilt unit and items follow the record); else, same topic, its QUEUEID and QUEUEOFFSET
+    rewritten from the unit (the unit's place says them; the body CRC does not cover them); else (another
+    topic, or a ``__CRC32#`` property that covers the header) lost: a placeholder keeps the unit's place."""
+    off, size = msg.physical_offset, msg.total_size
+    why = suspect.why
+    got = replica_bytes(store, replica, off, off + size, layout) if replica is not None else None
+    if isinstance(got, bytes) and got != store.commitlog.read(off, size):
+        return Span(off, off + size, name, "recoverable", "taken from the replica (the record there reads whole; "
+                    "this one's queue unit or index items disagree with it)", why, 1, replica=got)
+    unit = suspect.unit
+    if unit is None or unit == (msg.topic, msg.queue_id, msg.queue_offset):
+        return Span(off, off + size, name, "intact", "kept as it reads (its tag or keys may be damaged: the rebuilt "
+                    "queue unit and index items follow the record; --from-replica restores it from a copy)", why, 1)
+    if unit[0] == msg.topic and CRC_PROPERTY not in msg.properties:
+        work.queue_repairs.append((off, unit[1], unit[2]))
+        return Span(off, off + size, name, "recoverable", f"QUEUEID and QUEUEOFFSET rewritten to its queue unit's "
+                    f"({unit[1]}, {unit[2]}: the record said {msg.queue_id}, {msg.queue_offset})", why, 1)
+    lost = LostRecord(off, size, unit[0], unit[1], unit[2], 0)
+    pieces, dropped = fill_span(off, off + size, [lost], _stamp(store, off, off + size), after="data",
+                                counter=work.counter)
+    return Span(off, off + size, name, "lost", "a placeholder keeps its queue unit's place (the record names "
+                "another topic than the unit that points at it)", why, 1, [lost], len(dropped), pieces)
 
 
 def _kept(name: str, start: int, end: int, layout) -> Span:
@@ -286,11 +321,11 @@ def _file_steps(store, report) -> list[FileStep]:
             rel = f"config/{p.name}"
             if p.name.endswith(".bak") and (config / p.name[:-4]).exists():
                 continue  # handled with its main file
-            if not p.is_file():
+            bak = config / f"{p.name}.bak"
+            if not p.is_file() and rel not in bad:
                 steps.append(FileStep(rel, "copied" if p.is_dir() else "not copied",
                                       "" if p.is_dir() else "not a regular file"))
                 continue
-            bak = config / f"{p.name}.bak"
             if rel in bad:
                 if bak.is_file() and f"{rel}.bak" not in bad:
                     steps.append(FileStep(rel, "from backup", f"{bad[rel].reason}: written from {rel}.bak, "

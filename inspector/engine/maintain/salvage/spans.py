@@ -44,6 +44,24 @@ class Damage:
     reason: str
 
 
+@dataclass(frozen=True)
+class Suspect:
+    """Why a record that reads is suspect, and (topic, queue id, queue offset) of the queue unit that points at
+    it when a consume-queue finding named one (the broker wrote the unit from the record: the unit says what the
+    record's queue fields were)."""
+
+    why: str
+    unit: tuple[str, int, int] | None
+
+
+def _unit_of(p: Problem) -> tuple[str, int, int] | None:
+    """The (topic, queue id, queue offset) of the consume-queue unit a finding is at."""
+    parts = p.file.split("/")
+    if len(parts) != 4 or parts[0] != "consumequeue" or not parts[2].isdigit() or not parts[3].isdigit():
+        return None
+    return parts[1], int(parts[2]), (int(parts[3]) + p.offset) // 20
+
+
 @dataclass
 class Layout:
     """The log as salvage writes it: the segment grid, the damage, the record walk's figures."""
@@ -56,7 +74,7 @@ class Layout:
     data_end: int  # one past the last record kept or span lost: where the log ends after salvage
     messages: list[tuple[int, int]]  # (offset, end) of the runs of records the walk read whole
     record_starts: np.ndarray  # the physical offset of every record the walk read, sorted (for counts)
-    suspects: dict[int, str]  # offset of a record that reads but its queue unit or index items disagree -> why
+    suspects: dict[int, Suspect]  # offset of a record that reads but its queue unit or index items disagree
 
 
 def layout_of(store, findings: list[Problem]) -> Layout:
@@ -69,10 +87,14 @@ def layout_of(store, findings: list[Problem]) -> Layout:
         starts = list(range(starts[0], starts[-1] + size, size))
     damage: list[Damage] = []
     repairs: list[tuple[int, int]] = []
-    suspects: dict[int, str] = {}
+    suspects: dict[int, Suspect] = {}
     for p in findings:
         if p.code in SUSPECT_CODES and p.points_at is not None and p.severity == "error":
-            suspects.setdefault(p.points_at, f"{p.code}: {p.reason} ({p.file} @ {p.offset})")
+            why = f"{p.code}: {p.reason} ({p.file} @ {p.offset})"
+            unit = _unit_of(p) if p.code == "cq-mismatch" else None
+            known = suspects.get(p.points_at)
+            if known is None or (known.unit is None and unit is not None):
+                suspects[p.points_at] = Suspect(why, unit)
             continue
         if not p.file.startswith("commitlog/") or p.severity != "error" or p.code in HOLE_CODES:
             continue

@@ -30,7 +30,9 @@ __all__ = ["SalvageResult", "salvage"]
 
 _CHUNK = 8 << 20
 _PHYSICAL_OFFSET_AT = 28  # TOTALSIZE, MAGIC, BODYCRC, QUEUEID, FLAG (4 each), QUEUEOFFSET (8): spec §2.1
+_QUEUE_ID_AT, _QUEUE_OFFSET_AT = 12, 20  # after TOTALSIZE, MAGIC, BODYCRC; QUEUEOFFSET after QUEUEID and FLAG
 _I64 = struct.Struct(">q")
+_I32 = struct.Struct(">i")
 
 Progress = Callable[[int, int], None]
 
@@ -96,7 +98,8 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
         with open(folder / f"{start:020d}", "xb") as f:
             f.truncate(size)  # a full segment: zeros where nothing is written (sparse)
             for span in by_segment.get(start, []):
-                if span.state == "intact":
+                if span.state == "intact" or (span.state == "recoverable" and span.replica is None):
+                    # kept, or repaired in place below (a field rewritten): the store's own bytes first
                     for at in range(span.start, span.end, _CHUNK):
                         n = min(_CHUNK, span.end - at)
                         f.seek(at - start)
@@ -116,6 +119,12 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
                 if start <= at < start + size:
                     f.seek(at - start + _PHYSICAL_OFFSET_AT)
                     f.write(_I64.pack(at))
+            for at, queue_id, queue_offset in plan.queue_repairs:
+                if start <= at < start + size:
+                    f.seek(at - start + _QUEUE_ID_AT)
+                    f.write(_I32.pack(queue_id))
+                    f.seek(at - start + _QUEUE_OFFSET_AT)
+                    f.write(_I64.pack(queue_offset))
 
 
 def _copy_files(store, steps: list[FileStep], staging: Path) -> None:

@@ -235,7 +235,7 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
         return Span(off, off + size, name, "recoverable", "taken from the replica (the record there reads whole; "
                     "this one's queue unit or index items disagree with it)", why, 1, replica=got)
     unit = suspect.unit
-    if unit is None or unit == (msg.topic, msg.queue_id, msg.queue_offset):
+    if unit is None or unit == (msg.topic, msg.queue_id, msg.queue_offset) or _own_unit_agrees(store, msg):
         return Span(off, off + size, name, "intact", "kept as it reads (its tag or keys may be damaged: the rebuilt "
                     "queue unit and index items follow the record; --from-replica restores it from a copy)", why, 1)
     if unit[0] == msg.topic and CRC_PROPERTY not in msg.properties:
@@ -247,6 +247,20 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
                                 counter=work.counter)
     return Span(off, off + size, name, "lost", "a placeholder keeps its queue unit's place (the record names "
                 "another topic than the unit that points at it)", why, 1, [lost], len(dropped), pieces)
+
+
+def _own_unit_agrees(store, msg) -> bool:
+    """True when the record's own queue (its topic and queue id) holds a unit at its queue offset pointing at it:
+    then the record is whole and the unit that disagrees with it is the damaged one (the rebuild drops it)."""
+    try:
+        q = store.queue(msg.topic, msg.queue_id)
+        try:
+            unit = q.unit(msg.queue_offset)
+        finally:
+            q.close()
+    except Exception:  # noqa: BLE001 - no such queue or unit: nothing agrees
+        return False
+    return unit.physical_offset == msg.physical_offset and unit.size == msg.total_size
 
 
 def _kept(name: str, start: int, end: int, layout) -> Span:

@@ -144,7 +144,7 @@ class SalvagePlan:
 def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
     """What ``salvage`` would do to ``store`` (a copy from ``replica``, another Store, where it can). ``report``:
     verify's report of ``store`` when the caller has it (else verify runs here)."""
-    if store.commitlog.segments and store.commitlog.segments[0].entry_header:
+    if getattr(store, "dledger_data", None) or any(seg.entry_header for seg in store.commitlog.segments):
         raise BadInput("salvage writes a plain commitlog; a DLedger store is not supported (its entries carry Raft "
                        "terms that a copy cannot invent): use `rmq-inspect diff` against another member",
                        str(store.root))
@@ -182,6 +182,10 @@ def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
         stop = max(at, _segment_data_end(store, layout, seg_start))
         if stop > at:
             spans += _intact(store, replica, name, at, stop, layout, work)
+    if any(s.state == "intact" and "lmq" in s.reason.lower() for s in spans):
+        notes.append("a record kept as it reads has damaged multi-dispatch properties (INNER_MULTI_DISPATCH / "
+                     "INNER_MULTI_QUEUE_OFFSET): the rebuild dispatches it to its %LMQ% queues as the broker would, "
+                     "or not at all, so those LMQ queues may lose its unit and their later units move down")
     files = _file_steps(store, report)
     return SalvagePlan(str(store.root), None if replica is None else str(replica.root), size, spans, files, notes,
                        lmq, [at for at, _ in layout.repairs], work.queue_repairs)
@@ -355,7 +359,11 @@ def _file_steps(store, report) -> list[FileStep]:
                                       "" if good else bad[f"{rel}.bak"].reason))
     for name in COPIED_DIRS:
         if (root / name).exists():
-            steps.append(FileStep(f"{name}/", "copied", "as it is"))
+            hurt = sum(1 for p in report.problems if p.severity == "error"
+                       and (p.file == name or p.file.startswith(f"{name}/")))
+            steps.append(FileStep(name + ("/" if (root / name).is_dir() else ""), "copied", "as it is" if not hurt else
+                                  f"as it is, with its {hurt} finding(s) (salvage does not rebuild the timer's "
+                                  "files: `rmq-inspect verify` lists them)"))
     known = set(COPIED_DIRS) | NOT_COPIED
     for p in sorted(root.iterdir()):
         if p.name not in known and not p.name.startswith("."):

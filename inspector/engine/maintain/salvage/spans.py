@@ -111,6 +111,8 @@ def layout_of(store, findings: list[Problem]) -> Layout:
             n = _record_size(log, seg, p.offset)
             if n:
                 damage.append(Damage(at, at + n, p.code, p.reason))
+        else:  # a finding about a record that reads (its properties say something impossible): kept, and said
+            suspects.setdefault(at, Suspect(f"{p.code}: {p.reason}", None))
     for start in starts:
         seg = present.get(start)
         if seg is None:

@@ -297,6 +297,8 @@ def _damaged(store, replica, name: str, d: Damage, lost: list[LostRecord], layou
     if span_too_small(d.start, d.end, after):
         notes.append(f"{name}: the lost span at {d.start:,} is {d.end - d.start} bytes, too small for a record: "
                      "left as it is (the broker's recovery stops there)")
+        return Span(d.start, d.end, name, "lost", "left as it is: too small for a record", reason, len(inside),
+                    inside, len(inside))
     stamp = _stamp(store, d.start, d.end)
     pieces, dropped = fill_span(d.start, d.end, inside, stamp, after=after, counter=counter)
     what = {"data": "filled with placeholder and filler records", "next-segment":
@@ -304,7 +306,10 @@ def _damaged(store, replica, name: str, d: Damage, lost: list[LostRecord], layou
             "placeholder records, then zeros (the log ends there)"}[after]
     if d.code == "missing-segment":
         what = "segment file created: " + what
-    return Span(d.start, d.end, name, "lost", what, reason, len(inside), inside, len(dropped), pieces)
+    state = "recoverable" if d.code == "no-blank" and not inside else "lost"  # only the BLANK was missing
+    if state == "recoverable":
+        what = "a BLANK written to end the segment (it had none; the broker's recovery needs one to go on)"
+    return Span(d.start, d.end, name, state, what, reason, len(inside), inside, len(dropped), pieces)
 
 
 def _stamp(store, start: int, end: int) -> Stamp:

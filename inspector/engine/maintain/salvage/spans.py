@@ -17,6 +17,7 @@ import numpy as np
 from inspector.engine.model.records import Blank, Message, Problem
 from inspector.engine.read.commitlog.mapped import data_end
 from inspector.engine.scan.batch import MessageBatch
+from parsers.commitlog import END_FILE_MIN_BLANK_LENGTH
 
 __all__ = ["Damage", "Layout", "RECORD_CODES", "layout_of"]
 
@@ -24,6 +25,9 @@ __all__ = ["Damage", "Layout", "RECORD_CODES", "layout_of"]
 # its size says how far the damage goes): CommitLog.checkMessageAndReturnSize checks the body CRC
 # (checkCRCOnRecover); a body whose sysFlag says compressed and does not decompress fails every consumer
 RECORD_CODES = {"crc-mismatch", "body-undecompressable", "crc-property-mismatch"}
+# findings about a record that reads while its properties say something impossible (multi-dispatch, an inner
+# batch, a DELAY the dispatch cannot parse, a malformed __CRC32#): the record is kept as it reads, and said
+KEPT_CODES = {"lmq-offsets-mismatch", "lmq-bad-offset", "bad-inner-batch", "undispatchable", "bad-crc-property"}
 # recovery does not compare PHYSICALOFFSET with the position: the record is kept, its field rewritten
 REPAIRED_CODES = {"offset-mismatch"}
 # the grid's holes are found from the segment names, not from these findings
@@ -111,8 +115,10 @@ def layout_of(store, findings: list[Problem]) -> Layout:
             n = _record_size(log, seg, p.offset)
             if n:
                 damage.append(Damage(at, at + n, p.code, p.reason))
-        else:  # a finding about a record that reads (its properties say something impossible): kept, and said
+        elif p.code in KEPT_CODES:  # a record that reads whose properties say something impossible: kept, said
             suspects.setdefault(at, Suspect(f"{p.code}: {p.reason}", None))
+        elif p.code == "no-blank" and p.offset < seg.file_size:  # a segment that ends without its BLANK: one
+            damage.append(Damage(at, seg.start_offset + size, p.code, p.reason))  # is written (nothing lost)
     for start in starts:
         seg = present.get(start)
         if seg is None:
@@ -179,8 +185,8 @@ def _runs(log) -> tuple[list[tuple[int, int]], int, np.ndarray]:
             add(item.physical_offset, item.end_offset)
             offsets.append(np.array([item.physical_offset], dtype=np.int64))
             last = max(last, item.end_offset)
-        elif isinstance(item, Blank):
-            continue
+        elif isinstance(item, Blank):  # a segment's proper end: its 8 header bytes are the last non-zero ones
+            last = max(last, item.physical_offset + END_FILE_MIN_BLANK_LENGTH)
     starts = np.sort(np.concatenate(offsets)) if offsets else np.zeros(0, np.int64)
     return runs, last, starts
 

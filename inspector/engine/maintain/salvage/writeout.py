@@ -9,6 +9,7 @@ log, and a checkpoint written from its records. Built in a staging directory and
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 from collections.abc import Callable
@@ -98,20 +99,16 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
         with open(folder / f"{start:020d}", "xb") as f:
             f.truncate(size)  # a full segment: zeros where nothing is written (sparse)
             for span in by_segment.get(start, []):
-                if span.state == "intact" or (span.state == "recoverable" and span.replica is None):
-                    # kept, or repaired in place below (a field rewritten): the store's own bytes first
-                    for at in range(span.start, span.end, _CHUNK):
-                        n = min(_CHUNK, span.end - at)
-                        f.seek(at - start)
-                        f.write(log.read(at, n))
-                elif span.replica is not None:
+                if span.replica is not None:  # recovered from the replica
                     f.seek(span.start - start)
                     f.write(span.replica)
-                else:
+                elif span.pieces:  # lost (placeholders, fillers, a BLANK), or only a missing BLANK written
                     for piece in span.pieces:
                         if piece.data:
                             f.seek(piece.offset - start)
                             f.write(piece.data)
+                else:  # kept, or repaired in place below (a field rewritten): the store's own bytes
+                    _copy_range(store, log.segment_for(span.start), span.start - start, span.length, f)
                 done += span.length
                 if progress is not None:
                     progress(done, total)
@@ -125,6 +122,27 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
                     f.write(_I32.pack(queue_id))
                     f.seek(at - start + _QUEUE_OFFSET_AT)
                     f.write(_I64.pack(queue_offset))
+
+
+def _copy_range(store, seg, position: int, length: int, out) -> None:
+    """Bytes [position, position + length) of a segment file into ``out`` at the same position, by the kernel
+    (copy_file_range: no page of the store mapped or read into this process; a 1 GiB segment stays out of its
+    memory), else in chunks through the store's guarded open."""
+    from inspector.engine.model.files import open_regular
+
+    out.flush()
+    with open_regular(Path(store.root) / seg.file) as src:
+        done = 0
+        while done < length:
+            n = min(_CHUNK, length - done)
+            try:
+                got = os.copy_file_range(src.fileno(), out.fileno(), n, position + done, position + done)
+            except (AttributeError, OSError):  # no copy_file_range here (or not across these file systems)
+                got = len(chunk := os.pread(src.fileno(), n, position + done))
+                os.pwrite(out.fileno(), chunk, position + done)
+            if got <= 0:
+                raise OSError(f"{seg.file}: ended at {position + done} while copying")
+            done += got
 
 
 def _copy_files(store, steps: list[FileStep], staging: Path) -> None:

@@ -103,3 +103,12 @@ def test_bad_input_writes_nothing(tmp_path):
             salvage(a, root / "inside")
     assert (busy / "x").read_text() == "mine" and not (root / "inside").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left
+
+
+def test_a_gap_too_small_for_a_filler_gives_up_the_placeholder_after_it():
+    """Between two lost records 10 bytes nobody names: no record is that small, so the second record's place is
+    given to a filler that covers the gap and it (said as a record without a placeholder)."""
+    a, b = LostRecord(0, 300, "T", 0, 0, 0), LostRecord(310, 300, "T", 0, 1, 0)
+    pieces, dropped = fill_span(0, 700, [a, b], Stamp(), after="data", counter=FillerCounter())
+    assert [(p.kind, p.offset, p.size) for p in pieces] == [("placeholder", 0, 300), ("filler", 300, 400)]
+    assert dropped == [b] and all(len(p.data) == p.size for p in pieces)

@@ -1059,6 +1059,37 @@ def bench_preflight(root: Path, facts: dict, repeat: int) -> list[Row]:
     return rows
 
 
+def bench_salvage(root: Path, facts: dict, repeat: int) -> list[Row]:
+    """``salvage`` of the 1 GiB segment store (issue 32): the plan (verify, the record walk, every queue's units
+    against the damage), warm in the process; then ``salvage --out`` and ``rebuild --out`` as whole processes,
+    interleaved (salvage's writing is the copy plus a rebuild of the new log: the rebuild is most of it)."""
+    from inspector.engine import salvage_plan
+
+    size = facts["segment_size"] / GiB
+    plans: list = []
+
+    def plan() -> None:
+        with Store(root) as store:
+            plans.append(salvage_plan(store))
+
+    secs = timed(plan, repeat)
+    assert plans[-1].clean, plans[-1].verdict  # the generated store is sound: every span intact
+    rows = [Row(f"`salvage --plan`, {size:.3g} GiB segment", "s", secs, "< 3", statistics.median(secs) < 3,
+                f"{facts['records']:,} records; salvage_plan(store), warm: {plans[-1].verdict}")]
+    outs, rebuilds = [], []
+    with tempfile.TemporaryDirectory(prefix="rmq-bench-salvage-", dir=root.parent) as work:
+        for i in range(max(1, repeat // 3)):
+            outs.append(_child_run("inspector.cli.main", "salvage", str(root), "--out", f"{work}/s{i}", "--json"))
+            shutil.rmtree(f"{work}/s{i}")
+            rebuilds.append(_child_run("inspector.cli.main", "rebuild", str(root), "--out", f"{work}/r{i}", "--json"))
+            shutil.rmtree(f"{work}/r{i}")
+    rows.append(Row("  `rmq-inspect salvage --out` command", "s", [r[0] for r in outs],
+                    note=f"whole process: verify, the copy, the rebuild of the new log; peak RSS "
+                         f"{statistics.median([r[1] for r in outs]):.0f} MB; `rebuild --out` of the same store "
+                         f"{statistics.median([r[0] for r in rebuilds]):.1f} s"))
+    return rows
+
+
 def aged_store(data: Path, mode: str) -> tuple[Path, dict]:
     """Two segments of the mode's size, the older one deleted as retention deletes it (CommitLog.deleteExpiredFile
     -> MappedFileQueue.deleteExpiredFileByTime: oldest first, never the last): one segment of data left, and
@@ -1304,6 +1335,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += bench_verify_dledger(seg_root, data["dledger"][0], repeat)
     rows += bench_verify_vs_java(seg_root, data["eight"][0], args.data, repeat)
     rows += bench_preflight(seg_root, seg_facts, repeat)
+    rows += bench_salvage(seg_root, seg_facts, repeat)
     rows += bench_verify_aged(args.data, mode, repeat)
     rows += bench_json_out(seg_root, seg_facts, repeat)
     rows += bench_startup(repeat)

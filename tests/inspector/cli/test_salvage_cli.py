@@ -60,3 +60,10 @@ def test_bad_input(cli, tmp_path):
     code, out, err = cli("salvage", str(root))
     assert code == 2 and "--plan" in err  # one of --plan / --out is required
     assert sorted(p.name for p in busy.iterdir()) == ["keep"]
+
+
+def test_a_segment_named_off_the_grid_is_refused(cli, tmp_path):
+    root = Path(shutil.copytree(SAMPLE, tmp_path / "a"))
+    (root / "commitlog" / f"{131072:020d}").rename(root / "commitlog" / f"{131000:020d}")
+    code, out, err = cli("salvage", str(root), "--out", str(tmp_path / "new"))
+    assert code == 2 and "off it" in err and f"{131000:020d}" in err and not (tmp_path / "new").exists()

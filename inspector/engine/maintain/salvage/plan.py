@@ -161,6 +161,12 @@ def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
         raise BadInput(f"the replica's segments are {replica.commitlog.segment_size:,} bytes, this store's "
                        f"{size:,}: not a copy of it", str(replica.root))
     size = size or store.geometry().segment_size  # an empty commitlog folder: the broker's (or given) size
+    off_grid = [s.file for s in store.commitlog.segments
+                if (s.start_offset - store.commitlog.segments[0].start_offset) % size]
+    if off_grid:
+        raise BadInput(f"salvage writes the segments on one grid of {size:,} bytes; {len(off_grid)} segment(s) are "
+                       f"named off it ({', '.join(off_grid[:3])}): move them aside (rmq-inspect verify names them)",
+                       str(store.root))
     # a span at the log's end reaches to its segment's end for the queue units: a torn record's unit names the
     # whole record, of which only the first bytes reached the disk
     lost, lmq = lost_records(store, [(d.start, d.end if d.end < layout.data_end else d.start - d.start % size + size)
@@ -203,7 +209,8 @@ def _segment_data_end(store, layout, seg_start: int) -> int:
     if seg is None:
         return seg_start
     mf = store.commitlog.map(seg)
-    return min(seg_start + data_end(mf, 0, mf.size), layout.data_end)
+    # a file longer than a segment: what lies past the segment's size is no part of the log (not copied)
+    return min(seg_start + data_end(mf, 0, min(mf.size, layout.segment_size)), layout.data_end)
 
 
 def _intact(store, replica, name: str, start: int, end: int, layout, work: _Work) -> list[Span]:

@@ -150,6 +150,8 @@ _SOURCE_STYLE = {"broker.conf": "green", "flag": "green", "inferred": "yellow", 
 def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
     t = Text()
     t.append(esc(seg.name), style="bold")
+    if scan is not None and scan.problems:  # first, so a terminal 80 columns wide still shows the damage
+        t.append(f"  {len(scan.problems)} problem(s)", style="bold red")
     t.append(f"  start {num(seg.start_offset)}")
     if seg.file_size != segment_size:
         t.append(f"  {size(seg.file_size)}", style="yellow")
@@ -167,8 +169,6 @@ def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True,
     t.append(f"  {num(scan.messages)} msgs")
     if scan.messages:
         t.append(f"  {when(scan.first_store_timestamp)[11:19]}–{when(scan.last_store_timestamp)[11:19]}", style="dim")
-    if scan.problems:
-        t.append(f"  {len(scan.problems)} problem(s)", style="bold red")
     if not complete:
         t.append("  (walk stopped)", style="yellow")
     return t
@@ -256,14 +256,18 @@ class OverviewScreen(Screen):
         root.remove_children()
         shutdown = Text()
         shutdown.append(esc(app.store_name), style="bold")
+        bad_start = d.next_start is not None and not d.next_start.endswith("nothing lost")
+        if bad_start:  # the verdict first when it loses data: on 80 columns it would be cut off at the end
+            shutdown.append("  ")
+            shutdown.append(esc(d.next_start), style="bold red")
         shutdown.append("  last shutdown: ")
         shutdown.append("clean (no abort file)" if d.clean_shutdown else "broker running or crashed (abort file present)",
                         style="green" if d.clean_shutdown else "bold yellow")
         if d.lock_exists:
             shutdown.append("  · lock file present", style="dim")
-        if d.next_start is not None:
+        if d.next_start is not None and not bad_start:
             shutdown.append("  · ")
-            shutdown.append(esc(d.next_start), style="green" if d.next_start.endswith("nothing lost") else "bold red")
+            shutdown.append(esc(d.next_start), style="green")
         root.set_label(shutdown)
 
         cl = root.add(self._commitlog_label(d), data=Node("commitlog"), expand=True)

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import ClassVar
 
+from textual import events
 from textual.screen import Screen
+
+NARROW_COLUMNS = 100  # below this a footer holds about six bindings: `? Help` and `q Quit` must stay among them
 
 
 class ViewScreen(Screen):
     """A screen the app can drive (``goto``, ``apply``...) right after switching to it, even before it mounted."""
 
     AUTO_FOCUS = ""  # no auto focus: each screen focuses its main widget itself (not the first text field)
+    # actions whose keys a footer narrower than NARROW_COLUMNS leaves out: the keys still work, `?` lists them
+    # (issue 33: at 80 columns the footers lost `? Help`)
+    NARROW_HIDDEN: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
         super().__init__()
@@ -27,6 +35,7 @@ class ViewScreen(Screen):
     def ready(self) -> None:
         """Called at the end of ``on_mount``: run what was asked before."""
         self._ready = True
+        self.fit_footer(self.app.size.width)
         pending, self._pending = self._pending, []
         for call in pending:
             call()
@@ -37,3 +46,18 @@ class ViewScreen(Screen):
     @property
     def has_pending(self) -> bool:
         return bool(self._pending)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_footer(event.size.width)
+
+    def fit_footer(self, width: int) -> None:
+        """Show or leave out the NARROW_HIDDEN bindings in the footer for a terminal ``width`` columns wide."""
+        narrow = width < NARROW_COLUMNS
+        if not self.NARROW_HIDDEN or narrow == getattr(self, "_narrow", None):
+            return
+        self._narrow = narrow
+        table = self._bindings.key_to_bindings
+        for key, bindings in table.items():
+            table[key] = [dataclasses.replace(b, show=not narrow) if b.action in self.NARROW_HIDDEN else b
+                          for b in bindings]
+        self.refresh_bindings()

@@ -106,6 +106,7 @@ class Query:
 
 
 class BrowserScreen(ViewScreen):
+    NARROW_HIDDEN = frozenset({"clear", "body", "story"})
     BINDINGS = [
         Binding("slash", "filters", "Filter"),
         Binding("c", "clear", "Clear filters"),

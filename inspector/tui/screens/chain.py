@@ -50,6 +50,7 @@ def verdict(step: ChainStep) -> Text:
 
 
 class ChainScreen(ViewScreen):
+    NARROW_HIDDEN = frozenset({"slot", "busiest"})
     BINDINGS = [
         Binding("slash", "edit", "Edit topic/key"),
         Binding("w", "walk", "Walk key"),

@@ -28,6 +28,7 @@ NARROW = 110  # columns: below this the field panel sits under the hex view (iss
 
 
 class HexScreen(ViewScreen):
+    NARROW_HIDDEN = frozenset({"prev_message", "segment(1)", "story"})
     BINDINGS = [
         Binding("g", "app.jump_prompt", "Jump"),
         Binding("n", "next_message", "Next msg"),

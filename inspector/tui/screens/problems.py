@@ -27,6 +27,7 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 class ProblemsScreen(ViewScreen):
+    NARROW_HIDDEN = frozenset({"group", "severity"})
     BINDINGS = [
         Binding("v", "verify", "Run verify"),
         Binding("escape", "cancel", "Cancel verify"),

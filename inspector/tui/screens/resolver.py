@@ -28,6 +28,7 @@ class ResolverScreen(ViewScreen):
         Binding("slash", "edit", "Edit id"),
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
+        Binding("f1", "app.help", "Help"),  # shown: while the field has focus `?` types into it
     ]
 
     def __init__(self) -> None:

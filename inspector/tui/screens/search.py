@@ -88,6 +88,7 @@ class SearchScreen(ViewScreen):
         Binding("x", "hex", "Hex"),
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
+        Binding("f1", "app.help", "Help"),  # shown: while the field has focus `?` types into it
     ]
 
     def __init__(self) -> None:

@@ -86,6 +86,7 @@ class TourHexView(HexView):
 
 
 class TourScreen(ViewScreen):
+    NARROW_HIDDEN = frozenset({"jump", "next_view"})
     BINDINGS = [
         Binding("n,right", "step(1)", "Next"),
         Binding("p,left", "step(-1)", "Previous"),

@@ -66,6 +66,8 @@ PREPARE = {
     "tmp/group": "copy sample_store_dledger dledger-n0 dledger-n1",
     # "DLedger 0.4.0+ also writes NOOP ... and CONFIG_CHANGE entries": the DLedger sample with both appended
     "tmp/dl04": "newer entries",
+    # "Salvaging a damaged store": the sample with bytes 4096..8192 of its first segment zeroed
+    "damaged_store": "zeroed page",
 }
 
 # Commands that are not run, each with the reason and where the same promise is tested. Keyed by the line as
@@ -259,6 +261,10 @@ def prepare(work: Path, name: str) -> None:
     how = PREPARE[name]
     if how == "mkdir":
         (work / name).mkdir(parents=True)
+    elif how == "zeroed page":
+        from zeroed_page_store import zeroed_page_store
+
+        zeroed_page_store(work / name)
     elif how == "newer entries":
         from dledger_newer import newer_entries_store
 

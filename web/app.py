@@ -94,12 +94,13 @@ def create_app(store_or_path: Store | str | Path, test_config: dict | None = Non
     survey_of(store)  # the overview's walk starts now, in the background, once per store (closing it stops it)
     data.start_census(store)  # and the census of its files
 
-    from web import api, compare, live, pages, workshop
+    from web import api, compare, live, pages, salvage, workshop
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
     app.register_blueprint(compare.bp)
+    app.register_blueprint(salvage.bp)
     if app.config.get("COMPARE") is not None:  # ``--compare B``: the second store, opened by the caller
         compare.install(app, app.config["COMPARE"])
     if app.config.get("WORKSHOP"):  # a workshop room (``--workshop``): its routes exist only then

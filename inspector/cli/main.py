@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--goto", metavar="REF", help="open this message over the first screen: a physical offset "
                    "(14924, 14,924, 0x3a4c), an offset msgId or a UNIQ_KEY, found as `show` finds it")
     p.add_argument("--screen", metavar="NAME", help="the first screen: overview (default), hex, messages, chain, "
-                   "ids, problems, tour, exercises, timer, story, groups, search, stats, diff")
+                   "ids, problems, tour, exercises, timer, story, groups, search, stats, diff, salvage")
     p.add_argument("--key", nargs=2, metavar=("TOPIC", "KEY"), help="the index-chain screen walking TOPIC#KEY")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")

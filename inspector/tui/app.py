@@ -44,6 +44,7 @@ from inspector.tui.screens.hexscreen import HexScreen
 from inspector.tui.screens.overview import OverviewScreen
 from inspector.tui.screens.problems import ProblemsScreen
 from inspector.tui.screens.resolver import ResolverScreen
+from inspector.tui.screens.salvage import SalvageScreen
 from inspector.tui.screens.search import SearchScreen
 from inspector.tui.screens.stats import StatsScreen
 from inspector.tui.screens.story import StoryScreen
@@ -67,6 +68,7 @@ SCREEN_CLASSES = {
     "search": SearchScreen,
     "stats": StatsScreen,
     "diff": DiffScreen,
+    "salvage": SalvageScreen,
 }
 assert tuple(SCREEN_CLASSES) == SCREEN_NAMES  # --screen is checked against the names before Textual loads
 SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages": "Message browser",
@@ -74,7 +76,8 @@ SCREEN_TITLES = {"overview": "Overview", "hex": "CommitLog hex view", "messages"
                  "tour": "Guided tour", "exercises": "Exercises", "timer": "Timer wheel",
                  "story": "Story of a message", "groups": "Consumer groups",
                  "search": "Search the log",
-                 "stats": "Statistics", "diff": "Diff of two stores"}
+                 "stats": "Statistics", "diff": "Diff of two stores",
+                 "salvage": "Salvage plan"}
 
 
 def store_name(store: Store) -> str:
@@ -525,7 +528,7 @@ def create_app(store: Store, *, background_scan: bool = True, screen: str = "ove
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
     ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
-    story, groups, search, stats);
+    story, groups, search, stats, diff, salvage);
     ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
     problems); ``launch``: how it was started (``C`` copies commands with it); ``goto``: a message's physical
     offset, opened over the first screen; ``key``: (topic, key) walked on the chain screen; ``compare``: a second

@@ -4,4 +4,4 @@ them before the app (and Textual) starts."""
 from __future__ import annotations
 
 SCREEN_NAMES = ("overview", "hex", "messages", "chain", "ids", "problems", "tour", "exercises", "timer", "story",
-                "groups", "search", "stats", "diff")
+                "groups", "search", "stats", "diff", "salvage")

@@ -189,7 +189,8 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
                  "/groups": ["/groups", "/groups?name=fulfillment-consumer"],
                  "/api/groups": ["/api/groups", "/api/groups?name=billing-consumer"],
                  "/stats": ["/stats", "/stats?by=tag"], "/api/stats": ["/api/stats?by=minute"],
-                 "/diff": ["/diff"], "/api/diff": ["/api/diff"]})
+                 "/diff": ["/diff"], "/api/diff": ["/api/diff"],
+                 "/salvage": ["/salvage"], "/api/salvage": ["/api/salvage"]})
     return urls
 
 
@@ -202,8 +203,8 @@ def _run_web(root: Path, f: dict) -> int:
     try:
         client = app.test_client()
         for _ in range(600):  # the comparison runs in the background: done before anything is closed
-            if client.get("/api/diff").get_json()["done"]:
-                break
+            if client.get("/api/diff").get_json()["done"] and client.get("/api/salvage").get_json()["done"]:
+                break  # and the salvage plan (verify first), started by its first request
             time.sleep(0.05)
         urls = _web_urls(f)
         rules = {str(r) for r in app.url_map.iter_rules() if r.endpoint != "static"}

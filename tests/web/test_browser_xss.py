@@ -112,6 +112,8 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
         "/stats": [("/stats?by=topic", [TOPIC]), ("/stats?by=tag", []), (f"/stats?by={q(SCRIPT)}", [])],  # issue 31
         "/api/stats": [("/api/stats?by=tag", [])],
         "/diff": [("/diff", [])], "/api/diff": [("/api/diff", [])],  # no second store here: test_web_compare.py
+        # the salvage plan (issue 32): its lost records' topics and keys and its reasons are store text
+        "/salvage": [("/salvage", []), ("/salvage", [])], "/api/salvage": [("/api/salvage", [])],
     }
 
 

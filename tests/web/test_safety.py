@@ -122,6 +122,7 @@ def test_the_addresses_are_stable(app):
         "/groups", "/api/groups",  # consumer groups (issue 30)
         "/stats", "/api/stats",  # statistics (issue 31)
         "/diff", "/api/diff",  # two stores compared (web --compare B, issue 32)
+        "/salvage", "/api/salvage",  # the salvage plan (issue 32)
     ])
 
 

@@ -62,6 +62,8 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/api/stats": (["by"], {"by": "tag"}),
     "/diff": ([], {}),  # no parameter: the second store is named on the command line only
     "/api/diff": ([], {}),
+    "/salvage": ([], {}),  # no parameter: the plan of the viewer's own store
+    "/api/salvage": ([], {}),
 }
 
 

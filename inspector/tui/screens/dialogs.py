@@ -216,11 +216,18 @@ HELP = [
                         "items, DLedger terms, config fields"),
         ("enter", "on a row with an offset: A's hex view there"),
     ]),
+    ("salvage plan", [
+        ("--screen salvage", "the Salvage plan screen (also: the command palette): what `rmq-inspect salvage STORE "
+                             "--plan` says: each commitlog span intact, recoverable or lost and what salvage does "
+                             "to it, the highlighted span's lost records, the other files; verify runs first, in "
+                             "the background"),
+        ("enter", "on a span: the hex view at its start"),
+    ]),
     ("opening a store", [
         ("--goto REF", "rmq-inspect STORE --goto 14,924 (or an offset msgId or UNIQ_KEY): opens with that message's "
                        "window; a REF that finds nothing is the command's one-line error, before the UI starts"),
         ("--screen NAME", "the first screen: overview, hex, messages, chain, ids, problems, tour, exercises, timer, "
-                          "story, groups, search, stats; --key TOPIC KEY: the index chain walking it"),
+                          "story, groups, search, stats, diff, salvage; --key TOPIC KEY: the index chain walking it"),
         ("--broker-config F", "rmq-inspect STORE --broker-config broker.conf: the broker's paths (a commitlog "
                               "elsewhere or split over folders), file sizes, index geometry and delay levels; "
                               "without it the delay levels are inferred from SCHEDULE_TOPIC_XXXX (info says which)"),

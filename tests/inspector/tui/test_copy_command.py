@@ -137,6 +137,7 @@ CASES = {
     "ids": (ids, "decode-id", lambda out: doc(out)["offset_msg_id"]["physical_offset"] == FIRST),
     "tour": (tour_step, "tour", lambda out: doc(out)["number"] == 1),
     "exercises": (go("exercises"), "exercises", lambda out: doc(out)["total"] == 12),
+    "salvage": (go("salvage"), "salvage", lambda out: doc(out)["spans"][0]["state"] == "intact"),
 }
 
 

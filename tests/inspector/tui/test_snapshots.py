@@ -135,3 +135,29 @@ def test_readme_screenshot_is_the_hex_view_snapshot():
     snapshot = SNAPSHOTS / "test_hex_view.svg"
     assert snapshot.exists() and README_SCREENSHOT.exists()
     assert _normalized(README_SCREENSHOT.read_text()) == _normalized(snapshot.read_text())
+
+
+def _salvage_app(tmp_path):
+    """The Salvage plan screen on the sample store with one page zeroed (same directory name: the header shows it)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from zeroed_page_store import zeroed_page_store
+
+    from inspector.engine import Store
+
+    root, _ = zeroed_page_store(tmp_path / "sample_store")
+    return create_app(Store(root), background_scan=False, screen="salvage")
+
+
+async def _planned(pilot) -> None:
+    await settle(pilot, rounds=6)
+    await _quiet(pilot)
+
+
+def test_salvage_plan_at_120x40(snap_compare, tmp_path):
+    assert snap_compare(_salvage_app(tmp_path), terminal_size=(120, 40), run_before=_planned)
+
+
+def test_salvage_plan_at_80x24(snap_compare, tmp_path):
+    assert snap_compare(_salvage_app(tmp_path), terminal_size=(80, 24), run_before=_planned)

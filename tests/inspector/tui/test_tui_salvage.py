@@ -1,0 +1,82 @@
+"""The Salvage plan screen (issue 32's last item): on a store with a zeroed page it names the lost span (its row
+in the error colour, its 11 records listed below it), Enter opens the hex view at the span's start, the help lists
+it, and `C` copies `rmq-inspect salvage STORE --plan --json`; a hostile topic is shown escaped."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from textual.widgets import DataTable
+from tui_helpers import drive, settle, static_text
+
+from inspector.engine import Store
+from inspector.tui.app import create_app
+from inspector.tui.screens.dialogs import help_text
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+from zeroed_page_store import zeroed_page_store  # noqa: E402
+
+
+def _rows(table: DataTable) -> list[tuple[str, ...]]:
+    return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+def test_the_salvage_screen_shows_the_lost_span_and_its_records(tmp_path):
+    root, _ = zeroed_page_store(tmp_path / "sample_store")
+    with Store(root) as store:
+        async def script(pilot):
+            await settle(pilot, rounds=6)
+            screen = pilot.app.views["salvage"]
+            spans = screen.query_one("#salvage-spans", DataTable)
+            lost_style = str(spans.get_row_at(1)[0].style)
+            out = (_rows(spans), _rows(screen.query_one("#salvage-lost", DataTable)),
+                   static_text(screen.query_one("#salvage-verdict")),
+                   static_text(screen.query_one("#salvage-lost-title")), spans.cursor_row, lost_style,
+                   _rows(screen.query_one("#salvage-files", DataTable)), screen.command())
+            await pilot.press("enter")
+            await settle(pilot)
+            return *out, pilot.app.current_mode, pilot.app.views["hex"].hex_view.cursor
+
+        (spans, lost, verdict, title, cursor, style, files, command, mode,
+         hex_cursor) = drive(create_app(store, background_scan=False, screen="salvage"), script)
+    assert "1 span(s) lost" in verdict and "11 record(s)" in verdict
+    assert spans[1][:6] == ("lost", "commitlog/00000000000000000000", "4,000", "8,516", "4,516", "11")
+    assert cursor == 1 and "red" in style  # the lost span highlighted first, in the error colour
+    assert "length-mismatch" in title and "lost records" in title
+    assert len(lost) == 11 and lost[0][:5] == ("PaymentEvents", "3", "0", "4,000", "382")
+    assert ("consumequeue/", "rebuilt") == files[0][:2]
+    assert (command.sub, command.args) == ("salvage", ("--plan",))
+    assert (mode, hex_cursor) == ("hex", 4000)
+    assert "--screen salvage" in help_text().plain
+
+
+def test_a_span_with_more_lost_records_than_listed_says_first_n_of_m(store, monkeypatch):
+    import inspector.tui.screens.salvage as salvage_screen
+
+    monkeypatch.setattr(salvage_screen, "LIMIT", 3)
+
+    class Plan:
+        def as_dict(self, sample):
+            records = [{"physical_offset": 10 * i, "size": 10, "topic": "\x1b]0;PWNED\x07[b]x[/b]", "queue_id": 0,
+                        "queue_offset": i, "keys": ["k\x1b[2J"]} for i in range(9)]
+            return {"store": "s", "replica": None, "verdict": "0 record(s) intact; 1 span(s) lost", "files": [],
+                    "repaired_records": [], "lmq_units_lost": 0, "notes": ["\x1b[31mred"],
+                    "spans": [{"start": 0, "end": 90, "bytes": 90, "file": "commitlog/0", "state": "lost",
+                               "action": "filled", "reason": "zeros \x07", "records": 9,
+                               "lost_records": records[:sample], "lost_records_total": 9,
+                               "lost_records_listed": sample, "keys": [], "keys_total": 9,
+                               "without_placeholder": 0, "placeholders": 9, "fillers": 0}]}
+
+    monkeypatch.setattr(salvage_screen, "salvage_plan", lambda s: Plan())
+
+    async def script(pilot):
+        await settle(pilot, rounds=6)
+        screen = pilot.app.views["salvage"]
+        return (static_text(screen.query_one("#salvage-lost-title")), _rows(screen.query_one("#salvage-lost")),
+                static_text(screen.query_one("#salvage-notes")))
+
+    title, lost, notes = drive(create_app(store, background_scan=False, screen="salvage"), script)
+    assert "first 3 of 9" in title and "\\x07" in title
+    assert len(lost) == 3 and lost[0][0] == "\\x1b]0;PWNED\\x07[b]x[/b]" and lost[0][5] == "k\\x1b[2J"
+    assert "\\x1b[31mred" in notes

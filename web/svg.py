@@ -37,8 +37,11 @@ def el(tag: str, attrs: dict | None = None, *children: object) -> Markup:
 
 
 def _svg(width: int, height: int, cls: str, label: str, *children: Markup, **data: object) -> Markup:
+    # an image's parts are presentational to a screen reader: one with links (boxes, heat cells) is a labelled group,
+    # so its links stay reachable (axe-core: nested-interactive)
+    role = "group" if any("<a " in c for c in children) else "img"
     attrs = {"xmlns": "http://www.w3.org/2000/svg", "class": cls, "width": width, "height": height,
-             "viewBox": f"0 0 {width} {height}", "role": "img", "aria-label": label}
+             "viewBox": f"0 0 {width} {height}", "role": role, "aria-label": label}
     attrs.update({f"data-{k.replace('_', '-')}": v for k, v in data.items()})
     return el("svg", attrs, el("title", None, label), _defs(), *children)
 
@@ -193,7 +196,10 @@ def heat_strip(occupancy: list[float], slot_count: int, link: Callable[[int], st
         rect = el("rect", {"x": 1 + i * cell, "y": 1, "width": cell, "height": 24, "class": cls,
                            "data-first-slot": first, "data-share": round(share, 3)},
                   el("title", None, f"slots {first}..{last}: {share:.0%} used"))
-        parts.append(el("a", {"href": link(first)}, rect))
+        # one tab stop for the strip (its current cell, else its first), not one per cell: the slot form beside it
+        # reaches any slot by keyboard
+        stop = first <= current <= last if current is not None else i == 0
+        parts.append(el("a", {"href": link(first), "tabindex": None if stop else -1}, rect))
     parts.append(_text(1, height - 1, "slot 0", "axis"))
     parts.append(_text(width - 1, height - 1, f"slot {slot_count - 1}", "axis", **{"text-anchor": "end"}))
     return _svg(width, height, "heat", "Slot occupancy", *parts, bins=n)

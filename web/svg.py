@@ -9,6 +9,7 @@ attributes for the heat strip. Tests count the classes and ``data-`` attributes 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape
@@ -43,11 +44,18 @@ def _svg(width: int, height: int, cls: str, label: str, *children: Markup, **dat
     attrs = {"xmlns": "http://www.w3.org/2000/svg", "class": cls, "width": width, "height": height,
              "viewBox": f"0 0 {width} {height}", "role": role, "aria-label": label}
     attrs.update({f"data-{k.replace('_', '-')}": v for k, v in data.items()})
-    return el("svg", attrs, el("title", None, label), _defs(), *children)
+    # each drawing's own arrowhead id: a page draws several (the chain page one per index file) and ids are unique
+    # in a page. Only our attribute text is replaced: store text in an attribute has its quotes escaped.
+    arrow = "arrow-" + hashlib.blake2s(f"{cls}|{label}|{data}".encode(), digest_size=4).hexdigest()
+    children = tuple(Markup(str(c).replace(ARROW_REF, f'marker-end="url(#{arrow})"')) for c in children)
+    return el("svg", attrs, el("title", None, label), _defs(arrow), *children)
 
 
-def _defs() -> Markup:
-    marker = el("marker", {"id": "arrow", "viewBox": "0 0 10 10", "refX": 9, "refY": 5, "markerWidth": 8,
+ARROW_REF = 'marker-end="url(#arrow)"'  # what the drawings below write; _svg makes it the drawing's own
+
+
+def _defs(arrow: str) -> Markup:
+    marker = el("marker", {"id": arrow, "viewBox": "0 0 10 10", "refX": 9, "refY": 5, "markerWidth": 8,
                            "markerHeight": 8, "markerUnits": "userSpaceOnUse", "orient": "auto-start-reverse"},
                 el("path", {"d": "M 0 0 L 10 5 L 0 10 z", "class": "arrowhead"}))
     return el("defs", None, marker)

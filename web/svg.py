@@ -18,7 +18,7 @@ from inspector.engine import short_time
 
 Link = Callable[[int], str]  # physical offset -> URL of the message page
 
-BOX_W, BOX_H, GAP = 200, 104, 58
+BOX_W, BOX_H, GAP = 232, 104, 58  # 232: a time with its zone (30 monospace characters) fits a box
 PER_ROW = 4
 KIND_MARK = {"match": "✓ key matches", "collision": "⚠ COLLISION: same hash, other key", "other": "other hash",
              "unreadable": "? message unreadable"}

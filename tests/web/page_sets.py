@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -59,6 +60,17 @@ def damaged_pages(store: Store) -> list[str]:
 
 def _messages(store: Store) -> list[Message]:
     return [e for e in store.entries() if isinstance(e, Message)]
+
+
+def open_settled(page, url: str, seconds: float = 60):
+    """``page.goto(url)``, again until the page no longer reloads itself (the overview while the store's walk runs,
+    a comparison in progress): a check sees the finished page, and no reload cuts it. The last response."""
+    deadline = time.monotonic() + seconds
+    response = page.goto(url)
+    while page.locator('meta[http-equiv="refresh"]').count() and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+        response = page.goto(url)
+    return response
 
 
 @contextlib.contextmanager

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 from external_tools import AXE, SAMPLE_STORE, need
-from page_sets import ROOM_TOKEN, TRAINER_TOKEN, damaged_pages, room_served, store_pages, workshop_pages
+from page_sets import (
+    ROOM_TOKEN,
+    TRAINER_TOKEN,
+    damaged_pages,
+    open_settled,
+    room_served,
+    store_pages,
+    workshop_pages,
+)
 from web_support import served
 
 from inspector.engine import Store
@@ -50,6 +58,19 @@ def zeroed(tmp_path_factory):
         yield store
 
 
+@pytest.fixture(scope="module")
+def sample_base(sample_store):
+    """One server on the sample store for the module (as `rmq-inspect web` serves it)."""
+    with served(create_app(sample_store)) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def zeroed_base(zeroed):
+    with served(create_app(zeroed)) as base:
+        yield base
+
+
 def audit(browser, axe_script: str, base: str, paths: list[str], first: str | None = None) -> dict[str, list[dict]]:
     """Each path -> its violations (every impact); ``first`` is opened before (a token that sets a cookie)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
@@ -64,7 +85,7 @@ def audit(browser, axe_script: str, base: str, paths: list[str], first: str | No
                 page.wait_for_url(path)
                 page.wait_for_load_state("load")
             else:
-                response = page.goto(base + path)
+                response = open_settled(page, base + path)
                 assert response is not None and response.status == 200, (path, response and response.status)
             page.add_script_tag(path=axe_script)
             found[path] = page.evaluate(RUN)
@@ -96,14 +117,12 @@ def check(found: dict[str, list[dict]]) -> None:
                                for v in vs)
 
 
-def test_sample_store_pages(browser, axe_script, sample_store):
-    with served(create_app(sample_store)) as base:
-        check(audit(browser, axe_script, base, store_pages(sample_store)))
+def test_sample_store_pages(browser, axe_script, sample_store, sample_base):
+    check(audit(browser, axe_script, sample_base, store_pages(sample_store)))
 
 
-def test_workshop_pages(browser, axe_script, sample_store):
-    with served(create_app(sample_store)) as base:
-        check(audit(browser, axe_script, base, workshop_pages(sample_store)))
+def test_workshop_pages(browser, axe_script, sample_store, sample_base):
+    check(audit(browser, axe_script, sample_base, workshop_pages(sample_store)))
 
 
 def test_workshop_room_trainer_and_participant(browser, axe_script, sample_store):
@@ -113,26 +132,25 @@ def test_workshop_room_trainer_and_participant(browser, axe_script, sample_store
                                                          first=f"/?token={ROOM_TOKEN}").items()})
 
 
-def test_damaged_store_pages(browser, axe_script, zeroed):
-    with served(create_app(zeroed)) as base:
-        check(audit(browser, axe_script, base, damaged_pages(zeroed)))
+def test_damaged_store_pages(browser, axe_script, zeroed, zeroed_base):
+    check(audit(browser, axe_script, zeroed_base, damaged_pages(zeroed)))
 
 
-def test_keyboard_first_stop_is_the_skip_link_the_heat_strip_one_stop_and_the_nav_says_where(browser, sample_store):
+def test_keyboard_first_stop_is_the_skip_link_the_heat_strip_one_stop_and_the_nav_says_where(browser, sample_store,
+                                                                                            sample_base):
     index = sample_store.index_files()[0].name
-    with served(create_app(sample_store)) as base:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        try:
-            page = context.new_page()
-            page.goto(f"{base}/slot?file={index}&slot=3")
-            page.keyboard.press("Tab")
-            assert page.evaluate("document.activeElement.className") == "skip-link"
-            assert page.locator(".skip-link").is_visible()  # off screen until focused
-            page.keyboard.press("Enter")
-            assert page.evaluate("document.activeElement.id") == "main"
-            cells = page.locator("svg.heat a")
-            assert cells.count() > 100  # the sample's index files: 128 cells, each a link a mouse can click
-            assert page.locator('svg.heat a:not([tabindex="-1"])').count() == 1
-            assert page.locator('header nav a[aria-current="page"]').all_text_contents() == ["Slots"]
-        finally:
-            context.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{sample_base}/slot?file={index}&slot=3")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "skip-link"
+        assert page.locator(".skip-link").is_visible()  # off screen until focused
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "main"
+        cells = page.locator("svg.heat a")
+        assert cells.count() > 100  # the sample's index files: 128 cells, each a link a mouse can click
+        assert page.locator('svg.heat a:not([tabindex="-1"])').count() == 1
+        assert page.locator('header nav a[aria-current="page"]').all_text_contents() == ["Slots"]
+    finally:
+        context.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from external_tools import SAMPLE_STORE, need
-from page_sets import damaged_pages, store_pages, workshop_pages
+from page_sets import damaged_pages, open_settled, store_pages, workshop_pages
 from web_support import served
 
 from inspector.engine import Store
@@ -58,6 +58,19 @@ def zeroed(tmp_path_factory):
         yield store
 
 
+@pytest.fixture(scope="module")
+def sample_base(sample_store):
+    """One server on the sample store for the module (as `rmq-inspect web` serves it)."""
+    with served(create_app(sample_store)) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def zeroed_base(zeroed):
+    with served(create_app(zeroed)) as base:
+        yield base
+
+
 def too_wide(browser, base: str, paths: list[str], size: str, shots: Path, tag: str) -> dict[str, dict]:
     """Each path wider than the window at ``size`` -> what sticks out; a screenshot of every page."""
     width, height = SIZES[size]
@@ -67,7 +80,7 @@ def too_wide(browser, base: str, paths: list[str], size: str, shots: Path, tag: 
         page = context.new_page()
         page.set_default_timeout(15_000)
         for path in paths:
-            response = page.goto(base + path)
+            response = open_settled(page, base + path)
             assert response is not None and response.status == 200, (path, response and response.status)
             name = "".join(c if c.isalnum() else "-" for c in path.strip("/"))[:60] or "overview"
             page.screenshot(path=str(shots / f"{tag}-{size}-{name}.png"))
@@ -80,14 +93,13 @@ def too_wide(browser, base: str, paths: list[str], size: str, shots: Path, tag: 
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_sample_store_and_workshop_pages_fit(browser, sample_store, shots, size):
-    with served(create_app(sample_store)) as base:
-        wide = too_wide(browser, base, store_pages(sample_store) + workshop_pages(sample_store), size, shots, "sample")
+def test_sample_store_and_workshop_pages_fit(browser, sample_store, sample_base, shots, size):
+    paths = store_pages(sample_store) + workshop_pages(sample_store)
+    wide = too_wide(browser, sample_base, paths, size, shots, "sample")
     assert not wide, wide
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_damaged_store_pages_fit(browser, zeroed, shots, size):
-    with served(create_app(zeroed)) as base:
-        wide = too_wide(browser, base, damaged_pages(zeroed), size, shots, "zeroed")
+def test_damaged_store_pages_fit(browser, zeroed, zeroed_base, shots, size):
+    wide = too_wide(browser, zeroed_base, damaged_pages(zeroed), size, shots, "zeroed")
     assert not wide, wide

@@ -8,6 +8,7 @@ import importlib.util
 import re
 import shutil
 import sys
+import time
 from collections import Counter, deque
 from html import unescape
 from pathlib import Path
@@ -86,6 +87,10 @@ def crawl(client, limit: int = PAGES) -> tuple[dict[str, int], dict[str, str]]:
     linked_from: dict[str, str] = {"/": "(start)"}
     fetched = Counter()
     todo = deque(["/"])
+    for _ in range(200):  # the overview reloads itself while the store's walk runs: crawl the finished one
+        if b'http-equiv="refresh"' not in client.get("/").data:
+            break
+        time.sleep(0.1)
     while todo and len(seen) < limit:
         url = todo.popleft()
         if fetched[kind(url)] >= PER_KIND:

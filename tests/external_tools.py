@@ -9,8 +9,8 @@ repeats that line once per tool.
 A missing optional tool is never an error or a failure, except under ``RMQ_INSPECT_REQUIRE_TOOLS=1`` (what
 ``.ci/run`` sets): then the same line is a failure, so a broken install step cannot hide behind a skip.
 
-What needs no root is installed by the test run itself: the Kaitai Struct compiler goes into ``.cache/ksc``
-with npm, once, when node and npm are there.
+What needs no root is installed by the test run itself, with npm, once, when npm is there: the Kaitai Struct
+compiler into ``.cache/ksc``, axe-core (the accessibility checker the browser tests inject) into ``.cache/axe``.
 
 This module is also a pytest plugin (``pytest_terminal_summary``): tests/conftest.py re-exports the hook.
 """
@@ -213,6 +213,30 @@ def _ksc() -> str | None:
 KAITAI_COMPILER = Tool("the Kaitai Struct compiler", "the Kaitai Struct round trip",
                        f"{KSC_INSTALL} (in the repository; or set {KSC_ENV} to a directory holding it)",
                        f"{KSC_INSTALL} (in the repository; or set {KSC_ENV} to a directory holding it)", _ksc)
+
+
+# -- axe-core: installed by the run itself into .cache/axe, injected into the page by the browser tests ---------------
+
+AXE_ENV = "RMQ_INSPECT_AXE_DIR"
+AXE_PACKAGE = "axe-core@4.10.3"
+AXE_INSTALL = f"npm install --prefix .cache/axe {AXE_PACKAGE}"
+
+
+def _axe() -> str | None:
+    """axe.min.js; installed with npm first when it is missing (once per run). It runs in the browser: no node."""
+    base = Path(os.environ.get(AXE_ENV) or REPO / ".cache" / "axe")
+    script = base / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.is_file() and shutil.which("npm") and not os.environ.get(AXE_ENV):
+        sys.stderr.write(f"\ninstalling axe-core: {AXE_INSTALL}\n")
+        subprocess.run(["npm", "install", "--prefix", str(base), "--no-audit", "--no-fund", "--silent", AXE_PACKAGE],
+                       cwd=REPO, stdin=subprocess.DEVNULL, timeout=600, check=False)
+    return str(script) if script.is_file() else None
+
+
+AXE = Tool("axe-core", "the accessibility tests", f"{AXE_INSTALL} (in the repository; npm from `apt-get install npm`;"
+           f" or set {AXE_ENV} to a directory holding it)",
+           f"{AXE_INSTALL} (in the repository; npm from `brew install node`; or set {AXE_ENV} to a directory holding"
+           f" it)", _axe)
 
 
 def import_or_skip(module: str, needed_by: str = "these tests") -> ModuleType:

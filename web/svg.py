@@ -9,6 +9,7 @@ attributes for the heat strip. Tests count the classes and ``data-`` attributes 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape
@@ -17,7 +18,7 @@ from inspector.engine import short_time
 
 Link = Callable[[int], str]  # physical offset -> URL of the message page
 
-BOX_W, BOX_H, GAP = 200, 104, 58
+BOX_W, BOX_H, GAP = 232, 104, 58  # 232: a time with its zone (30 monospace characters) fits a box
 PER_ROW = 4
 KIND_MARK = {"match": "✓ key matches", "collision": "⚠ COLLISION: same hash, other key", "other": "other hash",
              "unreadable": "? message unreadable"}
@@ -37,14 +38,24 @@ def el(tag: str, attrs: dict | None = None, *children: object) -> Markup:
 
 
 def _svg(width: int, height: int, cls: str, label: str, *children: Markup, **data: object) -> Markup:
+    # an image's parts are presentational to a screen reader: one with links (boxes, heat cells) is a labelled group,
+    # so its links stay reachable (axe-core: nested-interactive)
+    role = "group" if any("<a " in c for c in children) else "img"
     attrs = {"xmlns": "http://www.w3.org/2000/svg", "class": cls, "width": width, "height": height,
-             "viewBox": f"0 0 {width} {height}", "role": "img", "aria-label": label}
+             "viewBox": f"0 0 {width} {height}", "role": role, "aria-label": label}
     attrs.update({f"data-{k.replace('_', '-')}": v for k, v in data.items()})
-    return el("svg", attrs, el("title", None, label), _defs(), *children)
+    # each drawing's own arrowhead id: a page draws several (the chain page one per index file) and ids are unique
+    # in a page. Only our attribute text is replaced: store text in an attribute has its quotes escaped.
+    arrow = "arrow-" + hashlib.blake2s(f"{cls}|{label}|{data}".encode(), digest_size=4).hexdigest()
+    children = tuple(Markup(str(c).replace(ARROW_REF, f'marker-end="url(#{arrow})"')) for c in children)
+    return el("svg", attrs, el("title", None, label), _defs(arrow), *children)
 
 
-def _defs() -> Markup:
-    marker = el("marker", {"id": "arrow", "viewBox": "0 0 10 10", "refX": 9, "refY": 5, "markerWidth": 8,
+ARROW_REF = 'marker-end="url(#arrow)"'  # what the drawings below write; _svg makes it the drawing's own
+
+
+def _defs(arrow: str) -> Markup:
+    marker = el("marker", {"id": arrow, "viewBox": "0 0 10 10", "refX": 9, "refY": 5, "markerWidth": 8,
                            "markerHeight": 8, "markerUnits": "userSpaceOnUse", "orient": "auto-start-reverse"},
                 el("path", {"d": "M 0 0 L 10 5 L 0 10 z", "class": "arrowhead"}))
     return el("defs", None, marker)
@@ -193,7 +204,10 @@ def heat_strip(occupancy: list[float], slot_count: int, link: Callable[[int], st
         rect = el("rect", {"x": 1 + i * cell, "y": 1, "width": cell, "height": 24, "class": cls,
                            "data-first-slot": first, "data-share": round(share, 3)},
                   el("title", None, f"slots {first}..{last}: {share:.0%} used"))
-        parts.append(el("a", {"href": link(first)}, rect))
+        # one tab stop for the strip (its current cell, else its first), not one per cell: the slot form beside it
+        # reaches any slot by keyboard
+        stop = first <= current <= last if current is not None else i == 0
+        parts.append(el("a", {"href": link(first), "tabindex": None if stop else -1}, rect))
     parts.append(_text(1, height - 1, "slot 0", "axis"))
     parts.append(_text(width - 1, height - 1, f"slot {slot_count - 1}", "axis", **{"text-anchor": "end"}))
     return _svg(width, height, "heat", "Slot occupancy", *parts, bins=n)

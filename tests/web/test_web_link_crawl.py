@@ -1,5 +1,6 @@
-"""A link crawler (issue 33): from ``/``, every same-site link of every page reached within a bound, on the sample
-store, a copy without ``consumequeue/`` and a copy with a zeroed page mid-segment: no link leads to a 404 or 500."""
+"""A link crawler (issue 33): from ``/``, breadth-first, every same-site link of every page reached within a bound
+(PAGES a store), on the sample store, the aged sample store, a copy without ``consumequeue/``, a copy with a zeroed
+page mid-segment and the zeroed-page store of tests/zeroed_page_store.py: no link leads to a 404 or 500."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import importlib.util
 import re
 import shutil
 import sys
-from collections import deque
+import time
+from collections import Counter, deque
 from html import unescape
 from pathlib import Path
 
@@ -19,8 +21,11 @@ from web.app import create_app
 
 pytestmark = pytest.mark.timeout(240)
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_store"
-PAGES = 120  # pages fetched per store: every page of the nav and what they link, not every message of the store
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "sample_store"
+AGED = REPO / "sample_store_aged"
+PAGES = 300  # pages fetched per store: every page of the nav and what they link, not every message of the store
+PER_KIND = 25  # URLs fetched of one kind (see kind())
 HREF = re.compile(r'href="(/[^"]*)"')
 SKIP = ("/static/", "/room/")  # files; the workshop room's streams only answer when a room is running
 
@@ -54,13 +59,43 @@ def _zeroed_page(tmp: Path) -> Path:
     return root
 
 
+def _first_page_zeroed(tmp: Path) -> Path:
+    need(SAMPLE_STORE)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from zeroed_page_store import zeroed_page_store
+
+    return zeroed_page_store(tmp / "store")[0]
+
+
+def _aged(tmp: Path) -> Path:
+    """sample_store_aged as committed (read-only: the crawl writes nothing)."""
+    if not (AGED / "commitlog").is_dir():
+        pytest.skip("sample_store_aged is not in this checkout: git checkout -- sample_store_aged")
+    return AGED
+
+
+def kind(url: str) -> str:
+    """A link's kind: its path with numbers as N and its parameters' names (``/message/N``, ``/hex?length,offset``)."""
+    path, _, query = url.partition("?")
+    return re.sub(r"\d+", "N", path) + "?" + ",".join(sorted({p.split("=")[0] for p in query.split("&") if p}))
+
+
 def crawl(client, limit: int = PAGES) -> tuple[dict[str, int], dict[str, str]]:
-    """Breadth-first from ``/``: (status of each URL fetched, the page each URL was first linked from)."""
+    """Breadth-first from ``/``: (status of each URL fetched, the page each URL was first linked from). At most
+    PER_KIND URLs of one kind are fetched, so the bound covers every kind of link rather than 200 message pages."""
     seen: dict[str, int] = {}
     linked_from: dict[str, str] = {"/": "(start)"}
+    fetched = Counter()
     todo = deque(["/"])
+    for _ in range(200):  # the overview reloads itself while the store's walk runs: crawl the finished one
+        if b'http-equiv="refresh"' not in client.get("/").data:
+            break
+        time.sleep(0.1)
     while todo and len(seen) < limit:
         url = todo.popleft()
+        if fetched[kind(url)] >= PER_KIND:
+            continue
+        fetched[kind(url)] += 1
         r = client.get(url)
         seen[url] = r.status_code
         if r.status_code != 200 or not r.content_type.startswith("text/html"):
@@ -74,11 +109,23 @@ def crawl(client, limit: int = PAGES) -> tuple[dict[str, int], dict[str, str]]:
     return seen, linked_from
 
 
-@pytest.mark.parametrize("make", [None, _no_consumequeue, _zeroed_page], ids=["sample", "no-consumequeue", "zeroed"])
+@pytest.mark.parametrize("make", [None, _aged, _no_consumequeue, _zeroed_page, _first_page_zeroed],
+                         ids=["sample", "aged", "no-consumequeue", "zeroed", "zeroed-page-store"])
 def test_no_link_leads_to_a_404_or_500(make, tmp_path):
     root = _copy(tmp_path) if make is None else make(tmp_path)
     with Store(root) as store:
         seen, linked_from = crawl(create_app(store, {"TESTING": True}).test_client())
     assert len(seen) == PAGES, f"the crawl reached only {len(seen)} pages"
+    assert len({kind(url) for url in seen}) >= 30  # every page kind and its forms' answers: 35 on the sample store
     broken = {url: (code, linked_from[url]) for url, code in seen.items() if code in (404, 500)}
     assert not broken, broken
+
+
+def test_a_group_queue_without_a_consume_queue_links_to_its_topic(tmp_path):
+    """The dead links the crawler found: a group's queue row linked to that queue's page at the committed offset
+    (404 on a store without consumequeue/); it links to the topic's messages in commitlog order instead."""
+    with Store(_no_consumequeue(tmp_path)) as store:
+        page = create_app(store, {"TESTING": True}).test_client().get("/groups?name=billing-consumer")
+    links = HREF.findall(page.get_data(as_text=True))
+    assert any(unescape(h).startswith("/messages?topic=") for h in links)
+    assert not [h for h in links if unescape(h).startswith("/messages?") and "queue=" in h]

@@ -159,5 +159,3 @@ def test_salvage_plan_at_120x40(snap_compare, tmp_path):
     assert snap_compare(_salvage_app(tmp_path), terminal_size=(120, 40), run_before=_planned)
 
 
-def test_salvage_plan_at_80x24(snap_compare, tmp_path):
-    assert snap_compare(_salvage_app(tmp_path), terminal_size=(80, 24), run_before=_planned)

@@ -80,3 +80,23 @@ def test_a_span_with_more_lost_records_than_listed_says_first_n_of_m(store, monk
     assert "first 3 of 9" in title and "\\x07" in title
     assert len(lost) == 3 and lost[0][0] == "\\x1b]0;PWNED\\x07[b]x[/b]" and lost[0][5] == "k\\x1b[2J"
     assert "\\x1b[31mred" in notes
+
+
+def test_the_salvage_screen_at_80x24_shows_the_lost_span_and_help(tmp_path):
+    """At 80x24 (a snapshot there depended on when the cursor reached the lost span): the lost span's row, its
+    state and the help key are on screen."""
+    from tui_helpers import drive, screen_text, settle
+    from zeroed_page_store import zeroed_page_store
+
+    from inspector.engine import Store
+    from inspector.tui.app import create_app
+
+    root, _ = zeroed_page_store(tmp_path / "s")
+
+    async def script(pilot):
+        await settle(pilot, rounds=6)
+        return screen_text(pilot.app)
+
+    with Store(root) as store:
+        text = drive(create_app(store, background_scan=False, screen="salvage"), script, size=(80, 24))
+    assert "lost" in text and "4,000" in text and "8,516" in text and "? Help" in text

@@ -23,7 +23,6 @@ import functools
 from dataclasses import dataclass
 
 from inspector.engine.maintain.write.encode import encode_record
-from inspector.engine.model.records import Host
 from parsers.commitlog import END_FILE_MIN_BLANK_LENGTH, BlankRecord
 
 __all__ = ["FILLER_TOPIC", "LOST_TAG", "Piece", "fill_span", "filler_min_size"]
@@ -54,10 +53,6 @@ class Piece:
     size: int
     kind: str
     data: bytes  # empty for zeros
-
-
-def host_text(host: Host) -> str:
-    return str(host)
 
 
 def _record(topic: str, queue_id: int, queue_offset: int, offset: int, size: int, props: dict[str, str],

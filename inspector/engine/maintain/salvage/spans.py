@@ -76,7 +76,6 @@ class Layout:
     damage: list[Damage]
     repairs: list[tuple[int, int]]  # (physical offset of a record, its PHYSICALOFFSET field as stored)
     data_end: int  # one past the last record kept or span lost: where the log ends after salvage
-    messages: list[tuple[int, int]]  # (offset, end) of the runs of records the walk read whole
     record_starts: np.ndarray  # the physical offset of every record the walk read, sorted (for counts)
     suspects: dict[int, Suspect]  # offset of a record that reads but its queue unit or index items disagree
 
@@ -127,7 +126,7 @@ def layout_of(store, findings: list[Problem]) -> Layout:
         elif seg.file_size < size:
             damage.append(Damage(start + seg.file_size, start + size, "wrong-segment-size",
                                  f"the segment file is {seg.file_size:,} bytes of {size:,}: the rest is gone"))
-    runs, last_end, record_starts = _runs(log)
+    last_end, record_starts = _runs(log)
     end = last_end
     # a torn tail: non-zero bytes after the last whole record (a record the broker died writing)
     tail_seg = _last_data_segment(log)
@@ -140,7 +139,7 @@ def layout_of(store, findings: list[Problem]) -> Layout:
         end = max(end, tail)
     # nothing is lost past the log's end (a short last file's missing rest held no data)
     damage = _merged(sorted((d for d in damage if d.start < end), key=lambda d: d.start), size)
-    return Layout(size, starts, present, damage, repairs, end, runs, record_starts,
+    return Layout(size, starts, present, damage, repairs, end, record_starts,
                   {k: v for k, v in suspects.items() if not any(d.start <= k < d.end for d in damage)})
 
 
@@ -162,33 +161,22 @@ def _last_data_segment(log):
     return None
 
 
-def _runs(log) -> tuple[list[tuple[int, int]], int, np.ndarray]:
-    """(offset, end) of the runs of records the walk reads whole, the end of the last one, every record's offset."""
-    runs: list[tuple[int, int]] = []
+def _runs(log) -> tuple[int, np.ndarray]:
+    """The end of the last record the walk reads whole, and every such record's offset (sorted)."""
     offsets: list[np.ndarray] = []
     last = 0
-
-    def add(start: int, end: int) -> None:
-        if runs and runs[-1][1] == start:
-            runs[-1] = (runs[-1][0], end)
-        else:
-            runs.append((start, end))
-
     for item in log.batches(check_crc=False):
         if isinstance(item, MessageBatch):
             if len(item):
-                first = int(item.physical_offsets[0])
-                add(first, item.segment_start + item.end)
                 offsets.append(item.physical_offsets.astype(np.int64))
                 last = max(last, item.segment_start + item.end)
         elif isinstance(item, Message):
-            add(item.physical_offset, item.end_offset)
             offsets.append(np.array([item.physical_offset], dtype=np.int64))
             last = max(last, item.end_offset)
         elif isinstance(item, Blank):  # a segment's proper end: its 8 header bytes are the last non-zero ones
             last = max(last, item.physical_offset + END_FILE_MIN_BLANK_LENGTH)
     starts = np.sort(np.concatenate(offsets)) if offsets else np.zeros(0, np.int64)
-    return runs, last, starts
+    return last, starts
 
 
 def _merged(spans: list[Damage], size: int) -> list[Damage]:

@@ -108,8 +108,10 @@ def test_salvage_of_the_newer_stores_verifies_clean(layouts: dict[str, Layout], 
 
 # examples that once failed, replayed in every run: a record's QUEUEID changed (its unit names its queue: the fields
 # are rewritten from the unit), a unit pointing at another queue's record (the record is whole: the unit is the
-# damaged one), a folder where a config file belongs (left out, not copied as a folder)
-REGRESSIONS = [Mutation("record", "QUEUEID", 0, 0), Mutation("cq", "offset", 0, 0), Mutation("special", "config", 0, 2)]
+# damaged one), a folder where a config file belongs (left out, not copied as a folder), a delayed record's store
+# time near Long.MAX_VALUE (its delivery time, the unit's tagsCode, wraps as the broker's long sum does)
+REGRESSIONS = [Mutation("record", "QUEUEID", 0, 0), Mutation("cq", "offset", 0, 0), Mutation("special", "config", 0, 2),
+               Mutation("record", "STORETIMESTAMP", 218, 9_223_372_036_854_715_808)]
 
 
 @pytest.mark.parametrize("mutation", REGRESSIONS, ids=repr)

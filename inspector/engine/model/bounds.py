@@ -70,3 +70,11 @@ def int64_sum(*values: int) -> int | None:
     """The sum when it is a Java long, else None (Java would wrap it negative: the caller says so)."""
     total = sum(values)
     return total if INT64_MIN <= total <= INT64_MAX else None
+
+
+def java_long_wrap(value: int) -> int:
+    """``value`` as Java's long arithmetic leaves it: wrapped into the signed 64-bit range (two's complement).
+    Where the broker computes a long from stored values and writes the result (a delayed record's tagsCode is
+    ``storeTimestamp + delay`` in ``DefaultMessageStore.computeDeliverTimestamp``), a hostile timestamp near
+    Long.MAX_VALUE overflows there too, and the broker writes the wrapped value."""
+    return ((value - INT64_MIN) % (1 << 64)) + INT64_MIN

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from inspector.engine.model.bounds import java_long_wrap
 from inspector.engine.model.errors import BadInput
 from inspector.engine.model.geometry import Geometry, parse_delay_levels
 from inspector.engine.model.multidispatch import lmq_targets
@@ -119,8 +120,9 @@ def dispatch_request(
         delays = _delay_table(geometry.delay_levels)
         level = min(_parse_java_int(delay, "DELAY"), len(delays))
         if level > 0:
-            # DefaultMessageStore.computeDeliverTimestamp; every clamped level is in the table
-            tags_code = store_timestamp + delays[level - 1]
+            # DefaultMessageStore.computeDeliverTimestamp (a long sum: a stored timestamp near Long.MAX_VALUE
+            # wraps there, so it wraps here); every clamped level is in the table
+            tags_code = java_long_wrap(store_timestamp + delays[level - 1])
     msg_base_offset, batch_size = queue_offset, 1
     inner_num, inner_base = properties.get(PROPERTY_INNER_NUM), properties.get(PROPERTY_INNER_BASE)
     if inner_num is not None and inner_base is not None:  # Long.parseLong / Short.parseShort

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from inspector.engine.model.bounds import java_long_wrap
 from inspector.engine.model.budget import Budget
 from inspector.engine.model.errors import StoreError
 from inspector.engine.model.meaning import transaction_name
@@ -204,7 +205,7 @@ def _facts(msg: Message, role: str, delays_ms: tuple[int, ...]) -> list[tuple[st
         add("delay level", level_n)
         # ScheduleMessageService.computeDeliverTimestamp: store time + the level's delay
         if 0 < level_n <= len(delays_ms):
-            deliver = msg.store_timestamp + delays_ms[level_n - 1]
+            deliver = java_long_wrap(msg.store_timestamp + delays_ms[level_n - 1])  # a long sum
             add("deliver time", f"{deliver} ({fmt_time(deliver)})")
     if role in ("timer", "timer-roll", "timer-delivered"):
         out = p.get("TIMER_OUT_MS")

@@ -120,6 +120,15 @@ def test_delay_tags_code_rules(topic: str, delay: str, expected: int) -> None:
     assert request(topic=topic, properties={"DELAY": delay, "TAGS": "TagA"}).tags_code == expected
 
 
+def test_delivery_time_wraps_as_a_java_long() -> None:
+    # computeDeliverTimestamp adds in a Java long: a store time near Long.MAX_VALUE wraps negative there, and the
+    # unit the broker writes holds the wrapped value (found by the salvage fuzzer: struct.error packing the unit)
+    near_max = (1 << 63) - 60_808
+    req = request(topic=SCHEDULE_TOPIC, store_timestamp=near_max, properties={"DELAY": "18"})  # 2 h
+    assert req.tags_code == near_max + 7_200_000 - (1 << 64)
+    assert -(1 << 63) <= req.tags_code < 0
+
+
 def test_delay_uses_geometry_levels() -> None:
     geometry = Geometry(delay_levels="1s 7m")
     req = request(topic=SCHEDULE_TOPIC, properties={"DELAY": "5"}, geometry=geometry)

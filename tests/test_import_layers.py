@@ -376,7 +376,7 @@ def test_every_breach_is_found_in_a_copy_with_deliberate_ones(tmp_path: Path) ->
         shutil.copytree(REPO / d, tmp_path / d, ignore=sources_only)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "timer_store.py").write_text("")
-    assert breaches(tmp_path) == []
+    # (no check of the clean copy first: the exact list below holds only if the copy has no other breach)
     (tmp_path / "parsers" / "evil.py").write_text("from inspector.engine import Store\n")
     (tmp_path / "inspector" / "engine" / "read" / "evil.py").write_text(
         "import os\n"

@@ -8,12 +8,10 @@ The second store is named only on the command line: no request names a path.
 
 from __future__ import annotations
 
-import threading
-import time
-
 from flask import Blueprint, Flask, current_app, jsonify, render_template
 
-from inspector.engine import Store, StoreError, diff_view, store_diff
+from inspector.engine import Store, diff_view, store_diff
+from web.background import Background
 from web.offsets import stringify_offsets
 
 bp = Blueprint("compare", __name__)
@@ -22,40 +20,21 @@ DIFF_LIMIT = 100  # differing ranges, queues and index items listed (the rest co
 
 
 class Comparison:
-    """``store_diff(a, b)`` computed once in a daemon thread; ``state()`` is what a page shows now."""
+    """``store_diff(a, b)`` computed once in the background; ``state()`` is what a page shows now."""
 
     def __init__(self, a: Store, b: Store, limit: int = DIFF_LIMIT) -> None:
         self.a, self.b, self.limit = a, b, limit
-        self.began = time.monotonic()
-        self.took: float | None = None
-        self.view: dict | None = None
-        self.error: str | None = None
-        self._thread = threading.Thread(target=self._run, name="rmq-diff", daemon=True)
-
-    def start(self) -> Comparison:
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        try:
-            self.view = diff_view(store_diff(self.a, self.b, self.limit))
-        except StoreError as e:  # a store that cannot be read all through: said on the page
-            self.error = str(e)
-        except Exception as e:  # noqa: BLE001 - said on the page (it would reload "comparing…" forever)
-            self.error = f"the comparison failed: {type(e).__name__}: {e}"
-        self.took = time.monotonic() - self.began
+        self._job = Background(lambda: diff_view(store_diff(a, b, limit)), "rmq-diff", "the comparison failed")
 
     def state(self) -> dict:
-        done = self.view is not None or self.error is not None
-        return {"a": str(self.a.root), "b": str(self.b.root), "done": done, "error": self.error,
-                "seconds": round((self.took if done else time.monotonic() - self.began) or 0.0, 2),
-                "limit": self.limit, "diff": self.view}
+        return {"a": str(self.a.root), "b": str(self.b.root), **self._job.state(), "limit": self.limit,
+                "diff": self._job.result}
 
 
 def install(app: Flask, other: Store) -> None:
     """Compare ``app``'s store with ``other`` (closing the viewer's store does not close ``other``: the caller
     owns it)."""
-    app.extensions["rmq_compare"] = Comparison(app.extensions["rmq_store"], other).start()
+    app.extensions["rmq_compare"] = Comparison(app.extensions["rmq_store"], other)
     app.jinja_env.globals["rmq_compare"] = True  # the navbar's Diff link
 
 

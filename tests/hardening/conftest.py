@@ -1,4 +1,5 @@
-"""Fixtures of the corruption suite: each named scenario's damaged store, built once per test module."""
+"""Fixtures of the corruption suite (each named scenario's damaged store, built once per test module) and of the
+fuzzers (a scratch folder; the pristine stores a structure mutation names, read once per module)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from damage_scenarios import (
     restore_permissions,
     running_as_root,
 )
+from store_mutations import SAMPLE_STORES, Layout, build_store, copy_store, read_layout
 
 
 def _build(request, tmp_path_factory) -> tuple[Scenario, Path, Damage]:
@@ -64,3 +66,26 @@ def compiled_kernels() -> None:
                      ["verify", s, "--index-items", "983"], ["verify", s, "--index-slots", "2353"],
                      ["verify", s, "--segment-size", "4096"], ["verify", s, "--cq-file-size", "40"]):
             main(argv)
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    """A fuzzer's scratch folder (copies of the pristine stores, mutated one example at a time)."""
+    return tmp_path_factory.mktemp("fuzz-scratch")
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory) -> Layout:
+    """A pristine copy of the sample store, read once."""
+    root = tmp_path_factory.mktemp("pristine") / "store"
+    copy_store(Layout(SAMPLE_STORES / "sample_store"), root)
+    return read_layout(root)
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
+    """Every pristine store a mutation may name (``Mutation.store``): the sample, the DLedger sample and the
+    writer-made timer, LMQ and batch stores, read once."""
+    base = tmp_path_factory.mktemp("pristine-new")
+    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq", "batch")}
+    return {"sample": layout, **found}

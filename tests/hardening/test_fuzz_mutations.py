@@ -31,37 +31,15 @@ from store_mutations import (
     Expect,
     Layout,
     Mutation,
-    build_store,
     copy_store,
     mutations,
     new_store_mutations,
-    read_layout,
     reuse_copy,
 )
-from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
+from test_fuzz_store import LONG_RUN, fuzz_settings, watchdog
 
 pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 600),  # 0: a long run is bounded by its caller
               pytest.mark.usefixtures("compiled_kernels")]
-
-
-@pytest.fixture(scope="module")
-def layout(tmp_path_factory) -> Layout:
-    root = tmp_path_factory.mktemp("mutations-pristine") / "store"
-    copy_store(Layout(SAMPLE), root)
-    return read_layout(root)
-
-
-@pytest.fixture(scope="module")
-def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
-    """Every pristine store a mutation may name (``Mutation.store``), read once."""
-    base = tmp_path_factory.mktemp("mutations-pristine-new")
-    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq", "batch")}
-    return {"sample": layout, **found}
-
-
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("mutations")
 
 
 def findings_of(verify_out: str) -> list[tuple[str, int]]:

@@ -16,14 +16,11 @@ from store_digest import tree_digest
 from store_mutations import (
     Layout,
     Mutation,
-    build_store,
-    copy_store,
     mutations,
     new_store_mutations,
-    read_layout,
     reuse_copy,
 )
-from test_fuzz_store import LONG_RUN, SAMPLE, fuzz_settings, watchdog
+from test_fuzz_store import LONG_RUN, fuzz_settings, watchdog
 
 from inspector.engine import BadInput, Store, StoreError, salvage, verify
 
@@ -32,26 +29,6 @@ pytestmark = [pytest.mark.timeout(0 if LONG_RUN else 300), pytest.mark.usefixtur
 # the structure mutations salvage cannot take as data: a special file where the store's folder or a config file
 # belongs is refused before anything is written (the one-line refusal is the documented outcome)
 REFUSALS = (BadInput, StoreError)
-
-
-@pytest.fixture(scope="module")
-def layout(tmp_path_factory) -> Layout:
-    root = tmp_path_factory.mktemp("salvage-pristine") / "store"
-    copy_store(Layout(SAMPLE), root)
-    return read_layout(root)
-
-
-@pytest.fixture(scope="module")
-def layouts(tmp_path_factory, layout: Layout) -> dict[str, Layout]:
-    """The writer-made timer, LMQ and batch stores and the DLedger sample (which salvage refuses), read once."""
-    base = tmp_path_factory.mktemp("salvage-pristine-new")
-    found = {name: read_layout(build_store(name, base / name)) for name in ("dledger", "timer", "lmq", "batch")}
-    return {"sample": layout, **found}
-
-
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("salvage-fuzz")
 
 
 def salvage_holds(lay: Layout, scratch: Path, mutation: Mutation) -> None:

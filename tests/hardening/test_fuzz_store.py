@@ -366,11 +366,6 @@ def exercise(root: Path, f: Facts) -> None:
             check_problem(p)
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("fuzz-scratch")
-
-
 def test_pristine_workload_finds_everything(facts: Facts, scratch: Path) -> None:
     """Sanity: on the undamaged copy every lookup finds its message and verify is clean."""
     root = damaged_copy(facts, scratch / "clean", [])

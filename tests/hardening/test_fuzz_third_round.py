@@ -112,11 +112,6 @@ def pristine(tmp_path_factory) -> dict[str, tuple[Path, list[str]]]:
     return found
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("third-round")
-
-
 def fresh_copy(pristine: dict, scratch: Path, name: str) -> Path:
     """The pristine store ``name`` at ``scratch/store-NAME`` (one scratch copy per store): only what the last
     example damaged there is copied again."""
@@ -621,7 +616,6 @@ def test_the_pristine_stores_hold_every_promise(pristine, scratch: Path) -> None
 def test_known_bug_summary() -> None:
     """Not a check: prints which known classes this run met (``-s`` to see it)."""
     print("\nknown classes met:", dict(MET) or "none")
-
 
 
 # -- the RocksDB consume queue's files ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from parsers.consumequeue import CQ_UNIT_SIZE
 
 _UNIT = struct.Struct(">qiq")  # a consume-queue unit: phyOffset, size, tagsCode (spec §4)
 DEFAULT_PENDING = 20  # messages after the committed offsets listed when no limit is given
+_new, _set = object.__new__, object.__setattr__
 CORRECTED = ("below the queue's min offset {min}: will be corrected by the broker to {min} (DefaultMessageStore."
              "getMessage: OFFSET_TOO_SMALL, nextOffsetCorrection; 4.9.8 and 5.3.1)")
 
@@ -217,9 +218,15 @@ def _unit_answer(offset: int, unit: tuple[int, int, int], rel: str, start: int) 
 
 
 def peeked_units(ends: QueueEnds) -> dict[tuple[str, int], dict[int, int | StoreError]]:
-    """The units a prefetch handed back, as :func:`units_at` answers them."""
-    return {key: {offset: _unit_answer(offset, unit, *ends.files[key]) for offset, unit in units.items()}
-            for key, units in ends.units.items()}
+    """The units a prefetch handed back, as :func:`units_at` answers them (:func:`_unit_answer`'s test inline:
+    32,000 units of a 16,000-queue group)."""
+    found = {}
+    files = ends.files
+    for key, units in ends.units.items():
+        found[key] = answers = {}
+        for offset, unit in units.items():
+            answers[offset] = unit[0] if unit[0] >= 0 and unit[1] > 0 else _unit_answer(offset, unit, *files[key])
+    return found
 
 
 def _pread_regular(path: str, position: int, length: int) -> bytes:
@@ -295,8 +302,10 @@ def _sides(access: QueueAccess, topic: str, queue_id: int, offsets: list[int],
     for offset, phy in units.items():
         stamp = times.get(phy) if times is not None and type(phy) is int else None
         if type(stamp) is int:  # the usual case first: the unit and its record's time found by the bulk reads
-            found[offset] = _built(QueueMessage, topic=topic, queue_id=queue_id, queue_offset=offset,
-                                   physical_offset=phy, store_timestamp=stamp, message=None, problem=None)
+            found[offset] = made = _new(QueueMessage)  # collector.built, inline: 32,000 of them
+            _set(made, "__dict__", {"topic": topic, "queue_id": queue_id, "queue_offset": offset,
+                                    "physical_offset": phy, "store_timestamp": stamp, "message": None,
+                                    "problem": None})
             continue
         if isinstance(phy, StoreError):
             found[offset] = QueueMessage(topic, queue_id, offset, problem=str(phy))

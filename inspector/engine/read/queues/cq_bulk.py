@@ -20,8 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import struct
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from stat import S_ISREG
 
@@ -39,8 +38,6 @@ _BATCH_BYTES = 16 << 20  # written parts held at once: 16,000 queues of 64 KiB w
 _ZERO = (0, 0, 0)
 _ZERO_UNIT_BYTES = bytes(CQ_UNIT_SIZE)
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK
-_THREADED_FROM = 512  # queues read by two threads from this many on (below it a thread costs more than it saves)
-_CHUNK = 256  # queues a thread reads at a time: at most 16 MiB of written parts (64 KiB each) held per chunk
 
 Key = tuple[str, int]
 Unit = tuple[int, int, int]  # phyOffset, size, tagsCode
@@ -76,7 +73,10 @@ def queue_ends(root: str | os.PathLike[str], ids: Iterable[Key], *, file_size: i
     base = os.path.join(root, directory)
     batch: list[_Head] = []
     held = 0
-    for head in _heads(base, directory, list(ids), file_size):
+    for key in ids:
+        head = _read_head(base, directory, key, file_size)
+        if head is None:
+            continue
         batch.append(head)
         held += len(head.data)
         if held >= _BATCH_BYTES:
@@ -85,28 +85,6 @@ def queue_ends(root: str | os.PathLike[str], ids: Iterable[Key], *, file_size: i
     if batch:
         _answer(batch, log_min_offset, peek, found)
     return found
-
-
-def _heads(base: str, directory: str, keys: list[Key], file_size: int | None) -> Iterator[_Head]:
-    """The plain queues' heads in the order of ``keys``. Many queues are read by two threads, a chunk each in
-    turn: a queue costs ~11 system calls (its folder listed, its file opened, stat'ed, read, closed), which run
-    without the GIL, so one thread's calls overlap the other's Python on a second core (issue 30)."""
-    if len(keys) < _THREADED_FROM:
-        yield from _read_chunk(base, directory, keys, file_size)
-        return
-    chunks = [keys[i : i + _CHUNK] for i in range(0, len(keys), _CHUNK)]
-    with ThreadPoolExecutor(1, thread_name_prefix="rmq-cq-heads") as pool:
-        for i in range(0, len(chunks), 2):
-            other = pool.submit(_read_chunk, base, directory, chunks[i + 1], file_size) \
-                if i + 1 < len(chunks) else None
-            yield from _read_chunk(base, directory, chunks[i], file_size)
-            if other is not None:
-                yield from other.result()
-
-
-def _read_chunk(base: str, directory: str, keys: list[Key], file_size: int | None) -> list[_Head]:
-    read = _read_head
-    return [h for h in (read(base, directory, key, file_size) for key in keys) if h is not None]
 
 
 def _read_head(base: str, directory: str, key: Key, file_size: int | None) -> _Head | None:

@@ -133,23 +133,3 @@ def test_a_written_part_too_large_for_one_read_is_left_to_the_queue(tmp_path: Pa
     write_sparse(_file(tmp_path, "T", 0), [(100 * i, 100, 7) for i in range(4000)])  # 80,000 bytes of units
     assert queue_ends(tmp_path, [("T", 0)]).infos == {}
 
-
-def test_queues_read_by_two_threads_answer_as_one_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import inspector.engine.read.queues.cq_bulk as cq_bulk
-
-    rng = random.Random(31)
-    keys = []
-    for q in range(40):
-        units = [(100 * i, 100, 7) for i in range(rng.choice([0, 1, 3, 50]))]
-        if rng.random() < 0.2:
-            units.insert(1, (0, 0, 0))  # left to the queue
-        write_sparse(_file(tmp_path, "R", q), units, file_size=SMALL)
-        keys.append(("R", q))
-    keys.append(("R", 99))  # no folder
-    one = queue_ends(tmp_path, keys, peek=lambda info: [info.min_offset, info.max_offset - 1])
-    monkeypatch.setattr(cq_bulk, "_THREADED_FROM", 1)
-    monkeypatch.setattr(cq_bulk, "_CHUNK", 3)
-    two = queue_ends(tmp_path, keys, peek=lambda info: [info.min_offset, info.max_offset - 1])
-    assert list(two.infos.items()) == list(one.infos.items())  # the same answers, in the same order
-    assert two.units == one.units and two.files == one.files
-    assert _check(tmp_path, keys) == set(one.infos)

@@ -5,8 +5,8 @@ A listing of every queue (``info``, ``groups``) or of a group's queues (``group`
 spent ~190 us of Python a queue: a ``ConsumeQueue`` built (a ``Path``, its folder listed, a stat per file), a
 ``UnitProbe`` opened, binary searches unit by unit. Almost every such queue is one preallocated file whose few
 written units lie in its first allocated extent: here its folder is listed (``listdir``), the file opened,
-``fstat``'ed and its written part read with one ``pread`` (its end found by ``SEEK_DATA``/``SEEK_HOLE``, the
-hole not read, as ``UnitProbe`` does), and the queues are then answered together with numpy: the written units'
+``fstat``'ed and its written part read with one ``pread`` (its end found by ``SEEK_DATA`` past its allocated
+bytes, or by ``SEEK_HOLE`` as ``UnitProbe`` does: the hole not read), and the queues are then answered together with numpy: the written units'
 run, the pre-blank units, the first unit still in the log (``correctMinOffset``), the last unit's end.
 
 Only the plain case is answered: one regular file on its queue's grid, at most 64 KiB written, whose units are
@@ -122,7 +122,8 @@ def _read_head(base: str, directory: str, key: Key, file_size: int | None) -> _H
         if not S_ISREG(st.st_mode) or size <= 0 or size % CQ_UNIT_SIZE or (file_size or size) != size \
                 or start % size:
             return None
-        written = size if st.st_blocks * 512 >= size else _written_end(fd, size)
+        allocated = st.st_blocks * 512
+        written = size if allocated >= size else _written_end(fd, size, allocated)
         if written is None or written > _HEAD_BYTES:
             return None
         data = os.pread(fd, written, 0)
@@ -159,9 +160,19 @@ def _unit_run(data: bytes) -> bytes | None:
     return data[:end]
 
 
-def _written_end(fd: int, size: int) -> int | None:
-    """Where the file's allocated bytes end (past it a hole: zeros), when they are one run from its start, as
-    ``allocated_end_fd`` finds it in two ``lseek`` calls instead of three; None when it cannot tell that way."""
+def _written_end(fd: int, size: int, allocated: int) -> int | None:
+    """How far the file's bytes may be other than zeros (past it a hole), or None when it cannot tell that way.
+    Usually one ``lseek``: no data at or past ``allocated`` (st_blocks * 512, whatever it counts: metadata blocks,
+    compressed ones) bounds the content there, its holes read as the zeros they are. Else, as ``allocated_end_fd``
+    finds it, in two: the first hole, when no data follows it."""
+    if allocated <= _HEAD_BYTES:
+        try:
+            os.lseek(fd, allocated, os.SEEK_DATA)
+        except OSError as e:
+            if e.errno == errno.ENXIO:  # no data at or after it
+                return allocated
+        except AttributeError:
+            return None
     try:
         hole = os.lseek(fd, 0, os.SEEK_HOLE)  # 0: the file starts with a hole
     except (OSError, AttributeError):

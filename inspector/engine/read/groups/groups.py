@@ -422,10 +422,12 @@ def make_group_view(sources: GroupSources, access: QueueAccess, group: str, limi
     committed = {(t, q): o for t, q, o in entries}
     # the group's queues' ends and the units either side of its offsets, found in one pass (issue 30); the
     # retry and DLQ queues' ends with them
+    def sides(info: QueueInfo) -> list[int] | tuple[()]:
+        offset = committed.get((info.topic, info.queue_id))  # None: a retry or DLQ queue, no sides
+        return () if offset is None else _side_offsets(offset, info)
+
     ends = access.prefetch([*committed, *((t, q) for t in (RETRY_PREFIX + group, DLQ_PREFIX + group)
-                                          for q in ids.get(t, ()))],
-                           lambda info: _side_offsets(committed.get((info.topic, info.queue_id), 0), info)
-                           if (info.topic, info.queue_id) in committed else ())
+                                          for q in ids.get(t, ()))], sides)
     known = peeked_units(ends)
     times = access.stored_at_many([p for units in known.values() for p in units.values() if isinstance(p, int)])
     queues = [group_queue(sources, access, group, t, q, o, known=known.get((t, q)), times=times)

@@ -28,7 +28,6 @@ import numpy as np
 
 from inspector.engine.model.bounds import INT64_MAX
 from inspector.engine.model.records import QUEUE_KIND_CQ, QueueInfo
-from inspector.engine.read.queues.collector import built
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 _UNIT = struct.Struct(">qiq")
@@ -38,6 +37,7 @@ _BATCH_BYTES = 16 << 20  # written parts held at once: 16,000 queues of 64 KiB w
 _ZERO = (0, 0, 0)
 _ZERO_UNIT_BYTES = bytes(CQ_UNIT_SIZE)
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK
+_new, _set = object.__new__, object.__setattr__
 
 Key = tuple[str, int]
 Unit = tuple[int, int, int]  # phyOffset, size, tagsCode
@@ -223,26 +223,30 @@ def _answer(batch: list[_Head], log_min_offset: int, peek: Callable[[QueueInfo],
     first = lead + expired
     last_unit = starts + np.maximum(last - 1, 0)
     rows = zip(batch, straggler.tolist(), first.tolist(), last.tolist(), phy[last_unit].tolist(),
-               size[last_unit].tolist(), strict=True)
-    for i, (h, bad_min, lo, hi, end_phy, end_size) in enumerate(rows):
+               size[last_unit].tolist(), starts.tolist(), strict=True)  # Python ints: no numpy scalar a queue
+    infos, files, units, unpack = found.infos, found.files, found.units, _UNIT.unpack_from
+    for h, bad_min, lo, hi, end_phy, end_size, at in rows:
         if bad_min:
             continue  # an expired unit after a live one: the queue's binary search answers
         base = h.start // CQ_UNIT_SIZE
+        key = h.key
         # the end in Python ints: a damaged unit's offset near 2^63 plus its size must not wrap as int64 would
-        info = built(QueueInfo, topic=h.key[0], queue_id=h.key[1], min_offset=base + lo, max_offset=base + hi,
-                     files=(h.rel,), max_physical_end=end_phy + end_size if hi > lo else 0, kind=QUEUE_KIND_CQ,
-                     units=None)
-        found.infos[h.key] = info
-        found.files[h.key] = (h.rel, h.start)
+        info = _new(QueueInfo)  # collector.built, inline: an info per queue
+        _set(info, "__dict__", {"topic": key[0], "queue_id": key[1], "min_offset": base + lo,
+                                "max_offset": base + hi, "files": (h.rel,),
+                                "max_physical_end": end_phy + end_size if hi > lo else 0, "kind": QUEUE_KIND_CQ,
+                                "units": None})
+        infos[key] = info
+        files[key] = (h.rel, h.start)
         if peek is not None:
-            at = int(starts[i]) * CQ_UNIT_SIZE
+            at *= CQ_UNIT_SIZE
             held = len(h.data) // CQ_UNIT_SIZE
             wanted = {}
             for offset in peek(info):
                 j = offset - base
                 if 0 <= j < held:
-                    wanted[offset] = _UNIT.unpack_from(buf, at + j * CQ_UNIT_SIZE)
+                    wanted[offset] = unpack(buf, at + j * CQ_UNIT_SIZE)
                 elif held <= j < h.units:
                     wanted[offset] = _ZERO  # past the written part: the hole, zeros
-            found.units[h.key] = wanted
+            units[key] = wanted
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import sys
@@ -93,10 +94,24 @@ def print_json(value: object) -> None:
         to[0].document(value, to[1])
         return
     try:
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
     except (orjson.JSONEncodeError, TypeError):
         text = json_text(json.dumps(value, ensure_ascii=False, indent=2))
-    sys.stdout.write(_json_for_terminal(text) + "\n")
+        sys.stdout.write(_json_for_terminal(text) + "\n")
+        return
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None and _utf8(sys.stdout) and not sys.stdout.isatty():
+        sys.stdout.flush()  # what was written before goes first
+        out.write(data)  # the UTF-8 bytes as they are: a 16,000-queue group's 10 MB not decoded and encoded again
+        return
+    sys.stdout.write(_json_for_terminal(data.decode()))
+
+
+def _utf8(stream: object) -> bool:
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+    except LookupError:
+        return False
 
 
 def print_json_line(value: object) -> None:

@@ -7,13 +7,14 @@ numba kernels call the same C function, whose address :func:`crc_library` finds.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import zlib
 
 
 def crc_library() -> tuple[str, int | None]:
     """(name, address) of a C ``crc(uint32 init, const void *buf, size_t len)``: ISA-L, else zlib."""
+    import ctypes  # here: ctypes.util imports subprocess, which a command that runs no kernel does not need
+    import ctypes.util
+
     try:
         import isal.isal_zlib as isal_zlib
 

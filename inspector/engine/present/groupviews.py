@@ -48,7 +48,7 @@ def queue_message_view(qm: QueueMessage | None) -> dict | None:
 
 def group_queue_view(q: GroupQueue) -> dict:
     return {"topic": q.topic, "queue_id": q.queue_id, "committed_offset": q.committed, "source": q.source,
-            "other_sources": [{"source": o.source, "offset": o.offset} for o in q.others],
+            "other_sources": [{"source": o.source, "offset": o.offset} for o in q.others] if q.others else [],
             "min_offset": q.min_offset, "max_offset": q.max_offset, "lag": q.lag, "corrected": q.corrected,
             "note": q.note, "last_consumed": queue_message_view(q.last_consumed),
             "first_unconsumed": queue_message_view(q.first_unconsumed)}

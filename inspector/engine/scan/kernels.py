@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import ctypes
-import ctypes.util
 import gc
 import os
 import sys
@@ -172,6 +170,9 @@ _KERNELS = {"walk": "_kn_walk", "check_run": "_kn_check_run", "decode_run": "_kn
 
 
 def _libc_address(function: str) -> int | None:
+    import ctypes  # here: ctypes.util imports subprocess; the kernels load on the first bulk job only
+    import ctypes.util
+
     for name in (None, ctypes.util.find_library("c"), "msvcrt"):
         try:
             return ctypes.cast(getattr(ctypes.CDLL(name), function), ctypes.c_void_p).value

@@ -5,8 +5,8 @@ A listing of every queue (``info``, ``groups``) or of a group's queues (``group`
 spent ~190 us of Python a queue: a ``ConsumeQueue`` built (a ``Path``, its folder listed, a stat per file), a
 ``UnitProbe`` opened, binary searches unit by unit. Almost every such queue is one preallocated file whose few
 written units lie in its first allocated extent: here its folder is listed (``listdir``), the file opened,
-``fstat``'ed and its written part read with one ``pread`` (its end found by ``SEEK_DATA``/``SEEK_HOLE``, the
-hole not read, as ``UnitProbe`` does), and the queues are then answered together with numpy: the written units'
+``fstat``'ed and its written part read with one ``pread`` (its end found by ``SEEK_DATA`` past its allocated
+bytes, or by ``SEEK_HOLE`` as ``UnitProbe`` does: the hole not read), and the queues are then answered together with numpy: the written units'
 run, the pre-blank units, the first unit still in the log (``correctMinOffset``), the last unit's end.
 
 Only the plain case is answered: one regular file on its queue's grid, at most 64 KiB written, whose units are
@@ -28,7 +28,6 @@ import numpy as np
 
 from inspector.engine.model.bounds import INT64_MAX
 from inspector.engine.model.records import QUEUE_KIND_CQ, QueueInfo
-from inspector.engine.read.queues.collector import built
 from parsers.consumequeue import CQ_UNIT_SIZE, PRE_BLANK_SIZE
 
 _UNIT = struct.Struct(">qiq")
@@ -37,6 +36,8 @@ _HEAD_BYTES = 64 << 10  # UnitProbe's: a file with more written than this is pro
 _BATCH_BYTES = 16 << 20  # written parts held at once: 16,000 queues of 64 KiB would be 1 GB
 _ZERO = (0, 0, 0)
 _ZERO_UNIT_BYTES = bytes(CQ_UNIT_SIZE)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK
+_new, _set = object.__new__, object.__setattr__
 
 Key = tuple[str, int]
 Unit = tuple[int, int, int]  # phyOffset, size, tagsCode
@@ -53,7 +54,7 @@ class QueueEnds:
     files: dict[Key, tuple[str, int]] = field(default_factory=dict)  # the queue's one file: (rel path, start)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Head:
     key: Key
     rel: str
@@ -97,15 +98,19 @@ def _read_head(base: str, directory: str, key: Key, file_size: int | None) -> _H
     # offset_name's test, inline (16,000 queues): 20 ASCII digits within the signed 64-bit range; other names are
     # skipped by the queue (strays.py says them). Several such names (a second file, or a folder so named, which
     # the queue skips): its own walk
-    offsets = [name for name in names if len(name) == 20 and name.isascii() and name.isdigit()]
-    if len(offsets) != 1:
+    name = None
+    for entry in names:
+        if len(entry) == 20 and entry.isdigit() and entry.isascii():
+            if name is not None:
+                return None
+            name = entry
+    if name is None:
         return None
-    regular = offsets[0]
-    name, start = regular, int(regular)
+    start = int(name)
     if start > INT64_MAX:
         return None  # no offset name: the queue skips the file (and has none)
     try:
-        fd = os.open(f"{folder}/{name}", os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a FIFO must not hang us
+        fd = os.open(f"{folder}/{name}", _OPEN_FLAGS)  # NONBLOCK: a FIFO must not hang us
     except OSError:
         return None
     try:
@@ -117,7 +122,8 @@ def _read_head(base: str, directory: str, key: Key, file_size: int | None) -> _H
         if not S_ISREG(st.st_mode) or size <= 0 or size % CQ_UNIT_SIZE or (file_size or size) != size \
                 or start % size:
             return None
-        written = size if st.st_blocks * 512 >= size else _written_end(fd, size)
+        allocated = st.st_blocks * 512
+        written = size if allocated >= size else _written_end(fd, size, allocated)
         if written is None or written > _HEAD_BYTES:
             return None
         data = os.pread(fd, written, 0)
@@ -154,9 +160,19 @@ def _unit_run(data: bytes) -> bytes | None:
     return data[:end]
 
 
-def _written_end(fd: int, size: int) -> int | None:
-    """Where the file's allocated bytes end (past it a hole: zeros), when they are one run from its start, as
-    ``allocated_end_fd`` finds it in two ``lseek`` calls instead of three; None when it cannot tell that way."""
+def _written_end(fd: int, size: int, allocated: int) -> int | None:
+    """How far the file's bytes may be other than zeros (past it a hole), or None when it cannot tell that way.
+    Usually one ``lseek``: no data at or past ``allocated`` (st_blocks * 512, whatever it counts: metadata blocks,
+    compressed ones) bounds the content there, its holes read as the zeros they are. Else, as ``allocated_end_fd``
+    finds it, in two: the first hole, when no data follows it."""
+    if allocated <= _HEAD_BYTES:
+        try:
+            os.lseek(fd, allocated, os.SEEK_DATA)
+        except OSError as e:
+            if e.errno == errno.ENXIO:  # no data at or after it
+                return allocated
+        except AttributeError:
+            return None
     try:
         hole = os.lseek(fd, 0, os.SEEK_HOLE)  # 0: the file starts with a hole
     except (OSError, AttributeError):
@@ -207,26 +223,30 @@ def _answer(batch: list[_Head], log_min_offset: int, peek: Callable[[QueueInfo],
     first = lead + expired
     last_unit = starts + np.maximum(last - 1, 0)
     rows = zip(batch, straggler.tolist(), first.tolist(), last.tolist(), phy[last_unit].tolist(),
-               size[last_unit].tolist(), strict=True)
-    for i, (h, bad_min, lo, hi, end_phy, end_size) in enumerate(rows):
+               size[last_unit].tolist(), starts.tolist(), strict=True)  # Python ints: no numpy scalar a queue
+    infos, files, units, unpack = found.infos, found.files, found.units, _UNIT.unpack_from
+    for h, bad_min, lo, hi, end_phy, end_size, at in rows:
         if bad_min:
             continue  # an expired unit after a live one: the queue's binary search answers
         base = h.start // CQ_UNIT_SIZE
+        key = h.key
         # the end in Python ints: a damaged unit's offset near 2^63 plus its size must not wrap as int64 would
-        info = built(QueueInfo, topic=h.key[0], queue_id=h.key[1], min_offset=base + lo, max_offset=base + hi,
-                     files=(h.rel,), max_physical_end=end_phy + end_size if hi > lo else 0, kind=QUEUE_KIND_CQ,
-                     units=None)
-        found.infos[h.key] = info
-        found.files[h.key] = (h.rel, h.start)
+        info = _new(QueueInfo)  # collector.built, inline: an info per queue
+        _set(info, "__dict__", {"topic": key[0], "queue_id": key[1], "min_offset": base + lo,
+                                "max_offset": base + hi, "files": (h.rel,),
+                                "max_physical_end": end_phy + end_size if hi > lo else 0, "kind": QUEUE_KIND_CQ,
+                                "units": None})
+        infos[key] = info
+        files[key] = (h.rel, h.start)
         if peek is not None:
-            at = int(starts[i]) * CQ_UNIT_SIZE
+            at *= CQ_UNIT_SIZE
             held = len(h.data) // CQ_UNIT_SIZE
             wanted = {}
             for offset in peek(info):
                 j = offset - base
                 if 0 <= j < held:
-                    wanted[offset] = _UNIT.unpack_from(buf, at + j * CQ_UNIT_SIZE)
+                    wanted[offset] = unpack(buf, at + j * CQ_UNIT_SIZE)
                 elif held <= j < h.units:
                     wanted[offset] = _ZERO  # past the written part: the hole, zeros
-            found.units[h.key] = wanted
+            units[key] = wanted
 

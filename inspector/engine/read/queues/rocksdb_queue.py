@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +39,8 @@ def is_rocksdb_dir(path: Path) -> bool:
 def _snapshot(src: Path, rel: str = "consumequeue") -> Path:
     """A private copy of the RocksDB database at ``src`` (``rel``: its name in messages), for every RocksDB
     directory of a store (consume queue, config databases): StoreError naming ``rel`` when it cannot be made."""
+    import tempfile  # here: it imports random and more, which a store with no RocksDB never needs
+
     dst = Path(tempfile.mkdtemp(prefix="rmq-inspect-rocksdb-"))
     try:
         for entry in src.iterdir():

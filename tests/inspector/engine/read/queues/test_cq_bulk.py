@@ -132,3 +132,28 @@ def test_random_queues_in_one_call_answer_as_each_queue(tmp_path: Path) -> None:
 def test_a_written_part_too_large_for_one_read_is_left_to_the_queue(tmp_path: Path) -> None:
     write_sparse(_file(tmp_path, "T", 0), [(100 * i, 100, 7) for i in range(4000)])  # 80,000 bytes of units
     assert queue_ends(tmp_path, [("T", 0)]).infos == {}
+
+
+
+def test_the_written_part_is_bounded_by_one_seek_past_the_allocated_bytes(tmp_path: Path, monkeypatch) -> None:
+    """Where no data lies at or past the allocated bytes, they bound the content: one ``lseek``. Where st_blocks
+    counts fewer bytes than the data holds (compression), data is found past them and the hole is looked for."""
+    import os
+
+    import inspector.engine.read.queues.cq_bulk as cq_bulk
+
+    path = _file(tmp_path, "T", 0)
+    write_sparse(path, [(100 * i, 100, 7) for i in range(300)])  # 6,000 bytes: two 4 KiB blocks
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if os.lseek(fd, 0, os.SEEK_HOLE) >= os.fstat(fd).st_size:
+            pytest.skip("this file system keeps no holes")
+        allocated = os.fstat(fd).st_blocks * 512
+        calls, lseek = [], os.lseek
+        monkeypatch.setattr(os, "lseek", lambda *a: calls.append(a) or lseek(*a))
+        assert cq_bulk._written_end(fd, SMALL * 3, allocated) == allocated and len(calls) == 1
+        assert cq_bulk._written_end(fd, SMALL * 3, 4096) == 8192  # fewer than the data: the hole's place
+        assert cq_bulk._written_end(fd, SMALL * 3, 3 * 4096) == 3 * 4096  # more (metadata blocks): still a bound
+    finally:
+        os.close(fd)
+    assert _check(tmp_path, [("T", 0)]) == {("T", 0)}

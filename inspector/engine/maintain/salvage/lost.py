@@ -67,7 +67,7 @@ def lost_records(store, spans: list[tuple[int, int]]) -> tuple[list[LostRecord],
                         found[at] = LostRecord(at, int(size[i]), topic, qid, start // CQ_UNIT_SIZE + i,
                                                int(units["tags_code"][i]))
         finally:
-            q.close()
+            q.release_pages()
     out: list[LostRecord] = []
     for rec in sorted(found.values(), key=lambda r: r.physical_offset):
         if out and rec.physical_offset < out[-1].physical_offset + out[-1].size:

@@ -268,7 +268,7 @@ def _own_unit_agrees(store, msg) -> bool:
         try:
             unit = q.unit(msg.queue_offset)
         finally:
-            q.close()
+            q.release_pages()
     except Exception:  # noqa: BLE001 - no such queue or unit: nothing agrees
         return False
     return unit.physical_offset == msg.physical_offset and unit.size == msg.total_size

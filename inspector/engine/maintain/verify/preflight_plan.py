@@ -362,7 +362,7 @@ def _all_queue_files(store) -> list[tuple[str, int, int]]:
         for start, _ in q.files:
             units = q.file_units(start)
             out.append((f"{q.rel_dir}/{start:020d}", kind.real(units), kind.queue_offset(start, units, 0)))
-        q.close()  # thousands of queues: their mapped pages need not stay resident
+        q.release_pages()  # thousands of queues: their mapped pages need not stay resident
     return out
 
 
@@ -402,7 +402,7 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
         last = kept[-1][2] if kept and kept[-1][2] is not None else None
         if last is not None and len(last):
             max_phy = max(max_phy, kind.max_phy(last))
-        q.close()  # the units are copies: thousands of queues' mapped pages need not stay resident
+        q.release_pages()  # the units are copies: thousands of queues' mapped pages need not stay resident
         kept_by_queue.append((kind, q, kept))
     # CommitLog.recoverNormally/Abnormally: maxPhyOffsetOfConsumeQueue (ConsumeQueueStore, over both kinds) >=
     # processOffset
@@ -413,7 +413,7 @@ def _queue_cuts(store, end: int) -> tuple[list[QueueCut], list[str]]:
             start, rel, units = kept[-1]
             if units is None:
                 units = q.file_units(start)
-                q.close()
+                q.release_pages()
                 units = units[:kind.valid_prefix(units)]
             # truncateDirtyLogicFiles: a last file whose first unit is at or past the end goes whole
             if len(units) and int(units["physical_offset"][0]) >= end:

@@ -105,6 +105,10 @@ class BatchConsumeQueue:
     def close(self) -> None:
         self._table = None
 
+    def release_pages(self) -> None:
+        """Nothing stays mapped here (each read maps its file and unmaps it): the table is dropped as by close."""
+        self._table = None
+
     # -- units ------------------------------------------------------------------------------------------------
 
     def table(self) -> _Table:

@@ -143,9 +143,20 @@ class ConsumeQueue:
         return mf
 
     def close(self) -> None:
+        """Unmap the queue's files: the owner's call (the store's close). A reader in another thread would meet
+        a closed mapping, so a pass over the store's queues that only wants their pages gone calls
+        :meth:`release_pages` instead."""
         for mf in self._maps.values():
             mf.close()
         self._maps.clear()
+
+    def release_pages(self) -> None:
+        """Drop the mapped files' resident pages, keeping the mappings: a pass over thousands of the store's
+        queues (preflight, salvage) leaves no memory behind, and a request reading this queue in another thread
+        meanwhile (the web viewer's, the TUI's) reads on, its pages faulted in again. Closing them under it
+        gave that reader an empty buffer (a 500 on the tour while the overview's preflight ran)."""
+        for mf in list(self._maps.values()):
+            mf.release(0, mf.size)
 
     def _unit_at(self, start: int, position: int, queue_offset: int) -> CqUnit | None:
         mf = self._map(start)

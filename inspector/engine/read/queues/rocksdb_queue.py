@@ -228,3 +228,6 @@ class RocksDBQueue:
 
     def close(self) -> None:
         pass
+
+    def release_pages(self) -> None:
+        pass  # nothing mapped: the units come from the store's database

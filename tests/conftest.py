@@ -149,6 +149,17 @@ def _write_commitlog(
 # this module, because "conftest" in sys.modules is whichever conftest pytest loaded last.
 
 
+@pytest.fixture(autouse=True)
+def _output_zone_local_after_each_test():
+    """The output zone is a process-wide switch (``--utc`` sets it for the process): a test running the CLI in
+    process with ``--utc`` left it on for whatever ran next in that worker (a TUI snapshot then read 'UTC' where
+    it shows the local zone, depending on which tests shared its worker). Each test starts from the default."""
+    yield
+    from inspector.engine import set_utc
+
+    set_utc(False)
+
+
 @pytest.fixture(scope="session")
 def build_record():
     return _build_record

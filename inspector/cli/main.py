@@ -603,7 +603,8 @@ def _run(args: argparse.Namespace) -> int:
 
             launch = Launch(args.store, tuple(_opening_options(args)), bool(args.utc or args.sub_utc))
             options = {"screen": getattr(args, "screen", None) or "overview", "goto": getattr(args, "goto", None),
-                       "key": tuple(args.key) if getattr(args, "key", None) else None}
+                       "key": tuple(args.key) if getattr(args, "key", None) else None,
+                       "reopen": lambda: _open(args)}  # the reload key: the store opened again, same options
             if not getattr(args, "compare", None):  # (the bare `rmq-inspect STORE` form has no --compare)
                 return run_tui(store, launch, **options)
             with open_store(args.compare) as other:

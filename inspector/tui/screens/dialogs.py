@@ -110,6 +110,10 @@ HELP = [
         ("C", "copy as command: the rmq-inspect … --json line printing what this screen shows (info, verify, "
               "messages --topic …, chain, grep, stats --by, timer, groups/group, story, hex --length …, decode-id), "
               "with the options the UI was started with (--broker-config, --delay-levels, geometry, --utc)"),
+        ("R  /  ctrl+r", "reload: open the store again (a running broker's new records, queues and segments); the "
+                         "screen is made again on it, keeping its place where it still exists (hex cursor, the "
+                         "messages list's filters and row, the overview's node), and a toast says what changed, e.g. "
+                         "'reloaded: commitlog +3 records (+612 bytes), 2 queues grew'"),
     ]),
     ("overview", [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
@@ -144,6 +148,10 @@ HELP = [
     ("messages", [
         ("/", "edit the filters: topic, queue, tag, key, store time from/to (enter applies)"),
         ("c", "clear the filters: every message in commitlog order"),
+        ("f", "follow mode: the log is polled every half second and each new message matching the filters "
+              "(topic, tag, key, time) appears at the bottom, as `messages --follow` prints it; the cursor follows "
+              "when it is on the last row; a record still being written waits, it is no error; f again stops (in "
+              "commitlog order only: not with a queue or topic+key list)"),
         ("enter / x", "show the selected message in the hex view"),
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
         ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "

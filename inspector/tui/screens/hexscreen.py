@@ -104,6 +104,13 @@ class HexScreen(ViewScreen):
         self.hex_view.goto(offset)
         self.hex_view.focus()
 
+    def place(self) -> int:
+        """Where the cursor is (a reload puts it back there, when the reloaded log still has that offset)."""
+        return self.hex_view.cursor
+
+    def restore(self, place: int) -> None:
+        self.goto(place)
+
     # -- actions -----------------------------------------------------------------------------------------------
 
     def on_paste(self, event: events.Paste) -> None:

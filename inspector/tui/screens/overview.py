@@ -202,6 +202,7 @@ class OverviewScreen(Screen):
         # queue nodes of a topic are added when it is expanded: thousands of queues would be thousands of nodes
         self._pending_queues: dict[str, list[QueueInfo]] = {}
         self._lag_by_queue: dict[tuple[str, int], list[dict]] = {}
+        self._restored: tuple[Node | None, set] = (None, set())  # a reload's place: cursor node, expanded topics
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -217,6 +218,15 @@ class OverviewScreen(Screen):
 
     def command(self) -> Command:
         return Command("info")
+
+    def place(self) -> tuple[Node | None, set]:
+        """The node under the cursor and the topics expanded (a reload shows them again where they still are)."""
+        tree = self.query_one(Tree)
+        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded}
+        return (tree.cursor_node.data if tree.cursor_node is not None else None), expanded
+
+    def restore(self, place: tuple[Node | None, set]) -> None:
+        self._restored = place
 
     def on_mount(self) -> None:
         self.query_one(Tree).root.expand()
@@ -251,8 +261,10 @@ class OverviewScreen(Screen):
         tree = self.query_one(Tree)
         root = tree.root
         # a rebuild (skeleton, then the listed queues) keeps what the user opened and where the cursor was
-        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded}
+        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded} | self._restored[1]
         cursor = tree.cursor_node.data if tree.cursor_node is not None else None
+        if cursor in (None, Node("store")):
+            cursor = self._restored[0]
         root.remove_children()
         shutdown = Text()
         shutdown.append(esc(app.store_name), style="bold")

@@ -378,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screen", metavar="NAME", help="the first screen: overview (default), hex, messages, chain, "
                    "ids, problems, tour, exercises, timer, story, groups, search, stats, diff, salvage")
     p.add_argument("--key", nargs=2, metavar=("TOPIC", "KEY"), help="the index-chain screen walking TOPIC#KEY")
+    p.add_argument("--file", metavar="PATH", help="the hex screen over this consume-queue, batch consume-queue or "
+                   "index file (relative to the store root or absolute inside it), its units, header, slots and "
+                   "items named")
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -604,6 +607,7 @@ def _run(args: argparse.Namespace) -> int:
             launch = Launch(args.store, tuple(_opening_options(args)), bool(args.utc or args.sub_utc))
             options = {"screen": getattr(args, "screen", None) or "overview", "goto": getattr(args, "goto", None),
                        "key": tuple(args.key) if getattr(args, "key", None) else None,
+                       "file": getattr(args, "file", None),
                        "reopen": lambda: _open(args)}  # the reload key: the store opened again, same options
             if not getattr(args, "compare", None):  # (the bare `rmq-inspect STORE` form has no --compare)
                 return run_tui(store, launch, **options)

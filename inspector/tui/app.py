@@ -21,7 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import INDEX_SLOT, OFFSET, Message, Problem, SegmentScan, Store, open_store
+from inspector.engine import INDEX_SLOT, OFFSET, Message, Problem, SegmentScan, Store, open_store, store_file
 from inspector.tui.copyout import Command, Launch, message_yanks, why_not
 from inspector.tui.fmt import commitlog_offset, esc, is_number, parse_kind
 from inspector.tui.messages import ScanProgress, SegmentScanned, StoreReloaded
@@ -117,7 +117,7 @@ class RmqInspectApp(App):
     def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview",
                  launch: Launch | None = None, goto: int | None = None,
                  key: tuple[str, str] | None = None, compare: Store | None = None,
-                 reopen: Callable[[], Store] | None = None) -> None:
+                 reopen: Callable[[], Store] | None = None, file: str | None = None) -> None:
         super().__init__()
         if screen not in SCREEN_CLASSES:
             raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
@@ -126,6 +126,7 @@ class RmqInspectApp(App):
         self.launch = launch if launch is not None else Launch(str(store.root))
         self.goto = goto  # --goto: this message's window over the first screen
         self.start_key = key  # --key TOPIC KEY: the chain screen walking it
+        self.start_file = file  # --file PATH: the hex screen over that queue or index file
         self.store = store
         # how the reload key opens the store again: the command gives its own opening (every option it was
         # started with); else the same root and broker.conf
@@ -171,6 +172,8 @@ class RmqInspectApp(App):
         self.switch_mode(self.first_screen)
         if self.start_key is not None:
             self.show_chain(*self.start_key)
+        if self.start_file is not None:
+            self.show_file_hex(self.start_file)
         if self.goto is not None:
             self.show_message(self.goto)
         try:
@@ -389,6 +392,10 @@ class RmqInspectApp(App):
 
     def show_hex(self, offset: int) -> None:
         self.view("hex").goto(offset)
+
+    def show_file_hex(self, rel: str, position: int = 0) -> None:
+        """The hex screen over a consume-queue, batch consume-queue or index file (relative to the store root)."""
+        self.view("hex").show_file(rel, position)
 
     def show_message(self, offset: int) -> None:
         self.push_screen(MessageScreen(offset))
@@ -623,7 +630,8 @@ class RmqInspectApp(App):
 
 def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview", launch: Launch | None = None,
                goto: int | None = None, key: tuple[str, str] | None = None,
-               compare: Store | None = None, reopen: Callable[[], Store] | None = None) -> RmqInspectApp:
+               compare: Store | None = None, reopen: Callable[[], Store] | None = None,
+               file: str | None = None) -> RmqInspectApp:
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
     ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
@@ -632,22 +640,26 @@ def create_app(store: Store, *, background_scan: bool = True, screen: str = "ove
     problems); ``launch``: how it was started (``C`` copies commands with it); ``goto``: a message's physical
     offset, opened over the first screen; ``key``: (topic, key) walked on the chain screen; ``compare``: a second
     store, compared on the Diff screen; ``reopen``: how the reload key opens the store again (default: the same
-    root and broker.conf).
+    root and broker.conf); ``file``: a consume-queue, batch consume-queue or index file (relative to the store
+    root) shown on the hex screen.
     """
     return RmqInspectApp(store, background_scan=background_scan, screen=screen, launch=launch, goto=goto, key=key,
-                         compare=compare, reopen=reopen)
+                         compare=compare, reopen=reopen, file=file)
 
 
 def run(store: Store, launch: Launch | None = None, *, screen: str = "overview", goto: str | None = None,
         key: tuple[str, str] | None = None, compare: Store | None = None,
-        reopen: Callable[[], Store] | None = None) -> int:
+        reopen: Callable[[], Store] | None = None, file: str | None = None) -> int:
     """``rmq-inspect tui``: ``goto`` (an offset, msgId or UNIQ_KEY) is found before the app starts, so a bad one
     is the command's one-line error and exit code (as ``show`` gives it), not a toast. With ``compare``
     (``--compare B``) it opens on the Diff screen."""
     offset = None if goto is None else store.find(goto).physical_offset
+    rel = None if file is None else store_file(store, file)  # --file: a bad path is the command's one-line error
+    if rel is not None and screen == "overview":
+        screen = "hex"
     if compare is not None and screen == "overview":
         screen = "diff"
     app = create_app(store, screen="chain" if key is not None and screen == "overview" else screen,
-                     launch=launch, goto=offset, key=key, compare=compare, reopen=reopen)
+                     launch=launch, goto=offset, key=key, compare=compare, reopen=reopen, file=rel)
     app.run()
     return app.return_code or 0

@@ -118,6 +118,8 @@ HELP = [
     ("overview", [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
         ("space", "expand or collapse"),
+        ("x", "on a queue (its first consume-queue file) or an index file: the file's hex in the hex view, its "
+              "units, header, slots and items named"),
         ("escape", "stop the background walk of the commitlog"),
         ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them (with "
                        "--broker-config: the commitlog where storePathCommitLog puts it, e.g. /disk1,/disk2)"),
@@ -135,6 +137,9 @@ HELP = [
         ("e", "next problem"),
         ("g", "jump to a physical offset (decimal or 0x), an offset msgId or a unique key"),
         ("]  [", "next / previous segment"),
+        ("queue / index file", "(x on the overview, or --file PATH) n p: next / previous unit, slot or item; .  ,: "
+                               "field; enter: the commitlog record a unit or item points at; escape: back to the "
+                               "commitlog. A torn or short file says so on the status line"),
         ("enter", "open the message under the cursor; click a field in the panel to go to its bytes"),
         ("m  M", "store time +1 / -1 minute in the whole log, from the record under the cursor: the first record "
                  "stored at or after its time + 1 min (back: the last at or before - 1 min); e.g. m on 00:00:20 "

@@ -189,6 +189,7 @@ class StoreTree(SafeTree):
 class OverviewScreen(Screen):
     BINDINGS = [
         Binding("escape", "stop_walk", "Stop walk"),
+        Binding("x", "file_hex", "Hex of file", show=False),  # a queue or index node: its file's bytes, named
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -575,6 +576,24 @@ class OverviewScreen(Screen):
         else:
             return False
         return True
+
+    def action_file_hex(self) -> None:
+        """The hex screen over the file of the node under the cursor: a queue's first consume-queue file (its
+        files are listed on the Files line), an index file (a damaged one too: its bytes say what is wrong)."""
+        tree = self.query_one(Tree)
+        node = tree.cursor_node.data if tree.cursor_node is not None else None
+        file = None
+        if isinstance(node, Node) and node.kind in ("indexfile", "indexfault"):
+            file = node.value
+        elif isinstance(node, Node) and node.kind in ("queue", "group") and self.data is not None:
+            topic, qid = node.value[:2]
+            info = next((q for q in self.data.queues if (q.topic, q.queue_id) == (topic, qid)), None)
+            file = info.files[0] if info is not None and info.files else None
+        if file is None:
+            self.notify("x shows the bytes of a queue or index file: put the cursor on a queue (open a topic) or an "
+                        "index file", severity="warning")
+            return
+        self.app.show_file_hex(file)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding: the footer offers `esc Stop walk` only while a walk runs

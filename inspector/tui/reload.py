@@ -56,7 +56,7 @@ def new_records(store, start: int, end: int, limit: int = COUNT_LIMIT) -> tuple[
 
 
 def changes(old: StoreShape, new: StoreShape, added: tuple[int, bool]) -> str:
-    """One line: what the reload found changed, e.g. ``commitlog +3 records (+612 bytes), 2 queues grew``."""
+    """One line: what the reload found changed, e.g. ``commitlog +2 records (+238 bytes), 2 queues grew``."""
     parts: list[str] = []
     count, capped = added
     if new.max_offset > old.max_offset:

@@ -113,7 +113,7 @@ HELP = [
         ("R  /  ctrl+r", "reload: open the store again (a running broker's new records, queues and segments); the "
                          "screen is made again on it, keeping its place where it still exists (hex cursor, the "
                          "messages list's filters and row, the overview's node), and a toast says what changed, e.g. "
-                         "'reloaded: commitlog +3 records (+612 bytes), 2 queues grew'"),
+                         "'reloaded: commitlog +2 records (+238 bytes), 2 queues grew'"),
     ]),
     ("overview", [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),

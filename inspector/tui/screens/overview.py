@@ -396,6 +396,8 @@ class OverviewScreen(Screen):
             for node in _walk(root):
                 if node.data == cursor:
                     tree.move_cursor(node)
+                    # a tree made a moment ago (a reload's) has no lines yet: move again once it has
+                    self.call_after_refresh(tree.move_cursor, node)
                     break
 
     @staticmethod

@@ -60,7 +60,7 @@ def test_reload_shows_new_records_keeps_the_selected_row_and_says_what_changed(t
         return [text for text, _ in seen]
 
     notes = run(root, script)
-    assert any(n.startswith("reloaded: commitlog +3 records") and "1 queue grew" in n for n in notes), notes
+    assert "reloaded: commitlog +3 records (+356 bytes), 1 queue grew" in notes, notes
 
 
 def test_ctrl_r_on_the_hex_screen_keeps_the_cursor_and_nothing_changed_says_so(tmp_path):
@@ -148,3 +148,31 @@ def test_follow_refuses_a_queue_list_and_says_why(tmp_path):
     following, seen = run(root, script)
     assert not following
     assert any("follow mode follows the log in commitlog order" in text for text, _ in seen)
+
+
+def test_reload_on_the_overview_keeps_the_node_under_the_cursor(tmp_path):
+    root = live_copy(tmp_path)
+
+    async def script(app, pilot):
+        from textual.widgets import Tree
+
+        tree = app.screen.query_one(Tree)
+        node = next(n for n in _walk(tree.root) if getattr(n.data, "value", None) == "PaymentEvents")
+        tree.move_cursor(node)
+        await pilot.pause()
+        append_messages(root, "PaymentEvents", 0, [b"paid"])
+        await pilot.press("ctrl+r")
+        await settle(pilot, 5)
+        fresh = app.screen.query_one(Tree)
+        return tree is fresh, fresh.cursor_node.data, str(fresh.cursor_node.label)
+
+    same, data, label = run(root, script, screen="overview")
+    assert not same  # the overview was made again on the re-opened store
+    assert data.kind == "topic" and data.value == "PaymentEvents"
+    assert "110 messages" in label  # 109 before the record the broker wrote
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -70,9 +70,7 @@ class HexScreen(ViewScreen):
         """The record under the cursor as ``hex`` (its start and length), else 256 bytes from the cursor."""
         if self.file_mode is not None:
             at = self.query_one(FileHexView).cursor
-            return Command("info", ("--rows", "queues" if self.file_mode.startswith(("consume", "batch")) else
-                                    "index_files"),
-                           f"no command prints this file's bytes; `xxd -s {at} -l 64 {self.file_mode}` in the store "
+            return Command("info", (), f"info lists the queues and index files; no command prints this file's bytes; `xxd -s {at} -l 64 {self.file_mode}` in the store "
                            "shows them")
         info = self.hex_view.cursor_info()
         region = None if info is None else info.region

@@ -155,6 +155,17 @@ def test_the_file_option_refuses_what_is_no_queue_or_index_file_in_one_line(caps
         assert len(err) == 1 and says in err[0], err
 
 
+def test_copy_as_command_over_a_file_says_no_command_prints_its_bytes():
+    async def script(app, pilot):
+        seen = record_notifications(app)
+        await pilot.press("n", "C")
+        await settle(pilot)
+        return seen
+
+    seen = run(SAMPLE, script, screen="hex", file=CQ)
+    assert any("rmq-inspect info" in text and f"xxd -s 20 -l 64 {CQ}" in text for text, _ in seen), seen
+
+
 def test_reload_keeps_the_file_and_the_cursor(tmp_path):
     root = tmp_path / "sample_store"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("README.md"))

@@ -150,6 +150,7 @@ class HexScreen(ViewScreen):
         self.file_problem = first.problem
         self.hex_view.display = False
         view.display = True
+        self._fit(self.app.size.width)  # the offset column is as wide as this file's last position
         view.focus()
         self._panel_region = None
         self.refresh_bindings()
@@ -196,21 +197,24 @@ class HexScreen(ViewScreen):
             _set_title(self.query_one("#hex-side-title", SafeStatic), title)
 
     def _file_status(self, cur: FileCursor, hexed) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")  # two lines (CSS height 2): each cut, never wrapped
+        t = Text()
         t.append(f"{esc(hexed.file)} @ {num(cur.position)}", style="bold")
         t.append(f" of {num(hexed.size)}", style="dim")
         if cur.region is not None:
             t.append(f"  {KIND_NAMES.get(cur.region.kind, cur.region.kind)}")
             t.append(f"  {esc(cur.region.label)}", style="cyan")
-        t.append("\n")
+        width = max(20, self.size.width - 2)
+        t.truncate(width, overflow="ellipsis")  # two lines (CSS height 2): each cut to the width, never wrapped
+        second = Text()
         if hexed.problem:  # said on every line of a damaged file, not only at its end
-            t.append(f"damaged: {esc(hexed.problem)}  ", style="bold red")
+            second.append(f"damaged: {esc(hexed.problem)}  ", style="bold red")
         if cur.field is not None:
             f = cur.field
-            t.append(f"field {f.number} {esc(f.name)}", style="bold yellow")
-            t.append(f"  [{num(f.start)}, +{f.length}]  = ", style="dim")
-            t.append(clip(esc(f.value), 160))
-        self.query_one("#hex-status", SafeStatic).update(t, layout=False)
+            second.append(f"field {f.number} {esc(f.name)}", style="bold yellow")
+            second.append(f"  [{num(f.start)}, +{f.length}]  = ", style="dim")
+            second.append(clip(esc(f.value), 160))
+        second.truncate(width, overflow="ellipsis")
+        self.query_one("#hex-status", SafeStatic).update(Text("\n").join([t, second]), layout=False)
 
     # -- actions -----------------------------------------------------------------------------------------------
 

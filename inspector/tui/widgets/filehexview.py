@@ -64,8 +64,13 @@ class FileHexView(ScrollView, can_focus=True):
         self._chunks: LRUCache[int, FileHex] = LRUCache(64)
 
     @property
+    def offset_width(self) -> int:
+        """Columns of the offset column: the file's last position with its commas (an index file: 11)."""
+        return max(5, len(f"{self.size_bytes:,}"))
+
+    @property
     def line_width(self) -> int:
-        return 12 + 3 * ROW + 2 + ROW
+        return self.offset_width + 2 + 3 * ROW + 1 + ROW
 
     def show(self, rel: str, position: int = 0) -> FileHex:
         """Show file ``rel`` (relative to the store root) with the cursor at ``position``; the first window."""
@@ -141,7 +146,7 @@ class FileHexView(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         row = self.scroll_offset.y + event.y
-        column = event.x + self.scroll_offset.x - 12
+        column = event.x + self.scroll_offset.x - self.offset_width - 2
         if 0 <= column < 3 * ROW:
             self.goto(row * ROW + column // 3)
 
@@ -159,13 +164,13 @@ class FileHexView(ScrollView, can_focus=True):
         try:
             hexed = self.chunk(start // CHUNK)
         except (OSError, StoreError) as e:
-            return Strip([Segment(esc(f"{start:>10,}  unreadable: {e}")[:width], self.rich_style)])
+            return Strip([Segment(esc(f"{start:>{self.offset_width},}  unreadable: {e}")[:width], self.rich_style)])
         data = hexed.data[start - hexed.start : start - hexed.start + ROW]
         base = self.rich_style
         here = self.region_at(self._cursor)
         field = self.cursor_info().field
         span = (field.start, field.end) if field else ((here.start, here.end) if here else (self._cursor, self._cursor))
-        segments = [Segment(f"{start:>10,}  ", base + self._style("offset"))]
+        segments = [Segment(f"{start:>{self.offset_width},}  ", base + self._style("offset"))]
         text = []
         for i, byte in enumerate(data):
             pos = start + i
@@ -177,7 +182,7 @@ class FileHexView(ScrollView, can_focus=True):
             segments.append(Segment(f"{byte:02x}", style))
             segments.append(Segment(" ", base))
             text.append(Segment(chr(byte) if 32 <= byte < 127 else ".", style))
-        segments.append(Segment("   " * (ROW - len(data)) + " ", base))
+        segments.append(Segment("   " * (ROW - len(data)), base))
         strip = Strip([*segments, *text]).crop(self.scroll_offset.x, self.scroll_offset.x + width)
         return strip.extend_cell_length(width, base)
 

@@ -181,7 +181,7 @@ def test_reload_keeps_the_file_and_the_cursor(tmp_path):
     assert run(root, script, screen="hex", file=CQ) == (CQ, 123)
 
 
-@pytest.mark.parametrize("size", [(120, 40)])
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 def test_snapshot_of_a_consume_queue_file(snap_compare, store, size):
     async def run_before(pilot):
         await settle(pilot)

@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # Store is imported where a store is opened: it loads numpy, 
 SUBCOMMANDS = ("info", "census", "messages", "show", "key", "chain", "decode-id", "hex", "write", "rebuild", "verify", "tui",
                "web", "spark", "tour", "exercises", "templates", "timer", "preflight", "diff", "salvage", "trace",
                "story",
-               "grep", "groups", "group", "offsets", "stats")
+               "grep", "groups", "group", "offsets", "stats", "serve-tui")
 
 
 # The main form first: a bare store opens it. (argparse would list every command in one long brace instead.)
@@ -378,6 +378,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screen", metavar="NAME", help="the first screen: overview (default), hex, messages, chain, "
                    "ids, problems, tour, exercises, timer, story, groups, search, stats, diff, salvage")
     p.add_argument("--key", nargs=2, metavar=("TOPIC", "KEY"), help="the index-chain screen walking TOPIC#KEY")
+    p.add_argument("--file", metavar="PATH", help="the hex screen over this consume-queue, batch consume-queue or "
+                   "index file (relative to the store root or absolute inside it), its units, header, slots and "
+                   "items named")
+
+    p = sub.add_parser("serve-tui", help="the terminal UI in a browser on http://127.0.0.1:8000 (textual-serve: "
+                       "each tab runs its own `tui STORE`)")
+    _store_args(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other prints a "
+                   "warning: no token is asked)")
+    p.add_argument("--port", type=kind_arg(PORT), default=8000)
 
     p = sub.add_parser("web", help="the web viewer on http://127.0.0.1:8080 (read-only)")
     _store_args(p)
@@ -591,6 +601,12 @@ def _run(args: argparse.Namespace) -> int:
         _check_offsets_out(args)
     if args.command == "tui":
         _check_screen(args.screen)
+    if args.command == "serve-tui":
+        from inspector.cli import servetui
+
+        with _open(args):  # a path that is no store: the one-line error now, not in every browser tab
+            pass
+        return servetui.run(args.store, _opening_options(args), bool(args.utc), args.host, args.port)
     with _open(args) as store:
         if args.command == "offsets":
             from inspector.cli import offsets
@@ -603,7 +619,9 @@ def _run(args: argparse.Namespace) -> int:
 
             launch = Launch(args.store, tuple(_opening_options(args)), bool(args.utc or args.sub_utc))
             options = {"screen": getattr(args, "screen", None) or "overview", "goto": getattr(args, "goto", None),
-                       "key": tuple(args.key) if getattr(args, "key", None) else None}
+                       "key": tuple(args.key) if getattr(args, "key", None) else None,
+                       "file": getattr(args, "file", None),
+                       "reopen": lambda: _open(args)}  # the reload key: the store opened again, same options
             if not getattr(args, "compare", None):  # (the bare `rmq-inspect STORE` form has no --compare)
                 return run_tui(store, launch, **options)
             with open_store(args.compare) as other:

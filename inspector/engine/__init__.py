@@ -16,8 +16,8 @@ An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReadi
     offset_msg_id_suffix, expired_id_reason, expired_key_reason, expired_start_note, key_missing_reason,
     indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
     IndexSpan, IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
-A hex window with its bands: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region,
-    FieldSpan, region_view, next_message_offset; findings by root cause: problem_groups -> ProblemGroup
+Hex: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view,
+    next_message_offset; queue/index files: store_file, file_hex -> FileHex; problem_groups -> ProblemGroup
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
     BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER, dledger_entry, INNER_BATCH_KINDS,
     inner_batch_of): json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
@@ -195,6 +195,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.model.terminal_text import has_terminal_controls, terminal_text
     from inspector.engine.present.diff import diff_view
+    from inspector.engine.present.files.filehex import FileHex, file_hex, store_file
     from inspector.engine.present.grepviews import grep_end_view, grep_hit_view, hit_context
     from inspector.engine.present.groupviews import (
         group_view,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import work
@@ -21,11 +21,12 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.engine import INDEX_SLOT, OFFSET, Message, Problem, SegmentScan, Store
+from inspector.engine import INDEX_SLOT, OFFSET, Message, Problem, SegmentScan, Store, open_store, store_file
 from inspector.tui.copyout import Command, Launch, message_yanks, why_not
 from inspector.tui.fmt import commitlog_offset, esc, is_number, parse_kind
-from inspector.tui.messages import ScanProgress, SegmentScanned
+from inspector.tui.messages import ScanProgress, SegmentScanned, StoreReloaded
 from inspector.tui.prefs import load_prefs, save_pref
+from inspector.tui.reload import StoreShape, changes, new_records, shape_of
 from inspector.tui.screennames import SCREEN_NAMES
 from inspector.tui.screens.browser import BrowserScreen
 from inspector.tui.screens.chain import ChainScreen
@@ -109,11 +110,14 @@ class RmqInspectApp(App):
         Binding("q", "quit", "Quit"),  # shown: a new user looks for the way out in the footer
         Binding("y", "yank", "Copy", show=False),  # the footers are full at 80 columns: the help lists both
         Binding("C", "copy_command", "Copy as command", show=False),
+        # a live store: open it again (ctrl+r; R too, for terminals that keep ctrl+r for themselves)
+        Binding("ctrl+r,R", "reload", "Reload", show=False),
     ]
 
     def __init__(self, store: Store, *, background_scan: bool = True, screen: str = "overview",
                  launch: Launch | None = None, goto: int | None = None,
-                 key: tuple[str, str] | None = None, compare: Store | None = None) -> None:
+                 key: tuple[str, str] | None = None, compare: Store | None = None,
+                 reopen: Callable[[], Store] | None = None, file: str | None = None) -> None:
         super().__init__()
         if screen not in SCREEN_CLASSES:
             raise ValueError(f"no screen {screen!r}; one of {', '.join(SCREEN_CLASSES)}")
@@ -122,8 +126,15 @@ class RmqInspectApp(App):
         self.launch = launch if launch is not None else Launch(str(store.root))
         self.goto = goto  # --goto: this message's window over the first screen
         self.start_key = key  # --key TOPIC KEY: the chain screen walking it
+        self.start_file = file  # --file PATH: the hex screen over that queue or index file
         self.store = store
-        self.compare = compare  # a second store (``--compare B``): the Diff screen compares the two
+        # how the reload key opens the store again: the command gives its own opening (every option it was
+        # started with); else the same root and broker.conf
+        self.reopen = reopen if reopen is not None else (
+            lambda: open_store(store.root, broker_config=store.broker_config))
+        self.reopened: list[Store] = []  # stores a reload opened: closed when the app ends (workers may read them)
+        self.reloading = False
+        self.shape: StoreShape | None = None  # the store's ends as opened (taken in a worker): what a reload compares  # a second store (``--compare B``): the Diff screen compares the two
         self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
         self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)
@@ -161,6 +172,8 @@ class RmqInspectApp(App):
         self.switch_mode(self.first_screen)
         if self.start_key is not None:
             self.show_chain(*self.start_key)
+        if self.start_file is not None:
+            self.show_file_hex(self.start_file)
         if self.goto is not None:
             self.show_message(self.goto)
         try:
@@ -169,6 +182,7 @@ class RmqInspectApp(App):
             self.notify(f"reading the store's problems failed: {e}", severity="error")
         if self.background_scan:
             self.scan_segments()
+        self.take_shape(self.store)
         self.call_after_refresh(self.freeze_heap)
 
     def freeze_heap(self) -> None:
@@ -194,6 +208,9 @@ class RmqInspectApp(App):
                        timeout=timeout, markup=False)
 
     def on_unmount(self) -> None:
+        for opened in self.reopened:
+            opened.close()
+        self.reopened = []
         if self._heap_frozen:  # give them back to the collector (tests run many apps in one process)
             self._heap_frozen = False
             gc.unfreeze()
@@ -203,15 +220,20 @@ class RmqInspectApp(App):
     @work(thread=True, exclusive=True, group="segment-scan", exit_on_error=False)
     def scan_segments(self) -> None:
         worker = get_current_worker()
-        segments = self.store.segments
+        store = self.store  # a reload replaces it: this walk then stops and says nothing more
+        segments = store.segments
         total = max(1, sum(s.file_size for s in segments))
         done = 0
         for i, seg in enumerate(segments):
             self.post_message(ScanProgress("segments", f"walking {seg.name} ({i + 1}/{len(segments)})", done, total))
+            if store is not self.store:
+                return
             try:
-                scan = self.store.scan_segment(i)
+                scan = store.scan_segment(i)
             except Exception as e:  # noqa: BLE001 - report, keep the UI alive
                 self.post_message(ScanProgress("segments", f"walk failed at {seg.name}: {e}", done, total, True))
+                return
+            if store is not self.store:
                 return
             self.post_message(SegmentScanned(i, scan))
             done += seg.file_size
@@ -250,6 +272,86 @@ class RmqInspectApp(App):
             error = event.worker.error
             self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name or 'worker'} failed",
                         severity="error")
+
+    # -- reload (a live store) ------------------------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        """Open the store again and rebuild the views on it; the current screen keeps its place where it still
+        exists, and a toast says what changed."""
+        if self.reloading:
+            self.notify("a reload is running", severity="warning")
+            return
+        self.reloading = True
+        self.notify("reloading the store…", timeout=2)
+        self._reload(self.store)
+
+    @work(thread=True, exclusive=True, group="shape", exit_on_error=False)
+    def take_shape(self, store: Store) -> None:
+        """The store's shape as opened, before the broker writes more (a reload says what changed since)."""
+        try:
+            shape = shape_of(store)
+        except Exception:  # noqa: BLE001 - a reload then compares with the store as it is at that moment
+            return
+        if store is self.store and self.shape is None:
+            self.shape = shape
+
+    @work(thread=True, exclusive=True, group="reload", exit_on_error=False)
+    def _reload(self, old: Store) -> None:
+        try:
+            before = self.shape if self.shape is not None else shape_of(old)
+            store = self.reopen()
+        except Exception as e:  # noqa: BLE001 - the old store stays open and shown
+            self.post_message(StoreReloaded(None, f"reload failed, still showing the store as it was: {e}"))
+            return
+        try:
+            after = shape_of(store)
+            summary = changes(before, after, new_records(store, before.max_offset, after.max_offset))
+        except Exception as e:  # noqa: BLE001 - opened, but not comparable: say so, show it anyway
+            summary = f"reloaded (what changed is not known: {e})"
+            after = None
+        self.post_message(StoreReloaded(store, summary, after))
+
+    def on_store_reloaded(self, message: StoreReloaded) -> None:
+        self.reloading = False
+        if message.store is None:
+            self.notify(message.summary, title="reload", severity="error")
+            return
+        self.replace_store(message.store)
+        self.shape = message.shape
+        self.notify(message.summary, title="reload", timeout=8)
+
+    def replace_store(self, store: Store) -> None:
+        """Show ``store`` in place of the open one: every built view is made again on it (the current one at
+        once, keeping its place; the others when next shown), the walk of the commitlog starts again."""
+        current = self.current_mode
+        screen = self.views.get(current)
+        place = screen.place() if screen is not None and hasattr(screen, "place") else None
+        self.workers.cancel_group(self, "segment-scan")
+        self.reopened.append(store)  # the old one stays open: a worker of a replaced screen may still read it
+        self.store = store
+        self.scans = {}
+        self.scan_complete = False
+        self.problem_sources = {}
+        for mode in [m for m in self.views if m != current]:
+            del self.views[mode]
+            self.remove_mode(mode)
+            self.add_mode(mode, self._factory(mode))
+        while len(self.screen_stack) > 1:  # a dialog over the view (a message window): it showed the old store
+            self.pop_screen()
+        fresh = self._factory(current)()
+        old = self.screen
+        if not old._result_callbacks:  # a mode's first screen has no result callback for switch_screen to drop
+            old._push_result_callback(old, None)
+        self.switch_screen(fresh)
+        if place is not None:
+            fresh.restore(place)
+        try:
+            self.problem_sources["store"] = list(store.problems())
+        except Exception as e:  # noqa: BLE001 - a broken store must still open
+            self.notify(f"reading the store's problems failed: {e}", severity="error")
+        if self.background_scan:
+            self.scan_running = True
+            self.scan_segments()
 
     # -- problems ----------------------------------------------------------------------------------------------
 
@@ -290,6 +392,10 @@ class RmqInspectApp(App):
 
     def show_hex(self, offset: int) -> None:
         self.view("hex").goto(offset)
+
+    def show_file_hex(self, rel: str, position: int = 0) -> None:
+        """The hex screen over a consume-queue, batch consume-queue or index file (relative to the store root)."""
+        self.view("hex").show_file(rel, position)
 
     def show_message(self, offset: int) -> None:
         self.push_screen(MessageScreen(offset))
@@ -524,7 +630,8 @@ class RmqInspectApp(App):
 
 def create_app(store: Store, *, background_scan: bool = True, screen: str = "overview", launch: Launch | None = None,
                goto: int | None = None, key: tuple[str, str] | None = None,
-               compare: Store | None = None) -> RmqInspectApp:
+               compare: Store | None = None, reopen: Callable[[], Store] | None = None,
+               file: str | None = None) -> RmqInspectApp:
     """The one factory: ``rmq-inspect STORE`` and the tests build the app here.
 
     ``screen`` is the first screen shown (overview, hex, messages, chain, ids, problems, tour, exercises, timer,
@@ -532,21 +639,27 @@ def create_app(store: Store, *, background_scan: bool = True, screen: str = "ove
     ``background_scan`` walks every commitlog segment in a worker once the app runs (segment ends, BLANKs,
     problems); ``launch``: how it was started (``C`` copies commands with it); ``goto``: a message's physical
     offset, opened over the first screen; ``key``: (topic, key) walked on the chain screen; ``compare``: a second
-    store, compared on the Diff screen.
+    store, compared on the Diff screen; ``reopen``: how the reload key opens the store again (default: the same
+    root and broker.conf); ``file``: a consume-queue, batch consume-queue or index file (relative to the store
+    root) shown on the hex screen.
     """
     return RmqInspectApp(store, background_scan=background_scan, screen=screen, launch=launch, goto=goto, key=key,
-                         compare=compare)
+                         compare=compare, reopen=reopen, file=file)
 
 
 def run(store: Store, launch: Launch | None = None, *, screen: str = "overview", goto: str | None = None,
-        key: tuple[str, str] | None = None, compare: Store | None = None) -> int:
+        key: tuple[str, str] | None = None, compare: Store | None = None,
+        reopen: Callable[[], Store] | None = None, file: str | None = None) -> int:
     """``rmq-inspect tui``: ``goto`` (an offset, msgId or UNIQ_KEY) is found before the app starts, so a bad one
     is the command's one-line error and exit code (as ``show`` gives it), not a toast. With ``compare``
     (``--compare B``) it opens on the Diff screen."""
     offset = None if goto is None else store.find(goto).physical_offset
+    rel = None if file is None else store_file(store, file)  # --file: a bad path is the command's one-line error
+    if rel is not None and screen == "overview":
+        screen = "hex"
     if compare is not None and screen == "overview":
         screen = "diff"
     app = create_app(store, screen="chain" if key is not None and screen == "overview" else screen,
-                     launch=launch, goto=offset, key=key, compare=compare)
+                     launch=launch, goto=offset, key=key, compare=compare, reopen=reopen, file=rel)
     app.run()
     return app.return_code or 0

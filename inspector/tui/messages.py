@@ -149,3 +149,24 @@ class SearchFound(Message):
     finished: bool = False
     end: object = None  # inspector.engine.GrepEnd
     note: str = ""
+
+
+@dataclass
+class StoreReloaded(Message):
+    """The store opened again (the reload key): the new ``store`` (None when opening failed: ``summary`` says
+    why) and what changed, in one line."""
+
+    store: object
+    summary: str
+    shape: object = None  # the new store's StoreShape (the next reload compares with it)
+
+
+@dataclass
+class FollowedMessages(Message):
+    """Follow mode: the complete messages (matching the list's filters) the broker wrote since the last poll,
+    where the follower is, and a note (damage met past them; a record still being written is none)."""
+
+    generation: int
+    messages: list
+    position: int
+    note: str = ""

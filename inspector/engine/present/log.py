@@ -7,7 +7,7 @@ folders, the segment list) stays the engine's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from inspector.engine.model.records import Blank, Message, Problem, Segment
 from inspector.engine.read.commitlog.follow import follow
@@ -52,12 +52,13 @@ def segment_at(store, offset: int) -> Segment | None:
     return store.commitlog.segment_for(offset)
 
 
-def follow_log(store, start: int | None, *, interval: float = 0.2,
-               idle_timeout: float | None = None) -> Iterator[Message | Problem]:
+def follow_log(store, start: int | None, *, interval: float = 0.2, idle_timeout: float | None = None,
+               stop: Callable[[], bool] | None = None) -> Iterator[Message | Problem]:
     """Complete messages of this store's log as a running broker writes them, from ``start`` (read-only polling;
-    see ``follow`` for when it ends)."""
+    see ``follow`` for when it ends). ``stop`` is asked after each poll (the TUI's follow mode hands over what the
+    poll found there, and stops when its worker is cancelled)."""
     commitlog = store.commitlog
-    return follow(store.root, start, interval=interval, idle_timeout=idle_timeout,
+    return follow(store.root, start, interval=interval, idle_timeout=idle_timeout, stop=stop,
                   segment_size=commitlog.segment_size or None, directories=commitlog.folders,
                   entry_folders=commitlog.entry_folders)
 

@@ -19,8 +19,10 @@ from inspector.engine import (
     QUEUE_ID,
     BatchConsumeQueue,
     Message,
+    Problem,
     StoreError,
     committed_offsets,
+    follow_log,
     is_lmq,
     time_step,
 )
@@ -28,7 +30,7 @@ from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.background import matching_offsets
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, when
-from inspector.tui.messages import RowsFound, WorkerFailed
+from inspector.tui.messages import FollowedMessages, RowsFound, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.timestep import TIME_BINDINGS, step_in_list
 from inspector.tui.widgets.forminput import FormInput
@@ -46,6 +48,7 @@ from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic
 
 BATCH_SECONDS = 0.1
+FOLLOW_SECONDS = 0.5  # follow mode: how often the log is polled for what the broker wrote
 
 
 def group_marks(store, topic: str, queue_id: int, lo: int, hi: int) -> dict[int, str]:
@@ -106,9 +109,11 @@ class Query:
 
 
 class BrowserScreen(ViewScreen):
-    NARROW_HIDDEN = frozenset({"clear", "body", "story"})
+    NARROW_HIDDEN = frozenset({"clear", "body", "story", "app.reload"})
     BINDINGS = [
         Binding("slash", "filters", "Filter"),
+        Binding("f", "follow", "Follow"),  # the app's `f` (search) is ctrl+p or the tab here
+        Binding("R", "app.reload", "Reload"),
         Binding("c", "clear", "Clear filters"),
         Binding("x", "hex", "Hex"),
         Binding("b", "body", "Body view"),
@@ -124,6 +129,9 @@ class BrowserScreen(ViewScreen):
         self.query_state = Query()
         self.mode_text = ""
         self.scanning = False
+        self.following = False  # follow mode (f): new messages of the log appended as the broker writes them
+        self.follow_generation = 0
+        self._wanted: tuple[int, int | None] | None = None  # a reload's place: (row, offset) to select again
         # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
         # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
         self._detail_follows: LatestAfterPaint[int] = LatestAfterPaint(self, self._show)
@@ -272,11 +280,124 @@ class BrowserScreen(ViewScreen):
         if self.scanning:
             self.app.workers.cancel_group(self, "rows")
 
+    # -- a live store: reload keeps the place, follow mode appends ---------------------------------------------
+
+    def place(self) -> tuple[Query, int, int | None, bool]:
+        """The filters, the selected row and its offset, and follow mode (a reload restores them)."""
+        lst = self.message_list
+        return self.query_state, lst.cursor, lst.source.offset(lst.cursor) if len(lst.source) else None, \
+            self.following
+
+    def restore(self, place: tuple[Query, int, int | None, bool]) -> None:
+        if self.later(lambda: self.restore(place)):
+            return
+        query, row, offset, following = place
+        self.apply(topic=query.topic, queue=query.queue, tag=query.tag, key=query.key, begin=query.begin,
+                   end=query.end)
+        self._wanted = (row, offset)
+        self._place_wanted([])
+        if following:
+            self.action_follow()
+
+    def _place_wanted(self, added: list[int]) -> None:
+        """Select the reload's row again once its offset is listed (or, the list complete without it, the same
+        row number if there is one)."""
+        if self._wanted is None:
+            return
+        lst = self.message_list
+        row, offset = self._wanted
+        source = lst.source
+        complete = not isinstance(source, OffsetRows) or source.complete
+        if offset is not None and offset in added:
+            lst.cursor = len(source) - len(added) + added.index(offset)
+        elif complete and row < len(source):
+            lst.cursor = row
+        elif not complete:
+            return
+        self._wanted = None
+
+    def action_follow(self) -> None:
+        """Follow mode on or off: the log polled every FOLLOW_SECONDS, the new messages matching the filters
+        appended at the bottom (the cursor follows them when it is on the last row), like `messages --follow`."""
+        if self.later(self.action_follow):
+            return
+        if self.following:
+            self.following = False
+            self.follow_generation += 1
+            self.app.workers.cancel_group(self, "follow")
+            self.notify("follow mode off")
+            self._status("following stopped", len(self.message_list.source), finished=True)
+            return
+        if not isinstance(self.message_list.source, LogRows):
+            self.notify("follow mode follows the log in commitlog order: clear the queue and key filters (c), "
+                        "or give the topic alone", title="follow", severity="warning")
+            return
+        self.following = True
+        self.notify("follow mode: new messages appear at the bottom (f stops)")
+        if not self.scanning:  # else it starts where the scan ends (no row listed twice)
+            self._start_follow()
+
+    def _start_follow(self) -> None:
+        source = self.message_list.source
+        start = self.app.store.max_offset()  # the log's end as opened: what came after is new to this list
+        self.follow_generation += 1
+        self._status("following: waiting for new messages", len(source), finished=True)
+        self._follow(self.follow_generation, start, self.query_state)
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def _follow(self, generation: int, start: int, query: Query) -> None:
+        worker = get_current_worker()
+        found: list[Message] = []
+        notes: list[str] = []
+        position = [start]
+
+        def hand_over() -> bool:  # called after each poll: what it found goes to the list
+            if found or notes:
+                self.post_message(FollowedMessages(generation, list(found), position[0], "; ".join(notes)))
+                found.clear()
+                notes.clear()
+            return worker.is_cancelled
+
+        try:
+            for item in follow_log(self.app.store, start, interval=FOLLOW_SECONDS, stop=hand_over):
+                if isinstance(item, Problem):  # damage past the end (a record being written is no Problem here)
+                    notes.append(f"{item.file} at {item.offset:,}: {item.reason}")
+                    continue
+                position[0] = item.end_offset
+                if query.matches(item):
+                    found.append(item)
+        except Exception as e:  # noqa: BLE001 - a worker reports, never crashes the app
+            self.post_message(WorkerFailed("follow", str(e)))
+
+    def on_followed_messages(self, message: FollowedMessages) -> None:
+        message.stop()
+        if message.generation != self.follow_generation or not self.following:
+            return
+        lst = self.message_list
+        source = lst.source
+        if not isinstance(source, LogRows):
+            return
+        last = source.offsets[-1] if len(source) else -1
+        fresh = [m for m in message.messages if m.physical_offset > last]  # never a row twice
+        at_bottom = lst.cursor >= len(source) - 1
+        for m in fresh:
+            source.followed[m.physical_offset] = m
+        source.extend([m.physical_offset for m in fresh])
+        lst.rows_added()
+        if fresh and at_bottom:
+            lst.cursor = len(source) - 1
+        if fresh:
+            self._status(f"following: +{num(len(fresh))} new", len(source), finished=True)
+        if message.note:
+            self.notify(message.note, title="follow", severity="warning")
+
     # -- running a query ------------------------------------------------------------------------------------------
 
     def _run(self, query: Query, start: int | None = None) -> None:
         store = self.app.store
         self.generation += 1
+        self.follow_generation += 1  # following goes on from the end of the new list's scan (on_rows_found)
+        self.app.workers.cancel_group(self, "follow")
         self.query_state = query
         self.app.workers.cancel_group(self, "rows")
         lst = self.message_list
@@ -403,6 +524,7 @@ class BrowserScreen(ViewScreen):
             lst.rows_added()
         if message.finished:
             self.scanning = False
+            self._place_wanted(message.offsets)
             word = "stopped" if message.cancelled else "done"
             self._status(f"{word} · {message.note}" if message.note else word, len(source), finished=True)
             if message.note:
@@ -412,8 +534,16 @@ class BrowserScreen(ViewScreen):
         else:
             self._status(f"scanning {100 * message.done // max(1, message.total)}% (escape cancels)", len(source),
                          message.done, message.total)
+            self._place_wanted(message.offsets)
         if len(source) and lst.cursor == 0:
             self._show_current()
+        if message.finished and self.following:
+            if isinstance(source, LogRows) and not message.cancelled:
+                self._start_follow()
+            else:
+                self.following = False
+                self.notify("follow mode off: it follows the log in commitlog order", title="follow",
+                            severity="warning")
 
     def _status(self, state: str, count: int, done: int = 1, total: int = 1, finished: bool = False) -> None:
         t = Text()

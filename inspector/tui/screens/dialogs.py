@@ -110,10 +110,16 @@ HELP = [
         ("C", "copy as command: the rmq-inspect … --json line printing what this screen shows (info, verify, "
               "messages --topic …, chain, grep, stats --by, timer, groups/group, story, hex --length …, decode-id), "
               "with the options the UI was started with (--broker-config, --delay-levels, geometry, --utc)"),
+        ("R  /  ctrl+r", "reload: open the store again (a running broker's new records, queues and segments); the "
+                         "screen is made again on it, keeping its place where it still exists (hex cursor, the "
+                         "messages list's filters and row, the overview's node), and a toast says what changed, e.g. "
+                         "'reloaded: commitlog +2 records (+238 bytes), 2 queues grew'"),
     ]),
     ("overview", [
         ("enter / click", "open the node: segment → hex, topic/queue/group → messages, index file → slots"),
         ("space", "expand or collapse"),
+        ("x", "on a queue (its first consume-queue file) or an index file: the file's hex in the hex view, its "
+              "units, header, slots and items named"),
         ("escape", "stop the background walk of the commitlog"),
         ("Files line", "the root's files by kind, and strays; `rmq-inspect census STORE` lists them (with "
                        "--broker-config: the commitlog where storePathCommitLog puts it, e.g. /disk1,/disk2)"),
@@ -131,6 +137,9 @@ HELP = [
         ("e", "next problem"),
         ("g", "jump to a physical offset (decimal or 0x), an offset msgId or a unique key"),
         ("]  [", "next / previous segment"),
+        ("queue / index file", "(x on the overview, or --file PATH) n p: next / previous unit, slot or item; .  ,: "
+                               "field; enter: the commitlog record a unit or item points at; escape: back to the "
+                               "commitlog. A torn or short file says so on the status line"),
         ("enter", "open the message under the cursor; click a field in the panel to go to its bytes"),
         ("m  M", "store time +1 / -1 minute in the whole log, from the record under the cursor: the first record "
                  "stored at or after its time + 1 min (back: the last at or before - 1 min); e.g. m on 00:00:20 "
@@ -144,6 +153,10 @@ HELP = [
     ("messages", [
         ("/", "edit the filters: topic, queue, tag, key, store time from/to (enter applies)"),
         ("c", "clear the filters: every message in commitlog order"),
+        ("f", "follow mode: the log is polled every half second and each new message matching the filters "
+              "(topic, tag, key, time) appears at the bottom, as `messages --follow` prints it; the cursor follows "
+              "when it is on the last row; a record still being written waits, it is no error; f again stops (in "
+              "commitlog order only: not with a queue or topic+key list)"),
         ("enter / x", "show the selected message in the hex view"),
         ("b", "body as text, pretty JSON or hex (decompressed when compressed)"),
         ("batch CQ", "a 5.x BatchCQ queue (overview: 'batch CQ') lists each inner message of a batch record as "

@@ -10,18 +10,22 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.engine import Message, Region, StoreError, time_step, time_step_note
+from inspector.engine import BadInput, Message, NotFound, Region, StoreError, time_step, time_step_note
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, esc, num
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.timestep import TIME_BINDINGS
+from inspector.tui.widgets.filehexview import FileCursor, FileHexView
 from inspector.tui.widgets.hexview import CursorInfo, HexView
 from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic
 
 KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segment)", "zero": "zero bytes",
-              "damaged": "unreadable bytes"}
+              "damaged": "unreadable bytes", "unit": "queue unit", "header": "index header", "slot": "index slot",
+              "item": "index item"}
+# keys of the commitlog's hex that a queue or index file's hex has no use for (check_action hides them there)
+LOG_ONLY = frozenset({"next_problem", "segment", "story", "time_step", "jump"})
 
 
 NARROW = 110  # columns: below this the field panel sits under the hex view (issue 33's breakpoint)
@@ -30,13 +34,14 @@ NARROW = 110  # columns: below this the field panel sits under the hex view (iss
 class HexScreen(ViewScreen):
     NARROW_HIDDEN = frozenset({"prev_message", "segment(1)", "story"})
     BINDINGS = [
-        Binding("g", "app.jump_prompt", "Jump"),
+        Binding("g", "jump", "Jump"),
         Binding("n", "next_message", "Next msg"),
         Binding("p", "prev_message", "Prev msg"),
         Binding("e", "next_problem", "Next problem"),
         Binding("right_square_bracket", "segment(1)", "Next seg"),
         Binding("left_square_bracket", "segment(-1)", "Prev seg", show=False),
         Binding("enter", "open_message", "Message"),
+        Binding("escape", "leave_file", "Commitlog"),  # shown only over a queue or index file
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
         *TIME_BINDINGS,
@@ -46,12 +51,15 @@ class HexScreen(ViewScreen):
         super().__init__()
         self._panel_region: tuple[int, int] | None = None
         self._panel_follows: LatestAfterPaint[CursorInfo] = LatestAfterPaint(self, self._update_panel)
+        self.file_mode: str | None = None  # a queue or index file shown instead of the commitlog (its name)
+        self.file_problem: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield NavBar("hex")
         with Horizontal(id="hex-main"):
             yield HexView(self.app.store, id="hex-view")
+            yield FileHexView(self.app.store, id="file-hex-view")
             with Vertical(id="hex-side"):
                 yield SafeStatic("", id="hex-side-title")
                 yield OptionList(id="hex-fields")
@@ -60,6 +68,10 @@ class HexScreen(ViewScreen):
 
     def command(self) -> Command:
         """The record under the cursor as ``hex`` (its start and length), else 256 bytes from the cursor."""
+        if self.file_mode is not None:
+            at = self.query_one(FileHexView).cursor
+            return Command("info", (), f"info lists the queues and index files; no command prints this file's bytes; `xxd -s {at} -l 64 {self.file_mode}` in the store "
+                           "shows them")
         info = self.hex_view.cursor_info()
         region = None if info is None else info.region
         if region is not None and region.kind != "beyond" and region.end > region.start:
@@ -77,6 +89,7 @@ class HexScreen(ViewScreen):
             return None
 
     def on_mount(self) -> None:
+        self.query_one(FileHexView).display = False
         if self.focused is None:
             self.query_one(HexView).focus()
         self._fit(self.app.size.width)
@@ -91,8 +104,8 @@ class HexScreen(ViewScreen):
         terminal is narrower than its 82 columns)."""
         narrow = width < NARROW
         self.set_class(narrow, "narrow")
-        view = self.hex_view
-        view.styles.width = "1fr" if narrow else view.line_width + 3
+        for view in (self.hex_view, self.query_one(FileHexView)):
+            view.styles.width = "1fr" if narrow else view.line_width + 3
 
     @property
     def hex_view(self) -> HexView:
@@ -101,8 +114,107 @@ class HexScreen(ViewScreen):
     def goto(self, offset: int) -> None:
         if self.later(lambda: self.goto(offset)):
             return
+        if self.file_mode is not None:
+            self.action_leave_file()
         self.hex_view.goto(offset)
         self.hex_view.focus()
+
+    def place(self) -> tuple[str | None, int]:
+        """The file shown (None: the commitlog) and where the cursor is (a reload puts it back there, when the
+        reloaded store still has it)."""
+        if self.file_mode is not None:
+            return self.file_mode, self.query_one(FileHexView).cursor
+        return None, self.hex_view.cursor
+
+    def restore(self, place: tuple[str | None, int]) -> None:
+        file, at = place
+        if file is not None:
+            self.show_file(file, at)
+        else:
+            self.goto(at)
+
+    # -- a consume-queue, batch consume-queue or index file ---------------------------------------------------
+
+    def show_file(self, rel: str, position: int = 0) -> None:
+        """The hex of ``rel`` (relative to the store root: consumequeue/…, batchconsumequeue/…, index/…) with
+        its units, header, slots and items named in the side panel; escape goes back to the commitlog."""
+        if self.later(lambda: self.show_file(rel, position)):
+            return
+        view = self.query_one(FileHexView)
+        try:
+            first = view.show(rel, position)
+        except (BadInput, NotFound, StoreError, OSError) as e:
+            self.notify(str(e), title="hex of a file", severity="error")
+            return
+        self.file_mode = rel
+        self.file_problem = first.problem
+        self.hex_view.display = False
+        view.display = True
+        self._fit(self.app.size.width)  # the offset column is as wide as this file's last position
+        view.focus()
+        self._panel_region = None
+        self.refresh_bindings()
+        if first.problem:
+            self.notify(f"{rel}: {first.problem}", title="damaged file", severity="warning")
+
+    def action_jump(self) -> None:
+        """The jump prompt (an offset, msgId or key in the commitlog); a screen action so that check_action can
+        leave it out over a queue or index file."""
+        self.app.action_jump_prompt()
+
+    def action_leave_file(self) -> None:
+        if self.file_mode is None:
+            return
+        self.file_mode = None
+        self.query_one(FileHexView).display = False
+        self.hex_view.display = True
+        self.hex_view.focus()
+        self._panel_region = None
+        self.refresh_bindings()
+        info = self.hex_view.cursor_info()
+        if info is not None:
+            self._update_status(info)
+            self._update_panel(info)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_file":
+            return self.file_mode is not None
+        if self.file_mode is not None and action in LOG_ONLY:
+            return False
+        return True
+
+    def on_file_hex_view_cursor_moved(self, message: FileHexView.CursorMoved) -> None:
+        message.stop()
+        if self.file_mode is None:
+            return
+        self._file_status(message.cursor, message.hexed)
+        changed = message.cursor.region is not None and \
+            (message.cursor.region.start, message.cursor.region.end) != self._panel_region
+        self._update_panel(message.cursor)
+        if changed:  # the file's layout under the unit's title (the status line holds the cursor's place)
+            title = _panel_title(message.cursor.region)
+            title.append(f"\n{esc(message.hexed.layout)}", style="dim")
+            _set_title(self.query_one("#hex-side-title", SafeStatic), title)
+
+    def _file_status(self, cur: FileCursor, hexed) -> None:
+        t = Text()
+        t.append(f"{esc(hexed.file)} @ {num(cur.position)}", style="bold")
+        t.append(f" of {num(hexed.size)}", style="dim")
+        if cur.region is not None:
+            t.append(f"  {KIND_NAMES.get(cur.region.kind, cur.region.kind)}")
+            t.append(f"  {esc(cur.region.label)}", style="cyan")
+        width = max(20, self.size.width - 2)
+        t.truncate(width, overflow="ellipsis")  # two lines (CSS height 2): each cut to the width, never wrapped
+        second = Text()
+        if hexed.problem:  # said on every line of a damaged file, not only at its end
+            second.append(f"damaged: {esc(hexed.problem)}  ", style="bold red")
+        if cur.field is not None:
+            f = cur.field
+            second.append(f"field {f.number} {esc(f.name)}", style="bold yellow")
+            second.append(f"  [{num(f.start)}, +{f.length}]  = ", style="dim")
+            second.append(clip(esc(f.value), 160))
+        second.truncate(width, overflow="ellipsis")
+        self.query_one("#hex-status", SafeStatic).update(Text("\n").join([t, second]), layout=False)
 
     # -- actions -----------------------------------------------------------------------------------------------
 
@@ -114,10 +226,16 @@ class HexScreen(ViewScreen):
     def action_next_message(self) -> None:
         if self.later(self.action_next_message):
             return
+        if self.file_mode is not None:  # the next unit, slot or item
+            self.query_one(FileHexView).step_region(1)
+            return
         self.hex_view.find_message(1)
 
     def action_prev_message(self) -> None:
         if self.later(self.action_prev_message):
+            return
+        if self.file_mode is not None:
+            self.query_one(FileHexView).step_region(-1)
             return
         self.hex_view.find_message(-1)
 
@@ -141,6 +259,15 @@ class HexScreen(ViewScreen):
 
     def action_open_message(self) -> None:
         if self.later(self.action_open_message):
+            return
+        if self.file_mode is not None:  # a unit or an item: the commitlog record it points at
+            region = self.query_one(FileHexView).cursor_info().region
+            target = next((f for f in (region.fields if region else ()) if f.name.startswith(("CQ offset",
+                                                                                               "phyOffset"))), None)
+            if target is None or region is None or region.kind not in ("unit", "item"):
+                self.notify("the cursor is not on a queue unit or an index item", severity="warning")
+                return
+            self.goto(int(target.value.replace(",", "")))
             return
         offset = self._record_under_cursor()
         if offset is not None:
@@ -186,6 +313,8 @@ class HexScreen(ViewScreen):
         # The status line follows at once (two fixed lines, no layout). The side panel follows once the hex
         # view has painted: paging then costs one paint of the bytes, and the panel's rebuild (a field list)
         # comes in a later frame, once, for the last of several quick moves, instead of in the same stall.
+        if self.file_mode is not None:  # a late answer of the commitlog's layout: not what is shown
+            return
         self._update_status(message.info)
         self._panel_follows.post(message.info)
 
@@ -242,6 +371,12 @@ class HexScreen(ViewScreen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if self.file_mode is not None:
+            view = self.query_one(FileHexView)
+            region = view.cursor_info().region
+            if region is not None and 0 <= event.option_index < len(region.fields):
+                view.goto(region.fields[event.option_index].start)
+            return
         info = self.hex_view.cursor_info()
         if info is None or info.region is None:
             return

@@ -189,6 +189,7 @@ class StoreTree(SafeTree):
 class OverviewScreen(Screen):
     BINDINGS = [
         Binding("escape", "stop_walk", "Stop walk"),
+        Binding("x", "file_hex", "Hex of file", show=False),  # a queue or index node: its file's bytes, named
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -202,6 +203,7 @@ class OverviewScreen(Screen):
         # queue nodes of a topic are added when it is expanded: thousands of queues would be thousands of nodes
         self._pending_queues: dict[str, list[QueueInfo]] = {}
         self._lag_by_queue: dict[tuple[str, int], list[dict]] = {}
+        self._restored: tuple[Node | None, set] = (None, set())  # a reload's place: cursor node, expanded topics
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -217,6 +219,15 @@ class OverviewScreen(Screen):
 
     def command(self) -> Command:
         return Command("info")
+
+    def place(self) -> tuple[Node | None, set]:
+        """The node under the cursor and the topics expanded (a reload shows them again where they still are)."""
+        tree = self.query_one(Tree)
+        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded}
+        return (tree.cursor_node.data if tree.cursor_node is not None else None), expanded
+
+    def restore(self, place: tuple[Node | None, set]) -> None:
+        self._restored = place
 
     def on_mount(self) -> None:
         self.query_one(Tree).root.expand()
@@ -251,8 +262,10 @@ class OverviewScreen(Screen):
         tree = self.query_one(Tree)
         root = tree.root
         # a rebuild (skeleton, then the listed queues) keeps what the user opened and where the cursor was
-        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded}
+        expanded = {n.data.value for n in self._topic_nodes() if n.is_expanded} | self._restored[1]
         cursor = tree.cursor_node.data if tree.cursor_node is not None else None
+        if cursor in (None, Node("store")):
+            cursor = self._restored[0]
         root.remove_children()
         shutdown = Text()
         shutdown.append(esc(app.store_name), style="bold")
@@ -383,6 +396,8 @@ class OverviewScreen(Screen):
             for node in _walk(root):
                 if node.data == cursor:
                     tree.move_cursor(node)
+                    # a tree made a moment ago (a reload's) has no lines yet: move again once it has
+                    self.call_after_refresh(tree.move_cursor, node)
                     break
 
     @staticmethod
@@ -563,6 +578,24 @@ class OverviewScreen(Screen):
         else:
             return False
         return True
+
+    def action_file_hex(self) -> None:
+        """The hex screen over the file of the node under the cursor: a queue's first consume-queue file (its
+        files are listed on the Files line), an index file (a damaged one too: its bytes say what is wrong)."""
+        tree = self.query_one(Tree)
+        node = tree.cursor_node.data if tree.cursor_node is not None else None
+        file = None
+        if isinstance(node, Node) and node.kind in ("indexfile", "indexfault"):
+            file = node.value
+        elif isinstance(node, Node) and node.kind in ("queue", "group") and self.data is not None:
+            topic, qid = node.value[:2]
+            info = next((q for q in self.data.queues if (q.topic, q.queue_id) == (topic, qid)), None)
+            file = info.files[0] if info is not None and info.files else None
+        if file is None:
+            self.notify("x shows the bytes of a queue or index file: put the cursor on a queue (open a topic) or an "
+                        "index file", severity="warning")
+            return
+        self.app.show_file_hex(file)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding: the footer offers `esc Stop walk` only while a walk runs

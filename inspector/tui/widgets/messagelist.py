@@ -60,6 +60,9 @@ class OffsetRows(RowSource):
         self.offsets.extend(offsets)
 
 
+FOLLOWED_KEPT = 10_000  # follow mode: records kept as read (older rows are read again through the store)
+
+
 class LogRows(OffsetRows):
     """Records in commitlog order found by a scan, where an inner-batch record (5.x BatchCQ) can be expanded
     (``space``) into rows of its inner messages under it: ``inner[i]`` is -1 for a record's row, else the inner
@@ -72,11 +75,14 @@ class LogRows(OffsetRows):
         # each (4 bytes, built from a list) cost more than the offsets themselves
         self.inner: array | None = None
         self._split: LRUCache[int, list[StoreMessage]] = LRUCache(16)  # records split once, not once per row
+        # follow mode: the records the follower read, by offset (a new segment file is not in the opened store
+        # until a reload; the newest rows are the ones looked at)
+        self.followed: LRUCache[int, StoreMessage] = LRUCache(FOLLOWED_KEPT)
 
     def _inner_of(self, offset: int) -> list[StoreMessage]:
         found = self._split.get(offset)
         if found is None:
-            found = self._split[offset] = inner_messages(self.store.message_at(offset))
+            found = self._split[offset] = inner_messages(self._record(offset))
         return found
 
     def extend(self, offsets: list[int]) -> None:
@@ -89,7 +95,12 @@ class LogRows(OffsetRows):
 
     def row_message(self, index: int) -> StoreMessage:
         i = self.inner_index(index)
-        return self.store.message_at(self.offsets[index]) if i < 0 else self._inner_of(self.offsets[index])[i]
+        if i < 0:
+            return self.followed.get(self.offsets[index]) or self.store.message_at(self.offsets[index])
+        return self._inner_of(self.offsets[index])[i]
+
+    def _record(self, offset: int) -> StoreMessage:
+        return self.followed.get(offset) or self.store.message_at(offset)
 
     def row_key(self, index: int) -> tuple:
         return self.offsets[index], self.inner_index(index)

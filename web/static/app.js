@@ -15,14 +15,41 @@
     if (document.getElementById("room-bar")) { try { sessionStorage.setItem(ROOM_KEY, "away"); } catch (e) { /* private mode */ } }
   }
 
-  // Arrow keys step the teaching page and the hex page (they follow the prev/next links).
+  // Arrow keys step the teaching pages and the hex page (they follow the prev/next links); in presentation mode
+  // PageUp/PageDown too (a presenter's clicker sends them). A key with Alt, Ctrl or Meta is the browser's (Alt+Left
+  // is "back"), and a key a widget already used (the hex cursor) is that widget's.
+  var STEP_KEYS = { ArrowLeft: "prev", ArrowRight: "next", PageUp: "prev", PageDown: "next" };
+  function presenting() { return document.documentElement.classList.contains("present"); }
   document.addEventListener("keydown", function (ev) {
-    if (ev.target && /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName)) return;
-    var rel = ev.key === "ArrowLeft" ? "prev" : ev.key === "ArrowRight" ? "next" : null;
-    if (!rel) return;
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    if (ev.target && /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(ev.target.tagName)) return;
+    if (ev.key === "p") { togglePresent(); ev.preventDefault(); return; }
+    var rel = STEP_KEYS[ev.key];
+    if (!rel || (/^Page/.test(ev.key) && !presenting())) return;
     var link = document.querySelector(".stepper a." + rel + ", .hexnav a." + rel);
-    if (link) { stepAway(); window.location.href = link.getAttribute("href"); }
+    if (link) { ev.preventDefault(); stepAway(); window.location.href = link.getAttribute("href"); }
   });
+
+  // The header's theme picker and presentation button (static/theme.js applies both before the page paints).
+  var controls = document.querySelector(".view-controls");
+  var pick = document.getElementById("theme-pick");
+  var presentButton = document.getElementById("present-toggle");
+  function togglePresent() {
+    var on = !presenting();
+    document.documentElement.classList.toggle("present", on);
+    if (window.rmqTheme) window.rmqTheme.store("rmq-inspect-present", on ? "1" : "0");
+    if (presentButton) presentButton.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+  if (controls && window.rmqTheme) {
+    controls.hidden = false;
+    pick.value = window.rmqTheme.stored("rmq-inspect-theme") || "auto";
+    pick.addEventListener("change", function () {
+      window.rmqTheme.store("rmq-inspect-theme", pick.value);
+      window.rmqTheme.apply();
+    });
+    presentButton.setAttribute("aria-pressed", presenting() ? "true" : "false");
+    presentButton.addEventListener("click", togglePresent);
+  }
 
   // Exercises: every answer box belongs to one form (checking one keeps the others typed); Enter in a box checks
   // that box's exercise, not the form's first (the browser's default button).

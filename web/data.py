@@ -548,6 +548,24 @@ def step_kind(hash_matches: bool, key_matches: bool | None) -> str:
     return "match" if key_matches else "collision"
 
 
+SAMPLE_COLLISION = ("OrderEvents", "coupon-Aa7K")  # the sample store's real hash collision (sample_store/README.md)
+
+
+def chain_suggestion(store: Store, scan: int = 200) -> dict | None:
+    """A key of the open store for the /chain landing: the sample store's collision when this store has it, else
+    the first key among the first ``scan`` records; None when none of them has a key."""
+    walks = store.chain(*SAMPLE_COLLISION)
+    if any(s.key_matches for w in walks for s in w.steps) and any(
+            s.hash_matches and s.key_matches is False for w in walks for s in w.steps):
+        return {"topic": SAMPLE_COLLISION[0], "key": SAMPLE_COLLISION[1], "collision": True}
+    for n, e in enumerate(store.entries()):
+        if n >= scan:
+            break
+        if isinstance(e, Message) and e.keys:
+            return {"topic": e.topic, "key": e.keys[0], "collision": False}
+    return None
+
+
 def chain_walks(store: Store, topic: str, key: str, limits: Limits, deadline: Deadline = NO_DEADLINE) -> list[ChainWalk]:
     """``Store.chain`` one index file at a time (newest first), each walk capped at ``chain_walk_items``; once
     ``deadline`` passes, the remaining files are listed as not searched."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import fmt_time, short_time, timer_line
+from inspector.engine import byte_readings, fmt_time, short_time, timer_line
 from web import data, hexpage, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -107,7 +107,7 @@ def hex_view():
     rows = data.hex_rows(d, raw)
     script_data = stringify_offsets({"current": d["current"], "regions": d["regions"]})
     cursor = {"offset": offset, "field": hexpage.field_at(d, offset),
-              "values": hexpage.data_values(raw, offset - d["window_start"])}
+              "values": byte_readings(raw, offset - d["window_start"])}
     return render_template("hex.html", d=d, rows=rows, script_data=script_data, keep=keep, addr=addr, cursor=cursor)
 
 
@@ -116,8 +116,9 @@ def chain():
     topic, key = chain_args()
     d = data.chain_data(get_store(), topic, key, get_limits(), get_deadline()) if topic is not None else None
     drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
+    suggestion = data.chain_suggestion(get_store()) if d is None else None
     return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
-                           legend=svg.legend(("match", "collision", "other", "unreadable")))
+                           legend=svg.legend(("match", "collision", "other", "unreadable")), suggestion=suggestion)
 
 
 @bp.route("/slot")

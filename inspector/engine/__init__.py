@@ -17,7 +17,7 @@ An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReadi
     indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
     IndexSpan, IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 A hex window with its bands: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region,
-    FieldSpan, region_view, next_message_offset; findings by root cause: problem_groups -> ProblemGroup
+    FieldSpan, region_view, next_message_offset, byte_readings; findings by root cause: problem_groups -> ProblemGroup
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
     BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER, dledger_entry, INNER_BATCH_KINDS,
     inner_batch_of): json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
@@ -204,6 +204,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.present.hexwindow import (
         HexWindow,
+        byte_readings,
         hex_bytes,
         hex_segment,
         hex_window,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from web_support import served
 
+from inspector.engine.present.hexwindow import plausible_time as time_text
 from web.app import create_app
-from web.hexpage import time_text
 
 pytestmark = [pytest.mark.timeout(120)]
 

@@ -247,3 +247,13 @@ def test_resolve_page_dates_a_found_unique_key_by_its_message(client, sample_mes
     html = text_of(client.get(f"/resolve?id={msg.msg_id}"))
     # issue 33: the offset msgId found the message, so its UNIQ_KEY reading is dated by that message too
     assert "(month of the message" in html and "guessed from today" not in html
+
+
+def test_chain_landing_suggests_a_key_of_the_open_store(client, hostile_client, hostile):
+    html = unescape(text_of(client.get("/chain")))
+    assert "the sample store's hash collision" in html and "key=coupon-Aa7K" in html
+    _, facts = hostile
+    html = hostile_client.get("/chain").get_data(as_text=True)  # another store: one of its own keys, never the sample's
+    assert "coupon-Aa7K" not in html and "a key of this store" in html
+    link = re.search(r'<a class="suggestion" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    assert hostile_client.get(link).status_code == 200

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from web.hexpage import data_values, time_text
+from inspector.engine import byte_readings as data_values
+from inspector.engine.present.hexwindow import plausible_time as time_text
 
 SEGMENT = "sample_store/commitlog/00000000000000000000"
 

@@ -140,7 +140,7 @@
       });
       return out;
     };
-    var PLAUSIBLE = [946684800000n, 4102444800000n];  // web/hexpage.py PLAUSIBLE_MS: 2000..2100 as epoch ms
+    var PLAUSIBLE = [946684800000n, 4102444800000n];  // the engine's PLAUSIBLE_MS (byte_readings): 2000..2100
     var show = function (i) {
       var at = start + BigInt(i);
       if (offsetEl) offsetEl.textContent = at.toString();

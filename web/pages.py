@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import byte_readings, fmt_time, short_time, timer_line
+from inspector.engine import byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
 from web import data, hexpage, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -28,6 +28,7 @@ from web.params import (
 )
 
 bp = Blueprint("pages", __name__)
+TOPIC_PICKER = 1000  # names offered in the messages page's topic picker
 
 
 def message_link(offset: int) -> str:
@@ -58,7 +59,12 @@ def overview():
 @bp.route("/messages")
 def messages():
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
-    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
+    # the topic picker (a datalist: the browser offers the names as one types) and, for a name the store does not
+    # know, one line saying so at once (a big store's walk would otherwise page on to find nothing)
+    topics = get_store().topics()
+    note = unknown_topic_note(d["topic"], topics) if d.get("topic") else None
+    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d),
+                           topics=topics[:TOPIC_PICKER], topic_note=note)
 
 
 @bp.route("/message/<offset>")

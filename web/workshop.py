@@ -189,8 +189,11 @@ def exercises_page():
     typed = typed_answers()
     if checked is not None:
         typed[checked[0]] = checked[1].given
+    # the score of every answer typed so far (each box is sent with every check): right / answered / asked
+    answered = [e.check(typed[e.id]).correct for e in found if typed.get(e.id, "").strip()]
+    score = {"right": sum(answered), "answered": len(answered), "asked": len(found)}
     return render_template("exercises.html", seed=seed, exercises=found, checked=checked, truncated=truncated(found),
-                           count=EXERCISE_COUNT, typed=typed)
+                           count=EXERCISE_COUNT, typed=typed, score=score)
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------------

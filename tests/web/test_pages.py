@@ -257,3 +257,13 @@ def test_chain_landing_suggests_a_key_of_the_open_store(client, hostile_client, 
     assert "coupon-Aa7K" not in html and "a key of this store" in html
     link = re.search(r'<a class="suggestion" href="([^"]+)"', html).group(1).replace("&amp;", "&")
     assert hostile_client.get(link).status_code == 200
+
+
+def test_messages_topic_picker_and_an_unknown_topic_said_at_once(client, sample_store):
+    html = client.get("/messages").get_data(as_text=True)
+    assert 'list="topic-names"' in html
+    picker = html[html.index('<datalist id="topic-names">'):html.index("</datalist>")]
+    assert re.findall(r'<option value="([^"]*)">', picker) == sample_store.topics()  # the store's own names
+    html = unescape(client.get("/messages?topic=orderevents").get_data(as_text=True))
+    assert "no topic 'orderevents' in this store" in html and "did you mean OrderEvents" in html
+    assert 'id="topic-note"' not in client.get("/messages?topic=OrderEvents").get_data(as_text=True)

@@ -19,6 +19,7 @@ sys.path.insert(0, str(REPO))  # this checkout's viewer, not another one install
 
 from inspector.engine import Message, Store  # noqa: E402
 from web.app import create_app, make_production_server  # noqa: E402
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 
 

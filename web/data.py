@@ -53,6 +53,7 @@ from inspector.engine import (
     lookup,
     message_view,
     next_message_offset,
+    page_before,
     parse_fields,
     preflight,
     problem_view,
@@ -344,6 +345,11 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
     if window is not None and window.start is not None:
         start = window.start if start is None else max(start, window.start)
     result["from"] = store.min_offset if start is None else start
+    # a page back and the newest page, in commitlog order (walked back over record headers, bounded like the walk)
+    result["prev_from"] = page_before(store, result["from"], limit, topic=topic, max_records=limits.scan_entries)
+    newest = page_before(store, store.max_offset(), limit, topic=topic, max_records=limits.scan_entries,
+                         reach=False)
+    result["newest_from"] = newest if newest is not None and newest > result["from"] else None
     scanned = used = 0
     for entry in store.entries(start):
         scanned += 1

@@ -8,7 +8,7 @@ What is in it (the overview's facts): store_overview, survey_of, segment_size, d
     recovery_start, NOT_FATAL, MAX_TIME
 Messages in an order, with the problems that precede them: log_order, follow_log, segment_batches, segment_entries,
     segment_at, MessageBatch, Entry, Message, Blank, Problem, MoreAfterLimit, inner_messages, is_inner_batch,
-    InnerMessage, BatchConsumeQueue, BatchUnit
+    InnerMessage, BatchConsumeQueue, BatchUnit; a page back in commitlog order: page_before
 One message, its body and its meaning: message_view, body_preview, body_line, BodyPreview, decompress_body,
     properties_map, keys_of, tags_of, unique_key_of, sys_flag_parts, magic_version, compression_name,
     transaction_name, is_lmq, Host, fmt_time, short_time, window_text; --utc: set_utc, is_utc, zone_label
@@ -342,6 +342,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         key_missing_reason,
         log_window,
         open_timer,
+        page_before,
         plan_offsets,
         queue_window,
         record_at_time,

@@ -267,3 +267,16 @@ def test_messages_topic_picker_and_an_unknown_topic_said_at_once(client, sample_
     html = unescape(client.get("/messages?topic=orderevents").get_data(as_text=True))
     assert "no topic 'orderevents' in this store" in html and "did you mean OrderEvents" in html
     assert 'id="topic-note"' not in client.get("/messages?topic=OrderEvents").get_data(as_text=True)
+
+
+def test_messages_previous_page_and_newest_in_commitlog_order(client, sample_messages):
+    offs = [m.physical_offset for m in sample_messages]
+    html = unescape(client.get(f"/messages?from={offs[60]}&limit=10").get_data(as_text=True))
+    assert f'<a class="prev" href="/messages?limit=10&from={offs[50]}">' in html
+    assert f'<a class="newest" href="/messages?limit=10&from={offs[-10]}">' in html
+    last = unescape(client.get(f"/messages?from={offs[-10]}&limit=10").get_data(as_text=True))
+    assert 'class="newest"' not in last and 'class="next"' not in last  # already the newest page
+    first = unescape(client.get("/messages?limit=10").get_data(as_text=True))
+    assert 'class="prev"' not in first
+    d = client.get(f"/api/messages?from={offs[60]}&limit=10").get_json()
+    assert d["prev_from"] == str(offs[50]) and d["newest_from"] == str(offs[-10])  # 64-bit offsets as strings

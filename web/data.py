@@ -287,6 +287,9 @@ def group_marks(store: Store, page: dict) -> dict | None:
             "after": f"◀ committed {end}, all consumed: {', '.join(after)}" if after else None}
 
 
+PAGE_BACK = 20  # records walked back per row of a page (previous page, newest page)
+
+
 def message_list(store: Store, topic: str | None, queue_id: int | None, start: int | None, limit: int,
                  limits: Limits, deadline: Deadline = NO_DEADLINE, since: int | None = None,
                  until: int | None = None, slim: bool = False) -> dict:
@@ -345,10 +348,12 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
     if window is not None and window.start is not None:
         start = window.start if start is None else max(start, window.start)
     result["from"] = store.min_offset if start is None else start
-    # a page back and the newest page, in commitlog order (walked back over record headers, bounded like the walk)
-    result["prev_from"] = page_before(store, result["from"], limit, topic=topic, max_records=limits.scan_entries)
-    newest = page_before(store, store.max_offset(), limit, topic=topic, max_records=limits.scan_entries,
-                         reach=False)
+    # a page back and the newest page, in commitlog order: each walks back at most PAGE_BACK records a row (a
+    # record read whole to know its topic costs ~0.2 ms: 20,000 of them for an absent topic took 3.9 s on a
+    # 173k-record store); a rare topic's page back then starts where that stopped (fewer rows, none skipped)
+    back = min(limits.scan_entries, PAGE_BACK * limit)
+    result["prev_from"] = page_before(store, result["from"], limit, topic=topic, max_records=back)
+    newest = page_before(store, store.max_offset(), limit, topic=topic, max_records=back, reach=False)
     result["newest_from"] = newest if newest is not None and newest > result["from"] else None
     scanned = used = 0
     for entry in store.entries(start):

@@ -27,7 +27,7 @@ tables, ``truncated`` on the overview, ``/api/tour`` and ``/api/exercises`` when
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify
+from flask import Blueprint, abort, current_app, jsonify
 
 from inspector.engine import expired_id_reason
 from web import data, microcache, story, timer
@@ -62,7 +62,8 @@ def overview():
     d = data.overview(get_store(), get_limits(), get_deadline())
     if not data.overview_done(d):
         microcache.transient()
-    return send(d)
+    # the API's index (issue 33): every endpoint, so a client finds them from here
+    return send({**d, "endpoints": sorted(str(r) for r in current_app.url_map.iter_rules() if str(r).startswith("/api/"))})
 
 
 @bp.route("/search")

@@ -8,6 +8,7 @@ Fields sent as strings, wherever they appear in a JSON response (and in JSON emb
   ``consumer_offset``, ``min_physical_offset``, ``max_physical_offset``, ``prev_offset``, ``next_offset``,
   ``cq_queue_offset``;
 * ``offset``, ``phy_offset``, ``valid_end``, ``max_physical_end``, ``from``, ``next_from``, ``prev_from``,
+  ``newest_from``,
   ``window_start``, ``window_end``, and ``start`` / ``end`` (hex regions and fields).
 
 Everything else stays a JSON number: sizes, positions inside one file, counts, item numbers, hashes, queue
@@ -17,6 +18,7 @@ ids and timestamps (epoch ms). ``null`` stays ``null``.
 from __future__ import annotations
 
 STRING_FIELDS = frozenset({"offset", "phy_offset", "valid_end", "max_physical_end", "from", "next_from", "prev_from",
+                           "newest_from",
                            "window_start", "window_end", "start", "end"})
 
 

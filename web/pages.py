@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import fmt_time, short_time, timer_line
-from web import data, microcache, story, svg, timer
+from inspector.engine import byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
+from web import data, hexpage, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
     body_format_arg,
@@ -15,7 +15,7 @@ from web.params import (
     get_limits,
     get_store,
     group_args,
-    hex_args,
+    hex_page_args,
     list_args,
     offset_value,
     search_args,
@@ -28,6 +28,7 @@ from web.params import (
 )
 
 bp = Blueprint("pages", __name__)
+TOPIC_PICKER = 1000  # names offered in the messages page's topic picker
 
 
 def message_link(offset: int) -> str:
@@ -58,7 +59,12 @@ def overview():
 @bp.route("/messages")
 def messages():
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
-    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d))
+    # the topic picker (a datalist: the browser offers the names as one types) and, for a name the store does not
+    # know, one line saying so at once (a big store's walk would otherwise page on to find nothing)
+    topics = get_store().topics()
+    note = unknown_topic_note(d["topic"], topics) if d.get("topic") else None
+    return render_template("messages.html", d=d, marks=data.group_marks(get_store(), d),
+                           topics=topics[:TOPIC_PICKER], topic_note=note)
 
 
 @bp.route("/message/<offset>")
@@ -93,10 +99,22 @@ def groups():
 
 @bp.route("/hex")
 def hex_view():
-    d = data.hex_page(get_store(), *hex_args())
-    rows = data.hex_rows(d, bytes.fromhex(d["bytes_hex"]))
+    text, length, addr = hex_page_args()
+    offset = get_store().min_offset if text is None else hexpage.jump_target(get_store(), text)
+    if offset is None:
+        abort(400, description=f"offset must be a physical offset (decimal, 0x hex) or a msgId, not {text[:40]!r}")
+    # the page keeps its own spelling (decimal); "jump to" typed as 0x, 14,924 or a msgId lands there
+    keep = {"length": length if request.args.get("length", "").strip() else None,
+            "addr": addr if addr != "dec" else None}
+    if text is not None and not (text.isascii() and text.isdigit()):
+        return redirect(url_for("pages.hex_view", offset=offset, **keep))
+    d = data.hex_page(get_store(), offset, length)
+    raw = bytes.fromhex(d["bytes_hex"])
+    rows = data.hex_rows(d, raw)
     script_data = stringify_offsets({"current": d["current"], "regions": d["regions"]})
-    return render_template("hex.html", d=d, rows=rows, script_data=script_data)
+    cursor = {"offset": offset, "field": hexpage.field_at(d, offset),
+              "values": byte_readings(raw, offset - d["window_start"])}
+    return render_template("hex.html", d=d, rows=rows, script_data=script_data, keep=keep, addr=addr, cursor=cursor)
 
 
 @bp.route("/chain")
@@ -104,8 +122,9 @@ def chain():
     topic, key = chain_args()
     d = data.chain_data(get_store(), topic, key, get_limits(), get_deadline()) if topic is not None else None
     drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
+    suggestion = data.chain_suggestion(get_store()) if d is None else None
     return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
-                           legend=svg.legend(("match", "collision", "other", "unreadable")))
+                           legend=svg.legend(("match", "collision", "other", "unreadable")), suggestion=suggestion)
 
 
 @bp.route("/slot")

@@ -159,6 +159,21 @@ def hex_args() -> tuple[int, int]:
     return offset, length
 
 
+ADDRESS_STYLES = ("dec", "hex")
+
+
+def hex_page_args() -> tuple[str | None, int, str]:
+    """The hex page's ``offset`` as typed (``web.hexpage.jump_target`` reads it), ``length`` and ``addr`` (the
+    address column in ``dec`` or ``hex``)."""
+    limits = get_limits()
+    length = kind_arg("length", LENGTH.at_least(16).at_most(limits.max_hex_length), limits.hex_length)
+    addr = request.args.get("addr", "dec") or "dec"
+    if addr not in ADDRESS_STYLES:
+        abort(400, description=f"addr must be one of {', '.join(ADDRESS_STYLES)}")
+    text = text_arg("offset")
+    return (text.strip() or None) if text else None, length, addr
+
+
 def chain_args() -> tuple[str | None, str | None]:
     topic, key = text_arg("topic"), text_arg("key")
     if (topic is None) != (key is None):

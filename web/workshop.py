@@ -114,9 +114,13 @@ def find_exercise(found: list, ex_id: str):
 
 
 
+HL_COLOURS = 4  # the tour dumps' field colours (static/style.css .hl-c0 .. .hl-c3)
+
+
 def hex_fragment(store, target) -> dict:
     """The bytes of a hex-like target (at most MAX_HEX, around the focus) as ``web.data.hex_rows`` rows, each span
-    also marked ``hl`` (in a highlighted span) and ``hl-focus`` (in the focused one), with its label."""
+    also marked ``hl`` and ``hl-cN`` (in a highlighted span: N its highlight's colour) and ``hl-focus`` (in the
+    focused one), with its label."""
     focus_at = cursor_offset(target)
     start = target.start
     if target.end - start > MAX_HEX and focus_at - start > MAX_HEX // 2:
@@ -134,7 +138,8 @@ def hex_fragment(store, target) -> dict:
             width = len(s["ascii"])
             hits = [sp for sp in target.highlights if sp.start < s["offset"] + width and s["offset"] < sp.end]
             if hits:
-                s["classes"] += " hl"
+                # a colour per field (four, in turn: neighbours always differ), the legend's chip in the same one
+                s["classes"] += f" hl hl-c{target.highlights.index(hits[0]) % HL_COLOURS}"
                 if focus and any(sp.label.endswith(focus) for sp in hits):
                     s["classes"] += " hl-focus"
                 s["title"] = "; ".join(sp.label for sp in hits) + "\n" + s["title"]
@@ -184,8 +189,11 @@ def exercises_page():
     typed = typed_answers()
     if checked is not None:
         typed[checked[0]] = checked[1].given
+    # the score of every answer typed so far (each box is sent with every check): right / answered / asked
+    answered = [e.check(typed[e.id]).correct for e in found if typed.get(e.id, "").strip()]
+    score = {"right": sum(answered), "answered": len(answered), "asked": len(found)}
     return render_template("exercises.html", seed=seed, exercises=found, checked=checked, truncated=truncated(found),
-                           count=EXERCISE_COUNT, typed=typed)
+                           count=EXERCISE_COUNT, typed=typed, score=score)
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------------

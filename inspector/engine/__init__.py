@@ -8,7 +8,7 @@ What is in it (the overview's facts): store_overview, survey_of, segment_size, d
     recovery_start, NOT_FATAL, MAX_TIME
 Messages in an order, with the problems that precede them: log_order, follow_log, segment_batches, segment_entries,
     segment_at, MessageBatch, Entry, Message, Blank, Problem, MoreAfterLimit, inner_messages, is_inner_batch,
-    InnerMessage, BatchConsumeQueue, BatchUnit
+    InnerMessage, BatchConsumeQueue, BatchUnit; a page back in commitlog order: page_before
 One message, its body and its meaning: message_view, body_preview, body_line, BodyPreview, decompress_body,
     properties_map, keys_of, tags_of, unique_key_of, sys_flag_parts, magic_version, compression_name,
     transaction_name, is_lmq, Host, fmt_time, short_time, window_text; --utc: set_utc, is_utc, zone_label
@@ -17,7 +17,7 @@ An id or key resolved: resolve_message_id, id_overview, unique_key_time, IdReadi
     indexed_key, item_key_text, key_hit_view, chain_view, ChainWalk, ChainStep, unindexed_view, Uncovered,
     IndexSpan, IndexFileReader, busiest_slots, slot_occupancy, walk_slot, index_file_view, queue_view
 Hex: hex_window -> HexWindow, hex_segment, hex_bytes, holds_offset, message_near, Region, FieldSpan, region_view,
-    next_message_offset; queue/index files: store_file, file_hex -> FileHex; problem_groups -> ProblemGroup
+    next_message_offset, byte_readings; queue/index files: store_file, file_hex -> FileHex; problem_groups -> ProblemGroup
 JSON lines and views shared by CLI, web and Spark (one message shape: MESSAGE_FIELDS, SYS_FLAG_PART_KINDS,
     BODY_FIELDS (a body in base64: b64), DLEDGER_ENTRY_KINDS, DLEDGER_HEADER, dledger_entry, INNER_BATCH_KINDS,
     inner_batch_of): json_lines, json_text, record_line, problem_view, printable, has_undecodable, read_json
@@ -205,6 +205,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
     )
     from inspector.engine.present.hexwindow import (
         HexWindow,
+        byte_readings,
         hex_bytes,
         hex_segment,
         hex_window,
@@ -342,6 +343,7 @@ if TYPE_CHECKING:  # the face's one declaration: checkers read it, _declared() r
         key_missing_reason,
         log_window,
         open_timer,
+        page_before,
         plan_offsets,
         queue_window,
         record_at_time,

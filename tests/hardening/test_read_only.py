@@ -183,6 +183,8 @@ def _web_urls(f: dict) -> dict[str, list[str]]:
     }
     urls = {**pages, **{"/api" + rule: [("/api" + u if u != "/" else "/api/") for u in us] for rule, us in pages.items()}}
     urls["/api/"] = urls.pop("/api/")
+    # the hex page's "jump to" as typed (0x, a msgId: a redirect to the decimal page) and its hex addresses
+    urls["/hex"] = urls["/hex"] + [f"/hex?offset={hex(o)}&length=64&addr=hex", f"/hex?offset={f['msg_id']}"]
     urls.update({"/tour": ["/tour"], "/exercises": ["/exercises"], "/api/tour": ["/api/tour"],
                  "/api/tour/<number>": ["/api/tour/1", "/api/tour/2"], "/api/exercises": ["/api/exercises"],
                  "/timer": ["/timer"], "/api/timer": ["/api/timer"],
@@ -212,7 +214,7 @@ def _run_web(root: Path, f: dict) -> int:
         n = 0
         for rule in sorted(rules):
             for url in urls[rule]:
-                r = client.get(url)
+                r = client.get(url, follow_redirects=True)
                 assert r.status_code == 200, (url, r.status_code, r.data[:200])
                 n += 1
         return n

@@ -216,3 +216,9 @@ def test_resolve_of_an_id_retention_removed_says_expired(tmp_path):
     assert gone.status_code == absent.status_code == 404
     assert f"below the log's first offset {aged.first_offset}" in gone.get_json()["message"]
     assert absent.get_json()["message"].startswith("no message with id")
+
+
+def test_api_index_lists_its_endpoints(client, app):
+    d = get_json(client, "/api/")
+    rules = {str(r) for r in app.url_map.iter_rules() if str(r).startswith("/api/")}
+    assert set(d["endpoints"]) == rules and "/api/hex" in rules and "/api/message/<offset>" in rules

@@ -72,12 +72,16 @@ def zeroed_base(zeroed):
         yield base
 
 
-def audit(browser, axe_script: str, base: str, paths: list[str], first: str | None = None) -> dict[str, list[dict]]:
-    """Each path -> its violations (every impact); ``first`` is opened before (a token that sets a cookie)."""
+def audit(browser, axe_script: str, base: str, paths: list[str], first: str | None = None,
+          theme: str | None = None) -> dict[str, list[dict]]:
+    """Each path -> its violations (every impact); ``first`` is opened before (a token that sets a cookie);
+    ``theme``: the header picker's choice, as static/theme.js reads it from localStorage."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     found: dict[str, list[dict]] = {}
     try:
         page = context.new_page()
+        if theme:
+            page.add_init_script(f"localStorage.setItem('rmq-inspect-theme', {theme!r})")
         page.set_default_timeout(15_000)
         if first:
             page.goto(base + first)
@@ -88,6 +92,8 @@ def audit(browser, axe_script: str, base: str, paths: list[str], first: str | No
             else:
                 response = open_settled(page, base + path)
                 assert response is not None and response.status == 200, (path, response and response.status)
+            if theme:
+                assert page.evaluate("document.documentElement.dataset.theme") == theme
             page.add_script_tag(path=axe_script)
             found[path] = page.evaluate(RUN)
     finally:
@@ -141,6 +147,19 @@ def test_workshop_room_trainer_and_participant(browser, axe_script, sample_store
         check(audit(browser, axe_script, base, ["/room", "/tour?step=2"], first=f"/room?trainer={TRAINER_TOKEN}")
               | {f"participant {k}": v for k, v in audit(browser, axe_script, base, ["**/tour?step=2"],
                                                          first=f"/?token={ROOM_TOKEN}").items()})
+
+
+def theme_pages(store: Store) -> list[str]:
+    """A few pages per theme, not all 45 (the browser suite's time): the colours each page kind adds (tour hex,
+    chain and hash drawings, the hex page's bands and inspector), the tour in presentation mode."""
+    pages = store_pages(store)
+    picked = [p for p in pages if p.startswith(("/hex?", "/chain?"))]
+    return ["/", *picked, "/tour?step=2&present=1", "/teach?step=3&present=0"]
+
+
+@pytest.mark.parametrize("theme", ["dark", "contrast"])
+def test_themes(browser, axe_script, sample_store, sample_base, theme):
+    check(audit(browser, axe_script, sample_base, theme_pages(sample_store), theme=theme))
 
 
 def test_damaged_store_pages(browser, axe_script, zeroed, zeroed_base):

@@ -79,7 +79,8 @@ def urls_by_route(store: Store, facts: dict) -> dict[str, list[tuple[str, list[s
                               (f"/message/{evil}?body=json", [TEMPLATE]), (f"/message/{evil}?body=hex", []),
                               (f"/message/{evil2}", [CLOSE + ANCHOR]), (f"/message/{q(TEMPLATE)}", [TEMPLATE]),
                               (f"/message/{q(SCRIPT)}", [])],
-        "/hex": [(f"/hex?offset={evil}", []), (f"/hex?offset={evil2}", []), (f"/hex?offset={q(SVG_ID)}", [SVG_ID])],
+        "/hex": [(f"/hex?offset={evil}", []), (f"/hex?offset={evil2}", []), (f"/hex?offset={q(SVG_ID)}", [SVG_ID]),
+                 (f"/hex?offset={hex(evil)}&length=64&addr=hex", []), (f"/hex?offset={facts['evil_msg_id']}", [])],
         "/chain": [(f"/chain?topic={t}&key={q(k)}", [TOPIC + "#" + k]) for k in facts["keys"]]
         + [(f"/chain?topic={q(IMG)}&key={q(TEMPLATE)}", [IMG + "#" + TEMPLATE])],
         "/slot": [("/slot", []), (f"/slot?file={index.name}&slot={slot}", []), (f"/slot?file={q(SCRIPT)}", [])],

@@ -247,3 +247,36 @@ def test_resolve_page_dates_a_found_unique_key_by_its_message(client, sample_mes
     html = text_of(client.get(f"/resolve?id={msg.msg_id}"))
     # issue 33: the offset msgId found the message, so its UNIQ_KEY reading is dated by that message too
     assert "(month of the message" in html and "guessed from today" not in html
+
+
+def test_chain_landing_suggests_a_key_of_the_open_store(client, hostile_client, hostile):
+    html = unescape(text_of(client.get("/chain")))
+    assert "the sample store's hash collision" in html and "key=coupon-Aa7K" in html
+    _, facts = hostile
+    html = hostile_client.get("/chain").get_data(as_text=True)  # another store: one of its own keys, never the sample's
+    assert "coupon-Aa7K" not in html and "a key of this store" in html
+    link = re.search(r'<a class="suggestion" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    assert hostile_client.get(link).status_code == 200
+
+
+def test_messages_topic_picker_and_an_unknown_topic_said_at_once(client, sample_store):
+    html = client.get("/messages").get_data(as_text=True)
+    assert 'list="topic-names"' in html
+    picker = html[html.index('<datalist id="topic-names">'):html.index("</datalist>")]
+    assert re.findall(r'<option value="([^"]*)">', picker) == sample_store.topics()  # the store's own names
+    html = unescape(client.get("/messages?topic=orderevents").get_data(as_text=True))
+    assert "no topic 'orderevents' in this store" in html and "did you mean OrderEvents" in html
+    assert 'id="topic-note"' not in client.get("/messages?topic=OrderEvents").get_data(as_text=True)
+
+
+def test_messages_previous_page_and_newest_in_commitlog_order(client, sample_messages):
+    offs = [m.physical_offset for m in sample_messages]
+    html = unescape(client.get(f"/messages?from={offs[60]}&limit=10").get_data(as_text=True))
+    assert f'<a class="prev" href="/messages?limit=10&from={offs[50]}">' in html
+    assert f'<a class="newest" href="/messages?limit=10&from={offs[-10]}">' in html
+    last = unescape(client.get(f"/messages?from={offs[-10]}&limit=10").get_data(as_text=True))
+    assert 'class="newest"' not in last and 'class="next"' not in last  # already the newest page
+    first = unescape(client.get("/messages?limit=10").get_data(as_text=True))
+    assert 'class="prev"' not in first
+    d = client.get(f"/api/messages?from={offs[60]}&limit=10").get_json()
+    assert d["prev_from"] == str(offs[50]) and d["newest_from"] == str(offs[-10])  # 64-bit offsets as strings

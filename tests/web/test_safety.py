@@ -21,6 +21,7 @@ def hostile_pages(facts) -> list[str]:
     evil = facts["evil"]
     return ["/", "/messages", f"/messages?topic={t}&queue=0", f"/messages?topic={t}", f"/message/{evil}",
             f"/message/{evil}?body=json", f"/message/{evil}?body=hex", f"/hex?offset={evil}", f"/hex?offset={facts['plain']}",
+            f"/hex?offset={evil}&addr=hex&length=64",
             f"/chain?topic={t}&key={k}", f"/chain?topic={t}&key={quote(XSS_KEYS[1], safe='')}",
             f"/resolve?id={facts['evil_msg_id']}", "/slot", f"/messages?topic={t}&queue=0&from=0&limit=1"]
 
@@ -48,6 +49,8 @@ def test_error_pages_escape_what_they_echo(hostile_client):
     r = hostile_client.get("/resolve?id=<script>alert(1)</script>")
     assert r.status_code == 400 and b"<script>alert" not in r.data
     r = hostile_client.get("/slot?file=<img src=x onerror=alert(1)>")
+    assert r.status_code == 400 and b"<img" not in r.data
+    r = hostile_client.get("/hex?offset=<img src=x onerror=alert(1)>")  # "jump to" echoes what was typed
     assert r.status_code == 400 and b"<img" not in r.data
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 
 
 def _collision(client) -> tuple[int, dict]:
@@ -39,3 +40,16 @@ def test_checking_one_answer_keeps_the_others_typed(client):
     assert r.status_code == 200
     assert f'name="a.{first}" size="40" value="4242"' in html and f'name="a.{second}" size="40" value="77"' in html
     assert html.count('class="result ') == 1 and f'id="ex-{second}"' in html
+
+
+def test_score_of_every_typed_answer_and_the_answer_key(client, sample_store):
+    from inspector.engine.workshop.exercises import generate
+
+    found = generate(sample_store, 0, 12)  # the engine's answers, not the page's
+    right, wrong = found[0], found[1]
+    query = {"seed": 0, f"a.{right.id}": right.answer, f"a.{wrong.id}": "not-it", "id": wrong.id}
+    html = client.get("/exercises", query_string=query).get_data(as_text=True)
+    assert re.search(r'id="score"[^>]*>Score: <strong>1 of 2</strong> answered right \(\d+ questions\)', html)
+    assert 'id="score"' not in client.get("/exercises?seed=0").get_data(as_text=True)  # nothing typed: no score
+    key = html[html.index('id="answer-key"'):html.index("</details>")]
+    assert [unescape(a) for a in re.findall(r"<code>([^<]*)</code>", key)] == [e.answer for e in found]

@@ -293,3 +293,8 @@ def test_the_stream_passes_the_workers_gate_and_has_threads_of_its_own(room_app,
         threads[name] = len(server._server.task_dispatcher.threads)
         server.server_close()
     assert threads["room"] - threads["plain"] == room_app.config["ROOM_STREAMS"]
+
+
+def test_the_answer_key_is_the_trainers_only(room_app):
+    assert 'id="answer-key"' not in participant(room_app).get("/exercises").get_data(as_text=True)
+    assert 'id="answer-key"' in trainer(room_app).get("/exercises").get_data(as_text=True)

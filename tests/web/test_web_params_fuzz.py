@@ -32,7 +32,7 @@ ROUTES: dict[str, tuple[list[str], dict[str, str]]] = {
     "/": (["file"], {}),
     "/messages": (["topic", "queue", "from", "limit"], {"topic": "Plain", "queue": "0"}),
     "/message/<offset>": (["body"], {}),
-    "/hex": (["offset", "length"], {"offset": "0"}),
+    "/hex": (["offset", "length", "addr"], {"offset": "0"}),
     "/chain": (["topic", "key"], {"topic": "Plain", "key": "k1"}),
     "/slot": (["file", "slot"], {"file": "{index}", "slot": "1"}),
     "/teach": (["hashes", "slots", "step", "lookup"], {"step": "1"}),

@@ -143,3 +143,22 @@ def test_another_seed(client, sample_store):
     html = unescape(html_of(client.get("/exercises?seed=5")))
     assert all(e.question in html for e in other)
     assert 'name="seed" value="5"' in html
+
+
+def test_a_colour_per_field_in_the_tour_dumps(client, steps):
+    """Issue 33: each highlighted field of a dump in its own colour (four in turn), its legend chip in the same one,
+    so neighbouring fields are told apart without hovering."""
+    n = next(i for i, s in enumerate(steps, 1) if s.available and n_fields(client, i) > 4)  # the record, field by field
+    html = html_of(client.get(f"/tour?step={n}"))
+    chips = re.findall(r'<span class="legend hl (hl-c\d)[^"]*">([^<]+)</span>', html)
+    assert [c for c, _ in chips[:5]] == ["hl-c0", "hl-c1", "hl-c2", "hl-c3", "hl-c0"]
+    colour = dict((label, c) for c, label in chips)
+    spans = re.findall(r'<span class="[^"]*\bhl (hl-c\d)[^"]*" title="([^"\n]+)', html)
+    assert spans and all(colour[unescape(title).split("; ")[0]] == c for c, title in spans)
+    for (c1, t1), (c2, t2) in zip(spans, spans[1:], strict=False):
+        if t1.split("; ")[0] != t2.split("; ")[0]:
+            assert c1 != c2, (t1, t2)  # neighbouring fields never share a colour
+
+
+def n_fields(client, n: int) -> int:
+    return len(re.findall(r'<span class="legend hl ', client.get(f"/tour?step={n}").get_data(as_text=True)))

@@ -7,6 +7,7 @@ widths itself.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -166,3 +167,37 @@ def message_near(store, offset: int, direction: int, *, stop: Callable[[], bool]
             return prev[0].start
         x = prev[0].start
     return None
+
+
+# -- the bytes at a cursor read as numbers (the web hex page's data inspector, issue 33): big-endian, as the store
+# writes every integer, and the int64 as a time when it is one a broker could have written
+
+WIDTHS = (("int8", 1), ("int16", 2), ("int32", 4), ("int64", 8))
+TIME_ROW = "time (int64 ms)"
+# an int64 read as epoch ms is shown as a time only inside these years: the broker's timestamps (born, store) are
+# ms since 1970, and most other eight bytes would read as a date far outside them
+PLAUSIBLE_MS = (946_684_800_000, 4_102_444_800_000)  # 2000-01-01 .. 2100-01-01 UTC
+
+
+def byte_readings(data: bytes, index: int) -> list[dict]:
+    """``data[index:]`` read as int8, int16, int32 and int64, each ``{"type", "value", "unsigned", "hex"}``
+    (value None when ``data`` ends first), then the int64 as an ISO 8601 UTC time (``TIME_ROW``; None when not
+    plausible)."""
+    rows = []
+    for name, size in WIDTHS:
+        chunk = data[index:index + size] if index >= 0 else b""
+        if len(chunk) < size:
+            rows.append({"type": name, "value": None, "unsigned": None, "hex": None})
+            continue
+        rows.append({"type": name, "value": int.from_bytes(chunk, "big", signed=True),
+                     "unsigned": int.from_bytes(chunk, "big"), "hex": "0x" + chunk.hex()})
+    rows.append({"type": TIME_ROW, "value": plausible_time(rows[-1]["value"]), "unsigned": None, "hex": None})
+    return rows
+
+
+def plausible_time(ms: int | None) -> str | None:
+    """Epoch ms as ISO 8601 UTC (``+00:00``: a shown time says its zone) inside ``PLAUSIBLE_MS``, else None."""
+    if ms is None or not PLAUSIBLE_MS[0] <= ms < PLAUSIBLE_MS[1]:
+        return None
+    moment = dt.datetime.fromtimestamp(ms // 1000, dt.UTC) + dt.timedelta(milliseconds=ms % 1000)
+    return moment.isoformat(timespec="milliseconds")

@@ -495,6 +495,47 @@ def store_stats(store: Store, by: str = "topic", *, progress: Callable[[int, int
                      since=since, until=until)
 
 
+def page_before(store: Store, offset: int, count: int, *, topic: str | None = None,
+                max_records: int = 100_000, reach: bool = True) -> int | None:
+    """Where the page of ``count`` messages (of ``topic`` when given) that ends just before ``offset`` starts, in
+    commitlog order: the same messages a forward walk (``store.entries``) lists. Record starts are walked back
+    with ``CommitLog.boundary_before`` (headers only, from its nearest remembered boundary); where the record found
+    does not end where the walk stands (a BLANK, damage, a record resynced after it) the span is walked forward.
+    None when no message precedes ``offset``. After ``max_records`` records walked back (a topic rare in a big
+    store), the earliest start reached: a page from there skips nothing before ``offset``, it only may show fewer
+    of ``topic``; with ``reach`` False the earliest message found instead (the newest page: fewer, none older)."""
+    log = store.commitlog
+    found, cur, n, walked = None, offset, 0, 0
+    while cur > store.min_offset and n < count:
+        if walked >= max_records:
+            return cur if reach else found
+        try:
+            start = log.boundary_before(cur - 1)
+        except StoreError:  # before the first segment on disk, or in a gap between segments
+            break
+        try:
+            message = log.message_at(start)
+        except StoreError:
+            message = None
+        if message is not None and message.end_offset == cur:
+            span = [message]  # the sound case: one record, ending where the walk stands
+        else:
+            span = [e for e in _entries_between(store, start, cur) if isinstance(e, Message)]
+        walked += max(1, len(span))
+        for m in reversed(span):
+            if (topic is None or m.topic == topic) and n < count:
+                found, n = m.physical_offset, n + 1
+        cur = start
+    return found
+
+
+def _entries_between(store: Store, start: int, stop: int) -> Iterator:
+    for entry in store.entries(start):
+        if getattr(entry, "physical_offset", getattr(entry, "offset", stop)) >= stop:
+            return
+        yield entry
+
+
 def record_at_time(store: Store, t: int, *, before: bool = False, topic: str | None = None,
                    queue: int | None = None) -> TimeStop | None:
     """The first record stored at or after ``t`` (epoch ms), or with ``before`` the last stored at or before it;

@@ -51,5 +51,15 @@ def test_score_of_every_typed_answer_and_the_answer_key(client, sample_store):
     html = client.get("/exercises", query_string=query).get_data(as_text=True)
     assert re.search(r'id="score"[^>]*>Score: <strong>1 of 2</strong> answered right \(\d+ questions\)', html)
     assert 'id="score"' not in client.get("/exercises?seed=0").get_data(as_text=True)  # nothing typed: no score
-    key = html[html.index('id="answer-key"'):html.index("</details>")]
+    at = html.index('id="answer-key"')
+    key = html[at:html.index("</details>", at)]
     assert [unescape(a) for a in re.findall(r"<code>([^<]*)</code>", key)] == [e.answer for e in found]
+
+
+def test_each_exercise_offers_a_hint_saying_where_to_look(client, sample_store):
+    from inspector.engine.workshop.exercises import generate
+
+    found = generate(sample_store, 0, 12)
+    html = client.get("/exercises?seed=0").get_data(as_text=True)
+    hints = re.findall(r'<details class="hint"><summary>Hint</summary><p>Where to look: <code>([^<]*)</code>', html)
+    assert [unescape(h) for h in hints] == [e.command for e in found if e.command] and hints

@@ -211,3 +211,23 @@ def test_tour_snapshot_segment_end(snap_compare, store):
         await pilot.pause()
 
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)
+
+
+def test_exercises_hint_says_where_to_look(store):
+    exercises = generate(store, 0, 12)
+    app = create_app(store, screen="exercises")
+
+    async def script(pilot):
+        await pilot.press("8")
+        await settle(pilot)
+        screen = app.screen
+        screen.focus_main()
+        screen.select(2)
+        await pilot.press("h")
+        await pilot.pause()
+        return static_text(screen.query_one("#ex-result"), width=400), static_text(screen.query_one("#ex-head"), width=400)
+
+    hint, head = drive(app, script)
+    assert "Hint: where to look:" in hint and exercises[2].command in hint.replace("\n", " ")
+    assert exercises[2].answer not in hint.replace(exercises[2].command, "")  # a place to look, not the answer
+    assert "h: hint" in head

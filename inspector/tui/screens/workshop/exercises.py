@@ -40,6 +40,7 @@ class ExercisesScreen(ViewScreen):
     BINDINGS = [
         Binding("a", "answer", "Answer"),
         Binding("s", "seed", "Seed"),
+        Binding("h", "hint", "Hint", show=False),  # named in the head line (the footer keeps ? Help at 80 columns)
         Binding("question_mark", "app.help", "Help"),
     ]
 
@@ -180,7 +181,7 @@ class ExercisesScreen(ViewScreen):
         t = Text()
         t.append(f"Exercises on this store, seed {self.seed}", style="bold")
         t.append(f"   answered {len(self.results)}/{len(self.exercises)}, right {score}", style="cyan")
-        t.append("   enter: answer · s: another seed", style="dim")
+        t.append("   enter: answer · h: hint · s: another seed", style="dim")
         self.query_one("#ex-head", SafeStatic).update(t)
 
     def _refresh_list(self) -> None:
@@ -191,6 +192,19 @@ class ExercisesScreen(ViewScreen):
         if self.exercises:
             options.highlighted = min(keep, len(self.exercises) - 1)
         self._update_head()
+
+    def action_hint(self) -> None:
+        """Where to look for the selected exercise's answer: the command that shows what it is read from."""
+        e = self.exercise
+        if e is None:
+            return
+        t = Text()
+        t.append("Hint: ", style="bold")
+        t.append("where to look: ")
+        t.append(esc(e.command or "the overview and the hex view"), style="cyan")
+        if e.format_hint:
+            t.append(f"\nanswer as: {esc(e.format_hint)}", style="dim")
+        self.query_one("#ex-result", SafeStatic).update(t)
 
     def _show_result(self, result) -> None:
         t = Text()

@@ -204,9 +204,10 @@ HELP = [
         ("enter", "on a queue: the message browser on it, the group's committed offset marked (▶ first pending)"),
     ]),
     ("search the log", [
-        ("f", "the search screen (ctrl+p 'Search'): a regex, or a fixed string with regex unticked, through every "
-              "body (decompressed), key, tag and property, as `rmq-inspect grep STORE PATTERN` does; e.g. "
-              "pattern coupon-\\w+ with ignore case, in keys; topic and tag narrow it, in takes body,keys,tags,props"),
+        ("f", "the search screen (ctrl+p 'Search'; on the Messages screen f follows the log instead): a regex, or "
+              "a fixed string with regex unticked, through every body (decompressed), key, tag and property, as "
+              "`rmq-inspect grep STORE PATTERN` does; e.g. pattern coupon-\\w+ with ignore case, in keys; topic and "
+              "tag narrow it, in takes body,keys,tags,props"),
         ("since  until", "the second row: only messages stored in [since, until), as `grep --since --until`: "
                          "2025-09-19 13:48 (local; UTC under `rmq-inspect --utc tui`), 2025-09-19T13:48Z, epoch "
                          "ms, -2h; every time shown names its zone (+08:00)"),

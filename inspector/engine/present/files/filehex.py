@@ -8,10 +8,12 @@ not fit its layout (a torn last unit, a short index file) is shown as far as it 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.engine.model.errors import BadInput, NotFound
+from inspector.engine.model.errors import BadInput, NotFound, StoreError
+from inspector.engine.model.files import open_regular
 from inspector.engine.model.records import fmt_time
 from inspector.engine.present.layout import FieldSpan, Region
 from parsers.consumequeue import (
@@ -94,11 +96,14 @@ def file_hex(store, rel: str, start: int, length: int) -> FileHex:
     """Up to ``length`` bytes of ``rel`` from ``start`` and the units, header, slots and items over them."""
     kind = file_kind(rel)
     path = Path(store.root) / rel
-    size = path.stat().st_size
-    start = max(0, min(start, size))
-    with open(path, "rb") as f:  # a window, never the whole file (an index file is 400 MB)
-        f.seek(start)
-        data = f.read(max(0, length))
+    try:  # the guarded open: a FIFO or device put there since store_file looked is refused, never waited on
+        with open_regular(path) as f:  # a window, never the whole file (an index file is 400 MB)
+            size = os.fstat(f.fileno()).st_size
+            start = max(0, min(start, size))
+            f.seek(start)
+            data = f.read(max(0, min(length, size - start)))
+    except OSError as e:
+        raise StoreError(f"cannot read: {e.strerror or e}", rel) from e
     end = start + len(data)
     if kind == "index":
         return _index_hex(store, rel, size, start, data, end)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 from pathlib import Path
 
 import pytest
 
-from inspector.engine import BadInput, NotFound, Store, file_hex, store_file
+from inspector.engine import BadInput, NotFound, Store, StoreError, file_hex, store_file
 
 SAMPLE = Path(__file__).resolve().parents[5] / "sample_store"
 CQ = "consumequeue/OrderEvents/0/00000000000000000000"
@@ -70,3 +71,15 @@ def test_store_file_takes_only_queue_and_index_files_inside_the_store(store):
         store_file(store, "commitlog/00000000000000000000")
     with pytest.raises(BadInput, match="not inside the store"):
         store_file(store, "../README.md")
+
+
+def test_a_fifo_where_the_file_was_is_refused_never_waited_on(tmp_path):
+    # store_file looked at a regular file; the broker's directory changed under the viewer: one line, no hang
+    root = tmp_path / "s"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("README.md"))
+    with Store(root) as s:
+        rel = store_file(s, CQ)
+        (root / CQ).unlink()
+        os.mkfifo(root / CQ)
+        with pytest.raises(StoreError, match="not a regular file"):
+            file_hex(s, rel, 0, 64)

@@ -200,13 +200,28 @@ def _ksc_ready(base: Path) -> bool:
     return all((base / "node_modules" / p.rsplit("@", 1)[0]).is_dir() for p in KSC_PACKAGES)
 
 
+def npm_install(base: Path, packages: list[str], ready: Callable[[], bool], what: str, line: str) -> None:
+    """``npm install --prefix base packages`` unless ``ready()``, one install at a time across the run's workers
+    (two at once share npm's cache: a fresh clone's run once lost axe-core that way), tried twice."""
+    import fcntl
+
+    lock = REPO / ".cache" / "npm-install.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # released when the file closes
+        for _ in range(2):
+            if ready():
+                return
+            sys.stderr.write(f"\ninstalling {what}: {line}\n")
+            subprocess.run(["npm", "install", "--prefix", str(base), "--no-audit", "--no-fund", "--silent", *packages],
+                           cwd=REPO, stdin=subprocess.DEVNULL, timeout=600, check=False)
+
+
 def _ksc() -> str | None:
     """The compiler's directory; installed there with npm first when it is missing (once per run)."""
     base = _ksc_dir()
     if not _ksc_ready(base) and shutil.which("npm") and not os.environ.get(KSC_ENV):
-        sys.stderr.write(f"\ninstalling the Kaitai Struct compiler: {KSC_INSTALL}\n")
-        subprocess.run(["npm", "install", "--prefix", str(base), "--no-audit", "--no-fund", "--silent",
-                        *KSC_PACKAGES], cwd=REPO, stdin=subprocess.DEVNULL, timeout=600, check=False)
+        npm_install(base, list(KSC_PACKAGES), lambda: _ksc_ready(base), "the Kaitai Struct compiler", KSC_INSTALL)
     return str(base) if _ksc_ready(base) else None
 
 
@@ -227,9 +242,7 @@ def _axe() -> str | None:
     base = Path(os.environ.get(AXE_ENV) or REPO / ".cache" / "axe")
     script = base / "node_modules" / "axe-core" / "axe.min.js"
     if not script.is_file() and shutil.which("npm") and not os.environ.get(AXE_ENV):
-        sys.stderr.write(f"\ninstalling axe-core: {AXE_INSTALL}\n")
-        subprocess.run(["npm", "install", "--prefix", str(base), "--no-audit", "--no-fund", "--silent", AXE_PACKAGE],
-                       cwd=REPO, stdin=subprocess.DEVNULL, timeout=600, check=False)
+        npm_install(base, [AXE_PACKAGE], script.is_file, "axe-core", AXE_INSTALL)
     return str(script) if script.is_file() else None
 
 

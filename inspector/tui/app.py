@@ -134,7 +134,8 @@ class RmqInspectApp(App):
             lambda: open_store(store.root, broker_config=store.broker_config))
         self.reopened: list[Store] = []  # stores a reload opened: closed when the app ends (workers may read them)
         self.reloading = False
-        self.shape: StoreShape | None = None  # the store's ends as opened (taken in a worker): what a reload compares  # a second store (``--compare B``): the Diff screen compares the two
+        self.shape: StoreShape | None = None  # the store's ends as opened (taken in a worker): what a reload compares
+        self.compare = compare  # a second store (``--compare B``): the Diff screen compares the two
         self.store_name = store_name(store)  # as on disk: every view escapes it when showing it
         self.sub_title = esc(self.store_name)
         self.control_net = ControlNet()  # the last net under every painted line (see inspector.tui.fmt)

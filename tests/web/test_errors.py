@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -32,7 +33,6 @@ BAD_REQUESTS = [
     "/messages?topic=a%00b",
     "/hex?offset=abc",
     "/hex?offset=-1",
-    "/hex?offset=0x10",
     "/hex?length=8",
     "/hex?length=99999999",
     "/chain?topic=OrderEvents",
@@ -74,6 +74,15 @@ NOT_FOUND = [
 
 def _url(template: str, index: str) -> str:
     return template.replace("{index}", index)
+
+
+def test_a_hex_offset_in_another_spelling_leads_to_its_decimal_url(client):
+    for spelling in ("0x10", "16", "0_016"):
+        r = client.get("/hex", query_string={"offset": spelling})
+        if spelling == "16":
+            assert r.status_code == 200
+        else:
+            assert r.status_code == 302 and r.location == "/hex?offset=16", (spelling, r.status_code, r.location)
 
 
 @pytest.mark.parametrize("url", BAD_REQUESTS)
@@ -143,6 +152,10 @@ def test_no_parameter_value_gives_a_500(client, sample_store, page):
         for prefix in ("", "/api"):
             r = client.get(prefix + page, query_string={name: value})
             statuses.add(r.status_code)
+            if r.status_code == 302:  # the hex page's "jump to" spellings (0x1f, -0) lead to its decimal URL
+                assert page == "/hex" and not prefix and re.fullmatch(r"/hex\?offset=\d+(&.*)?", r.location), \
+                    (name, value, r.location)
+                continue
             assert r.status_code in (200, 400, 404), (prefix + page, name, value, r.status_code, r.data[:200])
     for value in WEIRD:
         if value.strip() and "/" not in value:

@@ -74,7 +74,7 @@ def test_pages_escape_and_the_api_gives_back_the_store_text(messages):
                 assert r.status_code == status, (url, r.data[:300])
                 html = r.get_data(as_text=True)
                 tags = start_tags(html)
-                assert "script" not in tags or tags.count("script") <= 2, (url, tags)  # the page's own, no more
+                assert tags.count("script") <= 3, (url, tags)  # the page's own (theme.js before paint, two more), no more
                 for text in texts_of(m):
                     if "<" in text:
                         assert text not in html, (url, text)  # raw markup from the store never on the page

@@ -89,6 +89,7 @@ class SalvageScreen(ViewScreen):
         for f in v["files"]:
             files.add_row(esc(f["file"]), esc(f["action"]), esc(f["reason"]) or "-")
         self.query_one("#salvage-notes", SafeStatic).update(self._notes(v))
+        self._shown = None  # a new plan: its span's records are shown again
         first_lost = next((i for i, s in enumerate(spans) if s["state"] == "lost"), 0)
         if spans:
             table.move_cursor(row=first_lost)  # the damage first: a lost span's records are what a reader wants
@@ -115,6 +116,11 @@ class SalvageScreen(ViewScreen):
 
     def _show_span(self, index: int) -> None:
         """The lost records of span ``index`` under the spans, with its reason."""
+        # the plan's first showing asks twice (its cursor's move and the screen): a table cleared and filled again
+        # before its first layout kept the columns at their headers' widths ('Payme' for PaymentEvents)
+        if getattr(self, "_shown", None) == index:
+            return
+        self._shown = index
         spans = self.view_data["spans"] if self.view_data else []
         table = self.query_one("#salvage-lost", DataTable)
         table.clear(columns=True)

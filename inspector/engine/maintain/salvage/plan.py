@@ -13,6 +13,13 @@ from inspector.engine.maintain.salvage.replica import replica_bytes
 from inspector.engine.maintain.salvage.spans import Damage, layout_of
 from inspector.engine.model.errors import BadInput
 from inspector.engine.read.commitlog.mapped import data_end
+from parsers.commitlog import (
+    TRANSACTION_COMMIT_TYPE,
+    TRANSACTION_MASK,
+    TRANSACTION_NAMES,
+    TRANSACTION_NOT_TYPE,
+    transaction_type,
+)
 from parsers.java import CRC_PROPERTY_NAME as CRC_PROPERTY
 
 __all__ = ["SalvagePlan", "Span", "FileStep", "salvage_plan", "SAMPLE"]
@@ -74,6 +81,7 @@ class _Work:
 
     counter: FillerCounter
     queue_repairs: list[tuple[int, int, int]] = field(default_factory=list)
+    sysflag_repairs: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -88,6 +96,9 @@ class SalvagePlan:
     repairs: list[int] = field(default_factory=list)  # records whose PHYSICALOFFSET field is rewritten
     # (offset, queue id, queue offset): records whose QUEUEID and QUEUEOFFSET are rewritten to their unit's
     queue_repairs: list[tuple[int, int, int]] = field(default_factory=list)
+    # (offset, SYSFLAG written): a record whose transaction bits say a half or a rollback while its queue unit
+    # says the broker dispatched it (only NOT_TYPE and COMMIT are: CommitLogDispatcherBuildConsumeQueue)
+    sysflag_repairs: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def intact_records(self) -> int:
@@ -101,7 +112,7 @@ class SalvagePlan:
     def clean(self) -> bool:
         """Nothing to salvage: every span intact, no field repaired, every file copied as it is."""
         return (all(s.state == "intact" and not s.reason for s in self.spans) and not self.repairs
-                and not self.queue_repairs
+                and not self.queue_repairs and not self.sysflag_repairs
                 and not any(f.file.startswith("config/") and f.action not in ("copied", "rebuilt", "written")
                             for f in self.files))
 
@@ -118,8 +129,9 @@ class SalvagePlan:
             known = sum(len(s.lost) for s in lost)
             parts.append(f"{len(lost)} span(s) lost ({sum(s.length for s in lost):,} bytes, {known:,} record(s) "
                          "known by their queue units)")
-        if self.repairs:
-            parts.append(f"{len(self.repairs)} record(s) with a field repaired")
+        fixed = len(self.repairs) + len(self.queue_repairs) + len(self.sysflag_repairs)
+        if fixed:
+            parts.append(f"{fixed} record(s) with a field repaired")
         suspect = sum(1 for s in self.spans if s.state == "intact" and s.reason)
         if suspect:
             parts.append(f"{suspect} record(s) kept as they read though their queue units or index items disagree")
@@ -138,6 +150,7 @@ class SalvagePlan:
                 "repaired_records": self.repairs,
                 "queue_fields_repaired": [{"offset": o, "queue_id": q, "queue_offset": n}
                                           for o, q, n in self.queue_repairs],
+                "sysflag_repaired": [{"offset": o, "sysflag": f} for o, f in self.sysflag_repairs],
                 "lmq_units_lost": self.lmq_units_lost, "notes": self.notes}
 
 
@@ -194,7 +207,7 @@ def salvage_plan(store, replica=None, *, report=None) -> SalvagePlan:
                      "or not at all, so those LMQ queues may lose its unit and their later units move down")
     files = _file_steps(store, report)
     return SalvagePlan(str(store.root), None if replica is None else str(replica.root), size, spans, files, notes,
-                       lmq, [at for at, _ in layout.repairs], work.queue_repairs)
+                       lmq, [at for at, _ in layout.repairs], work.queue_repairs, work.sysflag_repairs)
 
 
 def _holds_data(store, seg) -> bool:
@@ -246,6 +259,15 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
         return Span(off, off + size, name, "recoverable", "taken from the replica (the record there reads whole; "
                     "this one's queue unit or index items disagree with it)", why, 1, replica=got)
     unit = suspect.unit
+    if unit == (msg.topic, msg.queue_id, msg.queue_offset) and \
+            transaction_type(msg.sys_flag) not in (TRANSACTION_NOT_TYPE, TRANSACTION_COMMIT_TYPE):
+        # kept as it reads, the rebuild would not dispatch it (a half or a rollback) and every later unit of its
+        # queue would move down one: its unit says the broker dispatched it, so its transaction bits are cleared
+        flag = msg.sys_flag & ~TRANSACTION_MASK
+        work.sysflag_repairs.append((off, flag))
+        return Span(off, off + size, name, "recoverable", f"SYSFLAG's transaction bits cleared ({msg.sys_flag} -> "
+                    f"{flag}): the record says {TRANSACTION_NAMES[transaction_type(msg.sys_flag)]}, which no queue "
+                    "holds, but its queue unit says the broker dispatched it", why, 1)
     if unit is None or unit == (msg.topic, msg.queue_id, msg.queue_offset) or _own_unit_agrees(store, msg):
         return Span(off, off + size, name, "intact", "kept as it reads (its tag or keys may be damaged: the rebuilt "
                     "queue unit and index items follow the record; --from-replica restores it from a copy)", why, 1)

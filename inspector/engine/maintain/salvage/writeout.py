@@ -31,6 +31,7 @@ __all__ = ["SalvageResult", "salvage"]
 
 _CHUNK = 8 << 20
 _PHYSICAL_OFFSET_AT = 28  # TOTALSIZE, MAGIC, BODYCRC, QUEUEID, FLAG (4 each), QUEUEOFFSET (8): spec §2.1
+_SYSFLAG_AT = 36  # after PHYSICALOFFSET (spec §2.1); the body CRC does not cover it
 _QUEUE_ID_AT, _QUEUE_OFFSET_AT = 12, 20  # after TOTALSIZE, MAGIC, BODYCRC; QUEUEOFFSET after QUEUEID and FLAG
 _I64 = struct.Struct(">q")
 _I32 = struct.Struct(">i")
@@ -116,6 +117,10 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
                 if start <= at < start + size:
                     f.seek(at - start + _PHYSICAL_OFFSET_AT)
                     f.write(_I64.pack(at))
+            for at, flag in plan.sysflag_repairs:
+                if start <= at < start + size:
+                    f.seek(at - start + _SYSFLAG_AT)
+                    f.write(_I32.pack(flag))
             for at, queue_id, queue_offset in plan.queue_repairs:
                 if start <= at < start + size:
                     f.seek(at - start + _QUEUE_ID_AT)

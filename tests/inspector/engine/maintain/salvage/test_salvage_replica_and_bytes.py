@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.engine import BadInput, Store, salvage, salvage_plan, verify
+from inspector.engine import BadInput, Message, Store, salvage, salvage_plan, verify
 from inspector.engine.maintain.salvage.filler import FillerCounter, Stamp, fill_span
 from inspector.engine.maintain.salvage.lost import LostRecord
 from inspector.engine.model.crc import rocketmq_crc32
@@ -112,3 +112,27 @@ def test_a_gap_too_small_for_a_filler_gives_up_the_placeholder_after_it():
     pieces, dropped = fill_span(0, 700, [a, b], Stamp(), after="data", counter=FillerCounter())
     assert [(p.kind, p.offset, p.size) for p in pieces] == [("placeholder", 0, 300), ("filler", 300, 400)]
     assert dropped == [b] and all(len(p.data) == p.size for p in pieces)
+
+
+def test_a_record_made_a_transaction_half_keeps_its_queue_unit(tmp_path):
+    """A record whose SYSFLAG now says PREPARED (4) while its queue unit says the broker dispatched it: kept as it
+    read, the rebuild would leave its unit out (CommitLogDispatcherBuildConsumeQueue dispatches only NOT_TYPE and
+    COMMIT) and every later unit of its queue would move down one. Its transaction bits are cleared, at byte 36."""
+    root = Path(shutil.copytree(SAMPLE, tmp_path / "store"))
+    with Store(root) as s:
+        msg = next(m for m in s.entries() if isinstance(m, Message) and m.queue_offset > 0 and m.sys_flag & 0xC == 0
+                   and m.physical_offset < 65536)
+        units = {(q.topic, q.queue_id): q.message_count for q in s.queue_infos()}
+    seg = root / "commitlog" / f"{0:020d}"
+    data = bytearray(seg.read_bytes())
+    assert struct.unpack_from(">i", data, msg.physical_offset + 36)[0] == msg.sys_flag  # spec §2.1: SYSFLAG at 36
+    struct.pack_into(">i", data, msg.physical_offset + 36, msg.sys_flag | 4)
+    seg.write_bytes(bytes(data))
+    with Store(root) as s:
+        result = salvage(s, tmp_path / "out")
+    assert result.plan.sysflag_repairs == [(msg.physical_offset, msg.sys_flag)]
+    out = tmp_path / "out" / "commitlog" / f"{0:020d}"
+    assert struct.unpack_from(">i", out.read_bytes(), msg.physical_offset + 36)[0] == msg.sys_flag
+    with Store(tmp_path / "out") as new:
+        assert verify(new).errors == []
+        assert {(q.topic, q.queue_id): q.message_count for q in new.queue_infos()} == units

@@ -17,6 +17,7 @@ from textual.strip import Strip
 
 from inspector.engine import FieldSpan, FileHex, Region, StoreError, file_hex
 from inspector.tui.fmt import esc
+from inspector.tui.widgets.hexview import cursor_bindings
 
 ROW = 16
 CHUNK = 4096  # bytes asked of the engine at a time (an index file is 400 MB: never read whole)
@@ -35,14 +36,7 @@ class FileCursor:
 
 class FileHexView(ScrollView, can_focus=True):
     BINDINGS = [
-        Binding("left", "move(-1)", "Left", show=False),
-        Binding("right", "move(1)", "Right", show=False),
-        Binding("up", "move(-16)", "Up", show=False),
-        Binding("down", "move(16)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(-1)", "File start", show=False),
-        Binding("end", "edge(1)", "File end", show=False),
+        *cursor_bindings("File"),
         Binding("full_stop", "field(1)", "Next field", show=False),
         Binding("comma", "field(-1)", "Prev field", show=False),
     ]

@@ -38,18 +38,19 @@ class CursorInfo:
     field: FieldSpan | None
 
 
+def cursor_bindings(whole: str) -> list[Binding]:
+    """The byte cursor's keys of a hex view over one file (a segment, a queue or index file: ``whole`` names it)."""
+    return [Binding("left", "move(-1)", "Left", show=False), Binding("right", "move(1)", "Right", show=False),
+            Binding("up", "move(-16)", "Up", show=False), Binding("down", "move(16)", "Down", show=False),
+            Binding("pageup", "page(-1)", "Page up", show=False), Binding("pagedown", "page(1)", "Page down", show=False),
+            Binding("home", "edge(-1)", f"{whole} start", show=False), Binding("end", "edge(1)", f"{whole} end", show=False)]
+
+
 class HexView(ScrollView, can_focus=True):
     """Offset / hex / ASCII columns of one commitlog segment with a byte cursor."""
 
     BINDINGS = [
-        Binding("left", "move(-1)", "Left", show=False),
-        Binding("right", "move(1)", "Right", show=False),
-        Binding("up", "move(-16)", "Up", show=False),
-        Binding("down", "move(16)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(-1)", "Segment start", show=False),
-        Binding("end", "edge(1)", "Segment end", show=False),
+        *cursor_bindings("Segment"),
         Binding("full_stop", "field(1)", "Next field", show=False),
         Binding("comma", "field(-1)", "Prev field", show=False),
     ]

@@ -7,7 +7,7 @@ import asyncio
 
 from live_store import append_messages, live_copy
 from test_app import record_notifications
-from tui_helpers import screen_text, settle
+from tui_helpers import screen_text, settle, until
 
 from inspector.engine import Store
 from inspector.tui.app import create_app
@@ -29,15 +29,6 @@ def run(root, script, screen: str = "messages", size=(120, 36)):
         return asyncio.run(main())
     finally:
         store.close()
-
-
-async def until(pilot, check, seconds: float = 10.0) -> bool:
-    """Pause until ``check()`` holds (the follower polls every half second) or ``seconds`` passed."""
-    for _ in range(int(seconds / 0.1)):
-        if check():
-            return True
-        await pilot.pause(0.1)
-    return check()
 
 
 def test_reload_shows_new_records_keeps_the_selected_row_and_says_what_changed(tmp_path):

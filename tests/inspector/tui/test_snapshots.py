@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tui_helpers import REPO, SIZE, settle
+from tui_helpers import REPO, SIZE, settle, until
 
 from inspector.engine.model.records import Message
 from inspector.engine.present.layout import message_fields
@@ -111,7 +111,10 @@ def test_problems_after_verify(snap_compare, damaged_store):
         await pilot.press("6")
         await settle(pilot)
         await pilot.press("v")
-        await settle(pilot, rounds=6)  # verify's worker posts its findings, which start the list's own refresh
+        screen = pilot.app.screen
+        # verify's findings and the background walk's reach the list by messages: wait for both to be handled
+        assert await until(pilot, lambda: screen.verified is not None and not pilot.app.scan_running, 60)
+        await settle(pilot)
         await _quiet(pilot)
 
     assert snap_compare(create_app(store), terminal_size=SIZE, run_before=run_before)

@@ -17,7 +17,19 @@ async def settle(pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause()
         await app.workers.wait_for_complete()
+    # the background walk's last message ("walk complete") may still be queued when its worker has ended
+    await until(pilot, lambda: not getattr(app, "scan_running", False), 30)
     await pilot.pause()
+
+
+async def until(pilot, check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Pause until ``check()`` holds (a worker's message handled, a follower's poll) or ``seconds`` passed: a fixed
+    number of pauses raced the workers on a loaded machine (a CI snapshot caught verify half done)."""
+    for _ in range(int(seconds / 0.1)):
+        if check():
+            return True
+        await pilot.pause(0.1)
+    return check()
 
 
 def drive(app, script: Callable, size: tuple[int, int] = SIZE):

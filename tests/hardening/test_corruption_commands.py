@@ -217,6 +217,14 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
             await pilot.press("6")
             await pilot.press("v")  # verify: the cross-file findings too
             await settle(pilot)
+            problems = app.screen
+            # verify's findings reach the list by a message its worker posts: wait for it to be handled (a fixed
+            # number of pauses raced it on a loaded machine: tests/inspector/tui/test_snapshots.py in CI)
+            for _ in range(600):
+                if problems.verified is not None or any(severity == "error" for _, severity in notes):
+                    break  # verify's findings handled, or its failure said (asserted below)
+                await pilot.pause(0.1)
+            await pilot.pause()
             table = app.screen.query_one(DataTable)
             rows = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
             return walk_rows, overview, rows, app.is_running

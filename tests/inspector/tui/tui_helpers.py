@@ -17,9 +17,15 @@ async def settle(pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause()
         await app.workers.wait_for_complete()
-    # the background walk's last message ("walk complete") may still be queued when its worker has ended
-    await until(pilot, lambda: not getattr(app, "scan_running", False), 30)
+    # a worker's last message may still be queued when the worker has ended: the background walk's ("walk
+    # complete") and verify's findings (the Problems screen is `verifying` until it has handled them)
+    await until(pilot, lambda: not getattr(app, "scan_running", False) and not _verifying(app), 30)
     await pilot.pause()
+
+
+def _verifying(app) -> bool:
+    problems = getattr(app, "views", {}).get("problems")
+    return bool(getattr(problems, "verifying", False))
 
 
 async def until(pilot, check: Callable[[], bool], seconds: float = 10.0) -> bool:

@@ -156,19 +156,17 @@ def _salvage_app(tmp_path):
 async def _planned(pilot) -> None:
     """Until the plan is on screen, the cursor on its lost span and the table focused (a loaded machine's
     CI rehearsal took the picture while the cursor was still on the first row)."""
-    import time
-
     from textual.widgets import DataTable
 
     await settle(pilot, rounds=6)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def planned() -> bool:
         screen = pilot.app.screen
         table = screen.query_one("#salvage-spans", DataTable) if screen.query("#salvage-spans") else None
         lost = [i for i in range(table.row_count) if str(table.get_row_at(i)[0]) == "lost"] if table else []
-        if lost and table.cursor_row == lost[0] and table.has_focus:
-            break
-        await pilot.pause(0.1)
+        return bool(lost) and table.cursor_row == lost[0] and table.has_focus
+
+    await until(pilot, planned, 30)
     await _quiet(pilot)
 
 

@@ -206,7 +206,7 @@ SLOW_MODULES = {TESTS / "hardening" / name for name in ("test_corruption_command
 
 
 def xdist_group(path: Path, names: set[str]) -> str:
-    """The pytest-xdist worker group of a test (addopts: ``-n 3 --dist loadgroup``): every Spark test in one worker
+    """The pytest-xdist worker group of a test (addopts: ``-n 2 --dist loadgroup``): every Spark test in one worker
     (the session and its stores built once), the Kaitai tests in one (the compiler's first-use npm install into
     .cache/ksc is not safe twice at once), else one group per file (its module and session fixtures built in one
     worker, as in a serial run). The standalone-cluster test is a group of its own: ~90 s of master, worker and

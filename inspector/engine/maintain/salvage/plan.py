@@ -259,7 +259,7 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
         return Span(off, off + size, name, "recoverable", "taken from the replica (the record there reads whole; "
                     "this one's queue unit or index items disagree with it)", why, 1, replica=got)
     unit = suspect.unit
-    if unit == (msg.topic, msg.queue_id, msg.queue_offset) and \
+    if unit == (msg.topic, msg.queue_id, msg.queue_offset) and _rewritable(msg) and \
             transaction_type(msg.sys_flag) not in (TRANSACTION_NOT_TYPE, TRANSACTION_COMMIT_TYPE):
         # kept as it reads, the rebuild would not dispatch it (a half or a rollback) and every later unit of its
         # queue would move down one: its unit says the broker dispatched it, so its transaction bits are cleared
@@ -271,7 +271,7 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
     if unit is None or unit == (msg.topic, msg.queue_id, msg.queue_offset) or _own_unit_agrees(store, msg):
         return Span(off, off + size, name, "intact", "kept as it reads (its tag or keys may be damaged: the rebuilt "
                     "queue unit and index items follow the record; --from-replica restores it from a copy)", why, 1)
-    if unit[0] == msg.topic and CRC_PROPERTY not in msg.properties:
+    if unit[0] == msg.topic and _rewritable(msg):
         work.queue_repairs.append((off, unit[1], unit[2]))
         return Span(off, off + size, name, "recoverable", f"QUEUEID and QUEUEOFFSET rewritten to its queue unit's "
                     f"({unit[1]}, {unit[2]}: the record said {msg.queue_id}, {msg.queue_offset})", why, 1)
@@ -280,6 +280,15 @@ def _suspect(store, replica, name: str, msg, suspect, layout, work: _Work) -> Sp
                                 counter=work.counter)
     return Span(off, off + size, name, "lost", "a placeholder keeps its queue unit's place (the record names "
                 "another topic than the unit that points at it)", why, 1, [lost], len(dropped), pieces)
+
+
+def _rewritable(msg) -> bool:
+    """True when salvage may rewrite a field of the record in place: no 5.2+ ``__CRC32#`` property covers it (the
+    CRC of the record's first TOTALSIZE-20 bytes, SYSFLAG and the queue fields among them, spec §2.7: rewritten, the
+    record would fail a broker's recovery that verifies it, ``forceVerifyPropCRC``,
+    ``CommitLog.checkMessageAndReturnSize``, and the log would be cut there; a record whose property still matches
+    reads as the broker wrote it)."""
+    return CRC_PROPERTY not in msg.properties
 
 
 def _own_unit_agrees(store, msg) -> bool:

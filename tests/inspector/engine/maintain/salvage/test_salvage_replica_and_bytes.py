@@ -136,3 +136,35 @@ def test_a_record_made_a_transaction_half_keeps_its_queue_unit(tmp_path):
     with Store(tmp_path / "out") as new:
         assert verify(new).errors == []
         assert {(q.topic, q.queue_id): q.message_count for q in new.queue_infos()} == units
+
+
+def test_a_record_its_crc_property_covers_is_never_rewritten(tmp_path):
+    """The same disagreement on a record carrying a matching 5.2+ ``__CRC32#`` property (it covers SYSFLAG): the
+    record reads as the broker wrote it, and rewritten it would fail the broker's CRC check on recovery. Salvage
+    keeps its bytes; the property still matches in the salvaged store."""
+    from inspector.engine.maintain.write.messagespec import MessageSpec
+    from inspector.engine.maintain.write.writer import StoreWriter
+    from parsers.java import CRC_PROPERTY_TAIL_LENGTH, crc_property_digits
+
+    root = tmp_path / "store"
+    with StoreWriter(root, clock=lambda: 1_700_000_000_000) as w:
+        w.append(MessageSpec("T", b"a", unique_key=""))
+        # cluster "": no CLUSTER property after it, so the CRC property is the record's last 20 bytes (spec §2.7)
+        half = w.append(MessageSpec("T", b"b", unique_key="", cluster="", properties={"__CRC32#": "0" * 10}))
+        w.append(MessageSpec("T", b"c", unique_key=""))
+    seg = root / "commitlog" / f"{0:020d}"
+    data = bytearray(seg.read_bytes())
+    at = half.physical_offset
+    size = struct.unpack_from(">i", data, at)[0]
+    struct.pack_into(">i", data, at + 36, struct.unpack_from(">i", data, at + 36)[0] | 4)  # PREPARED
+    crc = rocketmq_crc32(bytes(data[at : at + size - CRC_PROPERTY_TAIL_LENGTH]))
+    data[at + size - 11 : at + size - 1] = crc_property_digits(crc).encode()  # the digits, then 0x02
+    seg.write_bytes(bytes(data))
+    with Store(root) as s:
+        before = s.commitlog.read(at, size)
+        assert not [p for p in verify(s).problems if p.code == "crc-property-mismatch"]
+        result = salvage(s, tmp_path / "out")
+    assert result.plan.sysflag_repairs == [] and result.plan.queue_repairs == []
+    with Store(tmp_path / "out") as new:
+        assert new.commitlog.read(at, size) == before
+        assert not [p for p in verify(new).problems if p.code == "crc-property-mismatch"]

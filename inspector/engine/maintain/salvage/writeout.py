@@ -25,14 +25,15 @@ from inspector.engine.maintain.write.staging import (
     staging_dir_for,
 )
 from inspector.engine.model.errors import BadInput
+from inspector.engine.scan.record_layout import HEAD
 from parsers.checkpoint import Checkpoint
 
 __all__ = ["SalvageResult", "salvage"]
 
 _CHUNK = 8 << 20
-_PHYSICAL_OFFSET_AT = 28  # TOTALSIZE, MAGIC, BODYCRC, QUEUEID, FLAG (4 each), QUEUEOFFSET (8): spec §2.1
-_SYSFLAG_AT = 36  # after PHYSICALOFFSET (spec §2.1); the body CRC does not cover it
-_QUEUE_ID_AT, _QUEUE_OFFSET_AT = 12, 20  # after TOTALSIZE, MAGIC, BODYCRC; QUEUEOFFSET after QUEUEID and FLAG
+# the fields salvage rewrites, where the record schema puts them (spec §2.1; the body CRC covers none of them)
+_PHYSICAL_OFFSET_AT, _SYSFLAG_AT = HEAD["physical_offset"], HEAD["sys_flag"]
+_QUEUE_ID_AT, _QUEUE_OFFSET_AT = HEAD["queue_id"], HEAD["queue_offset"]
 _I64 = struct.Struct(">q")
 _I32 = struct.Struct(">i")
 
@@ -96,6 +97,7 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
     for span in plan.spans:
         by_segment.setdefault(span.start - span.start % size, []).append(span)
     starts = sorted({s.start_offset for s in log.segments} | set(by_segment))
+    writes = _field_writes(plan)
     for start in starts:
         with open(folder / f"{start:020d}", "xb") as f:
             f.truncate(size)  # a full segment: zeros where nothing is written (sparse)
@@ -113,21 +115,18 @@ def _write_log(store, plan: SalvagePlan, folder: Path, progress: Progress | None
                 done += span.length
                 if progress is not None:
                     progress(done, total)
-            for at in plan.repairs:
+            for at, data in writes:
                 if start <= at < start + size:
-                    f.seek(at - start + _PHYSICAL_OFFSET_AT)
-                    f.write(_I64.pack(at))
-            for at, flag in plan.sysflag_repairs:
-                if start <= at < start + size:
-                    f.seek(at - start + _SYSFLAG_AT)
-                    f.write(_I32.pack(flag))
-            for at, queue_id, queue_offset in plan.queue_repairs:
-                if start <= at < start + size:
-                    f.seek(at - start + _QUEUE_ID_AT)
-                    f.write(_I32.pack(queue_id))
-                    f.seek(at - start + _QUEUE_OFFSET_AT)
-                    f.write(_I64.pack(queue_offset))
+                    f.seek(at - start)
+                    f.write(data)
 
+
+def _field_writes(plan: SalvagePlan) -> list[tuple[int, bytes]]:
+    """The plan's fields repaired in place, as (log offset, the bytes written there)."""
+    return [*((at + _PHYSICAL_OFFSET_AT, _I64.pack(at)) for at in plan.repairs),
+            *((at + _SYSFLAG_AT, _I32.pack(flag)) for at, flag in plan.sysflag_repairs),
+            *(w for at, queue_id, queue_offset in plan.queue_repairs
+              for w in ((at + _QUEUE_ID_AT, _I32.pack(queue_id)), (at + _QUEUE_OFFSET_AT, _I64.pack(queue_offset))))]
 
 def _copy_range(store, seg, position: int, length: int, out) -> None:
     """Bytes [position, position + length) of a segment file into ``out`` at the same position, by the kernel

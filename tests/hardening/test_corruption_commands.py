@@ -16,6 +16,7 @@ from urllib.parse import quote
 import pytest
 from damage_scenarios import SAMPLE, TUI_STAND_IN
 from external_tools import CONSOLE_SCRIPT, SETPRIV, need
+from tui_wait import settle
 
 from inspector.cli.main import main
 from inspector.engine import Message, Store
@@ -197,12 +198,6 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
 
     app.notify = notify
 
-    async def settle(pilot) -> None:
-        for _ in range(3):
-            await pilot.pause()
-            await app.workers.wait_for_complete()
-        await pilot.pause()
-
     async def script() -> tuple[list[str], list[str], bool]:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -216,15 +211,7 @@ def test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings(damag
             await settle(pilot)  # the views' workers (message list, tour, exercises) finish on the damaged store
             await pilot.press("6")
             await pilot.press("v")  # verify: the cross-file findings too
-            await settle(pilot)
-            problems = app.screen
-            # verify's findings reach the list by a message its worker posts: wait for it to be handled (a fixed
-            # number of pauses raced it on a loaded machine: tests/inspector/tui/test_snapshots.py in CI)
-            for _ in range(600):
-                if problems.verified is not None or any(severity == "error" for _, severity in notes):
-                    break  # verify's findings handled, or its failure said (asserted below)
-                await pilot.pause(0.1)
-            await pilot.pause()
+            await settle(pilot)  # until verify's findings are handled (or its failure said: asserted below)
             table = app.screen.query_one(DataTable)
             rows = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
             return walk_rows, overview, rows, app.is_running

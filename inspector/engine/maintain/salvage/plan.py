@@ -129,7 +129,7 @@ class SalvagePlan:
             known = sum(len(s.lost) for s in lost)
             parts.append(f"{len(lost)} span(s) lost ({sum(s.length for s in lost):,} bytes, {known:,} record(s) "
                          "known by their queue units)")
-        fixed = len(self.repairs) + len(self.queue_repairs) + len(self.sysflag_repairs)
+        fixed = len({*self.repairs, *(at for at, *_ in self.queue_repairs), *(at for at, _ in self.sysflag_repairs)})
         if fixed:
             parts.append(f"{fixed} record(s) with a field repaired")
         suspect = sum(1 for s in self.spans if s.state == "intact" and s.reason)

@@ -994,11 +994,19 @@ def bench_copied_store(data: Path, mode: str, repeat: int) -> list[Row]:
 
 def bench_empty_segments(data: Path, mode: str, repeat: int) -> list[Row]:
     """``verify`` of a commitlog of 20,000 empty files named as segments (issue 35: 47-61 s, quadratic in the
-    number of files; smoke: 500), whole process; ``census`` of the same store for comparison."""
+    number of files; smoke: 500), whole process; the same count after the sample store's segments, with gaps (a
+    segment size known: another quadratic path); ``census`` of the first store for comparison."""
     count = 500 if mode == "smoke" else 20_000
     root = data / ("smoke" if mode == "smoke" else "") / "empty_segments"
     datagen.cached_empty_segments_store(root, count=count)
-    rows = []
+    gapped = data / ("smoke" if mode == "smoke" else "") / "empty_segments_gapped"
+    datagen.cached_gapped_empty_segments_store(gapped, count=count, sample=str(ROOT / "sample_store"))
+    argv = ["inspector.cli.main", "verify", str(gapped), "--json"]
+    warm_up(_child_run, *argv, ok=(4,))
+    runs = [_child_run(*argv, ok=(4,)) for _ in range(repeat)]
+    rows = [Row(f"`verify --json`, the sample store and {count:,} empty files after it, with gaps", "s",
+                [r[0] for r in runs], "< 5", statistics.median(r[0] for r in runs) < 5,
+                "whole process; a segment size known: two findings per file (empty, the gap before it)")]
     for command, goal in (("verify", 5.0), ("census", None)):
         argv = ["inspector.cli.main", command, str(root), "--json"]
         warm_up(_child_run, *argv, ok=(0, 4))

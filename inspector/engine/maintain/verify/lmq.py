@@ -99,14 +99,18 @@ def lmq_record_problems(store, coverage=None) -> Iterator[Problem]:
     """``multi_dispatch_problems`` of every record whose properties hold ``INNER_MULTI_DISPATCH``, in log order
     (nothing searched in a store that cannot hold such records, :func:`may_multi_dispatch`, unless ``coverage``
     saw such a record in the walk); each such record also goes to ``coverage`` (a QueueCoverage: its LMQ units must be there, as a record's own unit must)."""
+    may = may_multi_dispatch(store)  # once: a file stat and every queue name (20,000 segments asked it 20,000 times)
     for seg in store.commitlog.segments:
-        yield from segment_lmq_problems(store, seg, coverage)
+        yield from segment_lmq_problems(store, seg, coverage, may=may)
 
 
-def segment_lmq_problems(store, seg, coverage=None) -> list[Problem]:
+def segment_lmq_problems(store, seg, coverage=None, *, may: bool | None = None) -> list[Problem]:
     """``multi_dispatch_problems`` of the records of one segment whose properties hold ``INNER_MULTI_DISPATCH``
-    (the Spark verify job checks segment by segment), each record also given to ``coverage`` when one is."""
-    if not may_multi_dispatch(store) and not (coverage is not None and coverage.saw_multi_dispatch):
+    (the Spark verify job checks segment by segment), each record also given to ``coverage`` when one is;
+    ``may``: :func:`may_multi_dispatch` of the store when the caller knows it."""
+    if may is None:
+        may = may_multi_dispatch(store)
+    if not may and not (coverage is not None and coverage.saw_multi_dispatch):
         return []
     commitlog = store.commitlog
     try:

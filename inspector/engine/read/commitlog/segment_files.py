@@ -65,7 +65,8 @@ def layout_problems(not_files: list[tuple[str, Path]], segments: list[Segment], 
                         "skipped", "not-a-segment-file") for directory, path in not_files]
     aligned = [misalignment(seg.start_offset, segment_size) == 0 for seg in segments]
     # names off the grid most names are on (a file renamed): said once each, not again as the gap behind them
-    off = [segment_size > 0 and sum(aligned) * 2 > len(segments) and not a for a in aligned]
+    on_grid = segment_size > 0 and sum(aligned) * 2 > len(segments)  # once: per file it was quadratic (20,000: 2.6 s)
+    off = [on_grid and not a for a in aligned]
     for i, seg in enumerate(segments):
         if not segment_size and seg.file_size > SEGMENT_SIZE.high:
             problems.append(Problem(seg.file, 0, f"segment is {seg.file_size} bytes, more than any segment a broker "

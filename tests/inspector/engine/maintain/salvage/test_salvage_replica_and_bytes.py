@@ -168,3 +168,24 @@ def test_a_record_its_crc_property_covers_is_never_rewritten(tmp_path):
     with Store(tmp_path / "out") as new:
         assert new.commitlog.read(at, size) == before
         assert not [p for p in verify(new).problems if p.code == "crc-property-mismatch"]
+
+
+def test_a_record_with_two_fields_repaired_is_counted_once(tmp_path):
+    """SYSFLAG made a transaction half and PHYSICALOFFSET changed on the same record: both are rewritten, and the
+    plan's verdict counts one record with a field repaired, not two."""
+    root = Path(shutil.copytree(SAMPLE, tmp_path / "store"))
+    with Store(root) as s:
+        msg = next(m for m in s.entries() if isinstance(m, Message) and m.queue_offset > 0 and m.sys_flag & 0xC == 0
+                   and m.physical_offset < 65536)
+    seg = root / "commitlog" / f"{0:020d}"
+    data = bytearray(seg.read_bytes())
+    struct.pack_into(">i", data, msg.physical_offset + 36, msg.sys_flag | 4)  # spec §2.1: SYSFLAG at 36
+    struct.pack_into(">q", data, msg.physical_offset + 28, msg.physical_offset + 1000)  # PHYSICALOFFSET at 28
+    seg.write_bytes(bytes(data))
+    with Store(root) as s:
+        result = salvage(s, tmp_path / "out")
+    assert [at for at, _ in result.plan.sysflag_repairs] == [msg.physical_offset]
+    assert list(result.plan.repairs) == [msg.physical_offset]
+    assert "1 record(s) with a field repaired" in result.plan.verdict
+    with Store(tmp_path / "out") as new:
+        assert verify(new).errors == []

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
+import html
 import os
+import re
 import shutil
 import time
 
 import pytest
-from tui_helpers import SAMPLE
+from tui_helpers import SAMPLE, screen_text
 
 from inspector.engine import Store
 from inspector.tui.app import RmqInspectApp, create_app
@@ -20,6 +23,52 @@ def no_animation(monkeypatch):
     import textual.constants
 
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture
+def snap_compare(snap_compare, request):
+    """pytest-textual-snapshot's compare, and on a mismatch the words of both pictures printed (a CI log shows
+    stdout, not the HTML report): what differs in the text, or that only colours or styles do."""
+
+    def compare(app, *args, run_before=None, **kwargs) -> bool:
+        seen: list[str] = []
+        focus: list[str] = []
+
+        async def before(pilot):
+            if run_before is not None:
+                await run_before(pilot)
+            seen.append(screen_text(pilot.app))
+            focus.append(repr(pilot.app.focused))
+
+        same = snap_compare(app, *args, run_before=before, **kwargs)
+        if not same:
+            print(_mismatch(request, seen[0] if seen else ""), f"focused: {focus[0] if focus else '?'}", sep="\n")
+        return same
+
+    return compare
+
+
+def _mismatch(request, actual: str) -> str:
+    baseline = (request.path.parent / "__snapshots__" / request.path.stem
+                / f"{request.node.name.replace('/', '_')}.svg")
+    if not baseline.exists():
+        return f"no baseline at {baseline}"
+    expected = _svg_text(baseline.read_text(encoding="utf-8"))
+    got = [w for line in actual.splitlines() if (w := "".join(line.split()))]
+    diff = list(difflib.unified_diff(expected, got, "baseline", "this run", lineterm=""))
+    shown = "\n".join(diff) if diff else "the words are the same: only colours or styles differ"
+    return f"snapshot mismatch, {baseline.name}:\n{shown}"
+
+
+def _svg_text(svg: str) -> list[str]:
+    """The characters of a snapshot, a line per screen row (the SVG splits a row into runs by style, and its
+    spaces are not all there: compared without them), the window title left out."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, body in re.findall(r'<text[^>]*\bx="([\d.]+)"[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(re.sub("<[^>]+>", "", body))))
+    lines = ["".join("".join(t for _, t in sorted(parts)).split()) for _, parts in sorted(rows.items())]
+    title = re.search(r'class="terminal-title"[^>]*>([^<]*)<', svg)
+    return [w for w in lines if w and not (title and w == "".join(html.unescape(title.group(1)).split()))]
 
 
 @pytest.fixture(autouse=True)

@@ -402,6 +402,9 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         **inner,
         "message": view,
         "next_offset": next_message_offset(store, msg.end_offset),
+        # the message before, in commitlog order (BLANKs and other segments' ends walked past, as next does);
+        # None on the log's first message
+        "prev_offset": page_before(store, msg.physical_offset, 1, max_records=PAGE_BACK, reach=False),
         "has_queue": _has_queue(store, msg.topic, msg.queue_id),
         "body_format": body_format,
         "body_error": body.decompress_error,

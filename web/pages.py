@@ -16,6 +16,7 @@ from web.params import (
     get_store,
     group_args,
     hex_page_args,
+    hex_spelled,
     list_args,
     offset_value,
     search_args,
@@ -58,6 +59,9 @@ def overview():
 
 @bp.route("/messages")
 def messages():
+    typed = hex_spelled(request.args.get("from"))
+    if typed is not None:  # from=0x3a4c: the page of its decimal URL
+        return redirect(url_for("pages.messages", **{**request.args.to_dict(), "from": typed}))
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
     # the topic picker (a datalist: the browser offers the names as one types) and, for a name the store does not
     # know, one line saying so at once (a big store's walk would otherwise page on to find nothing)
@@ -69,6 +73,9 @@ def messages():
 
 @bp.route("/message/<offset>")
 def message(offset: str):
+    typed = hex_spelled(offset)
+    if typed is not None:  # /message/0x3a4c: the page of its decimal URL
+        return redirect(url_for("pages.message", offset=typed, **request.args.to_dict()))
     d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
     return render_template("message.html", d=d, m=d["message"])
 

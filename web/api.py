@@ -6,7 +6,7 @@
 | route | data |
 | --- | --- |
 | ``/api/`` | overview: ``info --json`` fields |
-| ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from`` |
+| ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from``; ``from_note`` when ``from`` fell inside a record or BLANK (the list starts after it) |
 | ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped); an inner-batch record also ``inner_messages`` |
 | ``/api/hex?offset=&length=`` | ``hex --json`` fields plus ``current``, ``prev_offset``, ``next_offset`` |
 | ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind``; ``answer``: ``key``'s not-found line when no message has the key ("expired: ..." or "no message indexed under ..."), else null |

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
+from inspector.engine import NotFound, byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
 from web import data, hexpage, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -76,7 +76,18 @@ def message(offset: str):
     typed = hex_spelled(offset)
     if typed is not None:  # /message/0x3a4c: the page of its decimal URL
         return redirect(url_for("pages.message", offset=typed, **request.args.to_dict()))
-    d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
+    value = offset_value(offset)
+    try:
+        d = data.message_detail(get_store(), value, get_limits(), body_format_arg())
+    except NotFound as e:
+        blank = data.blank_at(get_store(), value)
+        if blank is None:
+            raise
+        # a BLANK is no message (404), but the page says what it is and links where to go on
+        links = [("hex view", url_for("pages.hex_view", offset=value))]
+        if blank["next_offset"] is not None:
+            links.append(("next record ▶", url_for("pages.message", offset=blank["next_offset"])))
+        return render_template("error.html", status=404, title="Not Found", message=str(e), links=links), 404
     return render_template("message.html", d=d, m=d["message"])
 
 

@@ -642,6 +642,7 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
         items = view["items"]
         for it in items:
             it["kind"] = step_kind(it["hash_matches"], it["key_matches"])
+        mark_dangling(store, items[: limits.max_chain_items])
         view.update(
             name=reader.name if reader else walk.file.rsplit("/", 1)[-1],
             slot_count=reader.slot_count if reader else None,
@@ -671,6 +672,21 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
     return result
 
 
+def mark_dangling(store: Store, items: list[dict]) -> None:
+    """Each index item's ``dangling``: why no readable message starts where it points (``phy_offset``: the
+    message page there would 404), else None. A drawing links a dangling item to its bytes instead."""
+    why: dict[int, str | None] = {}
+    for it in items:
+        offset = it["phy_offset"]
+        if offset not in why:
+            try:
+                get_message_or_404(store, offset)
+                why[offset] = None
+            except StoreError as e:
+                why[offset] = e.reason
+        it["dangling"] = why[offset]
+
+
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:
     """The index file called ``name`` among the store's own (a name, never a path)."""
     for reader in store.index_files():
@@ -698,6 +714,7 @@ def slot_data(store: Store, name: str, slot: int | None, limits: Limits, bins: i
          "time": it.time_ms(reader.header.begin_timestamp), "prev_index": it.prev_index}
         for it in chain.items
     ]
+    mark_dangling(store, items[: limits.max_chain_items])
     result["slot"] = {
         "file": chain.file, "slot": chain.slot, "slot_position": chain.slot_position, "slot_value": chain.slot_value,
         "stop_reason": chain.stop_reason, "items": items[: limits.max_chain_items],

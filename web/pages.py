@@ -36,6 +36,11 @@ def message_link(offset: int) -> str:
     return url_for("pages.message", offset=offset)
 
 
+def bytes_link(offset: int) -> str:
+    """Where an item into no readable record links: the hex view of the bytes it points at."""
+    return url_for("pages.hex_view", offset=offset)
+
+
 @bp.app_template_filter("when")
 def when(ms: int | None, unit: str = "ms") -> str:
     """Compact time with its zone for tables (the engine's short_time); the JSON API carries the raw ms."""
@@ -139,7 +144,7 @@ def hex_view():
 def chain():
     topic, key = chain_args()
     d = data.chain_data(get_store(), topic, key, get_limits(), get_deadline()) if topic is not None else None
-    drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
+    drawings = [svg.chain_svg(f, message_link, bytes_link) for f in d["files"]] if d else []
     suggestion = data.chain_suggestion(get_store()) if d is None else None
     return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
                            legend=svg.legend(("match", "collision", "other", "unreadable")), suggestion=suggestion)
@@ -154,7 +159,7 @@ def slot():
     f = d["index_file"]
     strip = svg.heat_strip(d["occupancy"], f["slot_count"], lambda s: url_for("pages.slot", file=f["name"], slot=s),
                            slot_no)
-    drawing = svg.slot_svg(d["slot"], message_link) if d["slot"] else None
+    drawing = svg.slot_svg(d["slot"], message_link, bytes_link) if d["slot"] else None
     return render_template("slot.html", d=d, strip=strip, drawing=drawing, files=None)
 
 

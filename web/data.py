@@ -409,7 +409,7 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         # the message before, in commitlog order (BLANKs and other segments' ends walked past, as next does);
         # None on the log's first message
         "prev_offset": page_before(store, msg.physical_offset, 1, max_records=PAGE_BACK, reach=False),
-        "has_queue": _has_queue(store, msg.topic, msg.queue_id),
+        "has_queue": has_queue(store, msg.topic, msg.queue_id),
         "body_format": body_format,
         "body_error": body.decompress_error,
         "body_length": body.length,
@@ -420,9 +420,10 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     }
 
 
-def _has_queue(store: Store, topic: str, queue_id: int) -> bool:
-    """Whether the message's queue exists on disk: without it "in its queue" would 404 (a store copied without
-    ``consumequeue/``), so the page links the topic in commitlog order instead."""
+def has_queue(store: Store, topic: str, queue_id: int) -> bool:
+    """Whether the queue exists on disk: without it a link to the queue's page would 404 (a store copied without
+    ``consumequeue/``), so the message and story pages link the topic in commitlog order instead ("in its
+    topic", from the record's physical offset when they know it)."""
     key = (topic, queue_id)
     return key in set(store.queue_ids()) or key in set(store.batch_queue_ids())
 

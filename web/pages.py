@@ -185,7 +185,8 @@ def story_page():
     if ref is None:
         return render_template("story.html", d=None, ref="", key=key or "")
     d = story.story_data(get_store(), ref, key, get_limits(), deadline=get_deadline())
-    return render_template("story.html", d=d, ref=ref, key=key or "")
+    return render_template("story.html", d=d, ref=ref, key=key or "",
+                           has_queue=lambda topic, queue_id: data.has_queue(get_store(), topic, queue_id))
 
 
 @bp.route("/resolve")

@@ -129,3 +129,19 @@ def test_a_group_queue_without_a_consume_queue_links_to_its_topic(tmp_path):
     links = HREF.findall(page.get_data(as_text=True))
     assert any(unescape(h).startswith("/messages?topic=") for h in links)
     assert not [h for h in links if unescape(h).startswith("/messages?") and "queue=" in h]
+
+
+def test_a_story_without_a_consume_queue_links_its_topic(tmp_path):
+    """The story page's queue-offset cells linked /messages?topic=..&queue=..&from=<queue offset>, a 404 on a
+    store without consumequeue/; as the message page's "in its topic", they link the topic in commitlog order
+    from the record's physical offset (a group's row, with no record offset, the topic)."""
+    root = _no_consumequeue(tmp_path)
+    with Store(root) as store:
+        client = create_app(store, {"TESTING": True}).test_client()
+        m = next(e for e in store.entries() if getattr(e, "topic", None) == "OrderEvents")
+        page = client.get(f"/story?ref={m.physical_offset}").get_data(as_text=True)
+        links = [unescape(h) for h in HREF.findall(page) if h.startswith("/messages?")]
+        assert f"/messages?topic=OrderEvents&from={m.physical_offset}" in links
+        assert not [h for h in links if "queue=" in h], links
+        for h in links:
+            assert client.get(h).status_code == 200, h

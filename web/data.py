@@ -42,6 +42,7 @@ from inspector.engine import (
     groups_view,
     hex_segment,
     hex_window,
+    holds_offset,
     id_overview,
     index_file_view,
     inner_batch_of,
@@ -675,7 +676,8 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
 
 def mark_dangling(store: Store, items: list[dict]) -> None:
     """Each index item's ``dangling``: why no readable message starts where it points (``phy_offset``: the
-    message page there would 404), else None. A drawing links a dangling item to its bytes instead."""
+    message page there would 404), else None; and ``has_bytes``: whether a segment holds that offset. A drawing
+    links a dangling item to its bytes instead, or nowhere when no segment holds them (retention removed it)."""
     why: dict[int, str | None] = {}
     for it in items:
         offset = it["phy_offset"]
@@ -686,6 +688,7 @@ def mark_dangling(store: Store, items: list[dict]) -> None:
             except StoreError as e:
                 why[offset] = e.reason
         it["dangling"] = why[offset]
+        it["has_bytes"] = why[offset] is None or holds_offset(store, offset)
 
 
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:

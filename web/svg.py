@@ -18,6 +18,7 @@ from inspector.engine import short_time
 
 Link = Callable[[int], str]  # physical offset -> URL of the message page (or, for a dangling item, of its bytes)
 DANGLING_MARK = "⚠ no record: its bytes"  # an item into no readable record links to the hex view there
+GONE_MARK = "⚠ no record, no bytes"  # ... or to nothing, when no segment holds its offset (retention)
 
 BOX_W, BOX_H, GAP = 232, 104, 58  # 232: a time with its zone (30 monospace characters) fits a box
 PER_ROW = 4
@@ -109,11 +110,14 @@ def _item_box(x: int, y: int, lines: list[tuple[str, str]], cls: str, href: str 
 
 def _item_target(it: dict, link: Link, bytes_link: Link | None) -> tuple[str | None, str | None]:
     """An index item's link and tooltip: its message page; for an item into no readable record (``dangling``,
-    from ``web.data.mark_dangling``) the hex view of the bytes it points at (``bytes_link``), or none."""
+    from ``web.data.mark_dangling``) the hex view of the bytes it points at (``bytes_link``), or none when no
+    segment holds them (``has_bytes`` False: retention removed the segment)."""
     offset, why = it["phy_offset"], it.get("dangling")
     if not why:
         return link(offset), None
-    return (bytes_link(offset) if bytes_link else None), f"item {it['item']}: {why}; its link shows the bytes there"
+    if bytes_link is None or not it.get("has_bytes", True):
+        return None, f"item {it['item']}: {why}"
+    return bytes_link(offset), f"item {it['item']}: {why}; its link shows the bytes there"
 
 
 def chain_svg(view: dict, link: Link, bytes_link: Link | None = None) -> Markup:
@@ -161,7 +165,7 @@ def chain_svg(view: dict, link: Link, bytes_link: Link | None = None) -> Markup:
         href, note = _item_target(it, link, bytes_link)
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
                  ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
-                 ("", DANGLING_MARK if note else KIND_MARK[kind] if kind != "collision" else "same hash, other key")]
+                 ("", (DANGLING_MARK if href else GONE_MARK) if note else KIND_MARK[kind] if kind != "collision" else "same hash, other key")]
         parts.append(_item_box(x, y, lines, f"item kind-{kind}" + (" dangling" if note else ""), href,
                                {"item": it["item"], "kind": kind, "offset": it["phy_offset"],
                                 "dangling": "1" if note else None},
@@ -198,7 +202,7 @@ def slot_svg(slot: dict, link: Link, bytes_link: Link | None = None) -> Markup:
         href, note = _item_target(it, link, bytes_link)
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
                  ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
-                 ("", DANGLING_MARK if note else "hash shared in this chain" if shared else "")]
+                 ("", (DANGLING_MARK if href else GONE_MARK) if note else "hash shared in this chain" if shared else "")]
         parts.append(_item_box(x, y, lines, f"item hash-{palette[it['key_hash']] % 8}" + (" dangling" if note else ""),
                                href, {"item": it["item"], "hash": it["key_hash"], "offset": it["phy_offset"],
                                       "dangling": "1" if note else None}, note=note))

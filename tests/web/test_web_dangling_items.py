@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
 from external_tools import SAMPLE_STORE, need
@@ -15,6 +16,7 @@ from zeroed_page_store import ZEROED, zeroed_page_store
 from inspector.engine import Store
 from web.app import create_app
 
+REPO = Path(__file__).resolve().parents[2]
 ITEM = re.compile(r'<a href="([^"]+)" class="box-link"><g class="item ([^"]*)"[^>]*data-offset="(\d+)"')
 
 
@@ -71,3 +73,27 @@ def test_chain_items_into_no_record_link_their_bytes(zeroed, sample_messages):
     html = client.get("/chain", query_string={"topic": lost.topic, "key": lost.keys[0]}).get_data(as_text=True)
     assert _check(client, html) >= 1
     assert f'href="/hex?offset={lost.physical_offset}"' in html
+
+
+def test_items_into_a_removed_segment_link_nowhere(tmp_path_factory):
+    """sample_store_aged: items into the log retention removed have no bytes to show (the hex view there 404s as
+    the message page did): their boxes say so and link nowhere; the reason ("expired") is their tooltip."""
+    aged = REPO / "sample_store_aged"
+    if not (aged / "commitlog").is_dir():
+        pytest.skip("sample_store_aged is not in this checkout")
+    with Store(aged) as store:
+        client = create_app(store, {"TESTING": True}).test_client()
+        gone = 0
+        for reader in store.index_files():
+            for slot in range(reader.slot_count):
+                html = client.get(f"/slot?file={reader.name}&slot={slot}").get_data(as_text=True)
+                for href, _, offset in _items(html):
+                    assert offset >= store.min_offset, (href, offset)  # every linked item is still in the log
+                    assert client.get(href).status_code == 200, href
+                boxes = re.findall(r'<g class="item [^"]*dangling"[^>]*data-offset="(\d+)"[^>]*><title>([^<]*)<', html)
+                for offset, title in boxes:
+                    if int(offset) < store.min_offset:
+                        gone += 1
+                        assert f'data-offset="{offset}"' in html and f'href="/hex?offset={offset}"' not in html
+                        assert "expired" in title and "⚠ no record, no bytes" in html
+    assert gone

@@ -6,11 +6,11 @@
 | route | data |
 | --- | --- |
 | ``/api/`` | overview: ``info --json`` fields |
-| ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from`` |
+| ``/api/messages?topic=&queue=&from=&limit=`` | a page of ``message_view``s (body capped), ``next_from``; ``from_note`` when ``from`` fell inside a record or BLANK (the list starts after it) |
 | ``/api/message/<physical offset>`` | one ``message_view`` with the decompressed body (capped); an inner-batch record also ``inner_messages`` |
 | ``/api/hex?offset=&length=`` | ``hex --json`` fields plus ``current``, ``prev_offset``, ``next_offset`` |
-| ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind``; ``answer``: ``key``'s not-found line when no message has the key ("expired: ..." or "no message indexed under ..."), else null |
-| ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain |
+| ``/api/chain?topic=&key=`` | ``chain --json`` fields; each item also has ``kind`` and ``dangling`` (why no readable message starts where it points, else null); ``answer``: ``key``'s not-found line when no message has the key ("expired: ..." or "no message indexed under ..."), else null |
+| ``/api/slot?file=&slot=`` | index file, occupancy strip, busiest slots, the slot's chain (each item with ``dangling``) |
 | ``/api/teach?hashes=&slots=&step=&lookup=`` | the teaching index at one step |
 | ``/api/resolve?id=`` | ``decode-id --json`` fields (404 when neither reading is in the store) |
 | ``/api/story?ref=&key=`` | ``story --json`` fields (``story_view``: records by role, groups, searched, notes), ``committed`` a string; ``records_total`` / ``records_truncated``; ``unindexed_scanned`` False: the log no index covers was not scanned (``notes`` says so) |

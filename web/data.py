@@ -42,6 +42,7 @@ from inspector.engine import (
     groups_view,
     hex_segment,
     hex_window,
+    holds_offset,
     id_overview,
     index_file_view,
     inner_batch_of,
@@ -347,6 +348,10 @@ def message_list(store: Store, topic: str | None, queue_id: int | None, start: i
     window = log_window(store, since, until) if windowed else None
     if window is not None and window.start is not None:
         start = window.start if start is None else max(start, window.start)
+    inside = record_holding(store, start) if start is not None else None
+    if inside is not None:  # a from inside a record or a BLANK: said, and the list starts at the record after it
+        start = inside["end"]
+        result["from_note"] = inside["note"]
     result["from"] = store.min_offset if start is None else start
     # a page back and the newest page, in commitlog order: each walks back at most PAGE_BACK records a row (a
     # record read whole to know its topic costs ~0.2 ms: 20,000 of them for an absent topic took 3.9 s on a
@@ -402,7 +407,10 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
         **inner,
         "message": view,
         "next_offset": next_message_offset(store, msg.end_offset),
-        "has_queue": _has_queue(store, msg.topic, msg.queue_id),
+        # the message before, in commitlog order (BLANKs and other segments' ends walked past, as next does);
+        # None on the log's first message
+        "prev_offset": page_before(store, msg.physical_offset, 1, max_records=PAGE_BACK, reach=False),
+        "has_queue": has_queue(store, msg.topic, msg.queue_id),
         "body_format": body_format,
         "body_error": body.decompress_error,
         "body_length": body.length,
@@ -413,9 +421,10 @@ def message_detail(store: Store, offset: int, limits: Limits, body_format: str) 
     }
 
 
-def _has_queue(store: Store, topic: str, queue_id: int) -> bool:
-    """Whether the message's queue exists on disk: without it "in its queue" would 404 (a store copied without
-    ``consumequeue/``), so the page links the topic in commitlog order instead."""
+def has_queue(store: Store, topic: str, queue_id: int) -> bool:
+    """Whether the queue exists on disk: without it a link to the queue's page would 404 (a store copied without
+    ``consumequeue/``), so the message and story pages link the topic in commitlog order instead ("in its
+    topic", from the record's physical offset when they know it)."""
     key = (topic, queue_id)
     return key in set(store.queue_ids()) or key in set(store.batch_queue_ids())
 
@@ -438,13 +447,54 @@ def _inner_rows(msg: Message, limits: Limits, cap: int, slim: bool = False) -> d
 
 
 def get_message_or_404(store: Store, offset: int) -> Message:
-    """The message starting at ``offset``; NotFound when none starts there (or it cannot be read)."""
+    """The message starting at ``offset``; NotFound when none starts there (or it cannot be read): for a BLANK
+    there, :func:`blank_at`'s words."""
     try:
         return store.message_at(offset)
-    except NotFound:
-        raise
     except StoreError as e:
+        blank = blank_at(store, offset)
+        if blank is not None:
+            raise NotFound(blank["note"], e.file, e.offset) from None
+        if isinstance(e, NotFound):
+            raise
         raise NotFound(f"no readable message starts at physical offset {offset}: {e.reason}", e.file, e.offset) from None
+
+
+def _region_holding(store: Store, offset: int):
+    """The hex view's region holding ``offset`` (the engine's ``hex_window`` focus: a record, a BLANK, zeros,
+    damage) and the window; (None, None) where no segment holds it."""
+    try:
+        window = hex_window(store, offset, 1, focus=offset)
+    except StoreError:
+        return None, None
+    return window.current, window
+
+
+def blank_at(store: Store, offset: int) -> dict | None:
+    """The BLANK record (end-of-segment filler: TOTALSIZE and BLANK_MAGIC_CODE, then the segment's rest) starting
+    at ``offset``: start, length, ``next_offset`` (the message after it, as "next record" finds it) and a
+    ``note`` saying so; None when no BLANK starts there."""
+    region, _ = _region_holding(store, offset)
+    if region is None or region.kind != "blank" or region.start != offset:
+        return None
+    length = region.end - region.start
+    after = next_message_offset(store, region.end)
+    then = f"the next message is at {after}" if after is not None else "no message follows it"
+    return {"start": offset, "length": length, "next_offset": after,
+            "note": f"physical offset {offset} holds a BLANK record (end-of-segment filler of {length} bytes: the "
+                    f"segment's unused end), not a message; {then}"}
+
+
+def record_holding(store: Store, offset: int) -> dict | None:
+    """The record or BLANK that ``offset`` falls inside (not at its start): kind, start, end (the record boundary
+    after it) and a ``note`` saying so; None at a record boundary, in damage or outside the log."""
+    region, _ = _region_holding(store, offset)
+    if region is None or region.kind not in ("message", "blank") or region.start >= offset:
+        return None
+    what = (f"the BLANK record (end-of-segment filler of {region.end - region.start} bytes) at {region.start}"
+            if region.kind == "blank" else f"the record at {region.start} ({region.end - region.start} bytes)")
+    return {"kind": region.kind, "start": region.start, "end": region.end,
+            "note": f"from {offset} is inside {what}: listed from the record boundary after it, {region.end}"}
 
 
 # -- hex ----------------------------------------------------------------------------------------------------------
@@ -594,6 +644,7 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
         items = view["items"]
         for it in items:
             it["kind"] = step_kind(it["hash_matches"], it["key_matches"])
+        mark_dangling(store, items[: limits.max_chain_items])
         view.update(
             name=reader.name if reader else walk.file.rsplit("/", 1)[-1],
             slot_count=reader.slot_count if reader else None,
@@ -623,6 +674,23 @@ def chain_data(store: Store, topic: str, key: str, limits: Limits, deadline: Dea
     return result
 
 
+def mark_dangling(store: Store, items: list[dict]) -> None:
+    """Each index item's ``dangling``: why no readable message starts where it points (``phy_offset``: the
+    message page there would 404), else None; and ``has_bytes``: whether a segment holds that offset. A drawing
+    links a dangling item to its bytes instead, or nowhere when no segment holds them (retention removed it)."""
+    why: dict[int, str | None] = {}
+    for it in items:
+        offset = it["phy_offset"]
+        if offset not in why:
+            try:
+                get_message_or_404(store, offset)
+                why[offset] = None
+            except StoreError as e:
+                why[offset] = e.reason
+        it["dangling"] = why[offset]
+        it["has_bytes"] = why[offset] is None or holds_offset(store, offset)
+
+
 def get_index_file_or_404(store: Store, name: str) -> IndexFileReader:
     """The index file called ``name`` among the store's own (a name, never a path)."""
     for reader in store.index_files():
@@ -650,6 +718,7 @@ def slot_data(store: Store, name: str, slot: int | None, limits: Limits, bins: i
          "time": it.time_ms(reader.header.begin_timestamp), "prev_index": it.prev_index}
         for it in chain.items
     ]
+    mark_dangling(store, items[: limits.max_chain_items])
     result["slot"] = {
         "file": chain.file, "slot": chain.slot, "slot_position": chain.slot_position, "slot_value": chain.slot_value,
         "stop_reason": chain.stop_reason, "items": items[: limits.max_chain_items],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from inspector.engine import BY as STATS_BY
-from inspector.engine import byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
+from inspector.engine import NotFound, byte_readings, fmt_time, short_time, timer_line, unknown_topic_note
 from web import data, hexpage, microcache, story, svg, timer
 from web.offsets import stringify_offsets
 from web.params import (
@@ -16,6 +16,7 @@ from web.params import (
     get_store,
     group_args,
     hex_page_args,
+    hex_spelled,
     list_args,
     offset_value,
     search_args,
@@ -33,6 +34,11 @@ TOPIC_PICKER = 1000  # names offered in the messages page's topic picker
 
 def message_link(offset: int) -> str:
     return url_for("pages.message", offset=offset)
+
+
+def bytes_link(offset: int) -> str:
+    """Where an item into no readable record links: the hex view of the bytes it points at."""
+    return url_for("pages.hex_view", offset=offset)
 
 
 @bp.app_template_filter("when")
@@ -58,6 +64,9 @@ def overview():
 
 @bp.route("/messages")
 def messages():
+    typed = hex_spelled(request.args.get("from"))
+    if typed is not None:  # from=0x3a4c: the page of its decimal URL
+        return redirect(url_for("pages.messages", **{**request.args.to_dict(), "from": typed}))
     d = data.message_list(get_store(), limits=get_limits(), deadline=get_deadline(), slim=True, **list_args())
     # the topic picker (a datalist: the browser offers the names as one types) and, for a name the store does not
     # know, one line saying so at once (a big store's walk would otherwise page on to find nothing)
@@ -69,7 +78,21 @@ def messages():
 
 @bp.route("/message/<offset>")
 def message(offset: str):
-    d = data.message_detail(get_store(), offset_value(offset), get_limits(), body_format_arg())
+    typed = hex_spelled(offset)
+    if typed is not None:  # /message/0x3a4c: the page of its decimal URL
+        return redirect(url_for("pages.message", offset=typed, **request.args.to_dict()))
+    value = offset_value(offset)
+    try:
+        d = data.message_detail(get_store(), value, get_limits(), body_format_arg())
+    except NotFound as e:
+        blank = data.blank_at(get_store(), value)
+        if blank is None:
+            raise
+        # a BLANK is no message (404), but the page says what it is and links where to go on
+        links = [("hex view", url_for("pages.hex_view", offset=value))]
+        if blank["next_offset"] is not None:
+            links.append(("next record ▶", url_for("pages.message", offset=blank["next_offset"])))
+        return render_template("error.html", status=404, title="Not Found", message=str(e), links=links), 404
     return render_template("message.html", d=d, m=d["message"])
 
 
@@ -121,7 +144,7 @@ def hex_view():
 def chain():
     topic, key = chain_args()
     d = data.chain_data(get_store(), topic, key, get_limits(), get_deadline()) if topic is not None else None
-    drawings = [svg.chain_svg(f, message_link) for f in d["files"]] if d else []
+    drawings = [svg.chain_svg(f, message_link, bytes_link) for f in d["files"]] if d else []
     suggestion = data.chain_suggestion(get_store()) if d is None else None
     return render_template("chain.html", d=d, drawings=drawings, topic=topic or "", key=key or "",
                            legend=svg.legend(("match", "collision", "other", "unreadable")), suggestion=suggestion)
@@ -136,7 +159,7 @@ def slot():
     f = d["index_file"]
     strip = svg.heat_strip(d["occupancy"], f["slot_count"], lambda s: url_for("pages.slot", file=f["name"], slot=s),
                            slot_no)
-    drawing = svg.slot_svg(d["slot"], message_link) if d["slot"] else None
+    drawing = svg.slot_svg(d["slot"], message_link, bytes_link) if d["slot"] else None
     return render_template("slot.html", d=d, strip=strip, drawing=drawing, files=None)
 
 
@@ -162,7 +185,8 @@ def story_page():
     if ref is None:
         return render_template("story.html", d=None, ref="", key=key or "")
     d = story.story_data(get_store(), ref, key, get_limits(), deadline=get_deadline())
-    return render_template("story.html", d=d, ref=ref, key=key or "")
+    return render_template("story.html", d=d, ref=ref, key=key or "",
+                           has_queue=lambda topic, queue_id: data.has_queue(get_store(), topic, queue_id))
 
 
 @bp.route("/resolve")

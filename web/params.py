@@ -18,6 +18,7 @@ from inspector.engine import (
     BadInput,
     check_window,
     integer_kind,
+    parse_integer,
 )
 from web.deadline import Deadline
 
@@ -142,6 +143,15 @@ def stats_by_arg() -> str:
 
 def offset_value(text: str) -> int:
     return parse_kind(text, "offset", OFFSET)
+
+
+def hex_spelled(text: str | None) -> int | None:
+    """The number ``text`` spells when it spells one only as the CLI reads it (``0x3a4c``: the shared
+    ``parse_integer``), not in the viewer's decimal; None otherwise. A page given an offset so spelled redirects
+    to its decimal URL, as the hex page's "jump to" does (the API stays decimal, and its 400 says so)."""
+    if text is None or parse_integer(text, decimal_only=True) is not None:
+        return None
+    return parse_integer(text)
 
 
 def body_format_arg() -> str:

@@ -16,7 +16,9 @@ from markupsafe import Markup, escape
 
 from inspector.engine import short_time
 
-Link = Callable[[int], str]  # physical offset -> URL of the message page
+Link = Callable[[int], str]  # physical offset -> URL of the message page (or, for a dangling item, of its bytes)
+DANGLING_MARK = "⚠ no record: its bytes"  # an item into no readable record links to the hex view there
+GONE_MARK = "⚠ no record, no bytes"  # ... or to nothing, when no segment holds its offset (retention)
 
 BOX_W, BOX_H, GAP = 232, 104, 58  # 232: a time with its zone (30 monospace characters) fits a box
 PER_ROW = 4
@@ -88,9 +90,10 @@ def _connector(a: tuple[int, int], b: tuple[int, int], cls: str, label: str) -> 
 
 
 def _item_box(x: int, y: int, lines: list[tuple[str, str]], cls: str, href: str | None, data: dict,
-              mark: str | None = None) -> Markup:
-    """A box of labelled lines; ``mark`` is a badge under the title (the collision mark)."""
-    children = [el("rect", {"x": x, "y": y, "width": BOX_W, "height": BOX_H, "rx": 6, "class": "box"})]
+              mark: str | None = None, note: str | None = None) -> Markup:
+    """A box of labelled lines; ``mark`` is a badge under the title (the collision mark); ``note`` its tooltip."""
+    children = [el("title", None, note)] if note else []
+    children.append(el("rect", {"x": x, "y": y, "width": BOX_W, "height": BOX_H, "rx": 6, "class": "box"}))
     for n, (label, value) in enumerate(lines):
         cls_line = "box-title" if n == 0 else "box-line"
         children.append(_text(x + 8, y + 17 + n * 15, f"{label} {value}" if label else value, cls_line))
@@ -99,18 +102,31 @@ def _item_box(x: int, y: int, lines: list[tuple[str, str]], cls: str, href: str 
                            el("rect", {"x": x + BOX_W - 92, "y": y + 5, "width": 86, "height": 17, "rx": 3,
                                        "class": "mark-bg"}),
                            _text(x + BOX_W - 49, y + 17.5, mark, "mark-text", **{"text-anchor": "middle"})))
-    group = el("g", {"class": cls, **{f"data-{k}": v for k, v in data.items()}}, *children)
+    group = el("g", {"class": cls, **{f"data-{k}": v for k, v in data.items() if v is not None}}, *children)
     if href is None:
         return group
     return el("a", {"href": href, "class": "box-link"}, group)
 
 
-def chain_svg(view: dict, link: Link) -> Markup:
+def _item_target(it: dict, link: Link, bytes_link: Link | None) -> tuple[str | None, str | None]:
+    """An index item's link and tooltip: its message page; for an item into no readable record (``dangling``,
+    from ``web.data.mark_dangling``) the hex view of the bytes it points at (``bytes_link``), or none when no
+    segment holds them (``has_bytes`` False: retention removed the segment)."""
+    offset, why = it["phy_offset"], it.get("dangling")
+    if not why:
+        return link(offset), None
+    if bytes_link is None or not it.get("has_bytes", True):
+        return None, f"item {it['item']}: {why}"
+    return bytes_link(offset), f"item {it['item']}: {why}; its link shows the bytes there"
+
+
+def chain_svg(view: dict, link: Link, bytes_link: Link | None = None) -> Markup:
     """One index file's walk for a key (a ``web.data.chain_data`` file entry).
 
     The key box (key string, hash, slot), the slot cell, then one ``g.item`` per visited item with
     ``data-kind`` = match / collision / other / unreadable and class ``item kind-<kind>``; collisions carry a
-    ``g.mark`` badge. Each item links to ``/message/<phy_offset>``.
+    ``g.mark`` badge. Each item links to ``/message/<phy_offset>``; one into no readable record (``dangling``,
+    ``data-dangling``, class ``dangling``) to its bytes (``bytes_link``) with the reason as its tooltip.
     """
     items = view["items"]
     left, top = 16, 150
@@ -146,19 +162,22 @@ def chain_svg(view: dict, link: Link) -> Markup:
         parts.append(_connector(pos[i], pos[i + 1], "prev", f"prev {items[i]['prev_index']}"))
     for it, (x, y) in zip(items, pos, strict=True):
         kind = it["kind"]
+        href, note = _item_target(it, link, bytes_link)
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
                  ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
-                 ("", KIND_MARK[kind] if kind != "collision" else "same hash, other key")]
-        parts.append(_item_box(x, y, lines, f"item kind-{kind}", link(it["phy_offset"]),
-                               {"item": it["item"], "kind": kind, "offset": it["phy_offset"]},
-                               mark="⚠ collision" if kind == "collision" else None))
+                 ("", (DANGLING_MARK if href else GONE_MARK) if note else KIND_MARK[kind] if kind != "collision" else "same hash, other key")]
+        parts.append(_item_box(x, y, lines, f"item kind-{kind}" + (" dangling" if note else ""), href,
+                               {"item": it["item"], "kind": kind, "offset": it["phy_offset"],
+                                "dangling": "1" if note else None},
+                               mark="⚠ collision" if kind == "collision" else None, note=note))
     label = f"Index chain of {view['key']} in {view['file']}"
     return _svg(width, height, "chain", label, *parts, file=view["name"], items=len(items))
 
 
-def slot_svg(slot: dict, link: Link) -> Markup:
+def slot_svg(slot: dict, link: Link, bytes_link: Link | None = None) -> Markup:
     """Any slot's chain (a ``web.data.slot_data`` slot): ``g.item`` boxes, classed ``hash-<n>`` by distinct
-    hash so items sharing a hash (one key, or a collision) share a colour."""
+    hash so items sharing a hash (one key, or a collision) share a colour; a dangling item as in
+    :func:`chain_svg`."""
     items = slot["items"]
     left, top = 16, 80
     pos = _box_positions(len(items), top, left)
@@ -180,11 +199,13 @@ def slot_svg(slot: dict, link: Link) -> Markup:
         parts.append(_connector(pos[i], pos[i + 1], "prev", f"prev {items[i]['prev_index']}"))
     for it, (x, y) in zip(items, pos, strict=True):
         shared = sum(1 for o in items if o["key_hash"] == it["key_hash"]) > 1
+        href, note = _item_target(it, link, bytes_link)
         lines = [("item", str(it["item"])), ("hash", str(it["key_hash"])), ("offset", str(it["phy_offset"])),
                  ("", short_time(it["time"])), ("prev →", str(it["prev_index"])),
-                 ("", "hash shared in this chain" if shared else "")]
-        parts.append(_item_box(x, y, lines, f"item hash-{palette[it['key_hash']] % 8}", link(it["phy_offset"]),
-                               {"item": it["item"], "hash": it["key_hash"], "offset": it["phy_offset"]}))
+                 ("", (DANGLING_MARK if href else GONE_MARK) if note else "hash shared in this chain" if shared else "")]
+        parts.append(_item_box(x, y, lines, f"item hash-{palette[it['key_hash']] % 8}" + (" dangling" if note else ""),
+                               href, {"item": it["item"], "hash": it["key_hash"], "offset": it["phy_offset"],
+                                      "dangling": "1" if note else None}, note=note))
     return _svg(width, height, "chain slot", f"Chain of slot {slot['slot']} in {slot['file']}", *parts,
                 items=len(items))
 

@@ -150,7 +150,8 @@ def hex_fragment(store, target) -> dict:
 def chain_drawings(store, target) -> list:
     d = data.chain_data(store, target.topic, target.key, get_limits(), get_deadline())
     files = [f for f in d["files"] if f["file"] == target.file] or d["files"]
-    return [(f, svg.chain_svg(f, lambda o: url_for("pages.message", offset=o))) for f in files]
+    return [(f, svg.chain_svg(f, lambda o: url_for("pages.message", offset=o),
+                                 lambda o: url_for("pages.hex_view", offset=o))) for f in files]
 
 
 def view_of(store, target) -> dict:

@@ -131,13 +131,13 @@ def test_hex_highlights_the_boundary_of_the_message_navigated_to(page, live, sam
     start = page.locator("#hexview .hex .current.rstart")
     assert start.count() == 1 and start.get_attribute("data-offset") == str(second.physical_offset)
     assert page.locator("#hexview").get_attribute("data-current-start") == str(second.physical_offset)
-    style = start.evaluate("e => { const s = getComputedStyle(e); return [s.borderLeftWidth, s.borderLeftColor]; }")
-    other = page.locator("#hexview .hex .rstart:not(.current)").first.evaluate(
-        "e => { const s = getComputedStyle(e); return [s.borderLeftWidth, s.borderLeftColor]; }")
-    assert style[0] == "4px" and style != other  # the navigated-to boundary is distinct from other boundaries
+    # a boundary is an inset shadow (a border would widen its row: test_browser_hex's columns-line-up test)
+    style = start.evaluate("e => getComputedStyle(e).boxShadow")
+    other = page.locator("#hexview .hex .rstart:not(.current)").first.evaluate("e => getComputedStyle(e).boxShadow")
+    assert "4px 0px 0px 0px inset" in style and style != other  # the navigated-to boundary is distinct from others
     if second.end_offset <= int(page.locator("#hexview").get_attribute("data-window-end")):
         end = page.locator("#hexview .hex .current.rend")
-        assert end.count() == 1 and end.evaluate("e => getComputedStyle(e).borderRightWidth") == "4px"
+        assert end.count() == 1 and "-4px 0px 0px 0px inset" in end.evaluate("e => getComputedStyle(e).boxShadow")
     # hover labels a field: title attribute, and the script's status line
     topic_span = page.locator(f'#hexview .hex span.current[title^="#16b TOPIC = {second.topic}"]').first
     topic_span.hover()

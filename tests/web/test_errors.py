@@ -152,8 +152,10 @@ def test_no_parameter_value_gives_a_500(client, sample_store, page):
         for prefix in ("", "/api"):
             r = client.get(prefix + page, query_string={name: value})
             statuses.add(r.status_code)
-            if r.status_code == 302:  # the hex page's "jump to" spellings (0x1f, -0) lead to its decimal URL
-                assert page == "/hex" and not prefix and re.fullmatch(r"/hex\?offset=\d+(&.*)?", r.location), \
+            if r.status_code == 302:  # the hex page's "jump to" spellings (0x1f, -0) and an 0x offset of the
+                # messages page lead to their decimal URL
+                assert not prefix and (re.fullmatch(r"/hex\?offset=\d+(&.*)?", r.location) or (
+                    page == "/messages" and re.fullmatch(r"/messages\?from=-?\d+", r.location))), \
                     (name, value, r.location)
                 continue
             assert r.status_code in (200, 400, 404), (prefix + page, name, value, r.status_code, r.data[:200])
@@ -161,5 +163,8 @@ def test_no_parameter_value_gives_a_500(client, sample_store, page):
         if value.strip() and "/" not in value:
             for prefix in ("", "/api"):
                 r = client.get(f"{prefix}/message/{value}")
+                if r.status_code == 302:  # /message/0x1f: its decimal URL
+                    assert not prefix and re.fullmatch(r"/message/\d+", r.location), (value, r.location)
+                    continue
                 assert r.status_code in (200, 400, 404), (value, r.status_code)
     assert 400 in statuses

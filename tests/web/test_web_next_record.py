@@ -39,3 +39,26 @@ def test_next_record_crosses_segments_and_ends_with_the_log(store):
         assert client.get(f"/message/{nxt}").status_code == 200
     r = client.get(f"/message/{messages[-1].physical_offset}")
     assert r.status_code == 200 and _next_link(r.get_data(as_text=True)) is None
+
+
+def _prev_link(html: str) -> int | None:
+    found = re.search(r'href="/message/(\d+)">◀ previous record', html)
+    return int(found.group(1)) if found else None
+
+
+def test_previous_record_walks_back_past_blanks_and_stops_at_the_first(store):
+    """"◀ previous record" (as the hex page has): the message before in commitlog order, past a segment's BLANK
+    end to the previous segment's last message; none on the log's first message."""
+    client = create_app(store, {"TESTING": True}).test_client()
+    messages = [m for m in store.entries() if isinstance(m, Message)]
+    starts = {seg.start_offset for seg in store.commitlog.segments}
+    firsts = [i for i, m in enumerate(messages) if i and m.physical_offset in starts]
+    assert firsts, "the store has a segment after a BLANK end"
+    for i in [*firsts, len(messages) - 1]:
+        r = client.get(f"/message/{messages[i].physical_offset}")
+        assert r.status_code == 200
+        prev = _prev_link(r.get_data(as_text=True))
+        assert prev == messages[i - 1].physical_offset
+        assert client.get(f"/message/{prev}").status_code == 200
+    r = client.get(f"/message/{messages[0].physical_offset}")
+    assert r.status_code == 200 and _prev_link(r.get_data(as_text=True)) is None

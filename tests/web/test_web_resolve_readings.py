@@ -30,6 +30,13 @@ def test_a_negative_offset_is_not_a_valid_offset_msgid(client):
     assert "not a valid offset msgId: physical offset -1 is negative" in text
 
 
+def test_a_negative_port_is_not_a_port(client):
+    """An id with FFFFFFFF in the port place reads as port -1: said as no port at all (it said "over 65535")."""
+    text = _text(client.get("/resolve?id=0A140005" + "F" * 8 + "0" * 16))
+    assert "not a valid offset msgId: port -1 is not a port (0..65535)" in text
+    assert "over 65535" not in text
+
+
 def test_a_found_message_dates_the_id_by_its_born_time(client, sample_messages):
     m = _first_keyed(sample_messages)
     born_month = dt.datetime.fromtimestamp(m.born_timestamp / 1000).astimezone().strftime("%Y-%m")

@@ -159,7 +159,9 @@ def offset_msg_id_flaw(reading: IdReading) -> str | None:
     """Why the offset-msgId reading cannot be one a broker made (a port is 16 bits, an offset not negative: the
     UNIQ_KEY of a 32-hex id reads as port 1194797587), None when it could be."""
     port, offset = reading.fields.get("port"), reading.fields.get("offset")
-    if isinstance(port, int) and not 0 <= port <= 0xFFFF:
+    if isinstance(port, int) and port < 0:
+        return f"not a valid offset msgId: port {port} is not a port (0..65535)"
+    if isinstance(port, int) and port > 0xFFFF:
         return f"not a valid offset msgId: port {port} is over 65535"
     if isinstance(offset, int) and offset < 0:
         return f"not a valid offset msgId: physical offset {offset} is negative"

@@ -28,6 +28,8 @@ KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segmen
 LOG_ONLY = frozenset({"next_problem", "segment", "story", "time_step", "jump"})
 
 
+_STALE = (-1, -1)  # a panel key no region has: the panel is redrawn at the next update
+
 NARROW = 110  # columns: below this the field panel sits under the hex view (issue 33's breakpoint)
 
 
@@ -152,7 +154,7 @@ class HexScreen(ViewScreen):
         view.display = True
         self._fit(self.app.size.width)  # the offset column is as wide as this file's last position
         view.focus()
-        self._panel_region = None
+        self._panel_region = _STALE
         self.refresh_bindings()
         if first.problem:
             self.notify(f"{rel}: {first.problem}", title="damaged file", severity="warning")
@@ -169,7 +171,7 @@ class HexScreen(ViewScreen):
         self.query_one(FileHexView).display = False
         self.hex_view.display = True
         self.hex_view.focus()
-        self._panel_region = None
+        self._panel_region = _STALE  # the file's unit is in the panel: redrawn even when the record's layout is pending
         self.refresh_bindings()
         info = self.hex_view.cursor_info()
         if info is not None:

@@ -128,13 +128,29 @@ class BrowserScreen(ViewScreen):
         self.generation = 0
         self.query_state = Query()
         self.mode_text = ""
-        self.scanning = False
+        self._scanning = False
         self.following = False  # follow mode (f): new messages of the log appended as the broker writes them
         self.follow_generation = 0
         self._wanted: tuple[int, int | None] | None = None  # a reload's place: (row, offset) to select again
         # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
         # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
         self._detail_follows: LatestAfterPaint[int] = LatestAfterPaint(self, self._show)
+
+    @property
+    def scanning(self) -> bool:
+        return self._scanning
+
+    @scanning.setter
+    def scanning(self, value: bool) -> None:
+        if value != self._scanning:
+            self._scanning = value
+            self.refresh_bindings()  # `esc Cancel scan` in the footer only while a scan runs
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding: esc does nothing once the scan is done (issue 33: offered after it)
+        if action == "cancel":
+            return self.scanning
+        return True
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -4,7 +4,7 @@ walk runs, and Problems says "nothing found" (not "so far") once verify and the 
 from __future__ import annotations
 
 import pytest
-from tui_helpers import drive, settle
+from tui_helpers import drive, screen_text, settle, until
 
 SCREENS = ["overview", "messages", "hex", "problems", "ids", "chain", "stats", "timer", "groups"]
 
@@ -69,3 +69,36 @@ def test_problems_says_nothing_found_once_verify_has_run(store):
     before, found, after = drive(app, script)
     assert "so far" in before
     assert found == 0 and "nothing found" in after and "so far" not in after
+
+
+def _footer(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.parametrize(("name", "flag", "words"), [("problems", "verifying", "esc Cancel verify"),
+                                                     ("messages", "scanning", "esc Cancel scan")])
+def test_cancel_offered_only_while_there_is_something_to_cancel(store, name, flag, words):
+    """Issue 33, found driving the app: Problems offered `esc Cancel verify` before and after verify, Messages `esc
+    Cancel scan` after its scan was done; esc did nothing then."""
+    from inspector.tui.app import create_app
+
+    app = create_app(store, background_scan=False, screen=name)
+
+    async def script(pilot):
+        screen = app.screen
+        before = _footer(app), "escape" in _shown(screen)
+        if name == "problems":
+            await pilot.press("v")  # verify runs and ends
+            await settle(pilot)
+        after = _footer(app), "escape" in _shown(screen)
+        setattr(screen, flag, True)  # as while the worker runs
+        await until(pilot, lambda: words in _footer(app), 5)
+        during = _footer(app), "escape" in _shown(screen)
+        setattr(screen, flag, False)
+        await until(pilot, lambda: words not in _footer(app), 5)
+        return before, after, during, (_footer(app), "escape" in _shown(screen))
+
+    before, after, during, ended = drive(app, script)
+    for footer, offered in (before, after, ended):
+        assert words not in footer and not offered, footer
+    assert words in during[0] and during[1]

@@ -145,6 +145,12 @@ class BrowserScreen(ViewScreen):
         if value != self._scanning:
             self._scanning = value
             self.refresh_bindings()  # `esc Cancel scan` in the footer only while a scan runs
+            if self._ready:
+                self.fit_footer(self.app.size.width)  # and room for it
+
+    def narrow_below(self) -> int:
+        # the whole footer needs 103 columns, 120 with `esc Cancel scan`
+        return 120 if self.scanning else 105
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding: esc does nothing once the scan is done (issue 33: offered after it)

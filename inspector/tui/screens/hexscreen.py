@@ -35,6 +35,7 @@ NARROW = 110  # columns: below this the field panel sits under the hex view (iss
 
 class HexScreen(ViewScreen):
     NARROW_HIDDEN = frozenset({"prev_message", "segment(1)", "story"})
+    NARROW_BELOW = NARROW  # the whole footer needs 107 columns
     BINDINGS = [
         Binding("g", "jump", "Jump"),
         Binding("n", "next_message", "Next msg"),

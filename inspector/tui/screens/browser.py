@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Label, ProgressBar
 from textual.worker import get_current_worker
 
@@ -65,6 +66,9 @@ def group_marks(store, topic: str, queue_id: int, lo: int, hi: int) -> dict[int,
     if done:
         marks[hi - 1] = f"◀ committed {hi}, all consumed: {', '.join(done)}"
     return marks
+
+
+CLI_LIMIT = 100  # `rmq-inspect messages`' default --limit
 
 
 def _left_out(filters: list[str]) -> str:
@@ -257,7 +261,23 @@ class BrowserScreen(ViewScreen):
         args = [*(["--topic", q.topic] if q.topic is not None else []),
                 *(["--queue", str(q.queue)] if q.queue is not None else []), *window]
         left = [name for name, value in (("tag", q.tag), ("key", q.key)) if value is not None]
-        return Command("messages", tuple(args), _left_out(left))
+        note = _left_out(left)
+        listed = self._listed()
+        if listed > CLI_LIMIT:  # the command prints what the list shows, not the first 100 (issue 33)
+            args += ["--limit", str(listed)]
+            if self.scanning:
+                note = "; ".join(filter(None, [note, f"the scan is still running: --limit {listed} is what it "
+                                                     "has listed so far"]))
+        return Command("messages", tuple(args), note)
+
+    def _listed(self) -> int:
+        """How many messages the list shows (a batch record's inner rows, expanded with space, not counted)."""
+        try:
+            source = self.message_list.source
+        except NoMatches:  # not mounted (asked after the app ended): no list
+            return 0
+        inner = getattr(source, "inner", None)
+        return len(source) - (0 if inner is None else sum(1 for i in inner if i >= 0))
 
     def action_hex(self) -> None:
         lst = self.message_list

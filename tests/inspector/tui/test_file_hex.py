@@ -223,3 +223,29 @@ def test_enter_on_a_unit_lands_the_records_layout_and_panel(size):
 
 class _NONE:
     kind = None
+
+
+def test_n_and_p_are_named_for_what_they_step_over_a_file():
+    """Issue 33, found driving the app: over a queue or index file the footer said `n Next msg` where n steps its
+    units (a queue file) or its header, slots and items (an index file)."""
+    async def script(app, pilot):
+        hexed = app.views["hex"]
+        view = hexed.query_one(FileHexView)
+        seen = []
+        for file in (CQ, INDEX):
+            app.show_file_hex(file)
+            await settle(pilot)
+            footer = screen_text(app).splitlines()[-1]
+            await pilot.press("n", "n", "p")
+            await settle(pilot)
+            seen.append((footer, view.cursor))
+        await pilot.press("escape")
+        await settle(pilot)
+        seen.append((screen_text(app).splitlines()[-1], None))
+        return seen
+
+    (queue, at_unit), (index, at_slot), (log, _) = run(SAMPLE, script, screen="hex")
+    assert "n Next unit" in queue and "p Prev unit" in queue and "Next msg" not in queue and "item" not in queue
+    assert "n Next item" in index and "p Prev item" in index and "Next msg" not in index and "unit" not in index
+    assert "n Next msg" in log and "p Prev msg" in log and "unit" not in log and "item" not in log
+    assert at_unit == 20 and at_slot == 40  # n n p: the second unit; the index's first slot, after its header

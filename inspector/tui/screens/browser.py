@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Label, ProgressBar
 from textual.worker import get_current_worker
 
@@ -65,6 +66,9 @@ def group_marks(store, topic: str, queue_id: int, lo: int, hi: int) -> dict[int,
     if done:
         marks[hi - 1] = f"◀ committed {hi}, all consumed: {', '.join(done)}"
     return marks
+
+
+CLI_LIMIT = 100  # `rmq-inspect messages`' default --limit
 
 
 def _left_out(filters: list[str]) -> str:
@@ -128,13 +132,35 @@ class BrowserScreen(ViewScreen):
         self.generation = 0
         self.query_state = Query()
         self.mode_text = ""
-        self.scanning = False
+        self._scanning = False
         self.following = False  # follow mode (f): new messages of the log appended as the broker writes them
         self.follow_generation = 0
         self._wanted: tuple[int, int | None] | None = None  # a reload's place: (row, offset) to select again
         # the detail pane (a table laid out twice by Textual) follows once the list has painted, and only for
         # the last of several quick moves: paging is one paint of the list, the pane comes in the next frame
         self._detail_follows: LatestAfterPaint[int] = LatestAfterPaint(self, self._show)
+
+    @property
+    def scanning(self) -> bool:
+        return self._scanning
+
+    @scanning.setter
+    def scanning(self, value: bool) -> None:
+        if value != self._scanning:
+            self._scanning = value
+            self.refresh_bindings()  # `esc Cancel scan` in the footer only while a scan runs
+            if self._ready:
+                self.fit_footer(self.app.size.width)  # and room for it
+
+    def narrow_below(self) -> int:
+        # the whole footer needs 103 columns, 120 with `esc Cancel scan`
+        return 120 if self.scanning else 105
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding: esc does nothing once the scan is done (issue 33: offered after it)
+        if action == "cancel":
+            return self.scanning
+        return True
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -235,7 +261,23 @@ class BrowserScreen(ViewScreen):
         args = [*(["--topic", q.topic] if q.topic is not None else []),
                 *(["--queue", str(q.queue)] if q.queue is not None else []), *window]
         left = [name for name, value in (("tag", q.tag), ("key", q.key)) if value is not None]
-        return Command("messages", tuple(args), _left_out(left))
+        note = _left_out(left)
+        listed = self._listed()
+        if listed > CLI_LIMIT:  # the command prints what the list shows, not the first 100 (issue 33)
+            args += ["--limit", str(listed)]
+            if self.scanning:
+                note = "; ".join(filter(None, [note, f"the scan is still running: --limit {listed} is what it "
+                                                     "has listed so far"]))
+        return Command("messages", tuple(args), note)
+
+    def _listed(self) -> int:
+        """How many messages the list shows (a batch record's inner rows, expanded with space, not counted)."""
+        try:
+            source = self.message_list.source
+        except NoMatches:  # not mounted (asked after the app ended): no list
+            return 0
+        inner = getattr(source, "inner", None)
+        return len(source) - (0 if inner is None else sum(1 for i in inner if i >= 0))
 
     def action_hex(self) -> None:
         lst = self.message_list

@@ -44,11 +44,14 @@ class MessageScreen(ModalScreen[None]):
     """One message in full; ``x`` shows its bytes in the hex view."""
 
     BINDINGS = [
-        Binding("escape,q", "close", "Close"),
+        Binding("escape", "close", "Close"),
         Binding("x", "hex", "Show in hex view"),
         Binding("b", "body", "Body text/JSON/hex"),
         Binding("s", "story", "Story"),
-        # a modal screen hides the app's bindings: copy out is bound here too
+        # a modal screen hides the app's bindings: help, quit and copy out are bound here too (`? Help` and `q Quit`
+        # in every footer, issue 33: q closed the window, a key no footer or help said)
+        Binding("question_mark", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
         Binding("y", "app.yank", "Copy", show=False),
         Binding("C", "app.copy_command", "Copy as command", show=False),
     ]

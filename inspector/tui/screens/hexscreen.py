@@ -28,15 +28,24 @@ KIND_NAMES = {"message": "message record", "blank": "BLANK record (end of segmen
 LOG_ONLY = frozenset({"next_problem", "segment", "story", "time_step", "jump"})
 
 
+_STALE = (-1, -1)  # a panel key no region has: the panel is redrawn at the next update
+
 NARROW = 110  # columns: below this the field panel sits under the hex view (issue 33's breakpoint)
 
 
 class HexScreen(ViewScreen):
-    NARROW_HIDDEN = frozenset({"prev_message", "segment(1)", "story"})
+    NARROW_HIDDEN = frozenset({"prev_message", "segment(1)", "story", "step(-1, 'unit')",
+                              "step(-1, 'item')"})
+    NARROW_BELOW = NARROW  # the whole footer needs 107 columns
     BINDINGS = [
         Binding("g", "jump", "Jump"),
         Binding("n", "next_message", "Next msg"),
         Binding("p", "prev_message", "Prev msg"),
+        # over a queue or index file n and p step its units or items (check_action shows the pair that applies)
+        Binding("n", "step(1, 'unit')", "Next unit"),
+        Binding("p", "step(-1, 'unit')", "Prev unit"),
+        Binding("n", "step(1, 'item')", "Next item"),
+        Binding("p", "step(-1, 'item')", "Prev item"),
         Binding("e", "next_problem", "Next problem"),
         Binding("right_square_bracket", "segment(1)", "Next seg"),
         Binding("left_square_bracket", "segment(-1)", "Prev seg", show=False),
@@ -52,6 +61,7 @@ class HexScreen(ViewScreen):
         self._panel_region: tuple[int, int] | None = None
         self._panel_follows: LatestAfterPaint[CursorInfo] = LatestAfterPaint(self, self._update_panel)
         self.file_mode: str | None = None  # a queue or index file shown instead of the commitlog (its name)
+        self.file_kind: str | None = None  # consumequeue, batchconsumequeue or index (the file_mode's)
         self.file_problem: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -147,12 +157,13 @@ class HexScreen(ViewScreen):
             self.notify(str(e), title="hex of a file", severity="error")
             return
         self.file_mode = rel
+        self.file_kind = first.kind
         self.file_problem = first.problem
         self.hex_view.display = False
         view.display = True
         self._fit(self.app.size.width)  # the offset column is as wide as this file's last position
         view.focus()
-        self._panel_region = None
+        self._panel_region = _STALE
         self.refresh_bindings()
         if first.problem:
             self.notify(f"{rel}: {first.problem}", title="damaged file", severity="warning")
@@ -169,7 +180,7 @@ class HexScreen(ViewScreen):
         self.query_one(FileHexView).display = False
         self.hex_view.display = True
         self.hex_view.focus()
-        self._panel_region = None
+        self._panel_region = _STALE  # the file's unit is in the panel: redrawn even when the record's layout is pending
         self.refresh_bindings()
         info = self.hex_view.cursor_info()
         if info is not None:
@@ -179,6 +190,10 @@ class HexScreen(ViewScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_file":
             return self.file_mode is not None
+        if action in ("next_message", "prev_message"):
+            return self.file_mode is None
+        if action == "step":  # an index file's header, slots and items are its items; a queue file's, units
+            return self.file_mode is not None and parameters[1:] == ("item" if self.file_kind == "index" else "unit",)
         if self.file_mode is not None and action in LOG_ONLY:
             return False
         return True
@@ -222,6 +237,10 @@ class HexScreen(ViewScreen):
         """A pasted offset or id opens the jump prompt holding it (the hex view has no field of its own)."""
         event.stop()
         self.app.action_jump_prompt(event.text.strip())
+
+    def action_step(self, direction: int, what: str = "unit") -> None:
+        """n / p over a queue or index file: the next (previous) unit, slot or item."""
+        self.query_one(FileHexView).step_region(direction)
 
     def action_next_message(self) -> None:
         if self.later(self.action_next_message):

@@ -38,12 +38,27 @@ class ProblemsScreen(ViewScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.verifying = False
+        self._verifying = False
         self.verified: VerifyDone | None = None
         self._rows: dict[str, Problem] = {}
         self._caused: dict[str, list[Problem]] = {}  # grouped: row key -> the findings its root explains
         self.grouped = False  # g: roots only, each with how many findings it explains
         self.severity: str | None = None  # s: None (all), then error, warning, info
+
+    @property
+    def verifying(self) -> bool:
+        return self._verifying
+
+    @verifying.setter
+    def verifying(self, value: bool) -> None:
+        self._verifying = value
+        self.refresh_bindings()  # `esc Cancel verify` in the footer only while verify runs
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding: esc does nothing when no verify runs (issue 33: offered before and after)
+        if action == "cancel":
+            return self.verifying
+        return True
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -15,7 +15,7 @@ from inspector.tui.background import store_hosts
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, plain, when
 from inspector.tui.messages import IdResolved, WorkerFailed
-from inspector.tui.screens.base import ViewScreen
+from inspector.tui.screens.base import FIELD_QUIT, ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic, SafeTable
@@ -29,6 +29,7 @@ class ResolverScreen(ViewScreen):
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
         Binding("f1", "app.help", "Help"),  # shown: while the field has focus `?` types into it
+        FIELD_QUIT,
     ]
 
     def __init__(self) -> None:

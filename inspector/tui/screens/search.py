@@ -44,7 +44,7 @@ from inspector.tui.background import key_hits
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num, parse_kind, parse_time, plain, size, when
 from inspector.tui.messages import SearchFound, WorkerFailed
-from inspector.tui.screens.base import ViewScreen
+from inspector.tui.screens.base import FIELD_QUIT, ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
@@ -89,6 +89,7 @@ class SearchScreen(ViewScreen):
         Binding("s", "story", "Story"),
         Binding("question_mark", "app.help", "Help"),
         Binding("f1", "app.help", "Help"),  # shown: while the field has focus `?` types into it
+        FIELD_QUIT,
     ]
 
     def __init__(self) -> None:

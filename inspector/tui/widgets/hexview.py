@@ -136,6 +136,13 @@ class HexView(ScrollView, can_focus=True):
             self._probe_tail(self.segment)
             self.call_after_refresh(self._after_layout)
 
+    def on_resize(self, event: events.Resize) -> None:
+        # a goto made while the view had no size (hidden behind a queue or index file's hex, or not laid out
+        # yet) centres the cursor once the view has rows: else it showed the old rows, asked the layout of
+        # those, and the cursor's record stayed "layout pending" for ever (issue 33)
+        if self._pending_center and self.size.height:
+            self._after_layout()
+
     def _after_layout(self) -> None:
         if self._pending_center:
             self._pending_center = False

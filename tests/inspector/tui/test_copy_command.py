@@ -218,3 +218,28 @@ def test_the_started_options_reach_the_command_and_the_cli_takes_them(store, cli
     assert argv[argv.index("--delay-levels") + 1] == "1s 5s 10s" and "--index-items" in argv
     code, out = cli(argv[1:])
     assert code == 0 and doc(out)["physical_offset"] == FIRST
+
+
+def test_a_listing_longer_than_the_cli_default_copies_its_count_as_limit(store, cli, capsys):
+    """Issue 33, found driving the app: Messages filtered to PaymentEvents lists 109 messages; the copied command
+    had no --limit and printed the CLI's default 100 (saying it stopped there)."""
+    app = create_app(store, background_scan=False)
+
+    listed = []
+
+    async def payments(app, pilot):
+        app.show_messages(topic="PaymentEvents")
+        await settle(pilot)
+        listed.append(len(app.views["messages"].message_list.source))
+
+    line = copied(app, payments)
+    assert listed == [109]
+    listed = listed[0]
+    argv = shlex.split(line)
+    assert listed == 109 and argv[argv.index("--limit") + 1] == "109", line
+    code, out = cli(argv[1:])
+    rows = lines(out)
+    assert code == 0 and len(rows) == 109 and {m["topic"] for m in rows} == {"PaymentEvents"}
+
+    short = create_app(store, background_scan=False)
+    assert "--limit" not in copied(short, queue_listing)  # 100 or fewer listed: the CLI's default prints them all

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hostile_tui import ESCAPED_TOPIC_DIR, TOPIC_DIR, write_hostile_store
 from test_app import record_notifications
-from tui_helpers import SAMPLE, screen_text, settle
+from tui_helpers import SAMPLE, screen_text, settle, until
 
 from inspector.engine import Store
 from inspector.tui.app import create_app
@@ -196,3 +196,56 @@ def _walk(node):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_enter_on_a_unit_lands_the_records_layout_and_panel(size):
+    """Issue 33, found driving the app: the commitlog's hex, hidden behind the file's since the start, kept the old
+    rows (a goto while it had no size never centred), asked the layout of those, and stayed "layout pending" with
+    the file's unit in the side panel."""
+    inventory = "consumequeue/InventoryEvents/0/00000000000000000000"
+
+    async def script(app, pilot):
+        hexed = app.views["hex"]
+        await pilot.press("n", "enter")  # unit 1 -> its record at 6,873
+        await settle(pilot)
+        landed = await until(pilot, lambda: (hexed.hex_view.cursor_info().region or _NONE).kind == "message", 5)
+        await settle(pilot)
+        return landed, hexed.hex_view.cursor, screen_text(app)
+
+    landed, cursor, shown = run(SAMPLE, script, size=size, screen="hex", file=inventory)
+    assert landed and cursor == 6873
+    assert "layout pending" not in shown and "queue unit" not in shown
+    for text in ("message record @ 6,873", "InventoryEvents q0 #1", "1 TOTALSIZE", "6,873…7,288"):
+        assert text in shown, text
+    assert any(line.lstrip().startswith("6864 ▶") for line in shown.splitlines())  # the record's rows on screen
+
+
+class _NONE:
+    kind = None
+
+
+def test_n_and_p_are_named_for_what_they_step_over_a_file():
+    """Issue 33, found driving the app: over a queue or index file the footer said `n Next msg` where n steps its
+    units (a queue file) or its header, slots and items (an index file)."""
+    async def script(app, pilot):
+        hexed = app.views["hex"]
+        view = hexed.query_one(FileHexView)
+        seen = []
+        for file in (CQ, INDEX):
+            app.show_file_hex(file)
+            await settle(pilot)
+            footer = screen_text(app).splitlines()[-1]
+            await pilot.press("n", "n", "p")
+            await settle(pilot)
+            seen.append((footer, view.cursor))
+        await pilot.press("escape")
+        await settle(pilot)
+        seen.append((screen_text(app).splitlines()[-1], None))
+        return seen
+
+    (queue, at_unit), (index, at_slot), (log, _) = run(SAMPLE, script, screen="hex")
+    assert "n Next unit" in queue and "p Prev unit" in queue and "Next msg" not in queue and "item" not in queue
+    assert "n Next item" in index and "p Prev item" in index and "Next msg" not in index and "unit" not in index
+    assert "n Next msg" in log and "p Prev msg" in log and "unit" not in log and "item" not in log
+    assert at_unit == 20 and at_slot == 40  # n n p: the second unit; the index's first slot, after its header

@@ -4,7 +4,9 @@ walk runs, and Problems says "nothing found" (not "so far") once verify and the 
 from __future__ import annotations
 
 import pytest
-from tui_helpers import drive, settle
+from tui_helpers import SAMPLE, drive, screen_text, settle, until
+
+from inspector.tui.screennames import SCREEN_NAMES
 
 SCREENS = ["overview", "messages", "hex", "problems", "ids", "chain", "stats", "timer", "groups"]
 
@@ -69,3 +71,96 @@ def test_problems_says_nothing_found_once_verify_has_run(store):
     before, found, after = drive(app, script)
     assert "so far" in before
     assert found == 0 and "nothing found" in after and "so far" not in after
+
+
+def _footer(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.parametrize(("name", "flag", "words"), [("problems", "verifying", "esc Cancel verify"),
+                                                     ("messages", "scanning", "esc Cancel scan")])
+def test_cancel_offered_only_while_there_is_something_to_cancel(store, name, flag, words):
+    """Issue 33, found driving the app: Problems offered `esc Cancel verify` before and after verify, Messages `esc
+    Cancel scan` after its scan was done; esc did nothing then."""
+    from inspector.tui.app import create_app
+
+    app = create_app(store, background_scan=False, screen=name)
+
+    async def script(pilot):
+        screen = app.screen
+        before = _footer(app), "escape" in _shown(screen)
+        if name == "problems":
+            await pilot.press("v")  # verify runs and ends
+            await settle(pilot)
+        after = _footer(app), "escape" in _shown(screen)
+        setattr(screen, flag, True)  # as while the worker runs
+        await until(pilot, lambda: words in _footer(app), 5)
+        during = _footer(app), "escape" in _shown(screen)
+        setattr(screen, flag, False)
+        await until(pilot, lambda: words not in _footer(app), 5)
+        return before, after, during, (_footer(app), "escape" in _shown(screen))
+
+    before, after, during, ended = drive(app, script)
+    for footer, offered in (before, after, ended):
+        assert words not in footer and not offered, footer
+    assert words in during[0] and during[1]
+
+
+WIDTHS = (80, 90, 100, 105, 110, 120)
+# what lengthens a footer while something runs: the flag set as the worker sets it, and the binding it brings
+BUSY = {"messages": ("scanning", "esc Cancel scan"), "problems": ("verifying", "esc Cancel verify"),
+        "overview": ("app.scan_running", "esc Stop walk")}
+
+
+def _set_busy(app, flag: str, value: bool) -> None:
+    owner, name = (app, flag.removeprefix("app.")) if flag.startswith("app.") else (app.screen, flag)
+    setattr(owner, name, value)
+    app.screen.refresh_bindings()
+
+
+@pytest.mark.parametrize("name", [*SCREEN_NAMES, "message window"])
+def test_help_and_quit_whole_in_the_footer_at_every_width(store, name):
+    """Issue 33, found driving the app: hex cut `q Quit` at 100-106 columns, Messages at 100-109, the message
+    window had neither; the msgId and search fields take `?` and `q` (the footer says `f1 Help` and `^q Quit`
+    then). At each width, idle and while a walk, scan or verify lengthens the footer."""
+    from inspector.engine import Store
+    from inspector.tui.app import create_app
+
+    other = Store(SAMPLE) if name == "diff" else None
+    kw = {"goto": 0} if name == "message window" else {"screen": name, "compare": other}
+    app = create_app(store, background_scan=False, **kw)
+
+    async def script(pilot):
+        seen: list[tuple[int, str, str]] = []
+        for width in WIDTHS:
+            await pilot.resize_terminal(width, 30)
+            await settle(pilot)
+            if name in ("ids", "search"):  # the id or search field has focus on entry
+                app.screen.action_edit()
+                await settle(pilot)
+                seen.append((width, "field", _footer(app)))
+                await pilot.press("escape")
+                await settle(pilot)
+            seen.append((width, "idle", _footer(app)))
+            if name in BUSY:
+                flag, words = BUSY[name]
+                _set_busy(app, flag, True)
+                await until(pilot, lambda: words in _footer(app), 5)  # noqa: B023 - awaited in this round
+                seen.append((width, "busy", _footer(app)))
+                _set_busy(app, flag, False)
+                await until(pilot, lambda: words not in _footer(app), 5)  # noqa: B023
+        return seen
+
+    try:
+        seen = drive(app, script)
+    finally:
+        if other is not None:
+            other.close()
+    for width, state, footer in seen:
+        where = f"{name} at {width} columns ({state}): {footer!r}"
+        if state == "field":
+            assert "f1 Help" in footer and "^q Quit" in footer, where
+        else:
+            assert "? Help" in footer and " q Quit" in footer and "^q" not in footer, where
+        if state == "busy":
+            assert BUSY[name][1] in footer, where

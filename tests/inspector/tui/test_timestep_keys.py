@@ -153,9 +153,14 @@ def test_no_key_is_bound_twice_on_the_two_screens_and_the_help_lists_them():
 
     # the Messages screen's f is follow mode (issue 33, like `messages --follow`); search stays on ctrl+p there
     overridden = {BrowserScreen: {"f"}, HexScreen: set()}
+    # the hex screen's n and p step messages, queue units or index items: three bindings each, one offered at a
+    # time (check_action picks by what the screen shows), so each key counts once
+    alternatives = {HexScreen: {"n", "p"}, BrowserScreen: set()}
     for screen, widget in ((HexScreen, HexView), (BrowserScreen, MessageList)):
-        bound = keys(screen, widget) + [k for k in keys(RmqInspectApp)
-                                        if k != "question_mark" and k not in overridden[screen]]  # ? : app.help
+        own = keys(screen)
+        own = [k for i, k in enumerate(own) if k not in alternatives[screen] or k not in own[:i]]
+        bound = own + keys(widget) + [k for k in keys(RmqInspectApp)
+                                      if k != "question_mark" and k not in overridden[screen]]  # ? : app.help
         assert len(bound) == len(set(bound)), sorted(k for k in bound if bound.count(k) > 1)
         assert set(KEYS) <= set(bound)
     text = help_text().plain

@@ -5,6 +5,7 @@ or an index item's: the log offset it points at)."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +25,11 @@ from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
 # info findings (retention's expired leftovers) are normal: neither red nor a warning's yellow
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+COLUMNS = ("severity", "code", "phy offset", "reason", "file @ offset")
+
+
+def _plain(cell: str | Text) -> str:
+    return cell.plain if isinstance(cell, Text) else cell
 
 
 class ProblemsScreen(ViewScreen):
@@ -75,7 +81,6 @@ class ProblemsScreen(ViewScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("severity", "code", "phy offset", "reason", "file @ offset")
         if self.focused is None:
             table.focus()
         self.ready()
@@ -89,9 +94,9 @@ class ProblemsScreen(ViewScreen):
         problems = self._shown()
         table = self.query_one(DataTable)
         row = table.cursor_row
-        table.clear()
         self._rows.clear()
         self._caused.clear()
+        cells = []
         for i, (p, caused) in enumerate(problems):
             key = f"p{i}"
             self._rows[key] = p
@@ -101,8 +106,15 @@ class ProblemsScreen(ViewScreen):
             sev = Text(p.severity, style=_STYLE.get(p.severity, "yellow"))
             # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
             reason = clip(esc(p.reason), 60) if not explains else clip(f"(+{explains} caused) {esc(p.reason)}", 60)
-            table.add_row(sev, p.code, "-" if phy is None else num(phy), reason, f"{esc(p.file)} @ {num(p.offset)}",
-                          key=key)
+            cells.append((sev, p.code, "-" if phy is None else num(phy), reason, f"{esc(p.file)} @ {num(p.offset)}"))
+        # each column as wide as its widest cell, given when the column is made: a DataTable left to measure
+        # its rows does so later, in its idle handler, and a list refilled as findings arrive was drawn (a CI
+        # snapshot) with the code column still as wide as the first finding's code
+        table.clear(columns=True)
+        for i, label in enumerate(COLUMNS):
+            table.add_column(label, width=max([cell_len(label), *(cell_len(_plain(c[i])) for c in cells)]))
+        for key, row_cells in zip(self._rows, cells, strict=True):
+            table.add_row(*row_cells, key=key)
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         else:

@@ -140,7 +140,8 @@ class HexView(ScrollView, can_focus=True):
         # a goto made while the view had no size (hidden behind a queue or index file's hex, or not laid out
         # yet) centres the cursor once the view has rows: else it showed the old rows, asked the layout of
         # those, and the cursor's record stayed "layout pending" for ever (issue 33)
-        if self._pending_center and self.size.height:
+        # (a store with no segment has no rows to centre: on_mount did not lay it out either)
+        if self._pending_center and self.size.height and self.segment is not None:
             self._after_layout()
 
     def _after_layout(self) -> None:

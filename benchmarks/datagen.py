@@ -513,38 +513,27 @@ def cached_copied_store(root: Path, **kwargs) -> dict:
     return facts if facts is not None else make_copied_store(root, **kwargs)
 
 
-def make_empty_segments_store(root: Path, *, count: int) -> dict:
-    """``count`` empty files named as 1 GiB segments in ``commitlog/`` and nothing else (issue 35)."""
+def make_empty_segments_store(root: Path, *, count: int, sample: str | None = None) -> dict:
+    """``count`` empty files named as segments in ``commitlog/`` (issue 35). Without ``sample``: nothing else, the
+    names 1 GiB apart. With it: a copy of the store at ``sample`` and the files after its own segments, every fourth
+    name on its segment grid, so each file is an empty-segment finding and each gap a missing-segment one (with a
+    segment size known the layout check was quadratic in the number of files: 20,000 took 2.6 s)."""
     if root.exists():
         shutil.rmtree(root)
-    (root / "commitlog").mkdir(parents=True)
-    for i in range(count):
-        (root / "commitlog" / f"{i << 30:020d}").touch()
-    facts = dict(version=SHAPES_VERSION, count=count)
-    (root / "bench.json").write_text(json.dumps(facts))
-    return facts
-
-
-def make_gapped_empty_segments_store(root: Path, *, count: int, sample: str) -> dict:
-    """The store at ``sample`` with ``count`` empty files named as segments after its own, every fourth name on its
-    segment grid: each file an empty-segment finding, each gap a missing-segment one (issue 35's many files, with
-    a segment size known: the layout check was quadratic in the number of files there, 20,000: 2.6 s)."""
-    if root.exists():
-        shutil.rmtree(root)
-    shutil.copytree(sample, root)
     log = root / "commitlog"
-    size = max(p.stat().st_size for p in log.iterdir())
-    last = max(int(p.name) for p in log.iterdir())
-    for i in range(1, count + 1):
-        (log / f"{last + 4 * i * size:020d}").touch()
+    if sample is None:
+        log.mkdir(parents=True)
+        names = [i << 30 for i in range(count)]
+    else:
+        shutil.copytree(sample, root)
+        size = max(p.stat().st_size for p in log.iterdir())
+        last = max(int(p.name) for p in log.iterdir())
+        names = [last + 4 * i * size for i in range(1, count + 1)]
+    for name in names:
+        (log / f"{name:020d}").touch()
     facts = dict(version=SHAPES_VERSION, count=count, sample=sample)
     (root / "bench.json").write_text(json.dumps(facts))
     return facts
-
-
-def cached_gapped_empty_segments_store(root: Path, **kwargs) -> dict:
-    facts = stamped_facts(root, SHAPES_VERSION, kwargs)
-    return facts if facts is not None else make_gapped_empty_segments_store(root, **kwargs)
 
 
 def cached_empty_segments_store(root: Path, **kwargs) -> dict:

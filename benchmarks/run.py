@@ -1000,7 +1000,7 @@ def bench_empty_segments(data: Path, mode: str, repeat: int) -> list[Row]:
     root = data / ("smoke" if mode == "smoke" else "") / "empty_segments"
     datagen.cached_empty_segments_store(root, count=count)
     gapped = data / ("smoke" if mode == "smoke" else "") / "empty_segments_gapped"
-    datagen.cached_gapped_empty_segments_store(gapped, count=count, sample=str(ROOT / "sample_store"))
+    datagen.cached_empty_segments_store(gapped, count=count, sample=str(ROOT / "sample_store"))
     argv = ["inspector.cli.main", "verify", str(gapped), "--json"]
     warm_up(_child_run, *argv, ok=(4,))
     runs = [_child_run(*argv, ok=(4,)) for _ in range(repeat)]

@@ -49,3 +49,43 @@ def test_the_hex_rows_ascii_column_is_whole_at_80_columns():
     rows = {line.split()[0]: line for line in text.splitlines() if "│" in line and line.split()[0].isdigit()}
     assert rows["48"].rstrip().endswith("│ .......W....a3.D")  # 16 characters: the last one was cut
     assert rows["96"].rstrip().endswith('│ d":"order-1108",')
+
+
+def _walked(size):
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_chain("OrderEvents", "order-1108")
+        await settle(pilot)
+        screen = pilot.app.screen
+        first = screen_text(pilot.app)
+        match = next(i for i, r in enumerate(screen._rows) if r.verdict.plain.startswith("✔"))
+        screen.query_one("#chain-steps").move_cursor(row=match)
+        await settle(pilot)
+        return first, screen_text(pilot.app), screen._rows[match]
+
+    with Store(SAMPLE) as store:
+        return drive(create_app(store), script, size=size)
+
+
+def test_the_chain_walk_fits_80_columns():
+    """Issue 33: at 80 columns the fields showed `OrderE`, the verdict column needed scrolling sideways."""
+    first, matched, row = _walked((80, 24))
+    lines = first.splitlines()
+    form = next(line for line in lines if line.startswith(" topic "))
+    assert "OrderEvents " in form and "order-1108 " in form
+    assert "✔ match: the message has this key" in first  # the legend of the narrow table's symbols
+    header = next(line for line in lines if line.lstrip().startswith("file "))
+    assert "indexed key" in header
+    # the detail line under the table: the highlighted hop whole (verdict, key, where it links)
+    assert "· other hash  InventoryEvents#SKU-11517  · item 251 → prev 226" in first
+    shown = next(line for line in matched.splitlines() if f" {row.item} " in line and row.offset in line)
+    assert "✔" in shown and row.indexed[:12] in shown
+    assert f"✔ match  {row.indexed}" in matched
+
+
+def test_the_chain_walk_at_120_columns_keeps_every_column():
+    first, matched, row = _walked((120, 36))
+    header = next(line for line in first.splitlines() if line.lstrip().startswith("file "))
+    assert header.split() == ["file", "item", "stored", "hash", "phy", "offset", "stored", "at", "prev", "verdict",
+                              "indexed", "key", "│", "busiest", "slots", "of"]
+    assert f"✔ match  {row.indexed}" in matched

@@ -89,3 +89,36 @@ def test_the_chain_walk_at_120_columns_keeps_every_column():
     assert header.split() == ["file", "item", "stored", "hash", "phy", "offset", "stored", "at", "prev", "verdict",
                               "indexed", "key", "│", "busiest", "slots", "of"]
     assert f"✔ match  {row.indexed}" in matched
+
+
+def test_the_messages_list_shows_the_keys_at_80_columns():
+    """Issue 33: at 80 columns the list's columns ended at `tags`; the keys were off screen."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="messages"), script, size=(80, 24))
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if "phy offset" in line)
+    assert lines[header].split()[-2:] == ["tags", "keys"]
+    assert lines[header + 1].split()[:4] == ["0", "09-19", "09:00:00", "OrderEvents"]
+    assert "created    order-1108" in lines[header + 1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_the_message_window_keeps_every_id_whole(size):
+    """Issue 33: at 80 columns the message window cut the msgId and UNIQ_KEY (and folded the born host) mid-value:
+    one field a line there, two where every value fits."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, goto=0), script, size=size)
+    lines = text.splitlines()
+    for label, value in (("msgId", "0A14000500002A9F0000000000000000"), ("UNIQ_KEY", "0A14010B47372A139A555EA0DB42002D"),
+                         ("born host", "10.20.1.11:52311"), ("stored", "2025-09-19 09:00:00.196 +00:00")):
+        assert any(f"{label} " in line and value in line for line in lines), (label, text)
+    two_a_line = any("msgId" in line and "UNIQ_KEY" in line for line in lines)
+    assert two_a_line == (size[0] >= 120)

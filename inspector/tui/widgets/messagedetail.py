@@ -133,9 +133,8 @@ class FieldGrid:
         return Measurement(1, options.max_width)
 
 
-def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
-    """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
-    store's custom one, ``trace_topic_of``)."""
+def _head(msg: Message) -> list[RenderableType]:
+    """What the detail shows before the body: the fields and the properties."""
     v = message_view(msg, body_limit=0)
     crc = "ok" if msg.body_crc_ok else "MISMATCH"
     flags = ", ".join(k for k, on in v["sys_flag_parts"].items() if on is True)
@@ -152,13 +151,24 @@ def render_message(msg: Message, mode: str = "text", trace_topic: str | None = N
         ("transaction", msg.transaction, "compression", msg.compression or "-"),
         ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
     ]
-    grid = FieldGrid(rows, msg.topic)
     props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
     for k, val in msg.properties.items():
         props.add_row(plain(k), plain(val))
+    return [FieldGrid(rows, msg.topic), Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"),
+            props, Text("")]
+
+
+def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
+    """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
+    store's custom one, ``trace_topic_of``)."""
     title, body = render_body(msg, mode)
-    return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(esc(title), style="bold reverse"), body, *render_trace(msg, trace_topic))
+    return Group(*_head(msg), Text(esc(title), style="bold reverse"), body, *render_trace(msg, trace_topic))
+
+
+def body_line(msg: Message, console: Console, width: int) -> int:
+    """The line the body's title is on when the message is drawn ``width`` columns wide (what precedes it: the
+    fields and the properties)."""
+    return len(console.render_lines(Group(*_head(msg)), console.options.update_width(max(1, width)), pad=False))
 
 
 def render_trace(msg: Message, trace_topic: str | None = None) -> list[RenderableType]:
@@ -220,7 +230,17 @@ class MessageDetail(VerticalScroll, can_focus=True):
         self.scroll_home(animate=False)
 
     def cycle_body(self) -> None:
+        """The next body view, scrolled into sight: the body is under the fields and the properties, below the
+        pane's fold at 30 rows (issue 33: `b` changed nothing one could see)."""
         self.body_mode = BODY_MODES[(BODY_MODES.index(self.body_mode) + 1) % len(BODY_MODES)]
+        self.call_after_refresh(self.scroll_to_body)
+
+    def scroll_to_body(self) -> None:
+        """The pane scrolled so the body's title is its first line (or as far as the pane scrolls)."""
+        if self.message is None or not self.is_mounted:
+            return
+        width = self.query_one(".detail-content", Static).content_region.width or self.scrollable_content_region.width
+        self.scroll_to(y=body_line(self.message, self.app.console, width), animate=False)
 
     def watch_body_mode(self) -> None:
         self._show_content()

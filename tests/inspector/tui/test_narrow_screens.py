@@ -122,3 +122,23 @@ def test_the_message_window_keeps_every_id_whole(size):
         assert any(f"{label} " in line and value in line for line in lines), (label, text)
     two_a_line = any("msgId" in line and "UNIQ_KEY" in line for line in lines)
     assert two_a_line == (size[0] >= 120)
+
+
+@pytest.mark.parametrize("goto", [None, 0], ids=["messages screen", "message window"])
+def test_b_shows_the_body_view_it_switched_to(goto):
+    """Issue 33: at 30 rows the body is under the fields and the properties, below the pane's fold: `b` changed
+    nothing one could see. Now the pane scrolls to the body's title."""
+    async def script(pilot):
+        await settle(pilot)
+        seen = [screen_text(pilot.app)]
+        for _ in range(2):
+            await pilot.press("b")
+            await settle(pilot)
+            seen.append(screen_text(pilot.app))
+        return seen
+
+    with Store(SAMPLE) as store:
+        before, json, hexed = drive(create_app(store, screen="messages", goto=goto), script, size=(100, 30))
+    assert "Body (" not in before
+    assert "Body (json, 243 bytes)" in json and '"orderId": "order-1108",' in json
+    assert "Body (hex, 243 bytes)" in hexed and "00000000  7b 22 6f 72 64 65 72 49" in hexed

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
+NARROW_LAYOUT = 110  # columns: below this a screen lays itself out for a narrow terminal (issue 33's breakpoint)
 NARROW_COLUMNS = 100  # below this a footer holds about six bindings: `? Help` and `q Quit` must stay among them
 
 # a screen whose text field has focus on entry: `q` types into the field then, the footer offers ctrl+q (the app's

@@ -14,7 +14,7 @@ from inspector.engine import BadInput, Message, NotFound, Region, StoreError, ti
 from inspector.tui.afterpaint import LatestAfterPaint
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import clip, esc, num
-from inspector.tui.screens.base import ViewScreen
+from inspector.tui.screens.base import NARROW_LAYOUT, ViewScreen
 from inspector.tui.timestep import TIME_BINDINGS
 from inspector.tui.widgets.filehexview import FileCursor, FileHexView
 from inspector.tui.widgets.hexview import CursorInfo, HexView
@@ -30,7 +30,7 @@ LOG_ONLY = frozenset({"next_problem", "segment", "story", "time_step", "jump"})
 
 _STALE = (-1, -1)  # a panel key no region has: the panel is redrawn at the next update
 
-NARROW = 110  # columns: below this the field panel sits under the hex view (issue 33's breakpoint)
+NARROW = NARROW_LAYOUT  # columns: below this the field panel sits under the hex view
 
 
 class HexScreen(ViewScreen):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -43,6 +43,13 @@ from inspector.tui.widgets.navbar import NavBar
 from inspector.tui.widgets.safe import SafeStatic, SafeTree
 
 TOPIC_WIDTH = 60  # characters of a topic in a tree label (cut in the middle): its counts stay on screen
+
+
+def topic_width(width: int) -> int:
+    """A topic's characters in its tree label for a terminal ``width`` columns wide: its counts (up to ~34
+    columns) after its indent (10) stay on screen (issue 33: a 200-character topic cut them at 80 columns)."""
+    return max(20, min(TOPIC_WIDTH, width - 46))
+
 
 @dataclass(frozen=True)
 class Node:
@@ -204,6 +211,8 @@ class OverviewScreen(Screen):
         self._pending_queues: dict[str, list[QueueInfo]] = {}
         self._lag_by_queue: dict[tuple[str, int], list[dict]] = {}
         self._restored: tuple[Node | None, set] = (None, set())  # a reload's place: cursor node, expanded topics
+        self._topic_width = TOPIC_WIDTH
+        self._topic_tails: dict[str, Text] = {}  # each topic's label after its name (its counts)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -306,20 +315,22 @@ class OverviewScreen(Screen):
             if r["topic"] in lag_of:
                 lag_of[r["topic"]] += r["lag"] or 0
         most_lagging = max(lag_of, key=lambda t: (lag_of[t], t)) if any(lag_of.values()) else None
+        self._topic_width = topic_width(self.app.size.width)
+        self._topic_tails = {}
         for topic in sorted(queue_count if not d.listed else by_topic):
             if not d.listed:
-                label = Text.assemble((middle_clip(esc(topic), TOPIC_WIDTH), "bold cyan"), f"  {queue_count[topic]} queue(s)",
-                                      ("  …", "dim"))
-                topics.add(label, data=Node("topic", topic), expand=False)
+                self._topic_tails[topic] = Text.assemble(f"  {queue_count[topic]} queue(s)", ("  …", "dim"))
+                topics.add(self._topic_label(topic), data=Node("topic", topic), expand=False)
                 continue
             queues = sorted(by_topic[topic], key=lambda q: q.queue_id)
             total = sum(q.message_count for q in queues)
             lag_total = sum(r["lag"] or 0 for q in queues for r in lag_by_queue.get((topic, q.queue_id), []))
-            label = Text.assemble((middle_clip(esc(topic), TOPIC_WIDTH), "bold cyan"),
-                                  f"  {len(queues)} queue(s), {num(total)} messages")
+            tail = Text(f"  {len(queues)} queue(s), {num(total)} messages")
             if lag_total:
-                label.append(f"  lag {num(lag_total)}", style="yellow")
-            tnode = topics.add(label, data=Node("topic", topic), expand=topic == most_lagging or topic in expanded)
+                tail.append(f"  lag {num(lag_total)}", style="yellow")
+            self._topic_tails[topic] = tail
+            tnode = topics.add(self._topic_label(topic), data=Node("topic", topic),
+                               expand=topic == most_lagging or topic in expanded)
             if lag_total or tnode.is_expanded or any(lag_by_queue.get((topic, q.queue_id)) for q in queues):
                 self._add_queue_nodes(tnode, queues)
             else:
@@ -440,6 +451,27 @@ class OverviewScreen(Screen):
             for level, (delay, source) in enumerate(zip(d.delay.text.split(), d.delay.sources, strict=False), 1):
                 dnode.add_leaf(Text.assemble(f"level {level:>2}  {esc(delay):>4}  ", (source, _SOURCE_STYLE.get(source, ""))),
                                data=Node("setting", row.name))
+
+    def _topic_label(self, topic: str) -> Text:
+        """A topic's label: its name cut in the middle to the width the terminal leaves it, then its counts."""
+        return Text.assemble((middle_clip(esc(topic), self._topic_width), "bold cyan"),
+                             self._topic_tails.get(topic, Text("")))
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = topic_width(event.size.width)
+        if width != self._topic_width:
+            self._topic_width = width
+            for node in self._topic_nodes():
+                node.set_label(self._topic_label(node.data.value))
+
+    @on(Tree.NodeHighlighted, "#overview-tree")
+    def _topic_tooltip(self, event: Tree.NodeHighlighted) -> None:
+        """A topic cut in its label: the whole name as the tree's tooltip (the messages screen's detail has it
+        too)."""
+        data = event.node.data
+        topic = data.value if isinstance(data, Node) and data.kind == "topic" else None
+        cut = topic is not None and len(esc(topic)) > self._topic_width
+        self.query_one("#overview-tree", Tree).tooltip = Text(esc(topic)) if cut else None
 
     def _topic_nodes(self) -> list[TreeNode]:
         return list(self._topics_node.children) if self._topics_node is not None else []

@@ -5,7 +5,6 @@ or an index item's: the log offset it points at)."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,15 +20,11 @@ from inspector.tui.fmt import clip, commitlog_offset, esc, num
 from inspector.tui.messages import ScanProgress, VerifyDone, WorkerFailed
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.navbar import NavBar
-from inspector.tui.widgets.safe import SafeStatic, SafeTable
+from inspector.tui.widgets.safe import SafeStatic, SafeTable, fill_fitted
 
 # info findings (retention's expired leftovers) are normal: neither red nor a warning's yellow
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 COLUMNS = ("severity", "code", "phy offset", "reason", "file @ offset")
-
-
-def _plain(cell: str | Text) -> str:
-    return cell.plain if isinstance(cell, Text) else cell
 
 
 class ProblemsScreen(ViewScreen):
@@ -107,14 +102,9 @@ class ProblemsScreen(ViewScreen):
             # a reason quotes the store (a topic, a key, a file name): escaped before it is cut to its column
             reason = clip(esc(p.reason), 60) if not explains else clip(f"(+{explains} caused) {esc(p.reason)}", 60)
             cells.append((sev, p.code, "-" if phy is None else num(phy), reason, f"{esc(p.file)} @ {num(p.offset)}"))
-        # each column as wide as its widest cell, given when the column is made: a DataTable left to measure
-        # its rows does so later, in its idle handler, and a list refilled as findings arrive was drawn (a CI
-        # snapshot) with the code column still as wide as the first finding's code
-        table.clear(columns=True)
-        for i, label in enumerate(COLUMNS):
-            table.add_column(label, width=max([cell_len(label), *(cell_len(_plain(c[i])) for c in cells)]))
-        for key, row_cells in zip(self._rows, cells, strict=True):
-            table.add_row(*row_cells, key=key)
+        # each column as wide as its widest cell, given when the column is made (a list refilled as findings
+        # arrive was drawn, a CI snapshot, with the code column as wide as the first finding's code)
+        fill_fitted(table, COLUMNS, cells, list(self._rows))
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         else:

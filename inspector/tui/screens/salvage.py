@@ -17,9 +17,10 @@ from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num
 from inspector.tui.messages import WorkerFailed
 from inspector.tui.screens.base import ViewScreen
-from inspector.tui.widgets.safe import SafeStatic, SafeTable
+from inspector.tui.widgets.safe import SafeStatic, SafeTable, fill_fitted
 
 LIMIT = 100  # lost records listed per span, as `salvage --limit`: the line above them says "first N of M"
+LOST_COLUMNS = ("topic", "queue", "queue offset", "offset", "size", "keys")
 STATE_STYLE = {"intact": "", "recoverable": "yellow", "lost": "bold red"}  # the problems screen's warning / error
 
 
@@ -142,10 +143,11 @@ class SalvageScreen(ViewScreen):
         title.update(t)
         if not total:
             return
-        table.add_columns("topic", "queue", "queue offset", "offset", "size", "keys")
-        for r in s["lost_records"]:
-            table.add_row(esc(r["topic"]), str(r["queue_id"]), num(r["queue_offset"]), num(r["physical_offset"]),
-                          num(r["size"]), esc(", ".join(r["keys"])) or "-")
+        # each column as wide as its widest cell from the start (the Problems list's way): the picture does not
+        # wait for the table's idle measuring
+        fill_fitted(table, LOST_COLUMNS,
+                    [(esc(r["topic"]), str(r["queue_id"]), num(r["queue_offset"]), num(r["physical_offset"]),
+                      num(r["size"]), esc(", ".join(r["keys"])) or "-") for r in s["lost_records"]])
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a span (the table's own binding)."""

@@ -97,12 +97,28 @@ class SearchScreen(ViewScreen):
         self.generation = 0
         self.hits: list[GrepHit] = []
         self.problems: list[Problem] = []
-        self.running = False
+        self._searching = False
         self.form: SearchForm | None = None
         self.end: GrepEnd | None = None
         self.index_note = ""  # the answer came from the indexes (a key search): r scans the log
         self.topic_note: str | None = None
         self.topics: list[str] = []  # the store's topics, read once: completion and "did you mean"
+
+    @property
+    def running(self) -> bool:
+        return self._searching
+
+    @running.setter
+    def running(self, value: bool) -> None:
+        if value != self._searching:
+            self._searching = value
+            self.refresh_bindings()  # `esc Cancel` in the footer only while a search runs
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides the binding: esc cancels nothing when no search runs (issue 33: offered all the time)
+        if action == "cancel":
+            return self.running
+        return super().check_action(action, parameters)
 
     def compose(self) -> ComposeResult:
         yield Header()

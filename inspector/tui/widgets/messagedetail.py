@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
@@ -27,7 +28,7 @@ from inspector.engine import (
     trace_record_pairs,
     trace_topic_of,
 )
-from inspector.tui.fmt import esc, plain, when
+from inspector.tui.fmt import esc, middle_clip, plain, when
 
 BODY_MODES = ("text", "json", "hex")
 TEXT_LIMIT = 8192
@@ -73,14 +74,68 @@ def one_line(value: str) -> Text:
     return text
 
 
-def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
-    """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
-    store's custom one, ``trace_topic_of``)."""
+FOLDING = frozenset({"topic", "tags", "keys"})  # values that may take more than one line (the others never fold)
+
+
+class FieldGrid:
+    """The message's fields as label/value pairs: two pairs a line where every value that must stay whole (ids,
+    times, hosts, the file) fits, else one pair a line (issue 33: at 80 columns the msgId and UNIQ_KEY were cut,
+    the hosts and the file folded mid-value). A topic longer than its column is cut in the middle (its start and
+    its end kept: two long topics that differ at the end stay told apart) and given whole on a line after the
+    fields, so a 200-character topic no longer pushes the msgId out of view."""
+
+    def __init__(self, rows: list[tuple[str, str, str, str]], topic: str) -> None:
+        self.rows = rows
+        self.topic = topic
+
+    def _fits(self, width: int) -> bool:
+        def widest(column: int, labels: int) -> int:
+            return max((cell_len(esc(r[column])) for r in self.rows if column == labels or r[labels] not in FOLDING),
+                       default=0)
+
+        return widest(0, 0) + widest(1, 0) + widest(2, 2) + widest(3, 2) + 3 <= width
+
+    def _value(self, label: str, value: str, width: int) -> Text:
+        if label == "topic":
+            return plain(middle_clip(value, max(8, width)))  # whole on the line after the fields when cut
+        if label in FOLDING:
+            return plain(value)
+        return one_line(value)  # never folded mid-value (an id, a time, a host, the file)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        grid = Table.grid(padding=(0, 1))
+        if self._fits(width):
+            topic_width = max(cell_len(esc(r[1])) for r in self.rows if r[0] not in FOLDING)
+            label_width = max(cell_len(r[0]) for r in self.rows)
+            for _ in range(2):
+                grid.add_column(style="bold", no_wrap=True)
+                grid.add_column(overflow="fold")
+            for a, b, c, d in self.rows:
+                grid.add_row(a, self._value(a, b, topic_width), c, self._value(c, d, width))
+        else:
+            label_width = max(cell_len(r[i]) for r in self.rows for i in (0, 2))
+            topic_width = width - label_width - 1
+            grid.add_column(style="bold", no_wrap=True, width=label_width)
+            grid.add_column(overflow="fold")
+            for a, b, c, d in self.rows:
+                grid.add_row(a, self._value(a, b, topic_width))
+                grid.add_row(c, self._value(c, d, topic_width))
+        yield grid
+        if cell_len(esc(self.topic)) > max(8, topic_width):  # cut above: here whole, folded under its label
+            whole = Table.grid(padding=(0, 1))
+            whole.add_column(style="bold", no_wrap=True, width=label_width)
+            whole.add_column(overflow="fold")
+            whole.add_row("topic (whole)", plain(self.topic))
+            yield whole
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, options.max_width)
+
+
+def _head(msg: Message) -> list[RenderableType]:
+    """What the detail shows before the body: the fields and the properties."""
     v = message_view(msg, body_limit=0)
-    grid = Table.grid(padding=(0, 1))
-    for _ in range(2):
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
     crc = "ok" if msg.body_crc_ok else "MISMATCH"
     flags = ", ".join(k for k, on in v["sys_flag_parts"].items() if on is True)
     rows = [
@@ -96,14 +151,24 @@ def render_message(msg: Message, mode: str = "text", trace_topic: str | None = N
         ("transaction", msg.transaction, "compression", msg.compression or "-"),
         ("file @ pos", f"{msg.file} @ {msg.position:,}", "PHYSICALOFFSET", f"{msg.stored_physical_offset:,}"),
     ]
-    for a, b, c, d in rows:
-        grid.add_row(a, one_line(b) if a == "msgId" else plain(b), c, one_line(d) if c == "UNIQ_KEY" else plain(d))
     props = Table("property", "value", box=None, padding=(0, 1), show_edge=False, header_style="bold underline")
     for k, val in msg.properties.items():
         props.add_row(plain(k), plain(val))
+    return [FieldGrid(rows, msg.topic), Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"),
+            props, Text("")]
+
+
+def render_message(msg: Message, mode: str = "text", trace_topic: str | None = None) -> RenderableType:
+    """Every field, the properties, the body in ``mode``, and a trace topic's records (``trace_topic``: the
+    store's custom one, ``trace_topic_of``)."""
     title, body = render_body(msg, mode)
-    return Group(grid, Text(""), Text(f"Properties ({len(msg.properties)})", style="bold reverse"), props, Text(""),
-                 Text(esc(title), style="bold reverse"), body, *render_trace(msg, trace_topic))
+    return Group(*_head(msg), Text(esc(title), style="bold reverse"), body, *render_trace(msg, trace_topic))
+
+
+def body_line(msg: Message, console: Console, width: int) -> int:
+    """The line the body's title is on when the message is drawn ``width`` columns wide (what precedes it: the
+    fields and the properties)."""
+    return len(console.render_lines(Group(*_head(msg)), console.options.update_width(max(1, width)), pad=False))
 
 
 def render_trace(msg: Message, trace_topic: str | None = None) -> list[RenderableType]:
@@ -165,7 +230,17 @@ class MessageDetail(VerticalScroll, can_focus=True):
         self.scroll_home(animate=False)
 
     def cycle_body(self) -> None:
+        """The next body view, scrolled into sight: the body is under the fields and the properties, below the
+        pane's fold at 30 rows (issue 33: `b` changed nothing one could see)."""
         self.body_mode = BODY_MODES[(BODY_MODES.index(self.body_mode) + 1) % len(BODY_MODES)]
+        self.call_after_refresh(self.scroll_to_body)
+
+    def scroll_to_body(self) -> None:
+        """The pane scrolled so the body's title is its first line (or as far as the pane scrolls)."""
+        if self.message is None or not self.is_mounted:
+            return
+        width = self.query_one(".detail-content", Static).content_region.width or self.scrollable_content_region.width
+        self.scroll_to(y=body_line(self.message, self.app.console, width), animate=False)
 
     def watch_body_mode(self) -> None:
         self._show_content()

@@ -29,6 +29,12 @@ from inspector.tui.rowindex import RowOffsets
 
 COLUMNS = (("phy offset", 12, "right"), ("stored", 23, "left"), ("topic", 24, "left"), ("q", 3, "right"),
            ("q-offset", 8, "right"), ("tags", 12, "left"), ("keys", 0, "left"))
+# a list narrower than NARROW_LIST (the wide columns take 88, leaving the keys under 16: at 80 columns the keys
+# were off screen): narrower columns, the store time without year and milliseconds ('09-19 09:00:00'; the detail
+# pane has it whole), so the keys keep ~14 columns at 80
+NARROW_COLUMNS = (("phy offset", 10, "right"), ("stored", 14, "left"), ("topic", 16, "left"), ("q", 2, "right"),
+                  ("q-off", 6, "right"), ("tags", 10, "left"), ("keys", 0, "left"))
+NARROW_LIST = 104
 
 
 class RowSource:
@@ -210,18 +216,27 @@ class BatchPickedRows(OffsetRows):
 
 def header_text(width: int) -> Text:
     # the stored column's cells are cut to the ms (23 characters: a 12-column topic would not fit otherwise), so
-    # its header names the zone they are in (the output zone: local, or UTC under --utc)
-    names = [f"stored ({zone_label()})" if c[0] == "stored" else c[0] for c in COLUMNS]
-    return Text(_cells(names, width), no_wrap=True, overflow="ellipsis")
+    # its header names the zone they are in (the output zone: local, or UTC under --utc); narrow, the zone is
+    # more than the column holds: the detail pane's times carry it
+    narrow = width < NARROW_LIST
+    names = [f"stored ({zone_label()})" if c[0] == "stored" and not narrow else c[0] for c in _columns(width)]
+    return Text(_cells(names, width, header=True), no_wrap=True, overflow="ellipsis")
 
 
-def _cells(values: list[str], width: int) -> str:
+def _columns(width: int) -> tuple:
+    return NARROW_COLUMNS if width < NARROW_LIST else COLUMNS
+
+
+def _cells(values: list[str], width: int, header: bool = False) -> str:
     out = []
     used = 0
-    for (name, w, justify), v in zip(COLUMNS, values, strict=True):
+    columns = _columns(width)
+    for (name, w, justify), v in zip(columns, values, strict=True):
         v = esc(v)  # store text: topic, tags, keys, an unreadable row's reason
         if w == 0:
             w = max(4, width - used)
+        if name == "stored" and columns is NARROW_COLUMNS and not header and len(v) >= 19 and v[4] == "-":
+            v = v[5:19]  # '2025-09-19 09:00:00.196' -> '09-19 09:00:00'
         # a topic keeps its end too (long topics often share a prefix); other cells keep their start
         v = middle_clip(v, w) if name == "topic" else v if len(v) <= w else v[: w - 1] + "…"
         out.append(v.rjust(w) if justify == "right" else v.ljust(w))

@@ -8,6 +8,9 @@ builds one builds its cells and titles as escaped Texts (``fmt.plain``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 from textual.color import Color
@@ -58,6 +61,24 @@ class SafeTable(DataTable):
     def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: CellType, *,
                     update_width: bool = False) -> None:
         super().update_cell(row_key, column_key, _safe_cell(value), update_width=update_width)
+
+
+def fill_fitted(table: DataTable, labels: Sequence[str], rows: Sequence[Sequence[CellType]],
+                keys: Sequence[str] | None = None) -> None:
+    """``table`` emptied (columns too) and filled with ``rows``, each column as wide as its widest cell (its label
+    included), given when the column is made. A DataTable left to measure its rows does so later, in its idle
+    handler: a list refilled as rows arrive was drawn (a CI snapshot) with a column as wide as its header or its
+    first row ('cq-dangli'). Cells go through the SafeTable's escaping first, so the widths are those shown."""
+    shown = [[_safe_cell(c) for c in row] for row in rows]
+    table.clear(columns=True)
+    for i, label in enumerate(labels):
+        table.add_column(label, width=max([cell_len(label), *(cell_len(_plain(r[i])) for r in shown)]))
+    for n, row in enumerate(shown):
+        table.add_row(*row, key=None if keys is None else keys[n])
+
+
+def _plain(cell) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
 
 
 class SafeTree(Tree):

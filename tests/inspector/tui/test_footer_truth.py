@@ -78,16 +78,20 @@ def _footer(app) -> str:
 
 
 @pytest.mark.parametrize(("name", "flag", "words"), [("problems", "verifying", "esc Cancel verify"),
-                                                     ("messages", "scanning", "esc Cancel scan")])
+                                                     ("messages", "scanning", "esc Cancel scan"),
+                                                     ("search", "running", "esc Cancel")])
 def test_cancel_offered_only_while_there_is_something_to_cancel(store, name, flag, words):
     """Issue 33, found driving the app: Problems offered `esc Cancel verify` before and after verify, Messages `esc
-    Cancel scan` after its scan was done; esc did nothing then."""
+    Cancel scan` after its scan was done; esc did nothing then. Search offered `esc Cancel` with no search running."""
     from inspector.tui.app import create_app
 
     app = create_app(store, background_scan=False, screen=name)
 
     async def script(pilot):
         screen = app.screen
+        if name == "search":  # its pattern field has focus on entry (escape there leaves the field)
+            await pilot.press("escape")
+            await settle(pilot)
         before = _footer(app), "escape" in _shown(screen)
         if name == "problems":
             await pilot.press("v")  # verify runs and ends
@@ -109,7 +113,7 @@ def test_cancel_offered_only_while_there_is_something_to_cancel(store, name, fla
 WIDTHS = (80, 90, 100, 105, 110, 120)
 # what lengthens a footer while something runs: the flag set as the worker sets it, and the binding it brings
 BUSY = {"messages": ("scanning", "esc Cancel scan"), "problems": ("verifying", "esc Cancel verify"),
-        "overview": ("app.scan_running", "esc Stop walk")}
+        "overview": ("app.scan_running", "esc Stop walk"), "search": ("running", "esc Cancel")}
 
 
 def _set_busy(app, flag: str, value: bool) -> None:

@@ -100,3 +100,23 @@ def test_the_salvage_screen_at_80x24_shows_the_lost_span_and_help(tmp_path):
     with Store(root) as store:
         text = drive(create_app(store, background_scan=False, screen="salvage"), script, size=(80, 24))
     assert "lost" in text and "4,000" in text and "8,516" in text and "? Help" in text
+
+
+def test_the_lost_records_columns_are_as_wide_as_their_widest_cell_when_filled(tmp_path):
+    """Issue 33: like the Problems list, each column of the lost records gets its width when the table is filled,
+    not later in the table's idle measuring (a snapshot taken before it showed 'Payme' for PaymentEvents)."""
+    root, _ = zeroed_page_store(tmp_path / "sample_store")
+    with Store(root) as store:
+        async def script(pilot):
+            await settle(pilot, rounds=6)
+            screen = pilot.app.views["salvage"]
+            screen._show_span(0)
+            screen._show_span(1)  # filled again, and read before any idle handler ran
+            table = screen.query_one("#salvage-lost", DataTable)
+            return [(c.label.plain, c.width, c.auto_width) for c in table.columns.values()], _rows(table)
+
+        columns, rows = drive(create_app(store, background_scan=False, screen="salvage"), script)
+    widest = [max(len(label), *(len(r[i]) for r in rows))
+              for i, (label, _, _) in enumerate(columns)]
+    assert [(w, auto) for _, w, auto in columns] == [(w, False) for w in widest]
+    assert rows and columns[0][1] >= len("PaymentEvents")  # not the 5 of its header

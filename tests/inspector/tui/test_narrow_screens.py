@@ -1,0 +1,144 @@
+"""Issue 33's 80-column leftovers, each checked in words on the screen a user reads (the pilot's screen text)."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import SAMPLE, drive, screen_text, settle
+
+from inspector.engine import Store
+from inspector.tui.app import create_app
+from inspector.tui.widgets.navbar import labels_for
+
+FULL = ["1 Overview", "2 Hex", "3 Messages", "4 Index chain", "5 msgId", "6 Problems", "7 Tour", "8 Exercises"]
+SHORT = ["1 Overview", "2 Hex", "3 Msgs", "4 Chain", "5 msgId", "6 Problems", "7 Tour", "8 Exercises"]
+
+
+@pytest.mark.parametrize(("width", "expected"), [(120, FULL), (90, FULL), (80, SHORT),
+                                                 (60, ["1", "2", "3 Msgs", "4", "5", "6", "7", "8"])])
+def test_every_tab_is_on_screen_at_every_width(width, expected):
+    async def script(pilot):
+        await settle(pilot)
+        first = screen_text(pilot.app).splitlines()[1]
+        pilot.app.switch_mode("messages")
+        await settle(pilot)
+        return first, screen_text(pilot.app).splitlines()[1]
+
+    with Store(SAMPLE) as store:
+        overview, messages = drive(create_app(store), script, size=(width, 24))
+    assert messages.split() == " ".join(expected).split()
+    if width >= 80:
+        assert overview.split() == " ".join(expected).split()
+    else:  # the active tab keeps its name
+        assert overview.split()[:2] == ["1", "Overview"]
+
+
+def test_the_labels_are_the_longest_that_fit():
+    assert labels_for(200, "hex") == FULL
+    assert sum(len(label) + 2 for label in labels_for(80, "hex")) <= 80
+
+
+def test_the_hex_rows_ascii_column_is_whole_at_80_columns():
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_hex(0)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store), script, size=(80, 24))
+    rows = {line.split()[0]: line for line in text.splitlines() if "│" in line and line.split()[0].isdigit()}
+    assert rows["48"].rstrip().endswith("│ .......W....a3.D")  # 16 characters: the last one was cut
+    assert rows["96"].rstrip().endswith('│ d":"order-1108",')
+
+
+def _walked(size):
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_chain("OrderEvents", "order-1108")
+        await settle(pilot)
+        screen = pilot.app.screen
+        first = screen_text(pilot.app)
+        match = next(i for i, r in enumerate(screen._rows) if r.verdict.plain.startswith("✔"))
+        screen.query_one("#chain-steps").move_cursor(row=match)
+        await settle(pilot)
+        return first, screen_text(pilot.app), screen._rows[match]
+
+    with Store(SAMPLE) as store:
+        return drive(create_app(store), script, size=size)
+
+
+def test_the_chain_walk_fits_80_columns():
+    """Issue 33: at 80 columns the fields showed `OrderE`, the verdict column needed scrolling sideways."""
+    first, matched, row = _walked((80, 24))
+    lines = first.splitlines()
+    form = next(line for line in lines if line.startswith(" topic "))
+    assert "OrderEvents " in form and "order-1108 " in form
+    assert "✔ match: the message has this key" in first  # the legend of the narrow table's symbols
+    header = next(line for line in lines if line.lstrip().startswith("file "))
+    assert "indexed key" in header
+    # the detail line under the table: the highlighted hop whole (verdict, key, where it links)
+    assert "· other hash  InventoryEvents#SKU-11517  · item 251 → prev 226" in first
+    shown = next(line for line in matched.splitlines() if f" {row.item} " in line and row.offset in line)
+    assert "✔" in shown and row.indexed[:12] in shown
+    assert f"✔ match  {row.indexed}" in matched
+
+
+def test_the_chain_walk_at_120_columns_keeps_every_column():
+    first, matched, row = _walked((120, 36))
+    header = next(line for line in first.splitlines() if line.lstrip().startswith("file "))
+    assert header.split() == ["file", "item", "stored", "hash", "phy", "offset", "stored", "at", "prev", "verdict",
+                              "indexed", "key", "│", "busiest", "slots", "of"]
+    assert f"✔ match  {row.indexed}" in matched
+
+
+def test_the_messages_list_shows_the_keys_at_80_columns():
+    """Issue 33: at 80 columns the list's columns ended at `tags`; the keys were off screen."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="messages"), script, size=(80, 24))
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if "phy offset" in line)
+    assert lines[header].split()[-2:] == ["tags", "keys"]
+    assert lines[header + 1].split()[:4] == ["0", "09-19", "09:00:00", "OrderEvents"]
+    assert "created    order-1108" in lines[header + 1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_the_message_window_keeps_every_id_whole(size):
+    """Issue 33: at 80 columns the message window cut the msgId and UNIQ_KEY (and folded the born host) mid-value:
+    one field a line there, two where every value fits."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, goto=0), script, size=size)
+    lines = text.splitlines()
+    for label, value in (("msgId", "0A14000500002A9F0000000000000000"), ("UNIQ_KEY", "0A14010B47372A139A555EA0DB42002D"),
+                         ("born host", "10.20.1.11:52311"), ("stored", "2025-09-19 09:00:00.196 +00:00")):
+        assert any(f"{label} " in line and value in line for line in lines), (label, text)
+    two_a_line = any("msgId" in line and "UNIQ_KEY" in line for line in lines)
+    assert two_a_line == (size[0] >= 120)
+
+
+@pytest.mark.parametrize("goto", [None, 0], ids=["messages screen", "message window"])
+def test_b_shows_the_body_view_it_switched_to(goto):
+    """Issue 33: at 30 rows the body is under the fields and the properties, below the pane's fold: `b` changed
+    nothing one could see. Now the pane scrolls to the body's title."""
+    async def script(pilot):
+        await settle(pilot)
+        seen = [screen_text(pilot.app)]
+        for _ in range(2):
+            await pilot.press("b")
+            await settle(pilot)
+            seen.append(screen_text(pilot.app))
+        return seen
+
+    with Store(SAMPLE) as store:
+        before, json, hexed = drive(create_app(store, screen="messages", goto=goto), script, size=(100, 30))
+    assert "Body (" not in before
+    assert "Body (json, 243 bytes)" in json and '"orderId": "order-1108",' in json
+    assert "Body (hex, 243 bytes)" in hexed and "00000000  7b 22 6f 72 64 65 72 49" in hexed

@@ -142,3 +142,56 @@ def test_b_shows_the_body_view_it_switched_to(goto):
     assert "Body (" not in before
     assert "Body (json, 243 bytes)" in json and '"orderId": "order-1108",' in json
     assert "Body (hex, 243 bytes)" in hexed and "00000000  7b 22 6f 72 64 65 72 49" in hexed
+
+
+def _far_store(tmp_path, segment_size: int | None = None):
+    """sample_store with one more commitlog segment past 10 GB (the last one's bytes; sparse when
+    ``segment_size`` makes it a 1 GiB file): its offsets have 11 digits."""
+    import shutil
+
+    store = tmp_path / "far"
+    shutil.copytree(SAMPLE, store)
+    data = (SAMPLE / "commitlog" / "00000000000000131072").read_bytes()
+    far = store / "commitlog" / "00000000010737418240"
+    with far.open("wb") as f:
+        f.write(data)
+        if segment_size:
+            f.truncate(segment_size)
+    return store
+
+
+def _far_hex(store, size, offset):
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_hex(offset)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(store) as s:
+        return drive(create_app(s), script, size=size)
+
+
+def _hex_rows(text):
+    return [line for line in text.splitlines() if "│ " in line and line.split()[0].lstrip("+").isdigit()]
+
+
+@pytest.mark.parametrize("segment_size", [None, 1 << 30], ids=["64 KiB segment", "1 GiB sparse segment"])
+def test_the_hex_rows_fit_80_columns_past_10_gb(tmp_path, segment_size):
+    """Issue 33: a store past 10 GB has 11-digit offsets; at 80 columns the row was 80 wide and the ASCII column
+    lost its last character. Below the width they need, the rows count from their segment's start ('+48'),
+    the status line naming the segment."""
+    base = 10737418240
+    text = _far_hex(_far_store(tmp_path, segment_size), (80, 24), base + 48)
+    rows = {line.split()[0]: line for line in _hex_rows(text)}
+    first = (SAMPLE / "commitlog" / "00000000000000131072").read_bytes()[48:64]
+    ascii_ = "".join(chr(b) if 32 <= b < 127 else "." for b in first)
+    assert rows["+48"].rstrip().endswith("│ " + ascii_)
+    assert all(len(line.rstrip()) <= 79 for line in _hex_rows(text))
+    assert "(commitlog/00000000010737418240 + 48)" in text
+
+
+def test_the_hex_rows_keep_physical_offsets_where_they_fit(tmp_path):
+    text = _far_hex(_far_store(tmp_path), (120, 36), 10737418240 + 48)
+    assert any(line.split()[0] == "10737418288" for line in _hex_rows(text))
+    text = _far_hex(SAMPLE, (80, 24), 48)  # 10 digits fit at 80 columns
+    assert any(line.split()[0] == "48" for line in _hex_rows(text))

@@ -195,3 +195,33 @@ def test_the_hex_rows_keep_physical_offsets_where_they_fit(tmp_path):
     assert any(line.split()[0] == "10737418288" for line in _hex_rows(text))
     text = _far_hex(SAMPLE, (80, 24), 48)  # 10 digits fit at 80 columns
     assert any(line.split()[0] == "48" for line in _hex_rows(text))
+
+
+@pytest.mark.parametrize(("size", "expected"), [
+    ((80, 24), "topic any queue any tag any tag key key/UNIQ from stored ≥ to stored ≤"),
+    ((120, 36), "topic any topic queue any tag any tag key key or UNIQ_KEY from store time ≥ to store time ≤")])
+def test_the_messages_filters_placeholders_are_whole(size, expected):
+    """Issue 33: at 80 columns the filter fields cut their placeholders ('any topi', 'key or', 'store')."""
+    async def script(pilot):
+        await settle(pilot)
+        text = screen_text(pilot.app)
+        fields = [(f.placeholder, f.content_size.width) for f in pilot.app.screen.query("#browser-filters Input")]
+        return text, fields
+
+    with Store(SAMPLE) as store:
+        text, fields = drive(create_app(store, screen="messages"), script, size=size)
+    line = next(line for line in text.splitlines() if line.startswith(" topic "))
+    assert line.split() == expected.split()
+    assert all(len(placeholder) <= width for placeholder, width in fields)
+
+
+def test_the_messages_filters_placeholders_follow_a_resize():
+    async def script(pilot):
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="messages"), script, size=(120, 36))
+    assert " key key/UNIQ from stored ≥ to stored ≤" in text

@@ -76,7 +76,7 @@ def _left_out(filters: list[str]) -> str:
 
 
 FILTERS = ("topic", "queue", "tag", "key", "from", "to")
-# each filter's placeholders, longest first: a field shows the longest it has room for
+# each filter's placeholders, longest first: a field shows the longest it has room for (FormInput's shorter)
 PLACEHOLDERS = {"topic": ("any topic", "any"), "queue": ("any",), "tag": ("any tag", "any"),
                 "key": ("key or UNIQ_KEY", "key/UNIQ_KEY", "key/UNIQ", "key"),
                 "from": ("store time ≥", "stored ≥", "time ≥", "≥"), "to": ("store time ≤", "stored ≤", "time ≤", "≤")}
@@ -172,7 +172,8 @@ class BrowserScreen(ViewScreen):
         with Horizontal(id="browser-filters"):
             for name in FILTERS:
                 yield Label(name, classes="filter-label")
-                yield FormInput(placeholder=PLACEHOLDERS[name][0], id=f"f-{name}", classes=f"filter filter-{name}")
+                yield FormInput(placeholder=PLACEHOLDERS[name][0], shorter=PLACEHOLDERS[name][1:], id=f"f-{name}",
+                                classes=f"filter filter-{name}")
         with Horizontal(id="browser-statusbar"):
             yield SafeStatic("", id="browser-status")
             yield ProgressBar(total=100, show_eta=False, id="browser-progress")
@@ -193,14 +194,6 @@ class BrowserScreen(ViewScreen):
 
     def on_resize(self) -> None:
         self.query_one("#browser-header", SafeStatic).update(header_text(self.query_one(MessageList).size.width or 120))
-        self.call_after_refresh(self._fit_placeholders)
-
-    def _fit_placeholders(self) -> None:
-        """Each filter's longest placeholder that its field shows whole (80 columns cut them: 'any topi')."""
-        for name in FILTERS:
-            field = self.query_one(f"#f-{name}", FormInput)
-            room = field.content_size.width
-            field.placeholder = next((p for p in PLACEHOLDERS[name] if len(p) <= room), PLACEHOLDERS[name][-1])
 
     @property
     def message_list(self) -> MessageList:

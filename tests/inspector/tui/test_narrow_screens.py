@@ -225,3 +225,25 @@ def test_the_messages_filters_placeholders_follow_a_resize():
     with Store(SAMPLE) as store:
         text = drive(create_app(store, screen="messages"), script, size=(120, 36))
     assert " key key/UNIQ from stored ≥ to stored ≤" in text
+
+
+@pytest.mark.parametrize(("size", "form", "window"), [
+    ((80, 24), "pattern text or regex topic any tag any tag in all limit 1000",
+     "since e.g. -2h until stored before ▐X▌ regex ▐X▌ ignore case"),
+    ((120, 36), "pattern text or regex: order-\\d+ topic any topic tag any tag in all limit 1000",
+     "since at or after: 2025-09-19 13:48, -2h until stored before ▐X▌ regex ▐X▌ ignore case")])
+def test_the_search_form_is_whole(size, form, window):
+    """Issue 33: at 80 columns the search fields were cut to 'text o', 'an' (topic and tag: the checkboxes took
+    their room); the checkboxes are on the time window's line, each field's placeholder the longest it shows."""
+    async def script(pilot):
+        await settle(pilot)
+        text = screen_text(pilot.app)
+        fields = [(f.placeholder, f.content_size.width) for f in pilot.app.screen.query(".search-field")]
+        return text, fields
+
+    with Store(SAMPLE) as store:
+        text, fields = drive(create_app(store, screen="search"), script, size=size)
+    lines = text.splitlines()
+    assert next(line for line in lines if line.startswith(" pattern ")).split() == form.split()
+    assert next(line for line in lines if line.startswith(" since ")).split() == window.split()
+    assert all(len(placeholder) <= width for placeholder, width in fields)

@@ -247,3 +247,17 @@ def test_the_search_form_is_whole(size, form, window):
     assert next(line for line in lines if line.startswith(" pattern ")).split() == form.split()
     assert next(line for line in lines if line.startswith(" since ")).split() == window.split()
     assert all(len(placeholder) <= width for placeholder, width in fields)
+
+
+@pytest.mark.parametrize(("width", "expected"), [
+    (80, "paste an offset msgId or a unique key (32 or 56 hex digits), enter"),
+    (120, "paste an offset msgId or a unique key (32 or 56 hex digits) and press enter")])
+def test_the_msgid_field_says_what_to_paste_whole(width, expected):
+    """Issue 33: at 80 columns the msgId field's placeholder ended '... and pres'."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="ids"), script, size=(width, 24))
+    assert f" message id {expected}" in [line.rstrip() for line in text.splitlines()]

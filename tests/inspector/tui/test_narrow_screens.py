@@ -261,3 +261,29 @@ def test_the_msgid_field_says_what_to_paste_whole(width, expected):
     with Store(SAMPLE) as store:
         text = drive(create_app(store, screen="ids"), script, size=(width, 24))
     assert f" message id {expected}" in [line.rstrip() for line in text.splitlines()]
+
+
+def test_the_groups_counts_and_a_queues_sides_are_on_screen_at_80_columns():
+    """Issue 33: at 80 columns the groups' topics pushed queues, lag, retry and DLQ off screen ('qu'), and a
+    group's queues ended at 'last consumed' (first unconsumed and the note off screen). The topics are last; the
+    highlighted queue's sides and note are whole on a detail line under its table."""
+    async def script(pilot):
+        await settle(pilot)
+        screen = pilot.app.screen
+        screen.show_group("fulfillment-consumer")
+        await settle(pilot)
+        screen.query_one("#group-queues").move_cursor(row=1)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="groups"), script, size=(80, 24))
+    lines = [line.rstrip() for line in text.splitlines()]
+    assert next(line for line in lines if line.startswith(" group ")).split() == [
+        "group", "queues", "lag", "retry", "DLQ", "config", "topics"]
+    assert next(line for line in lines if line.startswith(" fulfillment-consumer")).split()[:7] == [
+        "fulfillment-consumer", "4", "9", "-", "-", "yes", "OrderEvents"]
+    detail = next(i for i, line in enumerate(lines) if line.startswith(" OrderEvents queue 1 "))
+    both = lines[detail] + lines[detail + 1]
+    assert "last consumed 34 @ 151688, 2025-09-19 15:02:57 +00:00" in both
+    assert "first unconsumed 35 @ 156026, 2025-09-19 15:41:37 +00:00" in both

@@ -287,3 +287,21 @@ def test_the_groups_counts_and_a_queues_sides_are_on_screen_at_80_columns():
     both = lines[detail] + lines[detail + 1]
     assert "last consumed 34 @ 151688, 2025-09-19 15:02:57 +00:00" in both
     assert "first unconsumed 35 @ 156026, 2025-09-19 15:41:37 +00:00" in both
+
+
+@pytest.mark.parametrize(("screen", "keys"), [("tour", "n next · p previous · j jump · v next view · o open"),
+                                              ("exercises", "enter: answer · h: hint · s: another seed")])
+def test_the_workshop_heads_keep_their_keys_at_80_columns(screen, keys):
+    """Issue 33: at 80 columns the tour's head lost `o open` and the exercises' ended at 'h:' (keys the footer
+    does not list there); they go on a line of their own where they would be cut, and follow a resize."""
+    async def script(pilot):
+        await settle(pilot)
+        narrow = screen_text(pilot.app)
+        await pilot.resize_terminal(130, 30)
+        await settle(pilot)
+        return narrow, screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        narrow, wide = drive(create_app(store, screen=screen), script, size=(80, 24))
+    assert f" {keys}" in [line.rstrip() for line in narrow.splitlines()]
+    assert any(line.rstrip().endswith(f"   {keys}") and len(line.split("   ")) > 2 for line in wide.splitlines())

@@ -144,3 +144,11 @@ def safe(content: Text | str) -> Text:
         last = i + 1
     out.append_text(content[last:])
     return out
+
+
+def with_keys(head: Text, keys: str, width: int) -> Text:
+    """``head`` and its screen's key hints: after it on its line when both fit ``width`` columns, else on the next
+    line whole (folded where they fell, a key was cut from its meaning: 'h:' / 'hint')."""
+    fits = head.cell_len + 3 + len(keys) <= width
+    head.append(("   " if fits else "\n") + keys, style="dim")
+    return head

@@ -76,6 +76,10 @@ def _left_out(filters: list[str]) -> str:
 
 
 FILTERS = ("topic", "queue", "tag", "key", "from", "to")
+# each filter's placeholders, longest first: a field shows the longest it has room for (FormInput's shorter)
+PLACEHOLDERS = {"topic": ("any topic", "any"), "queue": ("any",), "tag": ("any tag", "any"),
+                "key": ("key or UNIQ_KEY", "key/UNIQ_KEY", "key/UNIQ", "key"),
+                "from": ("store time ≥", "stored ≥", "time ≥", "≥"), "to": ("store time ≤", "stored ≤", "time ≤", "≤")}
 
 
 @dataclass(frozen=True)
@@ -166,10 +170,10 @@ class BrowserScreen(ViewScreen):
         yield Header()
         yield NavBar("messages")
         with Horizontal(id="browser-filters"):
-            for name, placeholder in zip(FILTERS, ("any topic", "any", "any tag", "key or UNIQ_KEY", "store time ≥",
-                                                   "store time ≤"), strict=True):
+            for name in FILTERS:
                 yield Label(name, classes="filter-label")
-                yield FormInput(placeholder=placeholder, id=f"f-{name}", classes=f"filter filter-{name}")
+                yield FormInput(placeholder=PLACEHOLDERS[name][0], shorter=PLACEHOLDERS[name][1:], id=f"f-{name}",
+                                classes=f"filter filter-{name}")
         with Horizontal(id="browser-statusbar"):
             yield SafeStatic("", id="browser-status")
             yield ProgressBar(total=100, show_eta=False, id="browser-progress")

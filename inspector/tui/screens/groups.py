@@ -38,6 +38,7 @@ class GroupsScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._queues: dict[str, tuple[str, int, int]] = {}  # row key -> (topic, queue id, committed offset)
+        self._details: dict[str, Text] = {}  # row key -> its detail line (the long cells whole)
         self.group: str | None = None  # the group whose queues are shown (C: `group STORE G`)
 
     def compose(self) -> ComposeResult:
@@ -47,13 +48,18 @@ class GroupsScreen(ViewScreen):
         yield SafeTable(id="groups-table", cursor_type="row", zebra_stripes=True)
         yield SafeStatic("", id="group-summary")
         yield SafeTable(id="group-queues", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="group-queue-detail")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#groups-table", DataTable).add_columns("group", "topics", "queues", "lag", "retry", "DLQ",
-                                                                 "config")
+        # the topics last: a group's list of them is long, and before the counts it pushed lag, retry and DLQ off
+        # an 80-column screen
+        self.query_one("#groups-table", DataTable).add_columns("group", "queues", "lag", "retry", "DLQ", "config",
+                                                                 "topics")
+        # the note before the two sides' long cells (80 columns ended at 'last consumed'); the highlighted queue's
+        # sides and note are whole on the detail line under the table at every width
         self.query_one("#group-queues", DataTable).add_columns("topic", "queue", "committed", "min", "max", "lag",
-                                                                 "last consumed", "first unconsumed", "note")
+                                                                 "note", "last consumed", "first unconsumed")
         self._load()
 
     def command(self) -> Command:
@@ -81,8 +87,8 @@ class GroupsScreen(ViewScreen):
         table.clear()
         for i, g in enumerate(data["groups"]):
             lag = num(g["lag"]) + (f" ({g['corrected_queues']} corrected)" if g["corrected_queues"] else "")
-            table.add_row(g["group"], ", ".join(g["topics"]) or "-", str(g["queues"]), lag, _count(g["retry"]),
-                          _count(g["dlq"]), "yes" if g["configured"] else "no", key=f"g{i}:{g['group']}")
+            table.add_row(g["group"], str(g["queues"]), lag, _count(g["retry"]), _count(g["dlq"]),
+                          "yes" if g["configured"] else "no", ", ".join(g["topics"]) or "-", key=f"g{i}:{g['group']}")
         self.focus_main()
         self.ready()
 
@@ -117,6 +123,7 @@ class GroupsScreen(ViewScreen):
         table = self.query_one("#group-queues", DataTable)
         table.clear()
         self._queues.clear()
+        self._details.clear()
         for i, q in enumerate(d["queues"][:QUEUE_ROWS]):
             key = f"q{i}"
             self._queues[key] = (q["topic"], q["queue_id"], q["committed_offset"])
@@ -125,9 +132,24 @@ class GroupsScreen(ViewScreen):
             table.add_row(q["topic"], str(q["queue_id"]), num(q["committed_offset"]),
                           "-" if q["min_offset"] is None else num(q["min_offset"]),
                           "-" if q["max_offset"] is None else num(q["max_offset"]),
-                          "-" if q["lag"] is None else num(q["lag"]), _side(q["last_consumed"]),
-                          _side(q["first_unconsumed"]), "; ".join(note), key=key)
+                          "-" if q["lag"] is None else num(q["lag"]), "; ".join(note), _side(q["last_consumed"]),
+                          _side(q["first_unconsumed"]), key=key)
+            detail = Text(f"{esc(q['topic'])} queue {q['queue_id']}", style="bold")
+            detail.append(f"  last consumed {esc(_side(q['last_consumed']))} · first unconsumed "
+                          f"{esc(_side(q['first_unconsumed']))}")
+            if note:
+                detail.append(f"\nnote: {esc('; '.join(note))}", style="yellow")
+            self._details[key] = detail
+        self._show_detail(table)
         table.focus()
+
+    @on(DataTable.RowHighlighted, "#group-queues")
+    def _queue_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.data_table)
+
+    def _show_detail(self, table: DataTable) -> None:
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+        self.query_one("#group-queue-detail", SafeStatic).update(self._details.get(str(key), Text("")))
 
     @on(DataTable.RowSelected, "#groups-table")
     def _open_group(self, event: DataTable.RowSelected) -> None:

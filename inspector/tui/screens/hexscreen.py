@@ -114,6 +114,9 @@ class HexScreen(ViewScreen):
         terminal is narrower than its 82 columns)."""
         narrow = width < NARROW
         self.set_class(narrow, "narrow")
+        # the rows count from their segment's start when the store's offsets make them too wide (11+ digits at
+        # 80 columns; the status line names the segment, as 'commitlog/00000000010737418240 + 16')
+        self.hex_view.set_relative(narrow and width < self.hex_view.absolute_line_width + 1)
         for view in (self.hex_view, self.query_one(FileHexView)):
             view.styles.width = "1fr" if narrow else view.line_width + 3
 

@@ -42,7 +42,8 @@ class ResolverScreen(ViewScreen):
         with Horizontal(id="resolver-form"):
             yield Label("message id", classes="filter-label")
             yield FormInput(placeholder="paste an offset msgId or a unique key (32 or 56 hex digits) and press enter",
-                        id="r-id")
+                            shorter=("paste an offset msgId or a unique key (32 or 56 hex digits), enter",
+                                     "paste a msgId or UNIQ_KEY and press enter", "msgId or UNIQ_KEY"), id="r-id")
         yield SafeStatic(Text("An id of 32 hex digits reads two ways: as an offset msgId (store host + physical offset) "
                           "and as a producer's unique key. Both readings are tried against this store.", style="dim"),
                      id="resolver-summary")

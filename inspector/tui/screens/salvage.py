@@ -7,7 +7,7 @@ on a span opens the hex view at its start."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header
@@ -16,11 +16,15 @@ from inspector.engine import salvage_plan
 from inspector.tui.copyout import Command
 from inspector.tui.fmt import esc, num
 from inspector.tui.messages import WorkerFailed
-from inspector.tui.screens.base import ViewScreen
+from inspector.tui.screens.base import NARROW_LAYOUT, ViewScreen
 from inspector.tui.widgets.safe import SafeStatic, SafeTable, fill_fitted
 
 LIMIT = 100  # lost records listed per span, as `salvage --limit`: the line above them says "first N of M"
 LOST_COLUMNS = ("topic", "queue", "queue offset", "offset", "size", "keys")
+SPAN_COLUMNS = ("state", "file", "start", "end", "bytes", "records", "action")
+# below NARROW_LAYOUT columns (80: the action was cut after a word or two): the segment's name alone, no action
+# column; the highlighted span's action is whole on its detail line under the table, at every width
+NARROW_SPAN_COLUMNS = ("state", "segment", "start", "end", "bytes", "records")
 STATE_STYLE = {"intact": "", "recoverable": "yellow", "lost": "bold red"}  # the problems screen's warning / error
 
 
@@ -31,6 +35,8 @@ class SalvageScreen(ViewScreen):
         super().__init__()
         self.view_data: dict | None = None
         self.error: str | None = None
+        self.narrow: bool | None = None  # the spans table's layout last filled (None: not yet)
+        self._files_width = 0  # the width the other files' table was last filled for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,17 +84,10 @@ class SalvageScreen(ViewScreen):
         if v["replica"]:
             verdict.append(f"  (replica {esc(v['replica'])})", style="dim")
         self.query_one("#salvage-verdict", SafeStatic).update(verdict)
+        self.narrow = None
+        self._fill_spans(self.app.size.width)
         table = self.query_one("#salvage-spans", DataTable)
-        table.clear(columns=True)
-        table.add_columns("state", "file", "start", "end", "bytes", "records", "action")
-        for i, s in enumerate(spans):
-            table.add_row(Text(s["state"], style=STATE_STYLE.get(s["state"], "")), esc(s["file"]), num(s["start"]),
-                          num(s["end"]), num(s["bytes"]), num(s["records"]), esc(s["action"]), key=str(i))
-        files = self.query_one("#salvage-files", DataTable)
-        files.clear(columns=True)
-        files.add_columns("other file", "action", "why")
-        for f in v["files"]:
-            files.add_row(esc(f["file"]), esc(f["action"]), esc(f["reason"]) or "-")
+        self._fill_files(self.app.size.width)
         self.query_one("#salvage-notes", SafeStatic).update(self._notes(v))
         self._shown = None  # a new plan: its span's records are shown again
         first_lost = next((i for i, s in enumerate(spans) if s["state"] == "lost"), 0)
@@ -96,6 +95,50 @@ class SalvageScreen(ViewScreen):
             table.move_cursor(row=first_lost)  # the damage first: a lost span's records are what a reader wants
         self._show_span(first_lost)
         self.focus_main()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.view_data is None:
+            return
+        row = self.query_one("#salvage-spans", DataTable).cursor_row
+        if self._fill_spans(event.size.width):
+            self.query_one("#salvage-spans", DataTable).move_cursor(row=row)
+        self._fill_files(event.size.width)
+
+    def _fill_spans(self, width: int) -> bool:
+        """The spans table for ``width`` columns (narrow: no action column, the segment's name); True if refilled."""
+        narrow = width < NARROW_LAYOUT
+        if narrow == self.narrow or self.view_data is None:
+            return False
+        self.narrow = narrow
+        rows = []
+        for s in self.view_data["spans"]:
+            cells = [Text(s["state"], style=STATE_STYLE.get(s["state"], "")),
+                     esc(s["file"].rsplit("/", 1)[-1] if narrow else s["file"]), num(s["start"]), num(s["end"]),
+                     num(s["bytes"]), num(s["records"])]
+            rows.append(cells if narrow else [*cells, esc(s["action"])])
+        fill_fitted(self.query_one("#salvage-spans", DataTable), NARROW_SPAN_COLUMNS if narrow else SPAN_COLUMNS,
+                    rows, keys=[str(i) for i in range(len(rows))])
+        return True
+
+    def _fill_files(self, width: int) -> None:
+        """The other files, the `why` column given the width the others leave and folded over lines in it (at 80
+        columns it was cut: 'from the salvaged commitlog (rmq')."""
+        if self.view_data is None or width == self._files_width:
+            return
+        self._files_width = width
+        rows = [(esc(f["file"]), esc(f["action"]), esc(f["reason"]) or "-") for f in self.view_data["files"]]
+        labels = ("other file", "action", "why")
+        widths = [max([len(label), *(len(r[i]) for r in rows)]) for i, label in enumerate(labels)]
+        # each column's padding (two cells), the vertical scrollbar's two and two spare (one less and DataTable
+        # showed a horizontal scrollbar)
+        room = max(20, width - widths[0] - widths[1] - 3 * 2 - 4)
+        files = self.query_one("#salvage-files", DataTable)
+        files.clear(columns=True)
+        files.add_column(labels[0], width=widths[0])
+        files.add_column(labels[1], width=widths[1])
+        files.add_column(labels[2], width=min(widths[2], room))
+        for r in rows:
+            files.add_row(r[0], r[1], Text(r[2]), height=None)
 
     @staticmethod
     def _notes(v: dict) -> Text:
@@ -131,8 +174,9 @@ class SalvageScreen(ViewScreen):
             return
         s = spans[index]
         t = Text(f"span {num(s['start'])}..{num(s['end'])} ({s['state']})", style="bold")
+        t.append(f" → {esc(s['action'])}")  # whole here: the narrow table has no action column
         if s["reason"]:
-            t.append(f": {esc(s['reason'])}")
+            t.append(f"\nwhy: {esc(s['reason'])}")
         total, listed = s["lost_records_total"], len(s["lost_records"])
         if total:
             t.append("\nlost records (a placeholder keeps each one's queue offset): "

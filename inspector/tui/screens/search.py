@@ -53,9 +53,12 @@ CONTEXT = 28  # characters of context shown each side of the match
 BATCH_SECONDS = 0.1  # hits are posted to the table at most this often
 SHOWN_PROBLEMS = 5  # problems listed under the hits (the count says how many more)
 COLUMNS = ("offset", "topic", "queue", "q offset", "store time", "in", "match in its context")
-FORM = (("pattern", "text or regex: order-\\d+"), ("topic", "any topic (→ completes)"), ("tag", "any tag"),
-        ("in", "body,keys,tags,props"), ("limit", str(DEFAULT_LIMIT)))
-WINDOW = (("since", "stored at or after: 2025-09-19 13:48, -2h, epoch ms"), ("until", "stored before"))
+# each field's placeholders, longest first: a field shows the longest it has room for (80 columns: 'text o')
+FORM = (("pattern", ("text or regex: order-\\d+", "text or regex", "regex", "text")),
+        ("topic", ("any topic (→ completes)", "any topic", "any")), ("tag", ("any tag", "any")),
+        ("in", ("body,keys,tags,props", "all")), ("limit", (str(DEFAULT_LIMIT),)))
+WINDOW = (("since", ("stored at or after: 2025-09-19 13:48, -2h, epoch ms", "at or after: 2025-09-19 13:48, -2h",
+                     "at or after: -2h, 2025-09-19", "e.g. -2h")), ("until", ("stored before", "before")))
 IDLE = ("type a pattern and enter: bodies (decompressed), keys, tags and properties searched as `rmq-inspect grep` "
         "does; escape cancels a search")
 
@@ -127,13 +130,16 @@ class SearchScreen(ViewScreen):
         with Horizontal(id="search-form"):
             for name, placeholder in FORM:
                 yield Label(name, classes="filter-label")
-                yield FormInput(placeholder=placeholder, id=f"s-{name}", classes=f"search-field search-{name}")
-            yield Checkbox("regex", True, id="s-regex", compact=True)
-            yield Checkbox("ignore case", False, id="s-icase", compact=True)
+                yield FormInput(placeholder=placeholder[0], shorter=placeholder[1:], id=f"s-{name}",
+                                classes=f"search-field search-{name}")
         with Horizontal(id="search-window"):
             for name, placeholder in WINDOW:
                 yield Label(name, classes="filter-label")
-                yield FormInput(placeholder=placeholder, id=f"s-{name}", classes=f"search-field search-{name}")
+                yield FormInput(placeholder=placeholder[0], shorter=placeholder[1:], id=f"s-{name}",
+                                classes=f"search-field search-{name}")
+            # on the window's line: on the fields' they left the topic field two columns at 80 ('an')
+            yield Checkbox("regex", True, id="s-regex", compact=True)
+            yield Checkbox("ignore case", False, id="s-icase", compact=True)
         with Horizontal(id="search-statusbar"):
             yield SafeStatic(Text(IDLE, style="dim"), id="search-status")
             yield ProgressBar(total=100, show_eta=False, id="search-progress")

@@ -8,6 +8,7 @@ ESC, ``�`` for the rest beyond C0 and DEL), one character for one, so the curs
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
 
@@ -31,10 +32,21 @@ def pictured(value: str) -> str:
 class FormInput(Input):
     BINDINGS = [Binding("escape", "leave", "Back", show=False)]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, shorter: tuple[str, ...] = (), **kwargs) -> None:
+        """``shorter``: placeholders to show instead of ``placeholder`` when the field is too narrow for it,
+        longest first (issue 33: at 80 columns the fields cut theirs, 'any topi'); the last one if none fits."""
         kwargs.setdefault("compact", True)
         super().__init__(**kwargs)
         self.cursor_blink = False
+        self.placeholders = (self.placeholder, *shorter)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_placeholder(event.size.width)
+
+    def fit_placeholder(self, width: int) -> None:
+        """The longest of the placeholders ``width`` cells show whole."""
+        if len(self.placeholders) > 1:
+            self.placeholder = next((p for p in self.placeholders if len(p) <= width), self.placeholders[-1])
 
     @property
     def _value(self) -> Text:

@@ -83,6 +83,11 @@ class HexView(ScrollView, can_focus=True):
         self.segment: StoreSegment | None = segments[0] if segments else None
         last_end = max((s.end_offset for s in segments), default=0)
         self.offset_width = max(10, len(str(last_end)))
+        # rows can count from their segment's start instead ('+16'; the status line names the segment): a store
+        # past 10 GB has 11+ digit offsets, whose row is wider than 80 columns (the ASCII column lost its last
+        # character). The screen asks for it when the absolute row does not fit (`set_relative`).
+        self.relative = False
+        self.relative_width = 1 + len(str(max((s.file_size for s in segments), default=0)))
         self._lines: dict[int, SegmentLines] = {}
         self._maps: dict[int, RegionMap] = {}
         self._cursor = self.segment.start_offset if self.segment else 0
@@ -104,8 +109,30 @@ class HexView(ScrollView, can_focus=True):
     # -- geometry ------------------------------------------------------------------------------------------
 
     @property
-    def line_width(self) -> int:
+    def absolute_line_width(self) -> int:
         return self.offset_width + 3 + HEX_WIDTH + 2 + ROW
+
+    @property
+    def bytes_start(self) -> int:
+        """Columns before the first byte: the offset, the mark, their spaces (a 1 GiB segment's relative offset,
+        '+' and 10 digits, takes the space before the mark: the row stays 79 columns)."""
+        if not self.relative:
+            return self.offset_width + 3
+        return self.relative_width + (2 if self.relative_width > 10 else 3)
+
+    @property
+    def line_width(self) -> int:
+        return self.bytes_start + HEX_WIDTH + 2 + ROW
+
+    def set_relative(self, relative: bool) -> None:
+        """Rows' offsets from their segment's start ('+16') or the store's (the physical offset)."""
+        if relative == self.relative:
+            return
+        self.relative = relative
+        self._strips.clear()
+        if self.segment is not None:
+            self._update_virtual_size()
+        self.refresh()
 
     @property
     def lines(self) -> SegmentLines:
@@ -284,7 +311,7 @@ class HexView(ScrollView, can_focus=True):
         if line.kind == "fold":
             return
         x = where.x + self.scroll_offset.x
-        hex_start = self.offset_width + 3
+        hex_start = self.bytes_start
         ascii_start = hex_start + HEX_WIDTH + 2
         if hex_start <= x < hex_start + HEX_WIDTH:
             i = (x - hex_start) // 3
@@ -490,7 +517,7 @@ class HexView(ScrollView, can_focus=True):
         # keyed by the regions under this row (not the map's version): a layout answer for other rows, or a
         # prefetch ahead of the view, leaves the rows on screen cached
         regions_key = rmap.signature(line.start, line.end) if line.kind == "row" else None
-        key = (self.segment.start_offset, line.kind, line.start, regions_key, span if touches else None,
+        key = (self.segment.start_offset, self.relative, line.kind, line.start, regions_key, span if touches else None,
                self._cursor if line.start <= self._cursor < line.end else None, base)
         strip = self._strips.get(key)
         if strip is None:
@@ -501,7 +528,7 @@ class HexView(ScrollView, can_focus=True):
 
     def _render_fold(self, line: Line) -> Strip:
         style = self._style("fold")
-        text = (f"{'':>{self.offset_width}}   ┄┄ {line.hidden_bytes:,} zero bytes folded "
+        text = (f"{'':>{self.bytes_start}}┄┄ {line.hidden_bytes:,} zero bytes folded "
                 f"({line.start:,} … {line.end - 1:,}) ┄┄")
         return Strip([Segment(text.ljust(self.line_width), style)])
 
@@ -512,9 +539,12 @@ class HexView(ScrollView, can_focus=True):
         except StoreError:
             data = b""
         rmap = self.region_map
-        segs = [Segment(f"{line.start:>{self.offset_width}}", base + self._style("offset"))]
         mark, mark_style = self._mark(line)
-        segs.append(Segment(" ", base))
+        if self.relative:
+            where = f"+{line.start - self.segment.start_offset}" + (" " if self.relative_width <= 10 else "")
+            segs = [Segment(f"{where:>{self.bytes_start - 2}}", base + self._style("offset"))]
+        else:
+            segs = [Segment(f"{line.start:>{self.offset_width}}", base + self._style("offset")), Segment(" ", base)]
         segs.append(Segment(mark, base + mark_style))
         segs.append(Segment(" ", base))
         byte_styles: list[Style] = []

@@ -85,7 +85,7 @@ def test_groups_screen_lists_groups_and_opens_a_queue_at_the_committed_offset(tm
             return listed, [str(c) for c in row], text, app.current_mode, lst.cursor, lst.row_text(2, 200)
 
         listed, row, text, mode, cursor, marked = drive(app, script)
-    assert [[str(c) for c in r] for r in listed] == [["done", "T", "1", "0"], ["late", "T", "1", "4"]]
-    assert row[:6] == ["T", "0", "2", "0", "6", "4"] and row[6].startswith("1 @ ") and row[7].startswith("2 @ ")
+    assert [[str(c) for c in r] for r in listed] == [["done", "1", "0", "-"], ["late", "1", "4", "-"]]
+    assert row[:6] == ["T", "0", "2", "0", "6", "4"] and row[7].startswith("1 @ ") and row[8].startswith("2 @ ")
     assert "late: lag 4, 4 pending" in text
     assert mode == "messages" and cursor == 1 and "▶ committed 2: late" in marked

@@ -142,3 +142,166 @@ def test_b_shows_the_body_view_it_switched_to(goto):
     assert "Body (" not in before
     assert "Body (json, 243 bytes)" in json and '"orderId": "order-1108",' in json
     assert "Body (hex, 243 bytes)" in hexed and "00000000  7b 22 6f 72 64 65 72 49" in hexed
+
+
+def _far_store(tmp_path, segment_size: int | None = None):
+    """sample_store with one more commitlog segment past 10 GB (the last one's bytes; sparse when
+    ``segment_size`` makes it a 1 GiB file): its offsets have 11 digits."""
+    import shutil
+
+    store = tmp_path / "far"
+    shutil.copytree(SAMPLE, store)
+    data = (SAMPLE / "commitlog" / "00000000000000131072").read_bytes()
+    far = store / "commitlog" / "00000000010737418240"
+    with far.open("wb") as f:
+        f.write(data)
+        if segment_size:
+            f.truncate(segment_size)
+    return store
+
+
+def _far_hex(store, size, offset):
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_hex(offset)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(store) as s:
+        return drive(create_app(s), script, size=size)
+
+
+def _hex_rows(text):
+    return [line for line in text.splitlines() if "│ " in line and line.split()[0].lstrip("+").isdigit()]
+
+
+@pytest.mark.parametrize("segment_size", [None, 1 << 30], ids=["64 KiB segment", "1 GiB sparse segment"])
+def test_the_hex_rows_fit_80_columns_past_10_gb(tmp_path, segment_size):
+    """Issue 33: a store past 10 GB has 11-digit offsets; at 80 columns the row was 80 wide and the ASCII column
+    lost its last character. Below the width they need, the rows count from their segment's start ('+48'),
+    the status line naming the segment."""
+    base = 10737418240
+    text = _far_hex(_far_store(tmp_path, segment_size), (80, 24), base + 48)
+    rows = {line.split()[0]: line for line in _hex_rows(text)}
+    first = (SAMPLE / "commitlog" / "00000000000000131072").read_bytes()[48:64]
+    ascii_ = "".join(chr(b) if 32 <= b < 127 else "." for b in first)
+    assert rows["+48"].rstrip().endswith("│ " + ascii_)
+    assert all(len(line.rstrip()) <= 79 for line in _hex_rows(text))
+    assert "(commitlog/00000000010737418240 + 48)" in text
+
+
+def test_the_hex_rows_keep_physical_offsets_where_they_fit(tmp_path):
+    text = _far_hex(_far_store(tmp_path), (120, 36), 10737418240 + 48)
+    assert any(line.split()[0] == "10737418288" for line in _hex_rows(text))
+    text = _far_hex(SAMPLE, (80, 24), 48)  # 10 digits fit at 80 columns
+    assert any(line.split()[0] == "48" for line in _hex_rows(text))
+
+
+@pytest.mark.parametrize(("size", "expected"), [
+    ((80, 24), "topic any queue any tag any tag key key/UNIQ from stored ≥ to stored ≤"),
+    ((120, 36), "topic any topic queue any tag any tag key key or UNIQ_KEY from store time ≥ to store time ≤")])
+def test_the_messages_filters_placeholders_are_whole(size, expected):
+    """Issue 33: at 80 columns the filter fields cut their placeholders ('any topi', 'key or', 'store')."""
+    async def script(pilot):
+        await settle(pilot)
+        text = screen_text(pilot.app)
+        fields = [(f.placeholder, f.content_size.width) for f in pilot.app.screen.query("#browser-filters Input")]
+        return text, fields
+
+    with Store(SAMPLE) as store:
+        text, fields = drive(create_app(store, screen="messages"), script, size=size)
+    line = next(line for line in text.splitlines() if line.startswith(" topic "))
+    assert line.split() == expected.split()
+    assert all(len(placeholder) <= width for placeholder, width in fields)
+
+
+def test_the_messages_filters_placeholders_follow_a_resize():
+    async def script(pilot):
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="messages"), script, size=(120, 36))
+    assert " key key/UNIQ from stored ≥ to stored ≤" in text
+
+
+@pytest.mark.parametrize(("size", "form", "window"), [
+    ((80, 24), "pattern text or regex topic any tag any tag in all limit 1000",
+     "since e.g. -2h until stored before ▐X▌ regex ▐X▌ ignore case"),
+    ((120, 36), "pattern text or regex: order-\\d+ topic any topic tag any tag in all limit 1000",
+     "since at or after: 2025-09-19 13:48, -2h until stored before ▐X▌ regex ▐X▌ ignore case")])
+def test_the_search_form_is_whole(size, form, window):
+    """Issue 33: at 80 columns the search fields were cut to 'text o', 'an' (topic and tag: the checkboxes took
+    their room); the checkboxes are on the time window's line, each field's placeholder the longest it shows."""
+    async def script(pilot):
+        await settle(pilot)
+        text = screen_text(pilot.app)
+        fields = [(f.placeholder, f.content_size.width) for f in pilot.app.screen.query(".search-field")]
+        return text, fields
+
+    with Store(SAMPLE) as store:
+        text, fields = drive(create_app(store, screen="search"), script, size=size)
+    lines = text.splitlines()
+    assert next(line for line in lines if line.startswith(" pattern ")).split() == form.split()
+    assert next(line for line in lines if line.startswith(" since ")).split() == window.split()
+    assert all(len(placeholder) <= width for placeholder, width in fields)
+
+
+@pytest.mark.parametrize(("width", "expected"), [
+    (80, "paste an offset msgId or a unique key (32 or 56 hex digits), enter"),
+    (120, "paste an offset msgId or a unique key (32 or 56 hex digits) and press enter")])
+def test_the_msgid_field_says_what_to_paste_whole(width, expected):
+    """Issue 33: at 80 columns the msgId field's placeholder ended '... and pres'."""
+    async def script(pilot):
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="ids"), script, size=(width, 24))
+    assert f" message id {expected}" in [line.rstrip() for line in text.splitlines()]
+
+
+def test_the_groups_counts_and_a_queues_sides_are_on_screen_at_80_columns():
+    """Issue 33: at 80 columns the groups' topics pushed queues, lag, retry and DLQ off screen ('qu'), and a
+    group's queues ended at 'last consumed' (first unconsumed and the note off screen). The topics are last; the
+    highlighted queue's sides and note are whole on a detail line under its table."""
+    async def script(pilot):
+        await settle(pilot)
+        screen = pilot.app.screen
+        screen.show_group("fulfillment-consumer")
+        await settle(pilot)
+        screen.query_one("#group-queues").move_cursor(row=1)
+        await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        text = drive(create_app(store, screen="groups"), script, size=(80, 24))
+    lines = [line.rstrip() for line in text.splitlines()]
+    assert next(line for line in lines if line.startswith(" group ")).split() == [
+        "group", "queues", "lag", "retry", "DLQ", "config", "topics"]
+    assert next(line for line in lines if line.startswith(" fulfillment-consumer")).split()[:7] == [
+        "fulfillment-consumer", "4", "9", "-", "-", "yes", "OrderEvents"]
+    detail = next(i for i, line in enumerate(lines) if line.startswith(" OrderEvents queue 1 "))
+    both = lines[detail] + lines[detail + 1]
+    assert "last consumed 34 @ 151688, 2025-09-19 15:02:57 +00:00" in both
+    assert "first unconsumed 35 @ 156026, 2025-09-19 15:41:37 +00:00" in both
+
+
+@pytest.mark.parametrize(("screen", "keys"), [("tour", "n next · p previous · j jump · v next view · o open"),
+                                              ("exercises", "enter: answer · h: hint · s: another seed")])
+def test_the_workshop_heads_keep_their_keys_at_80_columns(screen, keys):
+    """Issue 33: at 80 columns the tour's head lost `o open` and the exercises' ended at 'h:' (keys the footer
+    does not list there); they go on a line of their own where they would be cut, and follow a resize."""
+    async def script(pilot):
+        await settle(pilot)
+        narrow = screen_text(pilot.app)
+        await pilot.resize_terminal(130, 30)
+        await settle(pilot)
+        return narrow, screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        narrow, wide = drive(create_app(store, screen=screen), script, size=(80, 24))
+    assert f" {keys}" in [line.rstrip() for line in narrow.splitlines()]
+    assert any(line.rstrip().endswith(f"   {keys}") and len(line.split("   ")) > 2 for line in wide.splitlines())

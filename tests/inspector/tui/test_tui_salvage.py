@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 from tui_helpers import drive, settle, static_text
 
@@ -120,3 +121,44 @@ def test_the_lost_records_columns_are_as_wide_as_their_widest_cell_when_filled(t
               for i, (label, _, _) in enumerate(columns)]
     assert [(w, auto) for _, w, auto in columns] == [(w, False) for w in widest]
     assert rows and columns[0][1] >= len("PaymentEvents")  # not the 5 of its header
+
+
+def _salvage_text(tmp_path, size, resize_to=None):
+    from tui_helpers import screen_text
+
+    root, _ = zeroed_page_store(tmp_path / "s")
+
+    async def script(pilot):
+        await settle(pilot, rounds=6)
+        if resize_to:
+            await pilot.resize_terminal(*resize_to)
+            await settle(pilot)
+        return screen_text(pilot.app)
+
+    with Store(root) as store:
+        return drive(create_app(store, background_scan=False, screen="salvage"), script, size=size)
+
+
+@pytest.mark.parametrize(("size", "resize_to"), [((80, 24), None), ((120, 40), (80, 24))], ids=["80x24", "120 to 80"])
+def test_the_salvage_plan_is_readable_at_80_columns(tmp_path, size, resize_to):
+    """Issue 33: at 80 columns the spans' action column showed two letters ('ke', 'fi') and the other files' why
+    was cut ('from the salvaged commitlog (rmq'). The narrow table names the segment and has no action column;
+    the highlighted span's action is whole on its detail line; the why folds over lines in the room it has."""
+    lines = [line.rstrip() for line in _salvage_text(tmp_path, size, resize_to).splitlines()]
+    assert next(line for line in lines if line.lstrip().startswith("state")).split() == [
+        "state", "segment", "start", "end", "bytes", "records"]
+    assert any(line.split()[:3] == ["lost", "00000000000000000000", "4,000"] for line in lines)
+    assert " span 4,000..8,516 (lost) → filled with placeholder and filler records" in lines
+    assert any(line.startswith(" why: length-mismatch") for line in lines)
+    row = next(i for i, line in enumerate(lines) if line.startswith(" consumequeue/"))
+    assert lines[row].split()[1:6] == ["rebuilt", "from", "the", "salvaged", "commitlog"]  # then the scrollbar
+    assert lines[row + 1].strip() == "(rmq-inspect rebuild)"
+
+
+def test_the_salvage_plan_at_120_columns_keeps_the_action_column(tmp_path):
+    lines = _salvage_text(tmp_path, (120, 40)).splitlines()
+    assert next(line for line in lines if line.lstrip().startswith("state")).split()[-1] == "action"
+    assert any(line.split()[:2] == ["lost", "commitlog/00000000000000000000"]
+               and line.rstrip().endswith("filled with placeholder and filler records") for line in lines)
+    assert any(line.startswith(" consumequeue/") and line.rstrip().endswith("(rmq-inspect rebuild)")
+               for line in lines)

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from inspector.tui.copyout import Command
-from inspector.tui.fmt import esc, plain
+from inspector.tui.fmt import esc, plain, with_keys
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.forminput import FormInput
 from inspector.tui.widgets.navbar import NavBar
@@ -181,8 +181,13 @@ class ExercisesScreen(ViewScreen):
         t = Text()
         t.append(f"Exercises on this store, seed {self.seed}", style="bold")
         t.append(f"   answered {len(self.results)}/{len(self.exercises)}, right {score}", style="cyan")
-        t.append("   enter: answer · h: hint · s: another seed", style="dim")
-        self.query_one("#ex-head", SafeStatic).update(t)
+        # the keys on a line of their own where they would be cut (80 columns ended at 'h:')
+        self.query_one("#ex-head", SafeStatic).update(
+            with_keys(t, "enter: answer · h: hint · s: another seed", self.app.size.width - 2))
+
+    def on_resize(self) -> None:
+        if self.exercises:
+            self._update_head()
 
     def _refresh_list(self) -> None:
         options = self.query_one("#ex-list", OptionList)

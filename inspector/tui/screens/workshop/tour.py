@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 
 from inspector.engine import cursor_offset
 from inspector.tui.copyout import Command
-from inspector.tui.fmt import clip, esc, num, plain
+from inspector.tui.fmt import clip, esc, num, plain, with_keys
 from inspector.tui.screens.base import ViewScreen
 from inspector.tui.widgets.hexview import HexView
 from inspector.tui.widgets.navbar import NavBar
@@ -226,15 +226,24 @@ class TourScreen(ViewScreen):
 
     # -- drawing ------------------------------------------------------------------------------------------------------
 
+    def _update_head(self) -> None:
+        step = self.steps[self.index]
+        head = Text()
+        head.append(f"Step {step.number}/{len(self.steps)}  ", style="bold")
+        head.append(esc(step.title), style="bold cyan")
+        # the keys on a line of their own where they would be cut (80 columns lost `o open`)
+        self.query_one("#tour-head", SafeStatic).update(
+            with_keys(head, "n next · p previous · j jump · v next view · o open", self.app.size.width - 2))
+
+    def on_resize(self) -> None:
+        if self.steps:
+            self._update_head()
+
     def _show(self, index: int) -> None:
         self.index = index
         self.view_index = 0
         step = self.steps[index]
-        head = Text()
-        head.append(f"Step {step.number}/{len(self.steps)}  ", style="bold")
-        head.append(esc(step.title), style="bold cyan")
-        head.append("   n next · p previous · j jump · v next view · o open", style="dim")
-        self.query_one("#tour-head", SafeStatic).update(head)
+        self._update_head()
         body = Text(esc(step.text, multiline=True))
         if not step.available:
             body = Text()

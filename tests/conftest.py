@@ -209,11 +209,10 @@ def xdist_group(path: Path, names: set[str]) -> str:
     """The pytest-xdist worker group of a test (addopts: ``-n 2 --dist loadgroup``): every Spark test in one worker
     (the session and its stores built once), the Kaitai tests in one (the compiler's first-use npm install into
     .cache/ksc is not safe twice at once), else one group per file (its module and session fixtures built in one
-    worker, as in a serial run). The standalone-cluster test is a group of its own: ~90 s of master, worker and
-    driver JVMs that decided when the whole run ended as the Spark group's tail (~350 s serial); beside the rest of
-    that group it costs one more local session's start-up (~15 s) in its worker, and 24 GiB hold both."""
-    if "spark_cluster" in names:
-        return "spark-cluster"
+    worker, as in a serial run). The standalone-cluster test is in the Spark group too: it reads its export back
+    with the local session (as a group of its own it started a second one in the other worker, ~15 s), and with the
+    Spark group scheduled first (COSTLIEST_GROUPS) its ~90 s of master, worker and driver JVMs no longer decide when
+    the whole run ends."""
     for shared in ("spark", "kaitai"):
         if shared in names:
             return shared
@@ -236,7 +235,7 @@ def pytest_collection_modifyitems(config, items):
             names.add("slow")
         for name in sorted(names):
             item.add_marker(name)
-        group = xdist_group(path, names | ({"spark_cluster"} if item.get_closest_marker("spark_cluster") else set()))
+        group = xdist_group(path, names)
         if group == path.relative_to(TESTS).as_posix() and any(m.name == "spark" for m in item.own_markers):
             # marked spark by hand, no session: a child process with its own JVM and its own data (the
             # benchmark's spark_vs_single, ~50 s); a group of its own, so its file's group is not ~140 s in one
@@ -261,7 +260,7 @@ SPLIT_BY_TEST = {TESTS / "hardening" / "test_corruption_commands.py"}
 # The groups that cost most in a full run (worker seconds, --durations on the 2-core runner, costliest first):
 # scheduled first. A group not named here runs after these, in collection order.
 COSTLIEST_GROUPS = (
-    "spark",  # ~300 s: every Spark test on one local session
+    "spark",  # ~400 s: every Spark test on one local session, the standalone cluster's too
     "hardening/test_corruption_commands.py::test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings",
     "web/test_browser_axe.py",  # ~180 s
     "web/test_web_link_crawl.py",  # ~140 s
@@ -270,7 +269,6 @@ COSTLIEST_GROUPS = (
     "inspector/tui/test_app.py",  # ~100 s
     "inspector/tui/test_footer_truth.py",  # ~80 s
     "web/test_browser_viewports.py",  # ~80 s
-    "spark-cluster",  # ~70 s
     "test_benchmarks.py::own-jvm",  # ~40 s: spark_vs_single's own JVM
     "hardening/test_fuzz_arguments.py",  # ~50 s
     "hardening/test_fuzz_third_round.py",  # ~55 s

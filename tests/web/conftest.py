@@ -75,11 +75,9 @@ def colliding_key(sample_store, sample_messages) -> tuple[str, str, str]:
     pytest.skip("the sample store has no colliding keys")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Debian Chromium through Playwright, one per worker process (the tests are skipped without them).
-    Each test opens its own context (its own cookies, storage and pages), so modules share nothing but the browser
-    process: one launch per worker instead of one per module (~20 modules, 1-6 s each on a loaded runner)."""
+    """Headless Debian Chromium through Playwright, one per module (the tests are skipped without them)."""
     executable = need(CHROMIUM)
     need(PLAYWRIGHT)
     from playwright import sync_api

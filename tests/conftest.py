@@ -209,18 +209,24 @@ def xdist_group(path: Path, names: set[str]) -> str:
     """The pytest-xdist worker group of a test (addopts: ``-n 2 --dist loadgroup``): every Spark test in one worker
     (the session and its stores built once), the Kaitai tests in one (the compiler's first-use npm install into
     .cache/ksc is not safe twice at once), else one group per file (its module and session fixtures built in one
-    worker, as in a serial run). The standalone-cluster test is a group of its own: ~90 s of master, worker and
-    driver JVMs that decided when the whole run ended as the Spark group's tail (~350 s serial); beside the rest of
-    that group it costs one more local session's start-up (~15 s) in its worker, and 24 GiB hold both."""
-    if "spark_cluster" in names:
-        return "spark-cluster"
+    worker, as in a serial run). The standalone-cluster test is in the Spark group too: it reads its export back
+    with the local session (as a group of its own it started a second one in the other worker, ~15 s), and with the
+    Spark group scheduled first (COSTLIEST_GROUPS) its ~90 s of master, worker and driver JVMs no longer decide when
+    the whole run ends."""
     for shared in ("spark", "kaitai"):
         if shared in names:
             return shared
     return path.relative_to(TESTS).as_posix()
 
 
-def pytest_collection_modifyitems(config, items) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    # a wrapper: the marks before every other implementation of this hook, the order after them. pytest-xdist's
+    # worker appends each item's xdist_group to its node id in its own hook of this name, which ran first when this
+    # was a plain implementation (this conftest is registered before xdist's worker plugin, and hooks run last
+    # registered first): no item had a group yet, every test was its own unit (one file's tests in both workers,
+    # its module fixtures built twice, a local Spark session in each worker). The order is set after pytest's own
+    # (which groups the tests of a module-scoped parametrized fixture by parameter).
     for item in items:
         path = Path(str(item.path))
         names = {mark for fixture, mark in MARK_BY_FIXTURE.items() if fixture in getattr(item, "fixturenames", ())}
@@ -229,12 +235,46 @@ def pytest_collection_modifyitems(config, items) -> None:
             names.add("slow")
         for name in sorted(names):
             item.add_marker(name)
-        group = xdist_group(path, names | ({"spark_cluster"} if item.get_closest_marker("spark_cluster") else set()))
+        group = xdist_group(path, names)
         if group == path.relative_to(TESTS).as_posix() and any(m.name == "spark" for m in item.own_markers):
             # marked spark by hand, no session: a child process with its own JVM and its own data (the
             # benchmark's spark_vs_single, ~50 s); a group of its own, so its file's group is not ~140 s in one
             group += "::own-jvm"
+        elif path in SPLIT_BY_TEST:
+            group += "::" + item.originalname
         item.add_marker(pytest.mark.xdist_group(group))
+        item.stash[GROUP] = group
+    yield
+    # the costliest groups first (addopts: --no-loadscope-reorder; xdist would order the groups by their number of
+    # tests), so that the last minutes of a run are the small groups in both workers, not one long group in one
+    # worker while the other waits; a stable sort: each file's tests stay in their order, and together
+    rank = {group: i for i, group in enumerate(COSTLIEST_GROUPS)}
+    items.sort(key=lambda item: rank.get(item.stash[GROUP], len(rank)))
+
+
+GROUP = pytest.StashKey[str]()
+# The modules whose test functions are groups of their own: one group of the whole file would be ~450 s in one
+# worker (the corruption suite: each function runs over all 35 damaged stores, its module fixture builds each store
+# in a fraction of a second, so each worker building those it meets costs little).
+SPLIT_BY_TEST = {TESTS / "hardening" / "test_corruption_commands.py"}
+# The groups that cost most in a full run (worker seconds, --durations on the 2-core runner, costliest first):
+# scheduled first. A group not named here runs after these, in collection order.
+COSTLIEST_GROUPS = (
+    "spark",  # ~400 s: every Spark test on one local session, the standalone cluster's too
+    "hardening/test_corruption_commands.py::test_every_tui_screen_opens_and_the_problems_screen_shows_the_findings",
+    "web/test_browser_axe.py",  # ~180 s
+    "web/test_web_link_crawl.py",  # ~140 s
+    "hardening/test_corruption_commands.py::test_every_cli_command_completes",  # ~125 s
+    "test_benchmarks.py",  # ~100 s
+    "inspector/tui/test_app.py",  # ~100 s
+    "inspector/tui/test_footer_truth.py",  # ~80 s
+    "web/test_browser_viewports.py",  # ~80 s
+    "test_benchmarks.py::own-jvm",  # ~40 s: spark_vs_single's own JVM
+    "hardening/test_fuzz_arguments.py",  # ~50 s
+    "hardening/test_fuzz_third_round.py",  # ~55 s
+    "inspector/tui/test_copy_command.py",  # ~55 s
+    "hardening/test_corruption_commands.py::test_every_web_page_answers",  # ~45 s
+)
 
 
 @pytest.fixture(scope="session")

@@ -150,6 +150,16 @@ def chain():
                            legend=svg.legend(("match", "collision", "other", "unreadable")), suggestion=suggestion)
 
 
+def _slot_link(name: str):
+    """slot number -> the URL of that slot page of index file ``name``: url_for once, the slot its last parameter
+    (a heat strip links 128 cells: url_for for each was a third of a slot page's time)."""
+    zero = url_for("pages.slot", file=name, slot=0)
+    head = zero.removesuffix("slot=0")
+    if head == zero or not head.endswith(("?", "&")):
+        return lambda s: url_for("pages.slot", file=name, slot=s)
+    return lambda s: f"{head}slot={int(s)}"
+
+
 @bp.route("/slot")
 def slot():
     name, slot_no = slot_args()
@@ -157,8 +167,7 @@ def slot():
         return render_template("slot.html", d=None, files=[r.info() for r in get_store().index_files()])
     d = data.slot_data(get_store(), name, slot_no, get_limits())
     f = d["index_file"]
-    strip = svg.heat_strip(d["occupancy"], f["slot_count"], lambda s: url_for("pages.slot", file=f["name"], slot=s),
-                           slot_no)
+    strip = svg.heat_strip(d["occupancy"], f["slot_count"], _slot_link(f["name"]), slot_no)
     drawing = svg.slot_svg(d["slot"], message_link, bytes_link) if d["slot"] else None
     return render_template("slot.html", d=d, strip=strip, drawing=drawing, files=None)
 

@@ -9,6 +9,7 @@ attributes for the heat strip. Tests count the classes and ``data-`` attributes 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Iterable
 
@@ -222,9 +223,7 @@ def heat_strip(occupancy: list[float], slot_count: int, link: Callable[[int], st
         last = max(first, (i + 1) * slot_count // n - 1)
         level = min(9, int(share * 10))
         cls = f"heat h{level}" + (" here" if current is not None and first <= current <= last else "")
-        rect = el("rect", {"x": 1 + i * cell, "y": 1, "width": cell, "height": 24, "class": cls,
-                           "data-first-slot": first, "data-share": round(share, 3)},
-                  el("title", None, f"slots {first}..{last}: {share:.0%} used"))
+        rect = _heat_cell(1 + i * cell, cell, cls, first, last, share)
         # one tab stop for the strip (its current cell, else its first), not one per cell: the slot form beside it
         # reaches any slot by keyboard
         stop = first <= current <= last if current is not None else i == 0
@@ -232,6 +231,14 @@ def heat_strip(occupancy: list[float], slot_count: int, link: Callable[[int], st
     parts.append(_text(1, height - 1, "slot 0", "axis"))
     parts.append(_text(width - 1, height - 1, f"slot {slot_count - 1}", "axis", **{"text-anchor": "end"}))
     return _svg(width, height, "heat", "Slot occupancy", *parts, bins=n)
+
+
+@functools.lru_cache(maxsize=8192)
+def _heat_cell(x: int, cell: int, cls: str, first: int, last: int, share: float) -> Markup:
+    """One cell of a heat strip: the same on every slot page of an index file but the one marked ``here`` (each
+    slot page draws the file's whole strip: 128 cells built once, not once a page)."""
+    return el("rect", {"x": x, "y": 1, "width": cell, "height": 24, "class": cls, "data-first-slot": first,
+                       "data-share": round(share, 3)}, el("title", None, f"slots {first}..{last}: {share:.0%} used"))
 
 
 def teach_svg(data: dict) -> Markup:

@@ -47,9 +47,11 @@ def test_stop_walk_offered_before_the_walk_ends(store):
     from inspector.tui.app import create_app
 
     app = create_app(store, background_scan=False)
-    app.scan_running = True  # as while the worker walks
 
     async def script(pilot):
+        # as while the worker walks; set once the app has settled (drive's settle waits for scan_running to end:
+        # set before the run, it waited its whole 30 s bound)
+        app.scan_running = True
         app.screen.refresh_bindings()
         return _shown(app.screen).get("escape")
 

@@ -305,3 +305,18 @@ def test_the_workshop_heads_keep_their_keys_at_80_columns(screen, keys):
         narrow, wide = drive(create_app(store, screen=screen), script, size=(80, 24))
     assert f" {keys}" in [line.rstrip() for line in narrow.splitlines()]
     assert any(line.rstrip().endswith(f"   {keys}") and len(line.split("   ")) > 2 for line in wide.splitlines())
+
+
+def test_the_overview_keeps_the_segment_counts_and_the_shutdown_at_80_columns():
+    async def script(pilot):
+        await settle(pilot, rounds=5)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        counts = [store.scan_segment(i).messages for i in range(len(store.segments))]
+        text = drive(create_app(store), script, size=(80, 24))
+    lines = text.splitlines()
+    assert "last shutdown: clean" in lines[3]  # the root line: it ended at the next start's verdict
+    for segment, count in zip(store.segments, counts, strict=True):
+        line = next(line for line in lines if segment.name in line)
+        assert f"{count:,} msgs" in line  # the BLANK's detail took the line's end

@@ -351,3 +351,18 @@ def test_the_story_gives_the_highlighted_record_and_group_whole(size):
         assert f"@ {dead.physical_offset:,} {dead.topic} queue {dead.queue_id} offset {dead.queue_offset}" in words
     name, value = dead.facts[0]
     assert f"{name} {value}" in words
+
+
+def test_the_idle_search_hint_is_whole_at_80_columns():
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.switch_mode("search")
+        await settle(pilot)
+        return screen_text(pilot.app), pilot.app.screen.query_one("#search-progress").display
+
+    with Store(SAMPLE) as store:
+        text, bar = drive(create_app(store), script, size=(80, 24))
+    assert not bar  # no search runs: its 20 columns cut the hint
+    words = " ".join(text.split())
+    assert "type a pattern and enter: bodies (decompressed), keys, tags and properties searched as `rmq-inspect " \
+           "grep` does; escape cancels a search" in words

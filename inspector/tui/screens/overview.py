@@ -157,8 +157,13 @@ _SOURCE_STYLE = {"broker.conf": "green", "flag": "green", "inferred": "yellow", 
 def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True, segment_size: int = 0) -> Text:
     t = Text()
     t.append(esc(seg.name), style="bold")
-    if scan is not None and scan.problems:  # first, so a terminal 80 columns wide still shows the damage
+    # what matters first, the BLANK's detail last: 80 columns cut the label's end (issue 33)
+    if scan is not None and scan.problems:
         t.append(f"  {len(scan.problems)} problem(s)", style="bold red")
+    if scan is not None and not scan.preallocated:
+        t.append(f"  {num(scan.messages)} msgs")
+        if not complete:
+            t.append("  (walk stopped)", style="yellow")
     t.append(f"  start {num(seg.start_offset)}")
     if seg.file_size != segment_size:
         t.append(f"  {size(seg.file_size)}", style="yellow")
@@ -169,15 +174,12 @@ def segment_label(seg: Segment, scan: SegmentScan | None, complete: bool = True,
         t.append("  preallocated (all zero)", style="dim")
         return t
     t.append(f"  valid end {num(scan.valid_end_offset)}")
+    if scan.messages:
+        t.append(f"  {when(scan.first_store_timestamp)[11:19]}–{when(scan.last_store_timestamp)[11:19]}", style="dim")
     if scan.blank_position is not None:
         t.append(f"  BLANK {num(scan.blank_size)} B @ {num(scan.blank_position)}", style="magenta")
     else:
         t.append("  no BLANK (zero tail)", style="dim")
-    t.append(f"  {num(scan.messages)} msgs")
-    if scan.messages:
-        t.append(f"  {when(scan.first_store_timestamp)[11:19]}–{when(scan.last_store_timestamp)[11:19]}", style="dim")
-    if not complete:
-        t.append("  (walk stopped)", style="yellow")
     return t
 
 
@@ -278,18 +280,17 @@ class OverviewScreen(Screen):
         root.remove_children()
         shutdown = Text()
         shutdown.append(esc(app.store_name), style="bold")
-        bad_start = d.next_start is not None and not d.next_start.endswith("nothing lost")
-        if bad_start:  # the verdict first when it loses data: on 80 columns it would be cut off at the end
-            shutdown.append("  ")
-            shutdown.append(esc(d.next_start), style="bold red")
+        # the shutdown state in two words, then the next start's verdict, then the why: 80 columns cut the end
         shutdown.append("  last shutdown: ")
-        shutdown.append("clean (no abort file)" if d.clean_shutdown else "broker running or crashed (abort file present)",
-                        style="green" if d.clean_shutdown else "bold yellow")
+        shutdown.append("clean" if d.clean_shutdown else "not clean", style="green" if d.clean_shutdown else "bold yellow")
+        bad_start = d.next_start is not None and not d.next_start.endswith("nothing lost")
+        if d.next_start is not None:
+            shutdown.append("  " if bad_start else "  · ")
+            shutdown.append(esc(d.next_start), style="bold red" if bad_start else "green")
+        shutdown.append("  · no abort file" if d.clean_shutdown else "  · broker running or crashed (abort file present)",
+                        style="dim" if d.clean_shutdown else "yellow")
         if d.lock_exists:
             shutdown.append("  · lock file present", style="dim")
-        if d.next_start is not None and not bad_start:
-            shutdown.append("  · ")
-            shutdown.append(esc(d.next_start), style="green")
         root.set_label(shutdown)
 
         cl = root.add(self._commitlog_label(d), data=Node("commitlog"), expand=True)

@@ -116,6 +116,8 @@ class SearchScreen(ViewScreen):
         if value != self._searching:
             self._searching = value
             self.refresh_bindings()  # `esc Cancel` in the footer only while a search runs
+            # the bar only while a search runs: idle, its 20 columns cut the status line's hint at 80 (issue 33)
+            self.query_one("#search-progress", ProgressBar).display = value
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides the binding: esc cancels nothing when no search runs (issue 33: offered all the time)
@@ -149,6 +151,7 @@ class SearchScreen(ViewScreen):
 
     def on_mount(self) -> None:
         self.query_one("#search-hits", DataTable).add_columns(*COLUMNS)
+        self.query_one("#search-progress", ProgressBar).display = self.running
         try:  # the topic field completes from the topics the store knows (→ or end accepts)
             topics = self.app.store.topics()
         except Exception as e:  # noqa: BLE001 - no completion, the search still works

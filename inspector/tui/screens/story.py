@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -17,14 +17,19 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar
 
 from inspector.engine import Budget, Message, StoreError, Story, StoryRecord, story_of, trace_record_view
 from inspector.tui.copyout import Command
-from inspector.tui.fmt import clip, esc, num, plain, when
+from inspector.tui.fmt import clip, esc, middle_clip, num, plain, when
 from inspector.tui.messages import StoryTold, WorkerFailed
-from inspector.tui.screens.base import ViewScreen
+from inspector.tui.screens.base import NARROW_LAYOUT, ViewScreen
 from inspector.tui.widgets.safe import SafeStatic, SafeTable
 
 RECORD_COLUMNS = ("time", "role", "@ offset", "topic", "queue", "q offset", "facts")
 FACTS_WIDTH = 26  # the facts cell is cut here (with "…"): the panel below the table shows them in full
 GROUP_COLUMNS = ("group", "topic", "queue", "message at", "committed", "consumed", "client", "cost ms", "success")
+# below NARROW_LAYOUT columns (80: the facts column showed `f`, the groups lost client, cost ms and success): the
+# time without date and zone, queue and offset in one cell, no facts; the groups without client, cost and success.
+# The line under each table gives its highlighted row whole at every width
+NARROW_RECORD_COLUMNS = ("stored", "role", "@ offset", "topic", "q/offset")
+NARROW_GROUP_COLUMNS = ("group", "topic", "queue", "at", "committed", "consumed")
 IDLE = "no story yet: s on a message (messages, hex view, msgId), or s here to type an offset, msgId or UNIQ_KEY"
 
 
@@ -64,12 +69,13 @@ class StoryScreen(ViewScreen):
         yield SafeTable(id="story-records", cursor_type="row", zebra_stripes=True)
         yield SafeStatic("", id="story-detail")
         yield SafeTable(id="story-groups", cursor_type="row", zebra_stripes=True)
+        yield SafeStatic("", id="story-group-detail")
         yield SafeStatic("", id="story-notes")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#story-records", DataTable).add_columns(*RECORD_COLUMNS)
-        self.query_one("#story-groups", DataTable).add_columns(*GROUP_COLUMNS)
+        self.narrow: bool | None = None
+        self._fit(self.app.size.width)
         self.query_one("#story-progress", ProgressBar).display = False
         self.focus_main()
         self.ready()
@@ -143,33 +149,99 @@ class StoryScreen(ViewScreen):
         summary.append(": " + ", ".join(f"{n} {role}" for role, n in roles.items()))
         summary.append("  · enter: open a record, x: its bytes", style="dim")
         self.query_one("#story-summary", SafeStatic).update(summary)
+        self._fill()
+        self.query_one("#story-notes", SafeStatic).update(self._notes(story))
         table = self.query_one("#story-records", DataTable)
-        table.clear()
+        table.move_cursor(row=0)
+        self._detail(0)
+        self._group_detail(0)
+        table.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Below NARROW_LAYOUT columns: the narrow records and groups tables (their detail lines say the rest)."""
+        narrow = width < NARROW_LAYOUT
+        if narrow == self.narrow:
+            return
+        self.narrow = narrow
+        self.set_class(narrow, "narrow")
+        self._fill()
+
+    def _fill(self) -> None:
+        """Both tables made again from the story at the current width, their cursors kept."""
+        table = self.query_one("#story-records", DataTable)
+        groups = self.query_one("#story-groups", DataTable)
+        rows = (table.cursor_row, groups.cursor_row)
+        table.clear(columns=True)
+        table.add_columns(*(NARROW_RECORD_COLUMNS if self.narrow else RECORD_COLUMNS))
+        groups.clear(columns=True)
+        groups.add_columns(*(NARROW_GROUP_COLUMNS if self.narrow else GROUP_COLUMNS))
+        story = self.story
+        if story is None:
+            return
         for i, r in enumerate(story.records):
             role = Text(r.role + (" (expired)" if r.expired else ""), style="red" if r.expired else "bold")
             where = "" if r.physical_offset is None else num(r.physical_offset)
             if r.inner_index is not None and r.role == "inner":
                 where += f" #{r.inner_index}"
-            table.add_row("" if r.time is None else when(r.time, "s"), role, where, plain(r.topic),
-                          "" if r.queue_id is None else str(r.queue_id),
-                          "" if r.queue_offset is None else str(r.queue_offset),
-                          Text(clip(esc(record_facts(r)), FACTS_WIDTH)), key=f"record:{i}")
-        groups = self.query_one("#story-groups", DataTable)
-        groups.clear()
+            queue = "" if r.queue_id is None else str(r.queue_id)
+            q_offset = "" if r.queue_offset is None else str(r.queue_offset)
+            if self.narrow:
+                stored = "" if r.time is None else when(r.time, "s")[11:19]
+                place = f"{queue}/{q_offset}" if queue or q_offset else ""
+                table.add_row(stored, role, where, plain(middle_clip(r.topic, 24)), place, key=f"record:{i}")
+            else:
+                table.add_row("" if r.time is None else when(r.time, "s"), role, where, plain(r.topic), queue,
+                              q_offset, Text(clip(esc(record_facts(r)), FACTS_WIDTH)), key=f"record:{i}")
         for i, p in enumerate(story.groups):
             consumed = "-" if p.consumed is None else "yes" if p.consumed else "no"
-            groups.add_row(plain(p.group), plain(p.topic or "(trace records only)"),
-                           "" if p.queue_id is None else str(p.queue_id),
-                           "" if p.queue_offset is None else str(p.queue_offset),
-                           "" if p.committed is None else str(p.committed),
-                           Text(consumed, style="green" if p.consumed else "yellow" if p.consumed is False else ""),
-                           plain(p.client or ""), "" if p.cost_ms is None else str(p.cost_ms),
-                           "" if p.success is None else "yes" if p.success else Text("NO", style="red"),
-                           key=f"group:{i}")
-        self.query_one("#story-notes", SafeStatic).update(self._notes(story))
-        self._detail(0)
-        table.move_cursor(row=0)
-        table.focus()
+            cells = [plain(p.group), plain(p.topic or "(trace records only)"),
+                     "" if p.queue_id is None else str(p.queue_id),
+                     "" if p.queue_offset is None else str(p.queue_offset),
+                     "" if p.committed is None else str(p.committed),
+                     Text(consumed, style="green" if p.consumed else "yellow" if p.consumed is False else "")]
+            if not self.narrow:
+                cells += [plain(p.client or ""), "" if p.cost_ms is None else str(p.cost_ms),
+                          "" if p.success is None else "yes" if p.success else Text("NO", style="red")]
+            groups.add_row(*cells, key=f"group:{i}")
+        if story.records:
+            table.move_cursor(row=min(max(rows[0], 0), len(story.records) - 1))
+        if story.groups:
+            groups.move_cursor(row=min(max(rows[1], 0), len(story.groups) - 1))
+        self._detail(table.cursor_row)
+        self._group_detail(groups.cursor_row)
+
+    def _group_detail(self, row: int) -> None:
+        """The highlighted group's row whole: its queue, the message's place, its progress, the trace's client."""
+        t = Text()
+        groups = self.story.groups if self.story is not None else []
+        if 0 <= row < len(groups):
+            p = groups[row]
+            t.append(esc(p.group), style="bold")
+            t.append(f"  {esc(p.topic or '(trace records only)')}")
+            if p.queue_id is not None:
+                t.append(f" queue {p.queue_id}")
+            if p.queue_offset is not None:
+                t.append(f"  message at {p.queue_offset}")
+            if p.committed is not None:
+                t.append(f"  committed {p.committed}")
+            consumed = "-" if p.consumed is None else "yes" if p.consumed else "no"
+            t.append(f"  consumed {consumed}", style="green" if p.consumed else "yellow" if p.consumed is False else "")
+            if p.client:
+                t.append(f"  client {esc(p.client)}")
+            if p.cost_ms is not None:
+                t.append(f"  cost {p.cost_ms} ms")
+            if p.success is not None:
+                t.append("  success yes" if p.success else "  success NO", style="" if p.success else "red")
+        self.query_one("#story-group-detail", SafeStatic).update(t)
+
+    @on(DataTable.RowHighlighted, "#story-groups")
+    def _group_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._group_detail(event.cursor_row)
 
     def _notes(self, story: Story) -> Text:
         """The groups' source, the ranges searched and not searched, and what a partial answer left out."""
@@ -198,6 +270,20 @@ class StoryScreen(ViewScreen):
     def _detail(self, row: int) -> None:
         r = self._record(row)
         t = Text()
+        if r is not None and self.narrow:  # the row whole first: its table leaves out the date and the facts
+            if r.time is not None:
+                t.append(when(r.time, "s") + "  ")
+            if r.physical_offset is not None:
+                t.append(f"@ {num(r.physical_offset)}  ")
+            t.append(esc(r.topic or ""), style="bold")
+            if r.queue_id is not None:
+                t.append(f" queue {r.queue_id}")
+            if r.queue_offset is not None:
+                t.append(f" offset {r.queue_offset}")
+            facts = record_facts(r)
+            if facts:
+                t.append("\n" + esc(facts), style="red" if r.expired else "")
+            t.append("\n")
         if r is not None:
             t.append(f"{r.role}: ", style="bold")
             t.append(r.rule, style="dim")
@@ -206,10 +292,10 @@ class StoryScreen(ViewScreen):
             if r.msg_id:
                 t.append("  msgId ", style="bold")
                 t.append(esc(r.msg_id))
-            for name, value in r.facts:
+            for name, value in [] if self.narrow else r.facts:  # narrow: on the row's line above
                 t.append(f"\n{esc(name)} ", style="bold")
                 t.append(esc(value))
-            if r.expired:
+            if r.expired and not self.narrow:
                 t.append(f"\n{esc(r.expired)}", style="red")
             if r.trace is not None:
                 fields = trace_record_view(r.trace.record)

@@ -85,7 +85,7 @@ def test_overview_tree_shows_the_store_and_its_nodes_open_their_views(app, store
 
     labels, text, hex_cursor, source, rows = drive(app, script)
     joined = "\n".join(labels)
-    assert "clean (no abort file)" in labels[0]
+    assert "last shutdown: clean" in labels[0] and "no abort file" in labels[0]
     for i, s in enumerate(store.segments):
         scan = store.scan_segment(i)
         line = next(label for label in labels if label.startswith(s.name))

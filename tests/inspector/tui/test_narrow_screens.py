@@ -305,3 +305,64 @@ def test_the_workshop_heads_keep_their_keys_at_80_columns(screen, keys):
         narrow, wide = drive(create_app(store, screen=screen), script, size=(80, 24))
     assert f" {keys}" in [line.rstrip() for line in narrow.splitlines()]
     assert any(line.rstrip().endswith(f"   {keys}") and len(line.split("   ")) > 2 for line in wide.splitlines())
+
+
+def test_the_overview_keeps_the_segment_counts_and_the_shutdown_at_80_columns():
+    async def script(pilot):
+        await settle(pilot, rounds=5)
+        return screen_text(pilot.app)
+
+    with Store(SAMPLE) as store:
+        counts = [store.scan_segment(i).messages for i in range(len(store.segments))]
+        text = drive(create_app(store), script, size=(80, 24))
+    lines = text.splitlines()
+    assert "last shutdown: clean" in lines[3]  # the root line: it ended at the next start's verdict
+    for segment, count in zip(store.segments, counts, strict=True):
+        line = next(line for line in lines if segment.name in line)
+        assert f"{count:,} msgs" in line  # the BLANK's detail took the line's end
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_story_gives_the_highlighted_record_and_group_whole(size):
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.show_story("90151")
+        await settle(pilot)
+        screen = pilot.app.screen
+        first = screen_text(pilot.app)
+        records = screen.query_one("#story-records")
+        records.move_cursor(row=records.row_count - 1)  # the dead letter, its facts the longest
+        await settle(pilot)
+        return first, screen_text(pilot.app), [str(c.label) for c in records.columns.values()], screen.story
+
+    with Store(SAMPLE) as store:
+        first, last, columns, story = drive(create_app(store), script, size=size)
+    width = size[0]
+    assert all(line.rstrip() == line.rstrip()[:width] for line in first.splitlines())
+    for header in columns:  # every column's header whole on screen (80 columns cut `facts` to `f`)
+        assert header in next(line for line in first.splitlines() if "role" in line and "@ offset" in line)
+    # the group's line under its table: every cell of the highlighted row, whatever the width
+    words = " ".join(first.split())  # the line may wrap
+    assert "billing-consumer PaymentEvents queue 2 message at 15 committed 27 consumed yes" in words
+    # the record's line under its table: its date, offset and place whole, then its facts one a line
+    dead = story.records[-1]
+    words = " ".join(last.split())
+    if width < 110:  # wider, the table has the date, place and facts in its cells
+        assert f"@ {dead.physical_offset:,} {dead.topic} queue {dead.queue_id} offset {dead.queue_offset}" in words
+    name, value = dead.facts[0]
+    assert f"{name} {value}" in words
+
+
+def test_the_idle_search_hint_is_whole_at_80_columns():
+    async def script(pilot):
+        await settle(pilot)
+        pilot.app.switch_mode("search")
+        await settle(pilot)
+        return screen_text(pilot.app), pilot.app.screen.query_one("#search-progress").display
+
+    with Store(SAMPLE) as store:
+        text, bar = drive(create_app(store), script, size=(80, 24))
+    assert not bar  # no search runs: its 20 columns cut the hint
+    words = " ".join(text.split())
+    assert "type a pattern and enter: bodies (decompressed), keys, tags and properties searched as `rmq-inspect " \
+           "grep` does; escape cancels a search" in words
